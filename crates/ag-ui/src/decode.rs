@@ -1,0 +1,298 @@
+//! Reading events from JSON, with errors that say what was wrong.
+//!
+//! [`Event::from_slice`] is the fast path the transports use: it reads the `type` key, then
+//! deserializes the matching event struct straight from the bytes. Only when that fails does it
+//! parse a second time to find the path of the offending field.
+//!
+//! ```
+//! use ag_ui::{DecodeErrorKind, Event};
+//!
+//! let err = Event::from_json(r#"{"type":"TEXT_MESSAGE_START","messageId":"m1","metadata":null}"#)
+//!     .unwrap_err();
+//! assert_eq!(err.kind(), DecodeErrorKind::InvalidField);
+//! assert_eq!(err.event_type(), Some("TEXT_MESSAGE_START"));
+//! assert_eq!(err.field(), Some("metadata"));
+//!
+//! let err = Event::from_json(r#"{"type":"FUTURE_EVENT"}"#).unwrap_err();
+//! assert_eq!(err.kind(), DecodeErrorKind::UnknownEventType);
+//! ```
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::Deserialize;
+use serde::de::{self, Deserializer};
+use serde_json::Value;
+
+use crate::{Event, EventType};
+
+/// What kind of problem a [`DecodeError`] reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum DecodeErrorKind {
+    /// The bytes are not JSON (or are truncated).
+    Syntax,
+    /// The JSON is not an object.
+    NotAnObject,
+    /// The object has no non-empty string `type`.
+    MissingType,
+    /// `type` names no AG-UI 1.0 event. Readers may skip such events with a warning, as the
+    /// reference client does; [`DecodeError::event_type`] gives the name.
+    UnknownEventType,
+    /// A known event with a missing, mistyped or `null`-where-forbidden field.
+    InvalidField,
+    /// A transport frame exceeded the configured size limit.
+    TooLarge,
+    /// A transport-level framing error (e.g. a protobuf frame cut short).
+    Framing,
+}
+
+impl DecodeErrorKind {
+    /// A stable name for the kind (`"schema.invalid"` for [`Self::InvalidField`], as the
+    /// protocol's rule catalogue names it).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DecodeErrorKind::Syntax => "decode.syntax",
+            DecodeErrorKind::NotAnObject => "decode.not-an-object",
+            DecodeErrorKind::MissingType => "decode.missing-type",
+            DecodeErrorKind::UnknownEventType => "decode.unknown-event-type",
+            DecodeErrorKind::InvalidField => "schema.invalid",
+            DecodeErrorKind::TooLarge => "decode.too-large",
+            DecodeErrorKind::Framing => "decode.framing",
+        }
+    }
+}
+
+/// An event could not be read. Names the event type and the field when they are known.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DecodeError {
+    kind: DecodeErrorKind,
+    event_type: Option<String>,
+    field: Option<String>,
+    message: String,
+}
+
+impl DecodeError {
+    /// A new error.
+    pub fn new(kind: DecodeErrorKind, message: impl Into<String>) -> Self {
+        Self {
+            kind,
+            event_type: None,
+            field: None,
+            message: message.into(),
+        }
+    }
+
+    /// Adds the event type the error concerns.
+    #[must_use]
+    pub fn with_event_type(mut self, event_type: impl Into<String>) -> Self {
+        self.event_type = Some(event_type.into());
+        self
+    }
+
+    /// What went wrong, to match on.
+    pub fn kind(&self) -> DecodeErrorKind {
+        self.kind
+    }
+
+    /// The `type` of the event, when it was readable.
+    pub fn event_type(&self) -> Option<&str> {
+        self.event_type.as_deref()
+    }
+
+    /// The path of the offending field (`messageId`, `input.messages[0].content`), when known.
+    pub fn field(&self) -> Option<&str> {
+        self.field.as_deref()
+    }
+
+    /// The underlying message.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+impl fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match (&self.event_type, &self.field) {
+            (Some(t), Some(field)) => write!(f, "{t}: field `{field}`: {}", self.message),
+            (Some(t), None) => write!(f, "{t}: {}", self.message),
+            (None, _) => f.write_str(&self.message),
+        }
+    }
+}
+
+impl std::error::Error for DecodeError {}
+
+#[derive(Deserialize)]
+struct TypeProbe<'a> {
+    #[serde(rename = "type", borrow, default)]
+    ty: Option<Cow<'a, str>>,
+}
+
+fn syntax(e: serde_json::Error) -> DecodeError {
+    DecodeError::new(DecodeErrorKind::Syntax, format!("invalid JSON: {e}"))
+}
+
+fn not_an_object() -> DecodeError {
+    DecodeError::new(
+        DecodeErrorKind::NotAnObject,
+        "the event is not a JSON object",
+    )
+}
+
+fn missing_type() -> DecodeError {
+    DecodeError::new(
+        DecodeErrorKind::MissingType,
+        "the event carries no event type",
+    )
+}
+
+/// Resolves a `type` string to an [`EventType`], or the matching error.
+fn resolve(ty: Option<&str>) -> Result<EventType, DecodeError> {
+    match ty {
+        None | Some("") => Err(missing_type()),
+        Some(name) => name.parse::<EventType>().map_err(|_| {
+            DecodeError::new(
+                DecodeErrorKind::UnknownEventType,
+                format!("unknown event type {name:?}"),
+            )
+            .with_event_type(name)
+        }),
+    }
+}
+
+/// Turns a path-tracked serde error into an [`DecodeError`] naming the field.
+fn invalid(ty: EventType, err: serde_path_to_error::Error<serde_json::Error>) -> DecodeError {
+    let path = err.path().to_string();
+    let inner = err.into_inner();
+    let text = inner.to_string();
+    // serde reports a missing field at its parent; lift the field's name out of the message.
+    let missing = text
+        .strip_prefix("missing field `")
+        .and_then(|rest| rest.split('`').next())
+        .map(str::to_owned);
+    let field = match (path.as_str(), missing) {
+        (".", Some(name)) => Some(name),
+        (".", None) => None,
+        (p, Some(name)) => Some(format!("{p}.{name}")),
+        (p, None) => Some(p.to_owned()),
+    };
+    let message = match text.find(" at line ") {
+        Some(at) => text[..at].to_owned(),
+        None => text,
+    };
+    DecodeError {
+        kind: DecodeErrorKind::InvalidField,
+        event_type: Some(ty.as_str().to_owned()),
+        field,
+        message,
+    }
+}
+
+impl Event {
+    /// Reads one event from JSON bytes.
+    ///
+    /// # Errors
+    ///
+    /// A [`DecodeError`] naming what was wrong: invalid JSON, not an object, no `type`, an
+    /// unknown `type`, or an invalid field of a known event (with its path).
+    pub fn from_slice(bytes: &[u8]) -> Result<Event, DecodeError> {
+        let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
+        if first != Some(&b'{') {
+            return Err(match serde_json::from_slice::<de::IgnoredAny>(bytes) {
+                Err(e) => syntax(e),
+                Ok(_) => not_an_object(),
+            });
+        }
+        let ty = match serde_json::from_slice::<TypeProbe<'_>>(bytes) {
+            Ok(probe) => resolve(probe.ty.as_deref())?,
+            Err(e) if e.is_data() => return Err(missing_type()),
+            Err(e) => return Err(syntax(e)),
+        };
+        let mut de = serde_json::Deserializer::from_slice(bytes);
+        match Event::deserialize_as(ty, &mut de).and_then(|event| de.end().map(|()| event)) {
+            Ok(event) => Ok(event),
+            Err(_) => {
+                let mut de = serde_json::Deserializer::from_slice(bytes);
+                let mut track = serde_path_to_error::Track::new();
+                let result = Event::deserialize_as(
+                    ty,
+                    serde_path_to_error::Deserializer::new(&mut de, &mut track),
+                );
+                match result {
+                    Err(e) => Err(invalid(
+                        ty,
+                        serde_path_to_error::Error::new(track.path(), e),
+                    )),
+                    // The only other way to fail is trailing bytes after the object.
+                    Ok(_) => Err(syntax(
+                        de.end()
+                            .err()
+                            .unwrap_or_else(|| de::Error::custom("trailing data")),
+                    )),
+                }
+            }
+        }
+    }
+
+    /// Reads one event from a JSON string. See [`Event::from_slice`].
+    ///
+    /// # Errors
+    ///
+    /// As [`Event::from_slice`].
+    pub fn from_json(json: &str) -> Result<Event, DecodeError> {
+        Event::from_slice(json.as_bytes())
+    }
+
+    /// Reads one event from a parsed JSON value.
+    ///
+    /// # Errors
+    ///
+    /// As [`Event::from_slice`], except that the value is already valid JSON.
+    pub fn from_value(value: &Value) -> Result<Event, DecodeError> {
+        let Value::Object(map) = value else {
+            return Err(not_an_object());
+        };
+        let ty = match map.get("type") {
+            Some(Value::String(name)) => resolve(Some(name))?,
+            _ => return Err(missing_type()),
+        };
+        Event::deserialize_as(ty, value).map_err(|_| {
+            let mut track = serde_path_to_error::Track::new();
+            match Event::deserialize_as(
+                ty,
+                serde_path_to_error::Deserializer::new(value, &mut track),
+            ) {
+                Err(e) => invalid(ty, serde_path_to_error::Error::new(track.path(), e)),
+                Ok(_) => DecodeError::new(DecodeErrorKind::InvalidField, "inconsistent decode")
+                    .with_event_type(ty.as_str()),
+            }
+        })
+    }
+
+    /// The event as compact JSON, optional fields without a value left out.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).unwrap_or_else(|e| unreachable_json(e))
+    }
+
+    /// Appends the event's compact JSON to `out`.
+    pub fn write_json(&self, out: &mut Vec<u8>) {
+        if let Err(e) = serde_json::to_writer(out, self) {
+            unreachable_json(e)
+        }
+    }
+}
+
+/// Serializing an [`Event`] cannot fail: every map key is a string and no `Serialize` impl in
+/// the model returns an error. Should that ever change, fail loudly in debug builds.
+#[cold]
+fn unreachable_json<T>(e: serde_json::Error) -> T {
+    panic!("serializing an AG-UI event failed: {e}")
+}
+
+impl<'de> Deserialize<'de> for Event {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let value = Value::deserialize(d)?;
+        Event::from_value(&value).map_err(de::Error::custom)
+    }
+}

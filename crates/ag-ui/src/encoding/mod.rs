@@ -1,0 +1,6 @@
+//! Transports' byte formats.
+//!
+//! [`sse`] is the Server-Sent Events framing every AG-UI client understands.
+
+#[cfg(feature = "sse")]
+pub mod sse;

@@ -1,0 +1,104 @@
+//! Serde helpers shared by the wire model.
+
+use serde::Deserialize;
+use serde::de::{self, DeserializeOwned, Deserializer};
+use serde_json::Value;
+
+/// Largest integer a JSON number may hold on the AG-UI wire (2^53 − 1).
+pub(crate) const MAX_SAFE_INTEGER: i64 = 9_007_199_254_740_991;
+
+/// For an optional field on which an explicit `null` is an error: deserializes the value itself,
+/// so a `null` fails with "invalid type: null".
+pub(crate) fn non_null<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    T::deserialize(d).map(Some)
+}
+
+/// For `timestamp`: an integer within ±(2^53 − 1). Whole floats (`1e3`, `1.0`) are accepted, as
+/// JavaScript reads them as integers; fractional values are rejected.
+pub(crate) fn timestamp<'de, D>(d: D) -> Result<Option<i64>, D::Error>
+where
+    D: Deserializer<'de>,
+{
+    safe_integer(d, -MAX_SAFE_INTEGER).map(Some)
+}
+
+/// For token counts and other non-negative integers.
+pub(crate) fn count<'de, D>(d: D) -> Result<Option<u64>, D::Error>
+where
+    D: Deserializer<'de>,
+{
+    safe_integer(d, 0).map(|n| Some(n as u64))
+}
+
+fn safe_integer<'de, D>(d: D, min: i64) -> Result<i64, D::Error>
+where
+    D: Deserializer<'de>,
+{
+    struct V(i64);
+    impl de::Visitor<'_> for V {
+        type Value = i64;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            write!(f, "an integer between {} and {MAX_SAFE_INTEGER}", self.0)
+        }
+        fn visit_i64<E: de::Error>(self, v: i64) -> Result<i64, E> {
+            if (self.0..=MAX_SAFE_INTEGER).contains(&v) {
+                Ok(v)
+            } else {
+                Err(E::invalid_value(de::Unexpected::Signed(v), &self))
+            }
+        }
+        fn visit_u64<E: de::Error>(self, v: u64) -> Result<i64, E> {
+            match i64::try_from(v) {
+                Ok(v) => self.visit_i64(v),
+                Err(_) => Err(E::invalid_value(de::Unexpected::Unsigned(v), &self)),
+            }
+        }
+        fn visit_f64<E: de::Error>(self, v: f64) -> Result<i64, E> {
+            if v.fract() == 0.0 && v.abs() <= MAX_SAFE_INTEGER as f64 {
+                self.visit_i64(v as i64)
+            } else {
+                Err(E::invalid_value(de::Unexpected::Float(v), &self))
+            }
+        }
+    }
+    d.deserialize_any(V(min))
+}
+
+/// Deserializes an array of a discriminated union, dropping (with a warning) the elements whose
+/// discriminator names no known member, as the 1.0 client does. Elements with a known
+/// discriminator but a malformed body are errors.
+pub(crate) fn lenient_vec<'de, D, T>(
+    d: D,
+    tag: &'static str,
+    known: &'static [&'static str],
+) -> Result<Vec<T>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: DeserializeOwned,
+{
+    let items = Vec::<Value>::deserialize(d)?;
+    let mut out = Vec::with_capacity(items.len());
+    for (index, item) in items.into_iter().enumerate() {
+        if let Some(name) = unknown_member(&item, tag, known) {
+            tracing::warn!(index, %name, "dropping a union member of unknown {tag}");
+            continue;
+        }
+        out.push(
+            T::deserialize(item).map_err(|e| de::Error::custom(format_args!("[{index}]: {e}")))?,
+        );
+    }
+    Ok(out)
+}
+
+/// Returns the discriminator value when `item` is an object whose `tag` is a string naming no
+/// known member.
+pub(crate) fn unknown_member(item: &Value, tag: &str, known: &[&str]) -> Option<String> {
+    match item.get(tag) {
+        Some(Value::String(name)) if !known.contains(&name.as_str()) => Some(name.clone()),
+        _ => None,
+    }
+}
