@@ -1106,3 +1106,6 @@ impl State {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests;
