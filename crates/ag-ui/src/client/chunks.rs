@@ -506,7 +506,11 @@ impl fmt::Display for Owner<'_> {
 impl fmt::Display for ErrorDetail {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let kind = Kind::of_chunk(self.event_type);
-        write!(f, "{}: event {} ({}", self.kind, self.index, self.event_type)?;
+        write!(
+            f,
+            "{}: event {} ({}",
+            self.kind, self.index, self.event_type
+        )?;
         if let Some(tag) = &self.subagent_run_id {
             write!(f, " from subagent {:?}", tag.as_str())?;
         }
@@ -514,11 +518,9 @@ impl fmt::Display for ErrorDetail {
         let id = self.id.as_deref().unwrap_or_default();
         let field = self.field.unwrap_or_default();
         match self.kind {
-            ChunkErrorKind::MissingId => write!(
-                f,
-                "would open a new {} but has no {field}",
-                kind.noun()
-            ),
+            ChunkErrorKind::MissingId => {
+                write!(f, "would open a new {} but has no {field}", kind.noun())
+            }
             ChunkErrorKind::MissingName => {
                 write!(f, "would open tool call {id:?} but has no toolCallName")
             }
@@ -744,11 +746,7 @@ impl State {
 
     /// Closes every lane, in lane order.
     fn close_all(&mut self, out: &mut Vec<Event>) {
-        out.extend(
-            self.lanes
-                .drain(..)
-                .map(|lane| lane.stream.end(lane.owner)),
-        );
+        out.extend(self.lanes.drain(..).map(|lane| lane.stream.end(lane.owner)));
     }
 
     /// Closes the lane at `position` if there is one (a chunk opening a new stream there).
@@ -775,9 +773,10 @@ impl State {
             if let Some(position) = holder {
                 let owner = self.lanes[position].owner.as_ref();
                 if tag.is_some() && tag != owner {
-                    let mut error = ChunkError::new(ChunkErrorKind::OwnerMismatch, index, kind, tag)
-                        .with_id(id)
-                        .with_field("subagentRunId");
+                    let mut error =
+                        ChunkError::new(ChunkErrorKind::OwnerMismatch, index, kind, tag)
+                            .with_id(id)
+                            .with_field("subagentRunId");
                     error.0.owners.push(owner.cloned());
                     return Err(error);
                 }
@@ -844,7 +843,12 @@ impl State {
             metadata,
         } = chunk;
         let kind = Kind::Text;
-        let resolved = self.resolve(index, kind, message_id.as_ref().map(MessageId::as_str), tag.as_ref())?;
+        let resolved = self.resolve(
+            index,
+            kind,
+            message_id.as_ref().map(MessageId::as_str),
+            tag.as_ref(),
+        )?;
         if let Resolved::Lane(position) = resolved {
             if let Stream::Text {
                 id,
@@ -854,10 +858,14 @@ impl State {
             {
                 if message_id.as_ref().is_none_or(|m| m == id) {
                     let mismatch = |field: &'static str, found: &str, expected: Option<&str>| {
-                        let mut error =
-                            ChunkError::new(ChunkErrorKind::FieldMismatch, index, kind, tag.as_ref())
-                                .with_id(id.as_str())
-                                .with_field(field);
+                        let mut error = ChunkError::new(
+                            ChunkErrorKind::FieldMismatch,
+                            index,
+                            kind,
+                            tag.as_ref(),
+                        )
+                        .with_id(id.as_str())
+                        .with_field(field);
                         error.0.found = Some(found.to_owned());
                         error.0.expected = expected.map(str::to_owned);
                         error
@@ -890,8 +898,10 @@ impl State {
         }
         // A new stream in this lane.
         let Some(id) = message_id else {
-            return Err(ChunkError::new(ChunkErrorKind::MissingId, index, kind, tag.as_ref())
-                .with_field("messageId"));
+            return Err(
+                ChunkError::new(ChunkErrorKind::MissingId, index, kind, tag.as_ref())
+                    .with_field("messageId"),
+            );
         };
         self.close_at(resolved, out);
         let role = role.unwrap_or_default();
@@ -944,15 +954,24 @@ impl State {
             metadata,
         } = chunk;
         let kind = Kind::Tool;
-        let resolved = self.resolve(index, kind, tool_call_id.as_ref().map(ToolCallId::as_str), tag.as_ref())?;
+        let resolved = self.resolve(
+            index,
+            kind,
+            tool_call_id.as_ref().map(ToolCallId::as_str),
+            tag.as_ref(),
+        )?;
         if let Resolved::Lane(position) = resolved {
             if let Stream::Tool { id, name, parent } = &self.lanes[position].stream {
                 if tool_call_id.as_ref().is_none_or(|c| c == id) {
                     let mismatch = |field: &'static str, found: &str, expected: Option<&str>| {
-                        let mut error =
-                            ChunkError::new(ChunkErrorKind::FieldMismatch, index, kind, tag.as_ref())
-                                .with_id(id.as_str())
-                                .with_field(field);
+                        let mut error = ChunkError::new(
+                            ChunkErrorKind::FieldMismatch,
+                            index,
+                            kind,
+                            tag.as_ref(),
+                        )
+                        .with_id(id.as_str())
+                        .with_field(field);
                         error.0.found = Some(found.to_owned());
                         error.0.expected = expected.map(str::to_owned);
                         error
@@ -988,8 +1007,10 @@ impl State {
             }
         }
         let Some(id) = tool_call_id else {
-            return Err(ChunkError::new(ChunkErrorKind::MissingId, index, kind, tag.as_ref())
-                .with_field("toolCallId"));
+            return Err(
+                ChunkError::new(ChunkErrorKind::MissingId, index, kind, tag.as_ref())
+                    .with_field("toolCallId"),
+            );
         };
         let Some(name) = tool_call_name else {
             return Err(
@@ -1050,29 +1071,38 @@ impl State {
             metadata,
         } = chunk;
         let kind = Kind::Reasoning;
-        let resolved = self.resolve(index, kind, message_id.as_ref().map(MessageId::as_str), tag.as_ref())?;
+        let resolved = self.resolve(
+            index,
+            kind,
+            message_id.as_ref().map(MessageId::as_str),
+            tag.as_ref(),
+        )?;
         if let Resolved::Lane(position) = resolved {
             if let Stream::Reasoning { id } = &self.lanes[position].stream {
                 if message_id.as_ref().is_none_or(|m| m == id) {
                     if delta.is_some() || raw_event.is_some() || metadata.is_some() {
                         let message_id = message_id.unwrap_or_else(|| id.clone());
                         let subagent_run_id = self.content_tag(position, tag);
-                        out.push(Event::ReasoningMessageContent(ReasoningMessageContentEvent {
-                            message_id,
-                            delta: delta.unwrap_or_default(),
-                            subagent_run_id,
-                            timestamp: None,
-                            raw_event,
-                            metadata,
-                        }));
+                        out.push(Event::ReasoningMessageContent(
+                            ReasoningMessageContentEvent {
+                                message_id,
+                                delta: delta.unwrap_or_default(),
+                                subagent_run_id,
+                                timestamp: None,
+                                raw_event,
+                                metadata,
+                            },
+                        ));
                     }
                     return Ok(());
                 }
             }
         }
         let Some(id) = message_id else {
-            return Err(ChunkError::new(ChunkErrorKind::MissingId, index, kind, tag.as_ref())
-                .with_field("messageId"));
+            return Err(
+                ChunkError::new(ChunkErrorKind::MissingId, index, kind, tag.as_ref())
+                    .with_field("messageId"),
+            );
         };
         self.close_at(resolved, out);
         let content = delta.is_some() || raw_event.is_some();
@@ -1090,14 +1120,16 @@ impl State {
             metadata: start_metadata,
         }));
         if content {
-            out.push(Event::ReasoningMessageContent(ReasoningMessageContentEvent {
-                message_id: id.clone(),
-                delta: delta.unwrap_or_default(),
-                subagent_run_id: tag.clone(),
-                timestamp: None,
-                raw_event,
-                metadata,
-            }));
+            out.push(Event::ReasoningMessageContent(
+                ReasoningMessageContentEvent {
+                    message_id: id.clone(),
+                    delta: delta.unwrap_or_default(),
+                    subagent_run_id: tag.clone(),
+                    timestamp: None,
+                    raw_event,
+                    metadata,
+                },
+            ));
         }
         self.lanes.push(Lane {
             owner: tag,

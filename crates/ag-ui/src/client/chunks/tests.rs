@@ -94,7 +94,11 @@ fn fails(
 #[test]
 fn ex01_id_less_chunk_continues() {
     assert_eq!(
-        ok([tmk(Some("m1"), Some("a")).into(), tmk(None, Some("b")).into(), rf()]),
+        ok([
+            tmk(Some("m1"), Some("a")).into(),
+            tmk(None, Some("b")).into(),
+            rf()
+        ]),
         [tms("m1"), tmc("m1", "a"), tmc("m1", "b"), tme("m1"), rf()]
     );
 }
@@ -102,7 +106,11 @@ fn ex01_id_less_chunk_continues() {
 #[test]
 fn ex02_new_id_ends_the_previous_message() {
     assert_eq!(
-        ok([tmk(Some("m1"), Some("a")).into(), tmk(Some("m2"), Some("b")).into(), rf()]),
+        ok([
+            tmk(Some("m1"), Some("a")).into(),
+            tmk(Some("m2"), Some("b")).into(),
+            rf()
+        ]),
         [
             tms("m1"),
             tmc("m1", "a"),
@@ -122,11 +130,22 @@ fn ex03_first_chunk_needs_id_and_tool_name() {
     assert_eq!(error.field(), Some("messageId"));
     assert_eq!(error.event_type(), EventType::TextMessageChunk);
 
-    let (out, error) = fails([tck(Some("c1"), None, Some("{"))], ChunkErrorKind::MissingName, 0);
+    let (out, error) = fails(
+        [tck(Some("c1"), None, Some("{"))],
+        ChunkErrorKind::MissingName,
+        0,
+    );
     assert!(out.is_empty());
-    assert_eq!((error.id(), error.field()), (Some("c1"), Some("toolCallName")));
+    assert_eq!(
+        (error.id(), error.field()),
+        (Some("c1"), Some("toolCallName"))
+    );
 
-    let (_, error) = fails([tck(None, Some("fn"), Some("{"))], ChunkErrorKind::MissingId, 0);
+    let (_, error) = fails(
+        [tck(None, Some("fn"), Some("{"))],
+        ChunkErrorKind::MissingId,
+        0,
+    );
     assert_eq!(error.field(), Some("toolCallId"));
     let (_, error) = fails([rmk(None, Some("x"))], ChunkErrorKind::MissingId, 0);
     assert_eq!(error.event_type(), EventType::ReasoningMessageChunk);
@@ -135,7 +154,11 @@ fn ex03_first_chunk_needs_id_and_tool_name() {
 #[test]
 fn ex04_chunks_without_deltas() {
     assert_eq!(
-        ok([tmk(Some("m1"), None).into(), tck(Some("c1"), Some("fn"), None).into(), rf()]),
+        ok([
+            tmk(Some("m1"), None).into(),
+            tck(Some("c1"), Some("fn"), None).into(),
+            rf()
+        ]),
         [
             tms("m1"),
             tme("m1"),
@@ -199,12 +222,21 @@ fn ex07_ambiguous_chunk_is_rejected() {
     assert_eq!(out.len(), 4);
     assert_eq!(
         error.owners(),
-        [Some(SubagentRunId::new("s1")), Some(SubagentRunId::new("s2"))]
+        [
+            Some(SubagentRunId::new("s1")),
+            Some(SubagentRunId::new("s2"))
+        ]
     );
     assert_eq!(error.id(), None);
     let message = error.to_string();
-    assert!(message.starts_with("chunk.ambiguous: event 2 (TEXT_MESSAGE_CHUNK)"), "{message}");
-    assert!(message.contains("subagent \"s1\", subagent \"s2\""), "{message}");
+    assert!(
+        message.starts_with("chunk.ambiguous: event 2 (TEXT_MESSAGE_CHUNK)"),
+        "{message}"
+    );
+    assert!(
+        message.contains("subagent \"s1\", subagent \"s2\""),
+        "{message}"
+    );
 }
 
 #[test]
@@ -274,7 +306,10 @@ fn ex11_tag_disagreement() {
     assert_eq!(out.len(), 2);
     assert_eq!(error.id(), Some("m1"));
     assert_eq!(error.field(), Some("subagentRunId"));
-    assert_eq!(error.subagent_run_id().map(SubagentRunId::as_str), Some("s2"));
+    assert_eq!(
+        error.subagent_run_id().map(SubagentRunId::as_str),
+        Some("s2")
+    );
     assert_eq!(error.owners(), [Some(SubagentRunId::new("s1"))]);
 
     // Also without a delta.
@@ -288,7 +323,10 @@ fn ex11_tag_disagreement() {
     );
     // The parent counts as an owner.
     let (_, error) = fails(
-        [tmk(Some("p1"), Some("A")).into(), at(tmk(Some("p1"), None), "s1")],
+        [
+            tmk(Some("p1"), Some("A")).into(),
+            at(tmk(Some("p1"), None), "s1"),
+        ],
         ChunkErrorKind::OwnerMismatch,
         1,
     );
@@ -299,7 +337,10 @@ fn ex11_tag_disagreement() {
 #[test]
 fn ex12_tagged_id_less_chunk_for_an_empty_lane() {
     fails(
-        [at(tmk(Some("m1"), Some("A")), "s1"), at(tmk(None, Some("B")), "s2")],
+        [
+            at(tmk(Some("m1"), Some("A")), "s1"),
+            at(tmk(None, Some("B")), "s2"),
+        ],
         ChunkErrorKind::MissingId,
         1,
     );
@@ -547,9 +588,16 @@ fn ex19_metadata_raw_event_and_timestamp() {
 #[test]
 fn ex20_raw_event_alone_gives_content() {
     let out = ok([tmk(Some("m1"), None).with_raw_event(json!({"x": 1}))]);
-    assert_eq!(out, [tms("m1"), tmc("m1", "").with_raw_event(json!({"x": 1}))]);
+    assert_eq!(
+        out,
+        [tms("m1"), tmc("m1", "").with_raw_event(json!({"x": 1}))]
+    );
     // A continuation with nothing at all emits nothing.
-    let out = ok([tmk(Some("m1"), Some("a")), tmk(None, None), tmk(Some("m1"), None)]);
+    let out = ok([
+        tmk(Some("m1"), Some("a")),
+        tmk(None, None),
+        tmk(Some("m1"), None),
+    ]);
     assert_eq!(out, [tms("m1"), tmc("m1", "a")]);
     // An opener with only metadata: the START alone carries it.
     let out = ok([tmk(Some("m1"), None).with_metadata(meta(json!({"k": 1})))]);
@@ -578,7 +626,10 @@ fn ex22_empty_id_is_a_real_id() {
         ]
     );
     // And "" is a subagent of its own, distinct from the parent.
-    let out = ok([at(tmk(Some("m1"), Some("A")), ""), tmk(Some("m2"), Some("B")).into()]);
+    let out = ok([
+        at(tmk(Some("m1"), Some("A")), ""),
+        tmk(Some("m2"), Some("B")).into(),
+    ]);
     assert_eq!(out[2..], [tms("m2"), tmc("m2", "B")]);
 }
 
@@ -612,12 +663,20 @@ fn ex23_field_mismatch() {
     ]);
     // An absent name differs from any name.
     let (_, error) = fails(
-        [tmk(Some("m1"), Some("a")), tmk(None, Some("b")).with_name("bob")],
+        [
+            tmk(Some("m1"), Some("a")),
+            tmk(None, Some("b")).with_name("bob"),
+        ],
         ChunkErrorKind::FieldMismatch,
         1,
     );
     assert_eq!((error.field(), error.expected()), (Some("name"), None));
-    assert!(error.to_string().ends_with("but it was opened with no name"), "{error}");
+    assert!(
+        error
+            .to_string()
+            .ends_with("but it was opened with no name"),
+        "{error}"
+    );
     // Tool parent message and name.
     let (_, error) = fails(
         [
@@ -684,20 +743,31 @@ fn ex24_tool_chunk_fields() {
 #[test]
 fn ex25_error_atomicity() {
     let (out, error) = fails(
-        [tck(Some("c1"), Some("f"), Some("{")), tck(Some("c2"), None, Some("x"))],
+        [
+            tck(Some("c1"), Some("f"), Some("{")),
+            tck(Some("c2"), None, Some("x")),
+        ],
         ChunkErrorKind::MissingName,
         1,
     );
     assert_eq!(
         out,
-        [Event::tool_call_start("c1", "f"), Event::tool_call_args("c1", "{")]
+        [
+            Event::tool_call_start("c1", "f"),
+            Event::tool_call_args("c1", "{")
+        ]
     );
     assert_eq!(error.id(), Some("c2"));
 }
 
 #[test]
 fn ex26_run_level_events_close_all_and_end_of_input_closes_none() {
-    for closer in [rs(), Event::messages_snapshot(vec![]), rf(), Event::run_error("x")] {
+    for closer in [
+        rs(),
+        Event::messages_snapshot(vec![]),
+        rf(),
+        Event::run_error("x"),
+    ] {
         let out = ok([
             tmk(Some("m1"), Some("a")).into(),
             at(tck(Some("c1"), Some("f"), None), "s1"),
@@ -708,7 +778,10 @@ fn ex26_run_level_events_close_all_and_end_of_input_closes_none() {
             [tme("m1"), at(Event::tool_call_end("c1"), "s1"), closer]
         );
     }
-    assert_eq!(ok([tmk(Some("m1"), Some("a"))]), [tms("m1"), tmc("m1", "a")]);
+    assert_eq!(
+        ok([tmk(Some("m1"), Some("a"))]),
+        [tms("m1"), tmc("m1", "a")]
+    );
     // normalize_all closes it.
     assert_eq!(
         normalize_all([tmk(Some("m1"), Some("a")).into()]).unwrap(),
@@ -849,7 +922,9 @@ fn ambiguous_chunk_is_rejected_and_changes_nothing() {
     ] {
         normalizer.push(event).unwrap().for_each(drop);
     }
-    let error = normalizer.push(tck(None, None, Some("x")).into()).unwrap_err();
+    let error = normalizer
+        .push(tck(None, None, Some("x")).into())
+        .unwrap_err();
     assert_eq!(error.kind(), ChunkErrorKind::Ambiguous);
     assert_eq!(error.kind().as_str(), "chunk.ambiguous");
     assert_eq!(error.event_type(), EventType::ToolCallChunk);
@@ -861,7 +936,10 @@ fn ambiguous_chunk_is_rejected_and_changes_nothing() {
         .collect();
     assert_eq!(next, [at(Event::tool_call_args("c2", "y"), "s2")]);
     let error = normalizer.push(tmk(None, None).into()).unwrap_err();
-    assert_eq!((error.kind(), error.index()), (ChunkErrorKind::MissingId, 4));
+    assert_eq!(
+        (error.kind(), error.index()),
+        (ChunkErrorKind::MissingId, 4)
+    );
 }
 
 #[test]
@@ -938,7 +1016,9 @@ fn push_into_and_finish_into_match_push_and_finish() {
     assert_eq!(a.finish().count(), 0);
     // push_into appends after what is there and leaves it alone on error.
     let mut out = vec![rs()];
-    let error = b.push_into(tmk(None, Some("x")).into(), &mut out).unwrap_err();
+    let error = b
+        .push_into(tmk(None, Some("x")).into(), &mut out)
+        .unwrap_err();
     assert_eq!(error.index(), 4);
     assert_eq!(out, [rs()]);
 }
@@ -947,7 +1027,10 @@ fn push_into_and_finish_into_match_push_and_finish() {
 fn dropping_the_output_early_does_not_leak_into_the_next_push() {
     let mut normalizer = ChunkNormalizer::new();
     drop(normalizer.push(tmk(Some("m1"), Some("a")).into()).unwrap());
-    let next: Vec<Event> = normalizer.push(tmk(None, Some("b")).into()).unwrap().collect();
+    let next: Vec<Event> = normalizer
+        .push(tmk(None, Some("b")).into())
+        .unwrap()
+        .collect();
     assert_eq!(next, [tmc("m1", "b")]);
 }
 
@@ -955,11 +1038,16 @@ fn dropping_the_output_early_does_not_leak_into_the_next_push() {
 fn normalize_all_stops_at_the_first_error() {
     let error = normalize_all([
         tmk(Some("m1"), Some("a")).into(),
-        tmk(Some("m1"), Some("a")).with_role(TextMessageRole::System).into(),
+        tmk(Some("m1"), Some("a"))
+            .with_role(TextMessageRole::System)
+            .into(),
         tmk(None, Some("b")).into(),
     ])
     .unwrap_err();
-    assert_eq!((error.kind(), error.index()), (ChunkErrorKind::FieldMismatch, 1));
+    assert_eq!(
+        (error.kind(), error.index()),
+        (ChunkErrorKind::FieldMismatch, 1)
+    );
     assert_eq!(
         error.to_string(),
         "chunk.field-mismatch: event 1 (TEXT_MESSAGE_CHUNK) continues text message \"m1\" with \
@@ -986,7 +1074,10 @@ fn error_messages_name_what_could_not_be_resolved() {
          toolCallName"
     );
     let (_, error) = fails(
-        [at(tmk(Some("m"), None), "s1"), at(tmk(Some("m"), None), "s2")],
+        [
+            at(tmk(Some("m"), None), "s1"),
+            at(tmk(Some("m"), None), "s2"),
+        ],
         ChunkErrorKind::OwnerMismatch,
         1,
     );
