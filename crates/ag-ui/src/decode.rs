@@ -290,7 +290,7 @@ impl Event {
 
     /// The event as compact JSON, optional fields without a value left out.
     pub fn to_json(&self) -> String {
-        serde_json::to_string(self).unwrap_or_else(|e| unreachable_json(e))
+        serde_json::to_string(self).unwrap_or_else(unreachable_json)
     }
 
     /// Appends the event's compact JSON to `out`.

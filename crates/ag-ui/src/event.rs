@@ -488,8 +488,8 @@ event_struct! {
             with_protocol_version protocol_version: String,
             /// The run that spawned this one.
             with_parent_run_id parent_run_id: RunId,
-            /// Echo of the request.
-            with_input input: RunAgentInput,
+            /// Echo of the request (boxed: it is large and rare).
+            with_input input: Box<RunAgentInput>,
         }
         lenient {}
     }
