@@ -258,6 +258,7 @@ impl ChunkNormalizer {
     /// A [`ChunkError`] when `event` is a chunk that cannot be expanded. Nothing is emitted for
     /// it and the normalizer's state is unchanged; the event still counts for the indices of
     /// later errors.
+    #[inline]
     pub fn push(&mut self, event: Event) -> Result<Expanded<'_>, ChunkError> {
         self.out.clear();
         self.state.push(event, &mut self.out)?;
@@ -269,6 +270,7 @@ impl ChunkNormalizer {
     /// # Errors
     ///
     /// As for [`push`](Self::push); on error nothing is appended to `out`.
+    #[inline]
     pub fn push_into(&mut self, event: Event, out: &mut Vec<Event>) -> Result<(), ChunkError> {
         let len = out.len();
         let result = self.state.push(event, out);
@@ -685,14 +687,17 @@ enum Resolved {
 
 impl State {
     /// Expands one event into `out`. On error nothing has been emitted and nothing changed.
-    fn push(&mut self, event: Event, out: &mut Vec<Event>) -> Result<(), ChunkError> {
+    #[inline]
+    fn push(&mut self, mut event: Event, out: &mut Vec<Event>) -> Result<(), ChunkError> {
         let index = self.next_index;
         self.next_index += 1;
-        match event {
+        // Chunks are read in place and their fields taken out one by one: moving a whole event
+        // into a local costs a large copy per chunk.
+        match &mut event {
             Event::TextMessageChunk(chunk) => self.text(index, chunk, out),
             Event::ToolCallChunk(chunk) => self.tool(index, chunk, out),
             Event::ReasoningMessageChunk(chunk) => self.reasoning(index, chunk, out),
-            event => {
+            _ => {
                 self.pass(event, out);
                 Ok(())
             }
@@ -826,10 +831,11 @@ impl State {
         tag.or_else(|| self.lanes[position].owner.clone())
     }
 
+    #[inline]
     fn text(
         &mut self,
         index: usize,
-        chunk: TextMessageChunkEvent,
+        chunk: &mut TextMessageChunkEvent,
         out: &mut Vec<Event>,
     ) -> Result<(), ChunkError> {
         let TextMessageChunkEvent {
@@ -842,6 +848,15 @@ impl State {
             raw_event,
             metadata,
         } = chunk;
+        let (message_id, role, delta, name, tag, raw_event, metadata) = (
+            message_id.take(),
+            role.take(),
+            delta.take(),
+            name.take(),
+            tag.take(),
+            raw_event.take(),
+            metadata.take(),
+        );
         let kind = Kind::Text;
         let resolved = self.resolve(
             index,
@@ -937,10 +952,11 @@ impl State {
         Ok(())
     }
 
+    #[inline]
     fn tool(
         &mut self,
         index: usize,
-        chunk: ToolCallChunkEvent,
+        chunk: &mut ToolCallChunkEvent,
         out: &mut Vec<Event>,
     ) -> Result<(), ChunkError> {
         let ToolCallChunkEvent {
@@ -953,6 +969,15 @@ impl State {
             raw_event,
             metadata,
         } = chunk;
+        let (tool_call_id, tool_call_name, delta, tag, parent_message_id, raw_event, metadata) = (
+            tool_call_id.take(),
+            tool_call_name.take(),
+            delta.take(),
+            tag.take(),
+            parent_message_id.take(),
+            raw_event.take(),
+            metadata.take(),
+        );
         let kind = Kind::Tool;
         let resolved = self.resolve(
             index,
@@ -1056,10 +1081,11 @@ impl State {
         Ok(())
     }
 
+    #[inline]
     fn reasoning(
         &mut self,
         index: usize,
-        chunk: ReasoningMessageChunkEvent,
+        chunk: &mut ReasoningMessageChunkEvent,
         out: &mut Vec<Event>,
     ) -> Result<(), ChunkError> {
         let ReasoningMessageChunkEvent {
@@ -1070,6 +1096,13 @@ impl State {
             raw_event,
             metadata,
         } = chunk;
+        let (message_id, delta, tag, raw_event, metadata) = (
+            message_id.take(),
+            delta.take(),
+            tag.take(),
+            raw_event.take(),
+            metadata.take(),
+        );
         let kind = Kind::Reasoning;
         let resolved = self.resolve(
             index,
