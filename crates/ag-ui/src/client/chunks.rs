@@ -793,10 +793,10 @@ impl State {
             return Ok(self.lane_of(tag));
         }
         let parent = self.lanes.iter().position(|l| l.owner.is_none());
-        if let Some(position) = parent {
-            if self.lanes[position].stream.kind() == kind {
-                return Ok(Resolved::Lane(position));
-            }
+        if let Some(position) = parent
+            && self.lanes[position].stream.kind() == kind
+        {
+            return Ok(Resolved::Lane(position));
         }
         let mut candidates = self
             .lanes
@@ -864,52 +864,46 @@ impl State {
             message_id.as_ref().map(MessageId::as_str),
             tag.as_ref(),
         )?;
-        if let Resolved::Lane(position) = resolved {
-            if let Stream::Text {
+        if let Resolved::Lane(position) = resolved
+            && let Stream::Text {
                 id,
                 role: open_role,
                 name: open_name,
             } = &self.lanes[position].stream
-            {
-                if message_id.as_ref().is_none_or(|m| m == id) {
-                    let mismatch = |field: &'static str, found: &str, expected: Option<&str>| {
-                        let mut error = ChunkError::new(
-                            ChunkErrorKind::FieldMismatch,
-                            index,
-                            kind,
-                            tag.as_ref(),
-                        )
+            && message_id.as_ref().is_none_or(|m| m == id)
+        {
+            let mismatch = |field: &'static str, found: &str, expected: Option<&str>| {
+                let mut error =
+                    ChunkError::new(ChunkErrorKind::FieldMismatch, index, kind, tag.as_ref())
                         .with_id(id.as_str())
                         .with_field(field);
-                        error.0.found = Some(found.to_owned());
-                        error.0.expected = expected.map(str::to_owned);
-                        error
-                    };
-                    if let Some(role) = role {
-                        if role != *open_role {
-                            return Err(mismatch("role", role.as_str(), Some(open_role.as_str())));
-                        }
-                    }
-                    if let Some(name) = &name {
-                        if open_name.as_ref() != Some(name) {
-                            return Err(mismatch("name", name, open_name.as_deref()));
-                        }
-                    }
-                    if delta.is_some() || raw_event.is_some() || metadata.is_some() {
-                        let message_id = message_id.unwrap_or_else(|| id.clone());
-                        let subagent_run_id = self.content_tag(position, tag);
-                        out.push(Event::TextMessageContent(TextMessageContentEvent {
-                            message_id,
-                            delta: delta.unwrap_or_default(),
-                            subagent_run_id,
-                            timestamp: None,
-                            raw_event,
-                            metadata,
-                        }));
-                    }
-                    return Ok(());
-                }
+                error.0.found = Some(found.to_owned());
+                error.0.expected = expected.map(str::to_owned);
+                error
+            };
+            if let Some(role) = role
+                && role != *open_role
+            {
+                return Err(mismatch("role", role.as_str(), Some(open_role.as_str())));
             }
+            if let Some(name) = &name
+                && open_name.as_ref() != Some(name)
+            {
+                return Err(mismatch("name", name, open_name.as_deref()));
+            }
+            if delta.is_some() || raw_event.is_some() || metadata.is_some() {
+                let message_id = message_id.unwrap_or_else(|| id.clone());
+                let subagent_run_id = self.content_tag(position, tag);
+                out.push(Event::TextMessageContent(TextMessageContentEvent {
+                    message_id,
+                    delta: delta.unwrap_or_default(),
+                    subagent_run_id,
+                    timestamp: None,
+                    raw_event,
+                    metadata,
+                }));
+            }
+            return Ok(());
         }
         // A new stream in this lane.
         let Some(id) = message_id else {
@@ -985,51 +979,46 @@ impl State {
             tool_call_id.as_ref().map(ToolCallId::as_str),
             tag.as_ref(),
         )?;
-        if let Resolved::Lane(position) = resolved {
-            if let Stream::Tool { id, name, parent } = &self.lanes[position].stream {
-                if tool_call_id.as_ref().is_none_or(|c| c == id) {
-                    let mismatch = |field: &'static str, found: &str, expected: Option<&str>| {
-                        let mut error = ChunkError::new(
-                            ChunkErrorKind::FieldMismatch,
-                            index,
-                            kind,
-                            tag.as_ref(),
-                        )
+        if let Resolved::Lane(position) = resolved
+            && let Stream::Tool { id, name, parent } = &self.lanes[position].stream
+            && tool_call_id.as_ref().is_none_or(|c| c == id)
+        {
+            let mismatch = |field: &'static str, found: &str, expected: Option<&str>| {
+                let mut error =
+                    ChunkError::new(ChunkErrorKind::FieldMismatch, index, kind, tag.as_ref())
                         .with_id(id.as_str())
                         .with_field(field);
-                        error.0.found = Some(found.to_owned());
-                        error.0.expected = expected.map(str::to_owned);
-                        error
-                    };
-                    if let Some(found) = &tool_call_name {
-                        if found != name {
-                            return Err(mismatch("toolCallName", found, Some(name)));
-                        }
-                    }
-                    if let Some(found) = &parent_message_id {
-                        if parent.as_ref() != Some(found) {
-                            return Err(mismatch(
-                                "parentMessageId",
-                                found.as_str(),
-                                parent.as_ref().map(MessageId::as_str),
-                            ));
-                        }
-                    }
-                    if delta.is_some() || raw_event.is_some() || metadata.is_some() {
-                        let tool_call_id = tool_call_id.unwrap_or_else(|| id.clone());
-                        let subagent_run_id = self.content_tag(position, tag);
-                        out.push(Event::ToolCallArgs(ToolCallArgsEvent {
-                            tool_call_id,
-                            delta: delta.unwrap_or_default(),
-                            subagent_run_id,
-                            timestamp: None,
-                            raw_event,
-                            metadata,
-                        }));
-                    }
-                    return Ok(());
-                }
+                error.0.found = Some(found.to_owned());
+                error.0.expected = expected.map(str::to_owned);
+                error
+            };
+            if let Some(found) = &tool_call_name
+                && found != name
+            {
+                return Err(mismatch("toolCallName", found, Some(name)));
             }
+            if let Some(found) = &parent_message_id
+                && parent.as_ref() != Some(found)
+            {
+                return Err(mismatch(
+                    "parentMessageId",
+                    found.as_str(),
+                    parent.as_ref().map(MessageId::as_str),
+                ));
+            }
+            if delta.is_some() || raw_event.is_some() || metadata.is_some() {
+                let tool_call_id = tool_call_id.unwrap_or_else(|| id.clone());
+                let subagent_run_id = self.content_tag(position, tag);
+                out.push(Event::ToolCallArgs(ToolCallArgsEvent {
+                    tool_call_id,
+                    delta: delta.unwrap_or_default(),
+                    subagent_run_id,
+                    timestamp: None,
+                    raw_event,
+                    metadata,
+                }));
+            }
+            return Ok(());
         }
         let Some(id) = tool_call_id else {
             return Err(
@@ -1110,26 +1099,25 @@ impl State {
             message_id.as_ref().map(MessageId::as_str),
             tag.as_ref(),
         )?;
-        if let Resolved::Lane(position) = resolved {
-            if let Stream::Reasoning { id } = &self.lanes[position].stream {
-                if message_id.as_ref().is_none_or(|m| m == id) {
-                    if delta.is_some() || raw_event.is_some() || metadata.is_some() {
-                        let message_id = message_id.unwrap_or_else(|| id.clone());
-                        let subagent_run_id = self.content_tag(position, tag);
-                        out.push(Event::ReasoningMessageContent(
-                            ReasoningMessageContentEvent {
-                                message_id,
-                                delta: delta.unwrap_or_default(),
-                                subagent_run_id,
-                                timestamp: None,
-                                raw_event,
-                                metadata,
-                            },
-                        ));
-                    }
-                    return Ok(());
-                }
+        if let Resolved::Lane(position) = resolved
+            && let Stream::Reasoning { id } = &self.lanes[position].stream
+            && message_id.as_ref().is_none_or(|m| m == id)
+        {
+            if delta.is_some() || raw_event.is_some() || metadata.is_some() {
+                let message_id = message_id.unwrap_or_else(|| id.clone());
+                let subagent_run_id = self.content_tag(position, tag);
+                out.push(Event::ReasoningMessageContent(
+                    ReasoningMessageContentEvent {
+                        message_id,
+                        delta: delta.unwrap_or_default(),
+                        subagent_run_id,
+                        timestamp: None,
+                        raw_event,
+                        metadata,
+                    },
+                ));
             }
+            return Ok(());
         }
         let Some(id) = message_id else {
             return Err(
