@@ -193,22 +193,13 @@ fn resolve(ty: Option<&str>) -> Result<EventType, DecodeError> {
 /// Turns a path-tracked serde error into an [`DecodeError`] naming the field.
 fn invalid(ty: EventType, err: serde_path_to_error::Error<serde_json::Error>) -> DecodeError {
     let path = err.path().to_string();
-    let inner = err.into_inner();
-    let text = inner.to_string();
-    // serde reports a missing field at its parent; lift the field's name out of the message.
-    let missing = text
-        .strip_prefix("missing field `")
-        .and_then(|rest| rest.split('`').next())
-        .map(str::to_owned);
-    let field = match (path.as_str(), missing) {
-        (".", Some(name)) => Some(name),
-        (".", None) => None,
-        (p, Some(name)) => Some(format!("{p}.{name}")),
-        (p, None) => Some(p.to_owned()),
-    };
-    let message = match text.find(" at line ") {
-        Some(at) => text[..at].to_owned(),
-        None => text,
+    let text = err.into_inner().to_string();
+    let (inner, message) = crate::serde_util::split_path(&text);
+    let field = crate::serde_util::join_path(&path, &inner);
+    let field = (!field.is_empty() && field != ".").then_some(field);
+    let message = match message.find(" at line ") {
+        Some(at) => message[..at].to_owned(),
+        None => message.to_owned(),
     };
     DecodeError {
         kind: DecodeErrorKind::InvalidField,

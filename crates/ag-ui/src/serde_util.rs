@@ -7,14 +7,68 @@ use serde_json::Value;
 /// Largest integer a JSON number may hold on the AG-UI wire (2^53 − 1).
 pub(crate) const MAX_SAFE_INTEGER: i64 = 9_007_199_254_740_991;
 
-/// For an optional field on which an explicit `null` is an error: deserializes the value itself,
-/// so a `null` fails with "invalid type: null".
+/// For an optional field on which an explicit `null` is an error, whatever the field's type
+/// (for a `serde_json::Value` field too, where `null` would otherwise be a value).
 pub(crate) fn non_null<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
 where
     D: Deserializer<'de>,
     T: Deserialize<'de>,
 {
-    T::deserialize(d).map(Some)
+    match Option::<T>::deserialize(d)? {
+        Some(value) => Ok(Some(value)),
+        None => Err(de::Error::invalid_type(
+            de::Unexpected::Unit,
+            &"a value other than null",
+        )),
+    }
+}
+
+/// Marks an error text that carries the path, below the current position, of the field that
+/// failed: `MARK path MARK message`. Deserializers that re-read buffered JSON (lenient arrays,
+/// outcomes, content parts) lose the outer path tracking; this keeps the inner path so that
+/// [`crate::DecodeError::field`] names the exact field.
+const MARK: char = '\u{1}';
+
+/// Joins two field paths (`a` + `b.c` → `a.b.c`; `a` + `[0].b` → `a[0].b`).
+pub(crate) fn join_path(a: &str, b: &str) -> String {
+    match (a, b) {
+        ("" | ".", b) => b.to_owned(),
+        (a, "" | ".") => a.to_owned(),
+        (a, b) if b.starts_with('[') => format!("{a}{b}"),
+        (a, b) => format!("{a}.{b}"),
+    }
+}
+
+/// Splits an error text into the path it carries (see [`MARK`]) and the message. A
+/// `missing field` message adds the field's name to the path.
+pub(crate) fn split_path(text: &str) -> (String, &str) {
+    if let Some((path, message)) = text
+        .strip_prefix(MARK)
+        .and_then(|rest| rest.split_once(MARK))
+    {
+        // Already complete, the missing field's name included.
+        return (path.to_owned(), message);
+    }
+    // serde reports a missing field at its parent; lift the field's name out of the message.
+    let missing = text
+        .strip_prefix("missing field `")
+        .and_then(|rest| rest.split('`').next());
+    (missing.unwrap_or_default().to_owned(), text)
+}
+
+/// Deserializes `T` from a buffered value; an error names the path of the failing field below
+/// `prefix` (see [`MARK`]).
+pub(crate) fn from_value_at<T: DeserializeOwned, E: de::Error>(
+    prefix: &str,
+    value: Value,
+) -> Result<T, E> {
+    serde_path_to_error::deserialize::<_, T>(value).map_err(|e| {
+        let path = e.path().to_string();
+        let text = e.into_inner().to_string();
+        let (inner, message) = split_path(&text);
+        let full = join_path(prefix, &join_path(&path, &inner));
+        E::custom(format_args!("{MARK}{full}{MARK}{message}"))
+    })
 }
 
 /// For `timestamp`: an integer within ±(2^53 − 1). Whole floats (`1e3`, `1.0`) are accepted, as
@@ -87,9 +141,7 @@ where
             tracing::warn!(index, %name, "dropping a union member of unknown {tag}");
             continue;
         }
-        out.push(
-            T::deserialize(item).map_err(|e| de::Error::custom(format_args!("[{index}]: {e}")))?,
-        );
+        out.push(from_value_at(&format!("[{index}]"), item)?);
     }
     Ok(out)
 }

@@ -124,11 +124,44 @@ fn forbidden_nulls_are_rejected() {
     );
     assert_eq!(
         error_of(r#"{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"a","role":"assistant","content":null}]}"#),
-        invalid("MESSAGES_SNAPSHOT", "messages")
+        invalid("MESSAGES_SNAPSHOT", "messages[0].content")
     );
     assert_eq!(
         error_of(r#"{"type":"STEP_STARTED","stepName":"s","timestamp":null}"#),
         invalid("STEP_STARTED", "timestamp")
+    );
+}
+
+#[test]
+fn a_null_text_part_metadata_is_rejected_not_re_emitted() {
+    // Regression: `null` used to be read as a JSON value here and written back out.
+    assert_eq!(
+        error_of(r#"{"type":"TOOL_CALL_RESULT","messageId":"m","toolCallId":"c","content":[{"type":"text","text":"u","metadata":null}]}"#),
+        invalid("TOOL_CALL_RESULT", "content[0].metadata")
+    );
+}
+
+#[test]
+fn fields_inside_arrays_and_unions_are_named_exactly() {
+    assert_eq!(
+        error_of(r#"{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"a","role":"assistant","toolCalls":[{"id":"c","type":"other","function":{"name":"n","arguments":""}}]}]}"#),
+        invalid("MESSAGES_SNAPSHOT", "messages[0].toolCalls[0].type")
+    );
+    assert_eq!(
+        error_of(r#"{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"u","role":"user","content":"x"},{"id":"a","role":"user","content":[{"type":"image","source":{"type":"data","value":"x"}}]}]}"#),
+        invalid("MESSAGES_SNAPSHOT", "messages[1].content[0].source.mimeType")
+    );
+    assert_eq!(
+        error_of(r#"{"type":"RUN_STARTED","threadId":"t","runId":"r","input":{"threadId":"t","runId":"r","messages":[{"id":"s","role":"system"}]}}"#),
+        invalid("RUN_STARTED", "input.messages[0].content")
+    );
+    assert_eq!(
+        error_of(r#"{"type":"STATE_DELTA","delta":[{"op":"add","path":"/a"}]}"#),
+        invalid("STATE_DELTA", "delta[0].value")
+    );
+    assert_eq!(
+        error_of(r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":{"type":"interrupt"}}"#),
+        invalid("RUN_FINISHED", "outcome.interrupts")
     );
 }
 
