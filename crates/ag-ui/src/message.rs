@@ -17,7 +17,7 @@ use serde::de::{self, Deserializer};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::serde_util::{from_value_at, non_null, unknown_member};
+use crate::serde_util::{deserialize_element, lenient_vec, non_null, unknown_member};
 use crate::{MessageId, Metadata, SubagentRunId, ToolCallId};
 
 /// The seven message roles of AG-UI 1.0.
@@ -206,19 +206,26 @@ fn parts_from_values(items: Vec<Value>) -> Result<Vec<ContentPart>, String> {
             tracing::warn!(index, %name, "dropping a content part of unknown type");
             continue;
         }
-        let at = format!("[{index}]");
-        let part = match item.get("type").and_then(Value::as_str) {
-            // Deserialized per kind so that an error names the exact field.
-            Some("text") => from_value_at(&at, item).map(ContentPart::Text),
-            Some("image") => from_value_at(&at, item).map(ContentPart::Image),
-            Some("audio") => from_value_at(&at, item).map(ContentPart::Audio),
-            Some("video") => from_value_at(&at, item).map(ContentPart::Video),
-            Some("document") => from_value_at(&at, item).map(ContentPart::Document),
-            _ => from_value_at(&at, item),
-        };
-        parts.push(part.map_err(|e: serde_json::Error| e.to_string())?);
+        parts.push(part_element(item, index)?);
     }
     Ok(parts)
+}
+
+/// Reads one content part, deserializing the struct of its type directly so that an error keeps
+/// the path of the offending field.
+fn part_element(item: Value, index: usize) -> Result<ContentPart, String> {
+    let kind = match item.get("type") {
+        Some(Value::String(kind)) => kind.clone(),
+        _ => return deserialize_element(item, index),
+    };
+    match kind.as_str() {
+        "text" => deserialize_element(item, index).map(ContentPart::Text),
+        "image" => deserialize_element(item, index).map(ContentPart::Image),
+        "audio" => deserialize_element(item, index).map(ContentPart::Audio),
+        "video" => deserialize_element(item, index).map(ContentPart::Video),
+        "document" => deserialize_element(item, index).map(ContentPart::Document),
+        _ => deserialize_element(item, index),
+    }
 }
 
 /// One part of multimodal content, discriminated by `type`.
@@ -815,25 +822,25 @@ impl Message {
 
 /// Deserializes a list of messages, dropping those of unknown role (with a warning).
 pub(crate) fn messages<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Message>, D::Error> {
-    let items = Vec::<Value>::deserialize(d)?;
-    let mut out = Vec::with_capacity(items.len());
-    for (index, item) in items.into_iter().enumerate() {
-        if let Some(name) = unknown_member(&item, "role", &Role::ALL) {
-            tracing::warn!(index, %name, "dropping a message of unknown role");
-            continue;
-        }
-        let at = format!("[{index}]");
-        // Deserialized per role so that an error names the exact field.
-        out.push(match item.get("role").and_then(Value::as_str) {
-            Some("developer") => Message::Developer(from_value_at(&at, item)?),
-            Some("system") => Message::System(from_value_at(&at, item)?),
-            Some("assistant") => Message::Assistant(from_value_at(&at, item)?),
-            Some("user") => Message::User(from_value_at(&at, item)?),
-            Some("tool") => Message::Tool(from_value_at(&at, item)?),
-            Some("activity") => Message::Activity(from_value_at(&at, item)?),
-            Some("reasoning") => Message::Reasoning(from_value_at(&at, item)?),
-            _ => from_value_at(&at, item)?,
-        });
+    lenient_vec(d, "role", &Role::ALL, message_element)
+}
+
+/// Reads one message, deserializing the struct of its role directly so that an error keeps the
+/// path of the offending field.
+fn message_element(item: Value, index: usize) -> Result<Message, String> {
+    let role = match item.get("role") {
+        Some(Value::String(role)) => role.clone(),
+        // Not an object, or no string role: let serde describe it.
+        _ => return deserialize_element(item, index),
+    };
+    match role.as_str() {
+        "developer" => deserialize_element(item, index).map(Message::Developer),
+        "system" => deserialize_element(item, index).map(Message::System),
+        "assistant" => deserialize_element(item, index).map(Message::Assistant),
+        "user" => deserialize_element(item, index).map(Message::User),
+        "tool" => deserialize_element(item, index).map(Message::Tool),
+        "activity" => deserialize_element(item, index).map(Message::Activity),
+        "reasoning" => deserialize_element(item, index).map(Message::Reasoning),
+        _ => deserialize_element(item, index),
     }
-    Ok(out)
 }

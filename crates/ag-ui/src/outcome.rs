@@ -236,7 +236,7 @@ where
         tracing::warn!(%name, "dropping an outcome of unknown type");
         return Ok(None);
     }
-    crate::serde_util::from_value_at("", value).map(Some)
+    T::deserialize(value).map(Some).map_err(de::Error::custom)
 }
 
 pub(crate) fn run_outcome<'de, D: Deserializer<'de>>(

@@ -8,7 +8,7 @@ use serde_json::Value;
 pub(crate) const MAX_SAFE_INTEGER: i64 = 9_007_199_254_740_991;
 
 /// For an optional field on which an explicit `null` is an error, whatever the field's type
-/// (for a `serde_json::Value` field too, where `null` would otherwise be a value).
+/// (for a `serde_json::Value` field too, where `null` would otherwise be read as a value).
 pub(crate) fn non_null<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
 where
     D: Deserializer<'de>,
@@ -21,54 +21,6 @@ where
             &"a value other than null",
         )),
     }
-}
-
-/// Marks an error text that carries the path, below the current position, of the field that
-/// failed: `MARK path MARK message`. Deserializers that re-read buffered JSON (lenient arrays,
-/// outcomes, content parts) lose the outer path tracking; this keeps the inner path so that
-/// [`crate::DecodeError::field`] names the exact field.
-const MARK: char = '\u{1}';
-
-/// Joins two field paths (`a` + `b.c` → `a.b.c`; `a` + `[0].b` → `a[0].b`).
-pub(crate) fn join_path(a: &str, b: &str) -> String {
-    match (a, b) {
-        ("" | ".", b) => b.to_owned(),
-        (a, "" | ".") => a.to_owned(),
-        (a, b) if b.starts_with('[') => format!("{a}{b}"),
-        (a, b) => format!("{a}.{b}"),
-    }
-}
-
-/// Splits an error text into the path it carries (see [`MARK`]) and the message. A
-/// `missing field` message adds the field's name to the path.
-pub(crate) fn split_path(text: &str) -> (String, &str) {
-    if let Some((path, message)) = text
-        .strip_prefix(MARK)
-        .and_then(|rest| rest.split_once(MARK))
-    {
-        // Already complete, the missing field's name included.
-        return (path.to_owned(), message);
-    }
-    // serde reports a missing field at its parent; lift the field's name out of the message.
-    let missing = text
-        .strip_prefix("missing field `")
-        .and_then(|rest| rest.split('`').next());
-    (missing.unwrap_or_default().to_owned(), text)
-}
-
-/// Deserializes `T` from a buffered value; an error names the path of the failing field below
-/// `prefix` (see [`MARK`]).
-pub(crate) fn from_value_at<T: DeserializeOwned, E: de::Error>(
-    prefix: &str,
-    value: Value,
-) -> Result<T, E> {
-    serde_path_to_error::deserialize::<_, T>(value).map_err(|e| {
-        let path = e.path().to_string();
-        let text = e.into_inner().to_string();
-        let (inner, message) = split_path(&text);
-        let full = join_path(prefix, &join_path(&path, &inner));
-        E::custom(format_args!("{MARK}{full}{MARK}{message}"))
-    })
 }
 
 /// For `timestamp`: an integer within ±(2^53 − 1). Whole floats (`1e3`, `1.0`) are accepted, as
@@ -125,14 +77,17 @@ where
 /// Deserializes an array of a discriminated union, dropping (with a warning) the elements whose
 /// discriminator names no known member, as the 1.0 client does. Elements with a known
 /// discriminator but a malformed body are errors.
+///
+/// `convert` reads one element; [`deserialize_element`] suits any type whose errors carry their
+/// own paths (internally tagged enums lose them, so they convert variant by variant).
 pub(crate) fn lenient_vec<'de, D, T>(
     d: D,
     tag: &'static str,
     known: &'static [&'static str],
+    convert: fn(Value, usize) -> Result<T, String>,
 ) -> Result<Vec<T>, D::Error>
 where
     D: Deserializer<'de>,
-    T: DeserializeOwned,
 {
     let items = Vec::<Value>::deserialize(d)?;
     let mut out = Vec::with_capacity(items.len());
@@ -141,7 +96,7 @@ where
             tracing::warn!(index, %name, "dropping a union member of unknown {tag}");
             continue;
         }
-        out.push(from_value_at(&format!("[{index}]"), item)?);
+        out.push(convert(item, index).map_err(de::Error::custom)?);
     }
     Ok(out)
 }
@@ -153,4 +108,22 @@ pub(crate) fn unknown_member(item: &Value, tag: &str, known: &[&str]) -> Option<
         Some(Value::String(name)) if !known.contains(&name.as_str()) => Some(name.clone()),
         _ => None,
     }
+}
+
+/// Deserializes one element of an array that was buffered as a [`Value`]. An error's text starts
+/// with the element's path (`[3].content: missing field ...`), which
+/// [`crate::decode::locate`] folds back into the field path the outer deserializer tracked.
+pub(crate) fn deserialize_element<T: DeserializeOwned>(
+    item: Value,
+    index: usize,
+) -> Result<T, String> {
+    let mut track = serde_path_to_error::Track::new();
+    T::deserialize(serde_path_to_error::Deserializer::new(item, &mut track)).map_err(|e| {
+        let inner = track.path().to_string();
+        if inner == "." {
+            format!("[{index}]: {e}")
+        } else {
+            format!("[{index}].{inner}: {e}")
+        }
+    })
 }

@@ -433,7 +433,7 @@ pub fn event_of(ty: EventType) -> BoxedStrategy<Event> {
             .prop_map(|(t, r, version, parent, input)| {
                 let mut e = RunStartedEvent::new(t, r);
                 (e.protocol_version, e.parent_run_id) = (version, parent.map(Into::into));
-                e.input = input;
+                e.input = input.map(Box::new);
                 e.into()
             })
             .boxed(),
