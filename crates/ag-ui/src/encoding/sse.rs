@@ -166,8 +166,10 @@ pub struct FrameDecoder {
     /// Unprocessed input; `buf[pos..]` is still to be read.
     buf: Vec<u8>,
     pos: usize,
-    /// The current frame's data, its `data:` lines joined by `\n`.
+    /// The current frame's data, its `data:` lines joined by `\n`, once it has two lines or
+    /// spans two pushes; until then `data_range` points at its only line inside `buf`.
     data: Vec<u8>,
+    data_range: Option<(usize, usize)>,
     has_data: bool,
     /// The current frame's `event:` field.
     event: String,
@@ -211,6 +213,7 @@ impl FrameDecoder {
             buf: Vec::new(),
             pos: 0,
             data: Vec::new(),
+            data_range: None,
             has_data: false,
             event: String::new(),
             has_event: false,
@@ -245,6 +248,11 @@ impl FrameDecoder {
         if self.finished {
             return;
         }
+        if std::mem::take(&mut self.dispatched) {
+            self.clear_frame();
+        }
+        // The buffer is about to move: keep the pending data line.
+        self.own_data();
         if self.pos == self.buf.len() {
             self.buf.clear();
             self.pos = 0;
@@ -393,7 +401,7 @@ impl FrameDecoder {
             }
         }
         let rest = &self.buf[self.pos..];
-        match rest.iter().position(|&b| b == b'\n' || b == b'\r') {
+        match memchr::memchr2(b'\n', b'\r', rest) {
             None => Line::Incomplete,
             Some(at) => {
                 let start = self.pos;
@@ -435,25 +443,29 @@ impl FrameDecoder {
     /// Applies one non-empty line of the current frame.
     fn field(&mut self, start: usize, end: usize) {
         let line = &self.buf[start..end];
-        let (name, value) = match line.iter().position(|&b| b == b':') {
+        // `name` is `line[..name_end]`, the value `buf[value_start..end]`.
+        let (name_end, value_start) = match memchr::memchr(b':', line) {
             Some(0) => return, // a comment
             Some(colon) => {
-                let value = &line[colon + 1..];
-                (
-                    &line[..colon],
-                    value.strip_prefix(b" ").unwrap_or(value),
-                )
+                let skip = usize::from(line.get(colon + 1) == Some(&b' '));
+                (colon, start + colon + 1 + skip)
             }
-            None => (line, &b""[..]),
+            None => (line.len(), end),
         };
-        match name {
-            b"data" => {
-                if self.has_data {
-                    self.data.push(b'\n');
-                }
-                self.data.extend_from_slice(value);
+        if &line[..name_end] == b"data" {
+            if self.has_data {
+                self.own_data();
+                self.data.push(b'\n');
+                self.data.extend_from_slice(&self.buf[value_start..end]);
+            } else {
+                // Most frames have one data line: point at it instead of copying it.
+                self.data_range = Some((value_start, end));
                 self.has_data = true;
             }
+            return;
+        }
+        let value = &self.buf[value_start..end];
+        match &line[..name_end] {
             b"event" => {
                 self.event.clear();
                 self.event.push_str(&String::from_utf8_lossy(value));
@@ -476,7 +488,16 @@ impl FrameDecoder {
         }
     }
 
+    /// Copies a data line still pointed at inside `buf` into `data`.
+    fn own_data(&mut self) {
+        if let Some((start, end)) = self.data_range.take() {
+            self.data.clear();
+            self.data.extend_from_slice(&self.buf[start..end]);
+        }
+    }
+
     fn clear_frame(&mut self) {
+        self.data_range = None;
         self.data.clear();
         self.has_data = false;
         self.event.clear();
@@ -500,7 +521,10 @@ impl FrameDecoder {
     fn frame(&self) -> Frame<'_> {
         Frame {
             index: self.index - 1,
-            data: &self.data,
+            data: match self.data_range {
+                Some((start, end)) => &self.buf[start..end],
+                None => &self.data,
+            },
             event: self.has_event.then_some(self.event.as_str()),
             id: self.last_event_id.as_deref(),
         }
