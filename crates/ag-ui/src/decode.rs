@@ -325,11 +325,17 @@ impl Event {
 
     /// The event as compact JSON, optional fields without a value left out.
     pub fn to_json(&self) -> String {
-        serde_json::to_string(self).unwrap_or_else(unreachable_json)
+        let mut out = Vec::with_capacity(128);
+        self.write_json(&mut out);
+        // Both writers produce UTF-8 from UTF-8 strings.
+        String::from_utf8(out).unwrap_or_else(|e| unreachable_json(de::Error::custom(e)))
     }
 
     /// Appends the event's compact JSON to `out`.
     pub fn write_json(&self, out: &mut Vec<u8>) {
+        if crate::fast_json::write_event(self, out) {
+            return;
+        }
         if let Err(e) = serde_json::to_writer(out, self) {
             unreachable_json(e)
         }

@@ -39,6 +39,7 @@ pub mod capabilities;
 mod decode;
 pub mod encoding;
 mod event;
+mod fast_json;
 mod ids;
 mod input;
 mod message;

@@ -54,6 +54,20 @@ proptest! {
 }
 
 proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    /// `write_json` takes a direct path for the common events; it must write exactly what the
+    /// serde serializer writes.
+    #[test]
+    fn the_direct_writer_matches_serde(mut event in any_event()) {
+        prop_assert_eq!(event.to_json(), serde_json::to_string(&event).unwrap());
+        *event.raw_event_mut() = None;
+        *event.metadata_mut() = None;
+        prop_assert_eq!(event.to_json(), serde_json::to_string(&event).unwrap());
+    }
+}
+
+proptest! {
     #![proptest_config(ProptestConfig::with_cases(64))]
 
     #[test]
