@@ -245,6 +245,36 @@ impl Event {
     /// A [`DecodeError`] naming what was wrong: invalid JSON, not an object, no `type`, an
     /// unknown `type`, or an invalid field of a known event (with its path).
     pub fn from_slice(bytes: &[u8]) -> Result<Event, DecodeError> {
+        match std::str::from_utf8(bytes) {
+            Ok(json) => Event::from_json(json),
+            Err(_) => Event::decode_slow(bytes),
+        }
+    }
+
+    /// Reads one event from a JSON string. See [`Event::from_slice`].
+    ///
+    /// # Errors
+    ///
+    /// As [`Event::from_slice`].
+    pub fn from_json(json: &str) -> Result<Event, DecodeError> {
+        // The fast path: `type` first, as encoders write it, and a valid event. Reading from a
+        // `str` spares serde_json a UTF-8 check per string. Anything else takes the slow path,
+        // which names what is wrong.
+        if let Some(ty) = leading_type(json.as_bytes()).and_then(|name| name.parse().ok()) {
+            let mut de = serde_json::Deserializer::from_str(json);
+            if let Ok(event) = Event::deserialize_as(ty, &mut de) {
+                if de.end().is_ok() {
+                    return Ok(event);
+                }
+            }
+        }
+        Event::decode_slow(json.as_bytes())
+    }
+
+    /// Decodes `bytes`, reporting the first problem precisely.
+    #[cold]
+    #[inline(never)]
+    fn decode_slow(bytes: &[u8]) -> Result<Event, DecodeError> {
         let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
         if first != Some(&b'{') {
             return Err(match serde_json::from_slice::<de::IgnoredAny>(bytes) {
@@ -263,7 +293,7 @@ impl Event {
         let mut de = serde_json::Deserializer::from_slice(bytes);
         match Event::deserialize_as(ty, &mut de).and_then(|event| de.end().map(|()| event)) {
             Ok(event) => Ok(event),
-            // Truncated or malformed JSON (the fast path above skipped the full probe).
+            // Truncated or malformed JSON (a leading `type` skipped the full probe).
             Err(e) if e.is_syntax() || e.is_eof() => Err(syntax(e)),
             Err(_) => {
                 let mut de = serde_json::Deserializer::from_slice(bytes);
@@ -286,15 +316,6 @@ impl Event {
                 }
             }
         }
-    }
-
-    /// Reads one event from a JSON string. See [`Event::from_slice`].
-    ///
-    /// # Errors
-    ///
-    /// As [`Event::from_slice`].
-    pub fn from_json(json: &str) -> Result<Event, DecodeError> {
-        Event::from_slice(json.as_bytes())
     }
 
     /// Reads one event from a parsed JSON value.

@@ -615,12 +615,11 @@ impl EventDecoder {
 
 /// Reads a frame's data as an event. The data is UTF-8 by the SSE rules; invalid sequences
 /// are read as U+FFFD, as the reference client's decoder does.
+#[inline]
 fn read_frame(data: &[u8]) -> Result<Event, DecodeError> {
-    match Event::from_slice(data) {
-        Err(e) if e.kind() == DecodeErrorKind::Syntax && std::str::from_utf8(data).is_err() => {
-            Event::from_slice(String::from_utf8_lossy(data).as_bytes())
-        }
-        other => other,
+    match std::str::from_utf8(data) {
+        Ok(json) => Event::from_json(json),
+        Err(_) => Event::from_json(&String::from_utf8_lossy(data)),
     }
 }
 
