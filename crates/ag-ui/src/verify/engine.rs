@@ -149,6 +149,39 @@ impl Emission {
     }
 }
 
+/// The most recently continued open entity of one kind and its owner: streams send runs of
+/// content events for one id, and a string compare is cheaper than a hash lookup. Valid only
+/// while that entity is open with that owner; every event that could change either forgets it.
+#[derive(Clone, Debug, Default)]
+struct Recent {
+    id: String,
+    owner: Owner,
+    valid: bool,
+}
+
+impl Recent {
+    fn get(&self, id: &str) -> Option<Owner> {
+        (self.valid && self.id == id).then_some(self.owner)
+    }
+
+    fn set(&mut self, id: &str, owner: Owner) {
+        self.id.clear();
+        self.id.push_str(id);
+        self.owner = owner;
+        self.valid = true;
+    }
+
+    fn forget(&mut self, id: &str) {
+        if self.id == id {
+            self.valid = false;
+        }
+    }
+
+    fn clear(&mut self) {
+        self.valid = false;
+    }
+}
+
 /// A rule failed; turned into a [`Violation`] with the index and type by the caller.
 #[derive(Debug)]
 pub(super) struct Fail {
@@ -189,6 +222,9 @@ pub(super) struct Engine {
     open_steps: usize,
     active_subagents: usize,
     emission: Option<Emission>,
+    recent_text: Recent,
+    recent_tool: Recent,
+    recent_reasoning: Recent,
 }
 
 fn tag_of(tag: &Option<SubagentRunId>) -> Option<&str> {
@@ -223,9 +259,16 @@ impl Engine {
         self.open_reasoning_messages = 0;
         self.open_steps = 0;
         self.active_subagents = 0;
+        self.forget_recent();
         if let Some(emission) = &mut self.emission {
             emission.clear();
         }
+    }
+
+    fn forget_recent(&mut self) {
+        self.recent_text.clear();
+        self.recent_tool.clear();
+        self.recent_reasoning.clear();
     }
 
     /// Applies `event`. On failure nothing has changed.
@@ -291,6 +334,7 @@ impl Engine {
                 let tag = tag_of(&e.subagent_run_id);
                 let owner = self.owners.intern(tag);
                 let id = e.message_id.as_str();
+                self.recent_text.forget(id);
                 match self.messages.get_mut(id) {
                     Some(entry) => entry.owner = owner,
                     None => {
@@ -456,7 +500,9 @@ impl Engine {
             Phase::Start if !is_start && !is_error => Err(Fail::new(
                 ViolationKind::RunFirstEvent,
                 Vec::new(),
-                format!("the stream starts with {ty}: the first event must be RUN_STARTED (or RUN_ERROR)"),
+                format!(
+                    "the stream starts with {ty}: the first event must be RUN_STARTED (or RUN_ERROR)"
+                ),
             )),
             Phase::Active if is_start => Err(Fail::new(
                 ViolationKind::RunAlreadyActive,
@@ -470,8 +516,11 @@ impl Engine {
 
     /// R37 (authoritative) and R38 (first writer wins).
     fn seed(&mut self, messages: &[Message], authoritative: bool) {
+        self.forget_recent();
         for message in messages {
-            let owner = self.owners.intern(message.subagent_run_id().map(|s| s.as_str()));
+            let owner = self
+                .owners
+                .intern(message.subagent_run_id().map(|s| s.as_str()));
             let id = message.id().as_str();
             match message.role() {
                 Role::Reasoning => match self.reasoning.get_mut(id) {
@@ -592,6 +641,13 @@ impl Engine {
     }
 
     fn text_continue(&mut self, ty: EventType, id: &str, tag: Option<&str>, end: bool) -> Check {
+        if !end {
+            if let Some(owner) = self.recent_text.get(id) {
+                self.check_owner(ty, "text message", id, owner, tag)?;
+                self.close_lane(tag);
+                return Ok(());
+            }
+        }
         let owner = match self.messages.get(id) {
             Some(Entry {
                 owner,
@@ -610,6 +666,7 @@ impl Engine {
         };
         self.check_owner(ty, "text message", id, owner, tag)?;
         if end {
+            self.recent_text.forget(id);
             if let Some(entry) = self.messages.get_mut(id) {
                 entry.open = None;
             }
@@ -617,6 +674,8 @@ impl Engine {
             if let Some(emission) = &mut self.emission {
                 emission.text.retain(|_, open| &**open != id);
             }
+        } else {
+            self.recent_text.set(id, owner);
         }
         self.close_lane(tag);
         Ok(())
@@ -708,6 +767,13 @@ impl Engine {
     }
 
     fn tool_continue(&mut self, ty: EventType, id: &str, tag: Option<&str>, end: bool) -> Check {
+        if !end {
+            if let Some(owner) = self.recent_tool.get(id) {
+                self.check_owner(ty, "tool call", id, owner, tag)?;
+                self.close_lane(tag);
+                return Ok(());
+            }
+        }
         let owner = match self.tool_calls.get(id) {
             Some(Entry {
                 owner,
@@ -726,10 +792,13 @@ impl Engine {
         };
         self.check_owner(ty, "tool call", id, owner, tag)?;
         if end {
+            self.recent_tool.forget(id);
             if let Some(entry) = self.tool_calls.get_mut(id) {
                 entry.open = None;
             }
             self.open_tools -= 1;
+        } else {
+            self.recent_tool.set(id, owner);
         }
         self.close_lane(tag);
         Ok(())
@@ -830,6 +899,14 @@ impl Engine {
     }
 
     fn reasoning_continue(&mut self, ty: EventType, id: &str, tag: Option<&str>) -> Check {
+        let content = ty == EventType::ReasoningMessageContent;
+        if content {
+            if let Some(owner) = self.recent_reasoning.get(id) {
+                self.check_owner(ty, "reasoning", id, owner, tag)?;
+                self.close_lane(tag);
+                return Ok(());
+            }
+        }
         let span = ty == EventType::ReasoningEnd;
         let owner = match self.reasoning.get(id) {
             Some(entry) if if span { entry.span } else { entry.message }.is_some() => entry.owner,
@@ -858,7 +935,12 @@ impl Engine {
             }
         };
         self.check_owner(ty, "reasoning", id, owner, tag)?;
-        if ty != EventType::ReasoningMessageContent {
+        if content {
+            self.recent_reasoning.set(id, owner);
+        } else {
+            if !span {
+                self.recent_reasoning.forget(id);
+            }
             if let Some(entry) = self.reasoning.get_mut(id) {
                 if span {
                     entry.span = None;
@@ -1047,28 +1129,36 @@ impl Engine {
             return Err(unclosed(
                 ViolationKind::RunUnclosedTextMessages,
                 "text messages",
-                self.messages.iter().filter_map(|(id, e)| e.open.map(|s| (s, id))),
+                self.messages
+                    .iter()
+                    .filter_map(|(id, e)| e.open.map(|s| (s, id))),
             ));
         }
         if self.open_reasoning_messages > 0 {
             return Err(unclosed(
                 ViolationKind::RunUnclosedReasoningMessages,
                 "reasoning messages",
-                self.reasoning.iter().filter_map(|(id, e)| e.message.map(|s| (s, id))),
+                self.reasoning
+                    .iter()
+                    .filter_map(|(id, e)| e.message.map(|s| (s, id))),
             ));
         }
         if self.open_spans > 0 {
             return Err(unclosed(
                 ViolationKind::RunUnclosedReasoningSpans,
                 "reasoning spans",
-                self.reasoning.iter().filter_map(|(id, e)| e.span.map(|s| (s, id))),
+                self.reasoning
+                    .iter()
+                    .filter_map(|(id, e)| e.span.map(|s| (s, id))),
             ));
         }
         if self.open_tools > 0 {
             return Err(unclosed(
                 ViolationKind::RunUnclosedToolCalls,
                 "tool calls",
-                self.tool_calls.iter().filter_map(|(id, e)| e.open.map(|s| (s, id))),
+                self.tool_calls
+                    .iter()
+                    .filter_map(|(id, e)| e.open.map(|s| (s, id))),
             ));
         }
         if self.active_subagents > 0 {
@@ -1111,7 +1201,14 @@ impl Engine {
             return Err(Fail::new(
                 ViolationKind::EmitChunkMissingId,
                 Vec::new(),
-                format!("{ty} without {field}: an emitted chunk is self-contained and must name its {}", if kind == ChunkKind::Tool { "tool call" } else { "message" }),
+                format!(
+                    "{ty} without {field}: an emitted chunk is self-contained and must name its {}",
+                    if kind == ChunkKind::Tool {
+                        "tool call"
+                    } else {
+                        "message"
+                    }
+                ),
             ));
         };
         let Some(emission) = &self.emission else {
@@ -1146,11 +1243,7 @@ impl Engine {
                     "text message",
                     "TEXT_MESSAGE_END",
                 ),
-                ChunkKind::Tool => (
-                    ViolationKind::ToolAlreadyOpen,
-                    "tool call",
-                    "TOOL_CALL_END",
-                ),
+                ChunkKind::Tool => (ViolationKind::ToolAlreadyOpen, "tool call", "TOOL_CALL_END"),
                 ChunkKind::Reasoning => (
                     ViolationKind::ReasoningMessageAlreadyOpen,
                     "reasoning message",
@@ -1232,8 +1325,7 @@ impl Engine {
         match kind {
             ChunkKind::Text => {
                 if recorded.is_none() {
-                    self.messages
-                        .insert(id.into(), Entry { owner, open: None });
+                    self.messages.insert(id.into(), Entry { owner, open: None });
                 }
             }
             ChunkKind::Tool => {
@@ -1308,6 +1400,9 @@ fn unclosed<'a>(
     Fail::new(
         kind,
         ids,
-        format!("RUN_FINISHED while {what} are still open: {}", shown.join(", ")),
+        format!(
+            "RUN_FINISHED while {what} are still open: {}",
+            shown.join(", ")
+        ),
     )
 }
