@@ -436,38 +436,32 @@ impl Engine {
             Event::StateDelta(e) => self.close_lane(tag_of(&e.subagent_run_id)),
             Event::Custom(e) => self.close_lane(tag_of(&e.subagent_run_id)),
             Event::Raw(_) => {}
-            Event::TextMessageChunk(e) => {
-                if self.emission.is_some() {
-                    self.chunk(
-                        ChunkKind::Text,
-                        e.message_id.as_ref().map(|m| m.as_str()),
-                        tag_of(&e.subagent_run_id),
-                        None,
-                        None,
-                    )?;
-                }
+            Event::TextMessageChunk(e) if self.emission.is_some() => {
+                self.chunk(
+                    ChunkKind::Text,
+                    e.message_id.as_ref().map(|m| m.as_str()),
+                    tag_of(&e.subagent_run_id),
+                    None,
+                    None,
+                )?;
             }
-            Event::ToolCallChunk(e) => {
-                if self.emission.is_some() {
-                    self.chunk(
-                        ChunkKind::Tool,
-                        e.tool_call_id.as_ref().map(ToolCallId::as_str),
-                        tag_of(&e.subagent_run_id),
-                        Some(e.tool_call_name.is_some()),
-                        e.parent_message_id.as_ref().map(|p| p.as_str()),
-                    )?;
-                }
+            Event::ToolCallChunk(e) if self.emission.is_some() => {
+                self.chunk(
+                    ChunkKind::Tool,
+                    e.tool_call_id.as_ref().map(ToolCallId::as_str),
+                    tag_of(&e.subagent_run_id),
+                    Some(e.tool_call_name.is_some()),
+                    e.parent_message_id.as_ref().map(|p| p.as_str()),
+                )?;
             }
-            Event::ReasoningMessageChunk(e) => {
-                if self.emission.is_some() {
-                    self.chunk(
-                        ChunkKind::Reasoning,
-                        e.message_id.as_ref().map(|m| m.as_str()),
-                        tag_of(&e.subagent_run_id),
-                        None,
-                        None,
-                    )?;
-                }
+            Event::ReasoningMessageChunk(e) if self.emission.is_some() => {
+                self.chunk(
+                    ChunkKind::Reasoning,
+                    e.message_id.as_ref().map(|m| m.as_str()),
+                    tag_of(&e.subagent_run_id),
+                    None,
+                    None,
+                )?;
             }
             // `Event` is non-exhaustive within the crate too only by attribute; every 1.0
             // event is handled above.
@@ -604,20 +598,20 @@ impl Engine {
             None => self.owners.intern(tag),
         };
         // Emission mode: one open text message per owner.
-        if let Some(emission) = &self.emission {
-            if let Some(open) = emission.text.get(&owner) {
-                return Err(Fail::new(
-                    ViolationKind::EmitTextAlreadyOpen,
-                    vec![id.to_owned(), open.to_string()],
-                    format!(
-                        "TEXT_MESSAGE_START for {} while {} still has text message {} open: an agent streams one text message at a time, end {} first",
-                        show(id),
-                        self.owners.label(owner),
-                        show(open),
-                        show(open)
-                    ),
-                ));
-            }
+        if let Some(emission) = &self.emission
+            && let Some(open) = emission.text.get(&owner)
+        {
+            return Err(Fail::new(
+                ViolationKind::EmitTextAlreadyOpen,
+                vec![id.to_owned(), open.to_string()],
+                format!(
+                    "TEXT_MESSAGE_START for {} while {} still has text message {} open: an agent streams one text message at a time, end {} first",
+                    show(id),
+                    self.owners.label(owner),
+                    show(open),
+                    show(open)
+                ),
+            ));
         }
         let seq = self.next_seq();
         match self.messages.get_mut(id) {
@@ -641,12 +635,10 @@ impl Engine {
     }
 
     fn text_continue(&mut self, ty: EventType, id: &str, tag: Option<&str>, end: bool) -> Check {
-        if !end {
-            if let Some(owner) = self.recent_text.get(id) {
-                self.check_owner(ty, "text message", id, owner, tag)?;
-                self.close_lane(tag);
-                return Ok(());
-            }
+        if !end && let Some(owner) = self.recent_text.get(id) {
+            self.check_owner(ty, "text message", id, owner, tag)?;
+            self.close_lane(tag);
+            return Ok(());
         }
         let owner = match self.messages.get(id) {
             Some(Entry {
@@ -726,53 +718,51 @@ impl Engine {
         existing: Option<Owner>,
     ) -> Result<Option<Owner>, Fail> {
         let inherited = parent.and_then(|p| self.messages.get(p).map(|e| e.owner));
-        if let (Some(parent), Some(parent_owner)) = (parent, inherited) {
-            if self.owners.disagrees(tag, parent_owner) {
+        if let (Some(parent), Some(parent_owner)) = (parent, inherited)
+            && self.owners.disagrees(tag, parent_owner)
+        {
+            return Err(Fail::new(
+                ViolationKind::OwnerParentMessageMismatch,
+                vec![
+                    id.to_owned(),
+                    parent.to_owned(),
+                    tag.unwrap_or_default().to_owned(),
+                ],
+                format!(
+                    "TOOL_CALL_START for tool call {} was sent by {} but its parent message {} is owned by {}: a tool call belongs to the message that carries it",
+                    show(id),
+                    tag_label(tag),
+                    show(parent),
+                    self.owners.label(parent_owner)
+                ),
+            ));
+        }
+        if let Some(owner) = existing {
+            self.check_owner(EventType::ToolCallStart, "tool call", id, owner, tag)?;
+            if let (None, Some(parent), Some(parent_owner)) = (tag, parent, inherited)
+                && parent_owner != owner
+            {
                 return Err(Fail::new(
                     ViolationKind::OwnerParentMessageMismatch,
-                    vec![
-                        id.to_owned(),
-                        parent.to_owned(),
-                        tag.unwrap_or_default().to_owned(),
-                    ],
+                    vec![id.to_owned(), parent.to_owned()],
                     format!(
-                        "TOOL_CALL_START for tool call {} was sent by {} but its parent message {} is owned by {}: a tool call belongs to the message that carries it",
+                        "TOOL_CALL_START reopens tool call {} owned by {} under parent message {} owned by {}: a tool call belongs to the message that carries it",
                         show(id),
-                        tag_label(tag),
+                        self.owners.label(owner),
                         show(parent),
                         self.owners.label(parent_owner)
                     ),
                 ));
             }
         }
-        if let Some(owner) = existing {
-            self.check_owner(EventType::ToolCallStart, "tool call", id, owner, tag)?;
-            if let (None, Some(parent), Some(parent_owner)) = (tag, parent, inherited) {
-                if parent_owner != owner {
-                    return Err(Fail::new(
-                        ViolationKind::OwnerParentMessageMismatch,
-                        vec![id.to_owned(), parent.to_owned()],
-                        format!(
-                            "TOOL_CALL_START reopens tool call {} owned by {} under parent message {} owned by {}: a tool call belongs to the message that carries it",
-                            show(id),
-                            self.owners.label(owner),
-                            show(parent),
-                            self.owners.label(parent_owner)
-                        ),
-                    ));
-                }
-            }
-        }
         Ok(inherited)
     }
 
     fn tool_continue(&mut self, ty: EventType, id: &str, tag: Option<&str>, end: bool) -> Check {
-        if !end {
-            if let Some(owner) = self.recent_tool.get(id) {
-                self.check_owner(ty, "tool call", id, owner, tag)?;
-                self.close_lane(tag);
-                return Ok(());
-            }
+        if !end && let Some(owner) = self.recent_tool.get(id) {
+            self.check_owner(ty, "tool call", id, owner, tag)?;
+            self.close_lane(tag);
+            return Ok(());
         }
         let owner = match self.tool_calls.get(id) {
             Some(Entry {
@@ -900,12 +890,10 @@ impl Engine {
 
     fn reasoning_continue(&mut self, ty: EventType, id: &str, tag: Option<&str>) -> Check {
         let content = ty == EventType::ReasoningMessageContent;
-        if content {
-            if let Some(owner) = self.recent_reasoning.get(id) {
-                self.check_owner(ty, "reasoning", id, owner, tag)?;
-                self.close_lane(tag);
-                return Ok(());
-            }
+        if content && let Some(owner) = self.recent_reasoning.get(id) {
+            self.check_owner(ty, "reasoning", id, owner, tag)?;
+            self.close_lane(tag);
+            return Ok(());
         }
         let span = ty == EventType::ReasoningEnd;
         let owner = match self.reasoning.get(id) {
@@ -964,21 +952,21 @@ impl Engine {
     }
 
     fn step_started(&mut self, name: &str, tag: Option<&str>) -> Check {
-        if let (Some(owner), Some(open)) = (self.owners.find(tag), self.steps.get(name)) {
-            if open.iter().any(|&(o, _)| o == owner) {
-                let whose = match tag {
-                    Some(_) => format!(" by {}", tag_label(tag)),
-                    None => String::new(),
-                };
-                return Err(Fail::new(
-                    ViolationKind::StepAlreadyOpen,
-                    vec![name.to_owned()],
-                    format!(
-                        "STEP_STARTED for step {} which is already open{whose}: finish it with STEP_FINISHED first",
-                        show(name)
-                    ),
-                ));
-            }
+        if let (Some(owner), Some(open)) = (self.owners.find(tag), self.steps.get(name))
+            && open.iter().any(|&(o, _)| o == owner)
+        {
+            let whose = match tag {
+                Some(_) => format!(" by {}", tag_label(tag)),
+                None => String::new(),
+            };
+            return Err(Fail::new(
+                ViolationKind::StepAlreadyOpen,
+                vec![name.to_owned()],
+                format!(
+                    "STEP_STARTED for step {} which is already open{whose}: finish it with STEP_FINISHED first",
+                    show(name)
+                ),
+            ));
         }
         let owner = self.owners.intern(tag);
         let seq = self.next_seq();
@@ -1059,18 +1047,18 @@ impl Engine {
             }
             None => {}
         }
-        if let Some(parent) = parent {
-            if !self.subagents.contains_key(parent) {
-                return Err(Fail::new(
-                    ViolationKind::SubagentUnknownParent,
-                    vec![id.to_owned(), parent.to_owned()],
-                    format!(
-                        "SUBAGENT_STARTED for subagent {} names parent subagent {} which was not started in this run",
-                        show(id),
-                        show(parent)
-                    ),
-                ));
-            }
+        if let Some(parent) = parent
+            && !self.subagents.contains_key(parent)
+        {
+            return Err(Fail::new(
+                ViolationKind::SubagentUnknownParent,
+                vec![id.to_owned(), parent.to_owned()],
+                format!(
+                    "SUBAGENT_STARTED for subagent {} names parent subagent {} which was not started in this run",
+                    show(id),
+                    show(parent)
+                ),
+            ));
         }
         let seq = self.next_seq();
         self.subagents.insert(id.into(), Subagent::Active(seq));
@@ -1093,10 +1081,10 @@ impl Engine {
             }
         }
         self.active_subagents -= 1;
-        if let Some(emission) = &mut self.emission {
-            if let Some(owner) = self.owners.find(Some(id)) {
-                emission.lanes.remove(&owner);
-            }
+        if let Some(emission) = &mut self.emission
+            && let Some(owner) = self.owners.find(Some(id))
+        {
+            emission.lanes.remove(&owner);
         }
         Ok(())
     }
@@ -1291,34 +1279,35 @@ impl Engine {
         };
         // One open block per owner: a chunk starting a stream while the owner has an explicit
         // one of the same family open.
-        if !continues && kind != ChunkKind::Tool {
-            if let Some(emission) = &self.emission {
-                let (slots, kind, what) = if kind == ChunkKind::Text {
-                    (
-                        &emission.text,
-                        ViolationKind::EmitTextAlreadyOpen,
-                        "text message",
-                    )
-                } else {
-                    (
-                        &emission.reasoning_message,
-                        ViolationKind::EmitReasoningAlreadyOpen,
-                        "reasoning message",
-                    )
-                };
-                if let Some(open) = slots.get(&owner) {
-                    return Err(Fail::new(
-                        kind,
-                        vec![id.to_owned(), open.to_string()],
-                        format!(
-                            "{ty} for {} while {} still has {what} {} open: close {} first",
-                            show(id),
-                            self.owners.label(owner),
-                            show(open),
-                            show(open)
-                        ),
-                    ));
-                }
+        if !continues
+            && kind != ChunkKind::Tool
+            && let Some(emission) = &self.emission
+        {
+            let (slots, kind, what) = if kind == ChunkKind::Text {
+                (
+                    &emission.text,
+                    ViolationKind::EmitTextAlreadyOpen,
+                    "text message",
+                )
+            } else {
+                (
+                    &emission.reasoning_message,
+                    ViolationKind::EmitReasoningAlreadyOpen,
+                    "reasoning message",
+                )
+            };
+            if let Some(open) = slots.get(&owner) {
+                return Err(Fail::new(
+                    kind,
+                    vec![id.to_owned(), open.to_string()],
+                    format!(
+                        "{ty} for {} while {} still has {what} {} open: close {} first",
+                        show(id),
+                        self.owners.label(owner),
+                        show(open),
+                        show(open)
+                    ),
+                ));
             }
         }
         // Register.
