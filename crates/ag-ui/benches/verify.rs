@@ -2,6 +2,9 @@
 //! in client and emission mode. Compare with `interop/bench/verify.mjs`, which times the
 //! reference `verifyEvents` of @ag-ui/client 1.0.0 on the same events.
 
+// `criterion_group!` generates an undocumented function.
+#![allow(missing_docs)]
+
 #[path = "workload.rs"]
 mod workload;
 

@@ -38,7 +38,7 @@ fn valid_stream(choices: &[u8], one_per_owner: bool) -> Vec<Event> {
     let mut steps: Vec<(String, Option<&str>)> = Vec::new();
     let mut subs: Vec<String> = Vec::new();
     // A continuation's tag: the owner, or absent.
-    let cont = |c: u8, owner: Option<&'static str>| if c % 2 == 0 { None } else { owner };
+    let cont = |c: u8, owner: Option<&'static str>| if c & 1 == 0 { None } else { owner };
     for pair in choices.chunks(2) {
         let (a, b) = (pair[0], *pair.get(1).unwrap_or(&0));
         let t = TAGS[b as usize % TAGS.len()];
