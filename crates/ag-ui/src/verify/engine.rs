@@ -161,7 +161,10 @@ struct Recent {
 
 impl Recent {
     fn get(&self, id: &str) -> Option<Owner> {
-        (self.valid && self.id == id).then_some(self.owner)
+        // A byte loop the compiler inlines: ids are short, and this runs once per event.
+        let same = self.id.len() == id.len()
+            && self.id.bytes().zip(id.bytes()).all(|(a, b)| a == b);
+        (self.valid && same).then_some(self.owner)
     }
 
     fn set(&mut self, id: &str, owner: Owner) {
@@ -272,7 +275,31 @@ impl Engine {
     }
 
     /// Applies `event`. On failure nothing has changed.
+    #[inline]
     pub(super) fn step(&mut self, event: &Event) -> Check {
+        // Fast path for the bulk of a stream: an untagged content event continuing the most
+        // recent open message, tool call or reasoning message. Exactly what the full path below concludes for it.
+        if self.phase == Phase::Active {
+            let hit = match event {
+                Event::TextMessageContent(e) if e.subagent_run_id.is_none() => {
+                    self.recent_text.get(e.message_id.as_str()).is_some()
+                }
+                Event::ToolCallArgs(e) if e.subagent_run_id.is_none() => {
+                    self.recent_tool.get(e.tool_call_id.as_str()).is_some()
+                }
+                Event::ReasoningMessageContent(e) if e.subagent_run_id.is_none() => {
+                    self.recent_reasoning.get(e.message_id.as_str()).is_some()
+                }
+                _ => false,
+            };
+            if hit && self.emission.as_ref().is_none_or(|e| e.lanes.is_empty()) {
+                return Ok(());
+            }
+        }
+        self.step_slow(event)
+    }
+
+    fn step_slow(&mut self, event: &Event) -> Check {
         self.gate(event)?;
         match event {
             Event::RunStarted(e) => {
