@@ -162,8 +162,8 @@ struct Recent {
 impl Recent {
     fn get(&self, id: &str) -> Option<Owner> {
         // A byte loop the compiler inlines: ids are short, and this runs once per event.
-        let same = self.id.len() == id.len()
-            && self.id.bytes().zip(id.bytes()).all(|(a, b)| a == b);
+        let same =
+            self.id.len() == id.len() && self.id.bytes().zip(id.bytes()).all(|(a, b)| a == b);
         (self.valid && same).then_some(self.owner)
     }
 
@@ -278,7 +278,8 @@ impl Engine {
     #[inline]
     pub(super) fn step(&mut self, event: &Event) -> Check {
         // Fast path for the bulk of a stream: an untagged content event continuing the most
-        // recent open message, tool call or reasoning message. Exactly what the full path below concludes for it.
+        // recent open message, tool call or reasoning message. It concludes exactly what the
+        // full path below does.
         if self.phase == Phase::Active {
             let hit = match event {
                 Event::TextMessageContent(e) if e.subagent_run_id.is_none() => {
@@ -1421,4 +1422,76 @@ fn unclosed<'a>(
             shown.join(", ")
         ),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::verify::{ViolationKind as K, verify_all};
+    use crate::{Event, Message, TextMessageRole};
+
+    fn kind(events: &[Event]) -> Option<(K, usize)> {
+        verify_all(events).err().map(|v| (v.kind(), v.index()))
+    }
+
+    #[test]
+    fn the_recent_entity_cache_is_forgotten_when_it_goes_stale() {
+        let rs = || Event::run_started("t", "r");
+        let tms = |id: &str| Event::text_message_start(id, TextMessageRole::Assistant);
+        let tmc = |id: &str| Event::text_message_content(id, "x");
+        // Closed.
+        let closed = [
+            rs(),
+            tms("m1"),
+            tmc("m1"),
+            Event::text_message_end("m1"),
+            tmc("m1"),
+        ];
+        assert_eq!(kind(&closed), Some((K::TextNotOpen, 4)));
+        // A new run.
+        let new_run = [
+            rs(),
+            tms("m1"),
+            tmc("m1"),
+            Event::run_error("x"),
+            rs(),
+            tmc("m1"),
+        ];
+        assert_eq!(kind(&new_run), Some((K::TextNotOpen, 5)));
+        // The owner overwritten by a tool result and by a snapshot.
+        let result = [
+            rs(),
+            tms("m1"),
+            tmc("m1"),
+            Event::tool_call_result("m1", "t1", "ok").with_subagent_run_id("s1"),
+            tmc("m1").with_subagent_run_id("s1"),
+            tmc("m1"),
+            Event::text_message_end("m1"),
+        ];
+        assert_eq!(kind(&result), None);
+        let snapshot = [
+            rs(),
+            tms("m1"),
+            tmc("m1"),
+            Event::messages_snapshot(vec![Message::assistant("m1", "")]),
+            tmc("m1").with_subagent_run_id("s1"),
+        ];
+        assert_eq!(kind(&snapshot), Some((K::OwnerMismatch, 4)));
+        // Tool calls and reasoning messages.
+        let tool = [
+            rs(),
+            Event::tool_call_start("t1", "f"),
+            Event::tool_call_args("t1", "{"),
+            Event::tool_call_end("t1"),
+            Event::tool_call_args("t1", "}"),
+        ];
+        assert_eq!(kind(&tool), Some((K::ToolNotOpen, 4)));
+        let reasoning = [
+            rs(),
+            Event::reasoning_message_start("r1"),
+            Event::reasoning_message_content("r1", "a"),
+            Event::reasoning_message_end("r1"),
+            Event::reasoning_message_content("r1", "b"),
+        ];
+        assert_eq!(kind(&reasoning), Some((K::ReasoningMessageNotOpen, 4)));
+    }
 }
