@@ -1,4 +1,5 @@
-//! Property: chunking a valid explicit stream and normalizing it again gives back that stream.
+//! Properties: chunking a valid explicit stream and normalizing it again gives back that stream;
+//! and whatever chunked run the normalizer accepts, its output passes the verifier.
 //!
 //! The explicit streams are generated as runs in which the parent and two subagents open text
 //! messages, tool calls and reasoning messages, stream content into them (with and without
@@ -11,6 +12,7 @@
 #![cfg(feature = "client")]
 
 use ag_ui::client::chunks::{ChunkNormalizer, normalize_all};
+use ag_ui::verify::Verifier;
 use ag_ui::{
     Event, Metadata, ReasoningMessageChunkEvent, SubagentRunId, TextMessageChunkEvent,
     TextMessageRole, TextMessageStartEvent, ToolCallChunkEvent, ToolCallStartEvent,
@@ -342,8 +344,186 @@ proptest! {
             streamed.extend(normalizer.push(chunk).map_err(|e| TestCaseError::fail(e.to_string()))?);
         }
         prop_assert_eq!(normalizer.open_streams(), 0);
-        prop_assert_eq!(streamed, explicit);
+        prop_assert_eq!(&streamed, &explicit);
+
+        // And it is a valid stream.
+        let mut verifier = Verifier::new();
+        for event in &streamed {
+            verifier.check(event).map_err(|v| TestCaseError::fail(v.to_string()))?;
+        }
     }
+
+    #[test]
+    fn accepted_chunked_runs_normalize_to_valid_streams(
+        items in prop::collection::vec(chunk_item(), 0..60),
+    ) {
+        let run = chunk_run(&items);
+        let Ok(normalized) = normalize_all(run) else {
+            // Rejected chunk streams are the business of the other tests.
+            return Ok(());
+        };
+        let mut verifier = Verifier::new();
+        for event in &normalized {
+            verifier.check(event).map_err(|v| TestCaseError::fail(format!("{v}\n{normalized:#?}")))?;
+        }
+    }
+}
+
+/// One step of a chunked run: a chunk that opens a stream for some owner, a chunk that
+/// continues that owner's stream (attributed or not, with or without the id, now and then with a
+/// contradicting role), or an event that closes its owner's lane or passes through.
+#[derive(Clone, Debug)]
+enum Item {
+    Open {
+        owner: usize,
+        kind: Kind,
+        id: u8,
+        delta: Option<String>,
+        role: Option<TextMessageRole>,
+        metadata: bool,
+    },
+    Continue {
+        owner: usize,
+        attributed: bool,
+        repeat_id: bool,
+        delta: Option<String>,
+        role: Option<TextMessageRole>,
+        metadata: bool,
+    },
+    Other {
+        owner: usize,
+        closes: bool,
+    },
+}
+
+fn role() -> impl Strategy<Value = Option<TextMessageRole>> {
+    prop::option::weighted(
+        0.1,
+        prop_oneof![
+            Just(TextMessageRole::Assistant),
+            Just(TextMessageRole::User)
+        ],
+    )
+}
+
+fn chunk_item() -> impl Strategy<Value = Item> {
+    let kind = prop_oneof![Just(Kind::Text), Just(Kind::Tool), Just(Kind::Reasoning)];
+    prop_oneof![
+        2 => (0usize..3, kind, 0u8..3, prop::option::weighted(0.7, "[a-z]{0,3}"), role(), prop::bool::weighted(0.2))
+            .prop_map(|(owner, kind, id, delta, role, metadata)| Item::Open {
+                owner, kind, id, delta, role, metadata,
+            }),
+        6 => (
+            0usize..3,
+            prop::bool::weighted(0.8),
+            prop::bool::weighted(0.3),
+            prop::option::weighted(0.9, "[a-z]{0,3}"),
+            role(),
+            prop::bool::weighted(0.1),
+        )
+            .prop_map(|(owner, attributed, repeat_id, delta, role, metadata)| Item::Continue {
+                owner, attributed, repeat_id, delta, role, metadata,
+            }),
+        1 => (0usize..3, any::<bool>()).prop_map(|(owner, closes)| Item::Other { owner, closes }),
+    ]
+}
+
+/// A run around the items. Ids are namespaced by owner (`s1-m2`): the normalizer forgets an id
+/// once its stream closes, exactly like the reference, so a chunk stream that reopens another
+/// owner's closed message is accepted here and rejected by the verifier (`owner.mismatch`);
+/// that is the producer's error, not the normalizer's, and outside this property.
+fn chunk_run(items: &[Item]) -> Vec<Event> {
+    let mut out = vec![Event::run_started("t", "r")];
+    for s in SUBAGENTS {
+        out.push(Event::subagent_started(s, "helper"));
+    }
+    // What the generator believes each owner has open, to aim its continuations.
+    let mut open: [Option<(Kind, String)>; 3] = [None, None, None];
+    let chunk =
+        |kind: Kind, id: Option<&str>, delta: &Option<String>, role, opener: bool| -> Event {
+            match kind {
+                Kind::Text => {
+                    let mut e = TextMessageChunkEvent::new();
+                    e.message_id = id.map(Into::into);
+                    e.role = role;
+                    e.delta = delta.clone();
+                    e.into()
+                }
+                Kind::Tool => {
+                    let mut e = ToolCallChunkEvent::new();
+                    e.tool_call_id = id.map(Into::into);
+                    e.tool_call_name = opener.then(|| "search".to_owned());
+                    e.delta = delta.clone();
+                    e.into()
+                }
+                Kind::Reasoning => {
+                    let mut e = ReasoningMessageChunkEvent::new();
+                    e.message_id = id.map(Into::into);
+                    e.delta = delta.clone();
+                    e.into()
+                }
+            }
+        };
+    for (n, item) in items.iter().enumerate() {
+        match item {
+            Item::Open {
+                owner,
+                kind,
+                id,
+                delta,
+                role,
+                metadata,
+            } => {
+                let prefix = owner_tag(*owner).unwrap_or("p");
+                let id = format!("{prefix}-{}{id}", ["m", "c", "r"][*kind as usize]);
+                let mut event = chunk(*kind, Some(&id), delta, *role, true);
+                if *metadata {
+                    event = event.with_metadata(meta(n));
+                }
+                out.push(tag(event, *owner));
+                open[*owner] = Some((*kind, id));
+            }
+            Item::Continue {
+                owner,
+                attributed,
+                repeat_id,
+                delta,
+                role,
+                metadata,
+            } => {
+                let Some((kind, id)) = &open[*owner] else {
+                    continue;
+                };
+                let mut event = chunk(*kind, repeat_id.then_some(id.as_str()), delta, *role, false);
+                if *metadata {
+                    event = event.with_metadata(meta(n));
+                }
+                out.push(if *attributed {
+                    tag(event, *owner)
+                } else {
+                    event
+                });
+            }
+            &Item::Other { owner, closes } => {
+                if closes {
+                    open[owner] = None;
+                }
+                out.push(tag(
+                    if closes {
+                        Event::custom("c", json!(n))
+                    } else {
+                        Event::raw(json!(n))
+                    },
+                    owner,
+                ));
+            }
+        }
+    }
+    for s in SUBAGENTS {
+        out.push(Event::subagent_finished(s));
+    }
+    out.push(Event::run_finished("t", "r"));
+    out
 }
 
 #[test]
