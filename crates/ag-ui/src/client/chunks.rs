@@ -13,8 +13,8 @@
 //! TEXT_MESSAGE_CHUNK { messageId: "msg-2", delta: "Bye" }   msg-1 is over, msg-2 begins
 //! ```
 //!
-//! Everything else in the protocol — the verifier, the reducer, every subscriber — speaks the
-//! explicit form. Turning one into the other takes memory: the id of the stream being continued
+//! Everything else in the protocol — the [verifier](crate::verify::Verifier), the reducer, every
+//! subscriber — speaks the explicit form. Turning one into the other takes memory: the id of the stream being continued
 //! has to be kept, and a stream can only be closed once the next one starts or the run ends. This
 //! module keeps that memory.
 //!
