@@ -35,6 +35,8 @@
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+#[cfg(feature = "axum")]
+pub mod axum;
 pub mod capabilities;
 mod decode;
 pub mod encoding;
