@@ -42,10 +42,7 @@ fn truncated_json_is_a_syntax_error() {
     for cut in 1..full.len() {
         let (kind, _, _) = error_of(&full[..cut]);
         assert!(
-            matches!(
-                kind,
-                DecodeErrorKind::Syntax | DecodeErrorKind::MissingType
-            ),
+            matches!(kind, DecodeErrorKind::Syntax | DecodeErrorKind::MissingType),
             "{cut}: {kind:?}"
         );
     }
@@ -71,11 +68,15 @@ fn wrong_types_name_the_field() {
         invalid("STEP_STARTED", "timestamp")
     );
     assert_eq!(
-        error_of(r#"{"type":"ACTIVITY_SNAPSHOT","messageId":"m","activityType":"PLAN","content":[]}"#),
+        error_of(
+            r#"{"type":"ACTIVITY_SNAPSHOT","messageId":"m","activityType":"PLAN","content":[]}"#
+        ),
         invalid("ACTIVITY_SNAPSHOT", "content")
     );
     assert_eq!(
-        error_of(r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r","usage":[{"inputTokens":-1}]}"#),
+        error_of(
+            r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r","usage":[{"inputTokens":-1}]}"#
+        ),
         invalid("RUN_FINISHED", "usage[0].inputTokens")
     );
     assert_eq!(
@@ -96,7 +97,10 @@ fn missing_required_fields_are_named() {
     );
     // `null`-valued any-JSON fields must still be present.
     for (ty, field) in [("STATE_SNAPSHOT", "snapshot"), ("RAW", "event")] {
-        assert_eq!(error_of(&format!(r#"{{"type":"{ty}"}}"#)), invalid(ty, field));
+        assert_eq!(
+            error_of(&format!(r#"{{"type":"{ty}"}}"#)),
+            invalid(ty, field)
+        );
     }
     assert_eq!(
         error_of(r#"{"type":"CUSTOM","name":"n"}"#),
@@ -123,7 +127,9 @@ fn forbidden_nulls_are_rejected() {
         invalid("SUBAGENT_FINISHED", "outcome")
     );
     assert_eq!(
-        error_of(r#"{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"a","role":"assistant","content":null}]}"#),
+        error_of(
+            r#"{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"a","role":"assistant","content":null}]}"#
+        ),
         invalid("MESSAGES_SNAPSHOT", "messages")
     );
     assert_eq!(

@@ -439,10 +439,7 @@ impl FrameDecoder {
             Some(0) => return, // a comment
             Some(colon) => {
                 let value = &line[colon + 1..];
-                (
-                    &line[..colon],
-                    value.strip_prefix(b" ").unwrap_or(value),
-                )
+                (&line[..colon], value.strip_prefix(b" ").unwrap_or(value))
             }
             None => (line, &b""[..]),
         };
@@ -739,7 +736,11 @@ mod tests {
             );
             assert_eq!(errors, [(DecodeErrorKind::TooLarge, Some(1))]);
             // The buffer never held much more than the limit.
-            assert!(d.buf.capacity() < 256, "chunk {chunk}: {}", d.buf.capacity());
+            assert!(
+                d.buf.capacity() < 256,
+                "chunk {chunk}: {}",
+                d.buf.capacity()
+            );
         }
     }
 
@@ -780,7 +781,8 @@ mod tests {
 
     #[test]
     fn invalid_utf8_reads_as_replacement_characters() {
-        let events = decode(b"data: {\"type\":\"STEP_STARTED\",\"stepName\":\"a\xFFb\"}\n\n").unwrap();
+        let events =
+            decode(b"data: {\"type\":\"STEP_STARTED\",\"stepName\":\"a\xFFb\"}\n\n").unwrap();
         assert_eq!(events, [Event::step_started("a\u{FFFD}b")]);
     }
 
@@ -790,6 +792,9 @@ mod tests {
         let mut buf = b"x".to_vec();
         encode_into(&e, &mut buf);
         assert_eq!(&buf[1..], encode(&e).as_slice());
-        assert_eq!(encode(&e), b"data: {\"type\":\"STEP_STARTED\",\"stepName\":\"s\"}\n\n");
+        assert_eq!(
+            encode(&e),
+            b"data: {\"type\":\"STEP_STARTED\",\"stepName\":\"s\"}\n\n"
+        );
     }
 }
