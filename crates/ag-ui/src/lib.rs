@@ -46,6 +46,7 @@ mod input;
 mod message;
 mod outcome;
 mod serde_util;
+pub mod verify;
 
 pub use capabilities::AgentCapabilities;
 pub use decode::{DecodeError, DecodeErrorKind};
