@@ -38,6 +38,9 @@
 #[cfg(feature = "axum")]
 pub mod axum;
 pub mod capabilities;
+#[cfg(feature = "client")]
+#[cfg_attr(docsrs, doc(cfg(feature = "client")))]
+pub mod client;
 mod decode;
 pub mod encoding;
 mod event;
