@@ -36,6 +36,8 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub mod capabilities;
+#[cfg(feature = "client")]
+pub mod client;
 mod decode;
 pub mod encoding;
 mod event;

@@ -1,0 +1,3 @@
+//! The client side of AG-UI: turning a received event stream back into a conversation.
+
+pub mod apply;
