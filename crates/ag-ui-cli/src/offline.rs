@@ -215,7 +215,7 @@ pub(crate) fn apply(path: Option<&str>, verify: bool) -> Result<serde_json::Valu
             ids: Vec::new(),
             message: e.to_string(),
         })?;
-        for warning in applied.warnings() {
+        if let Some(warning) = &applied.warning {
             eprintln!("warning: {position}: {warning}");
         }
         Ok(())
