@@ -57,19 +57,28 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Verify { input, raw } => offline::verify(input.as_deref(), raw).map(|line| println!("{line}")),
+        Command::Verify { input, raw } => offline::verify(input.as_deref(), raw).and_then(|line| print_line(&line)),
         Command::Normalize { input, sse } => {
             offline::normalize(input.as_deref(), if sse { Encoding::Sse } else { Encoding::Jsonl })
         }
-        Command::Apply { input, no_verify } => offline::apply(input.as_deref(), !no_verify).map(|value| {
-            println!("{}", serde_json::to_string_pretty(&value).unwrap_or_default());
-        }),
+        Command::Apply { input, no_verify } => offline::apply(input.as_deref(), !no_verify)
+            .and_then(|value| print_line(&serde_json::to_string_pretty(&value).unwrap_or_default())),
         Command::Convert { to, input } => offline::convert(input.as_deref(), to),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
+        // A reader that went away (`ag-ui normalize big.jsonl | head`) is not an error.
+        Err(Failure::Output(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(failure) => report(&failure),
     }
+}
+
+fn print_line(line: &str) -> Result<(), Failure> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "{line}")?;
+    out.flush()?;
+    Ok(())
 }
 
 fn report(failure: &Failure) -> ExitCode {
