@@ -54,11 +54,20 @@ impl fmt::Display for InputError {
 
 impl InputError {
     fn new(position: Position, message: impl Into<String>) -> Self {
-        Self { position, message: message.into() }
+        Self {
+            position,
+            message: message.into(),
+        }
     }
 
+    /// The decode error in words, without the index it may carry (the position says where).
     fn decode(position: Position, error: &DecodeError) -> Self {
-        Self::new(position, error.to_string())
+        let message = match (error.event_type(), error.field()) {
+            (Some(t), Some(field)) => format!("{t}: field `{field}`: {}", error.message()),
+            (Some(t), None) => format!("{t}: {}", error.message()),
+            (None, _) => error.message().to_owned(),
+        };
+        Self::new(position, message)
     }
 }
 
@@ -90,7 +99,10 @@ pub(crate) fn for_each_event<E: From<InputError>>(
     let mut skip_unknown = |position: Position, result: Result<Event, DecodeError>| match result {
         Ok(event) => each(Positioned { position, event }),
         Err(e) if e.kind() == DecodeErrorKind::UnknownEventType => {
-            eprintln!("warning: {position}: skipping an event of unknown type {:?}", e.event_type().unwrap_or(""));
+            eprintln!(
+                "warning: {position}: skipping an event of unknown type {:?}",
+                e.event_type().unwrap_or("")
+            );
             Ok(())
         }
         Err(e) => Err(E::from(InputError::decode(position, &e))),
@@ -101,9 +113,9 @@ pub(crate) fn for_each_event<E: From<InputError>>(
             let mut number = 0;
             loop {
                 line.clear();
-                let read = reader
-                    .read_until(b'\n', &mut line)
-                    .map_err(|e| InputError::new(Position::Line(number + 1), format!("read error: {e}")))?;
+                let read = reader.read_until(b'\n', &mut line).map_err(|e| {
+                    InputError::new(Position::Line(number + 1), format!("read error: {e}"))
+                })?;
                 if read == 0 {
                     break;
                 }
@@ -116,9 +128,12 @@ pub(crate) fn for_each_event<E: From<InputError>>(
         }
         Format::Array => {
             let mut text = Vec::new();
-            reader.read_to_end(&mut text).map_err(|e| InputError::new(Position::Input, format!("read error: {e}")))?;
-            let items: Vec<serde_json::Value> = serde_json::from_slice(&text)
-                .map_err(|e| InputError::new(Position::Input, format!("not a JSON array of events: {e}")))?;
+            reader
+                .read_to_end(&mut text)
+                .map_err(|e| InputError::new(Position::Input, format!("read error: {e}")))?;
+            let items: Vec<serde_json::Value> = serde_json::from_slice(&text).map_err(|e| {
+                InputError::new(Position::Input, format!("not a JSON array of events: {e}"))
+            })?;
             for (index, item) in items.iter().enumerate() {
                 skip_unknown(Position::Event(index), Event::from_value(item))?;
             }
@@ -134,7 +149,9 @@ pub(crate) fn for_each_event<E: From<InputError>>(
                 Ok(())
             };
             loop {
-                let chunk = reader.fill_buf().map_err(|e| InputError::new(Position::Input, format!("read error: {e}")))?;
+                let chunk = reader
+                    .fill_buf()
+                    .map_err(|e| InputError::new(Position::Input, format!("read error: {e}")))?;
                 if chunk.is_empty() {
                     break;
                 }
@@ -154,12 +171,24 @@ pub(crate) fn for_each_event<E: From<InputError>>(
 /// starts an SSE line (`data:`, `:`, `event:`, `id:`, `retry:`) SSE.
 fn detect(reader: &mut impl BufRead) -> Result<Format, InputError> {
     loop {
-        let buf = reader.fill_buf().map_err(|e| InputError::new(Position::Input, format!("read error: {e}")))?;
+        let buf = reader
+            .fill_buf()
+            .map_err(|e| InputError::new(Position::Input, format!("read error: {e}")))?;
         if buf.is_empty() {
-            return Err(InputError::new(Position::Input, "the input is empty: expected JSON Lines, a JSON array or SSE"));
+            return Err(InputError::new(
+                Position::Input,
+                "the input is empty: expected JSON Lines, a JSON array or SSE",
+            ));
         }
-        let bom = if buf.starts_with(b"\xEF\xBB\xBF") { 3 } else { 0 };
-        let skip = buf[bom..].iter().take_while(|b| b.is_ascii_whitespace()).count();
+        let bom = if buf.starts_with(b"\xEF\xBB\xBF") {
+            3
+        } else {
+            0
+        };
+        let skip = buf[bom..]
+            .iter()
+            .take_while(|b| b.is_ascii_whitespace())
+            .count();
         if bom + skip == buf.len() {
             // All blank so far: drop it and look further.
             let n = buf.len();
@@ -171,7 +200,12 @@ fn detect(reader: &mut impl BufRead) -> Result<Format, InputError> {
             b'[' => Ok(Format::Array),
             b'{' => Ok(Format::Jsonl),
             b':' => Ok(Format::Sse),
-            _ if ["data", "event", "id", "retry"].iter().any(|f| rest.starts_with(f.as_bytes())) => Ok(Format::Sse),
+            _ if ["data", "event", "id", "retry"]
+                .iter()
+                .any(|f| rest.starts_with(f.as_bytes())) =>
+            {
+                Ok(Format::Sse)
+            }
             _ => Err(InputError::new(
                 Position::Input,
                 "not JSON Lines, a JSON array or SSE (the input starts with neither '{', '[' nor an SSE field)",
@@ -199,19 +233,32 @@ mod tests {
         assert_eq!(read(jsonl).unwrap().0, Format::Jsonl);
         assert_eq!(read(jsonl).unwrap().1.len(), 2);
         let array = b"  [{\"type\":\"STEP_STARTED\",\"stepName\":\"a\"}]";
-        assert_eq!(read(array).unwrap(), (Format::Array, vec![Event::step_started("a")]));
-        let sse = b"\xEF\xBB\xBF: hello\n\ndata: {\"type\":\"STEP_STARTED\",\"stepName\":\"a\"}\n\n";
-        assert_eq!(read(sse).unwrap(), (Format::Sse, vec![Event::step_started("a")]));
+        assert_eq!(
+            read(array).unwrap(),
+            (Format::Array, vec![Event::step_started("a")])
+        );
+        let sse =
+            b"\xEF\xBB\xBF: hello\n\ndata: {\"type\":\"STEP_STARTED\",\"stepName\":\"a\"}\n\n";
+        assert_eq!(
+            read(sse).unwrap(),
+            (Format::Sse, vec![Event::step_started("a")])
+        );
     }
 
     #[test]
     fn errors_name_the_position() {
-        let err = read(b"{\"type\":\"STEP_STARTED\",\"stepName\":\"a\"}\n{\"type\":\"STEP_STARTED\"}\n").unwrap_err();
+        let err =
+            read(b"{\"type\":\"STEP_STARTED\",\"stepName\":\"a\"}\n{\"type\":\"STEP_STARTED\"}\n")
+                .unwrap_err();
         assert_eq!(err.position, Position::Line(2));
         assert!(err.message.contains("stepName"), "{err}");
         assert_eq!(read(b"").unwrap_err().position, Position::Input);
-        assert_eq!(read(b"\x00\x01garbage").unwrap_err().position, Position::Input);
-        let err = read(b"[{\"type\":\"STEP_STARTED\",\"stepName\":\"a\"},{\"type\":7}]").unwrap_err();
+        assert_eq!(
+            read(b"\x00\x01garbage").unwrap_err().position,
+            Position::Input
+        );
+        let err =
+            read(b"[{\"type\":\"STEP_STARTED\",\"stepName\":\"a\"},{\"type\":7}]").unwrap_err();
         assert_eq!(err.position, Position::Event(1));
         let err = read(b"{\"type\":\"STEP_STARTED\",\"stepName\"").unwrap_err();
         assert_eq!(err.position, Position::Line(1));
@@ -219,7 +266,9 @@ mod tests {
 
     #[test]
     fn unknown_event_types_are_skipped() {
-        let (_, events) = read(b"{\"type\":\"FUTURE\"}\n{\"type\":\"STEP_STARTED\",\"stepName\":\"a\"}\n").unwrap();
+        let (_, events) =
+            read(b"{\"type\":\"FUTURE\"}\n{\"type\":\"STEP_STARTED\",\"stepName\":\"a\"}\n")
+                .unwrap();
         assert_eq!(events, vec![Event::step_started("a")]);
     }
 }

@@ -57,12 +57,17 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Verify { input, raw } => offline::verify(input.as_deref(), raw).and_then(|line| print_line(&line)),
-        Command::Normalize { input, sse } => {
-            offline::normalize(input.as_deref(), if sse { Encoding::Sse } else { Encoding::Jsonl })
+        Command::Verify { input, raw } => {
+            offline::verify(input.as_deref(), raw).and_then(|line| print_line(&line))
         }
+        Command::Normalize { input, sse } => offline::normalize(
+            input.as_deref(),
+            if sse { Encoding::Sse } else { Encoding::Jsonl },
+        ),
         Command::Apply { input, no_verify } => offline::apply(input.as_deref(), !no_verify)
-            .and_then(|value| print_line(&serde_json::to_string_pretty(&value).unwrap_or_default())),
+            .and_then(|value| {
+                print_line(&serde_json::to_string_pretty(&value).unwrap_or_default())
+            }),
         Command::Convert { to, input } => offline::convert(input.as_deref(), to),
     };
     match result {

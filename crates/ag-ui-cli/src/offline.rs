@@ -18,7 +18,12 @@ pub(crate) enum Failure {
     /// The input could not be read as events.
     Input(InputError),
     /// The events break a rule.
-    Stream { position: Position, kind: &'static str, ids: Vec<String>, message: String },
+    Stream {
+        position: Position,
+        kind: &'static str,
+        ids: Vec<String>,
+        message: String,
+    },
     /// Writing the output failed.
     Output(std::io::Error),
 }
@@ -41,7 +46,12 @@ impl Failure {
     }
 
     fn chunk(position: Position, e: &ChunkError) -> Self {
-        Failure::Stream { position, kind: e.kind().as_str(), ids: e.id().map(str::to_owned).into_iter().collect(), message: e.to_string() }
+        Failure::Stream {
+            position,
+            kind: e.kind().as_str(),
+            ids: e.id().map(str::to_owned).into_iter().collect(),
+            message: e.to_string(),
+        }
     }
 }
 
@@ -49,7 +59,12 @@ impl fmt::Display for Failure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Failure::Input(e) => write!(f, "{e}"),
-            Failure::Stream { position, kind, ids, message } => {
+            Failure::Stream {
+                position,
+                kind,
+                ids,
+                message,
+            } => {
                 write!(f, "{position}: {kind}")?;
                 if !ids.is_empty() {
                     write!(f, " [{}]", ids.join(", "))?;
@@ -112,7 +127,10 @@ impl Stages {
     }
 
     /// Closes what chunk normalization still has open and sends it through.
-    fn finish(&mut self, sink: &mut impl FnMut(Position, &Event) -> Result<(), Failure>) -> Result<(), Failure> {
+    fn finish(
+        &mut self,
+        sink: &mut impl FnMut(Position, &Event) -> Result<(), Failure>,
+    ) -> Result<(), Failure> {
         if let Some(normalizer) = &mut self.normalizer {
             normalizer.finish_into(&mut self.buffer);
         }
@@ -126,7 +144,9 @@ impl Stages {
     ) -> Result<(), Failure> {
         for event in self.buffer.drain(..) {
             if let Some(verifier) = &mut self.verifier {
-                verifier.check(&event).map_err(|v| Failure::violation(position, &v))?;
+                verifier
+                    .check(&event)
+                    .map_err(|v| Failure::violation(position, &v))?;
             }
             sink(position, &event)?;
         }

@@ -74,7 +74,11 @@ fn verdicts_match_the_reference_on_every_stream() {
     let root = root();
     let corpus: Value = serde_json::from_slice(&std::fs::read(corpus_path()).unwrap()).unwrap();
     let streams = corpus["streams"].as_array().unwrap();
-    assert!(streams.len() >= 500, "the corpus has {} streams", streams.len());
+    assert!(
+        streams.len() >= 500,
+        "the corpus has {} streams",
+        streams.len()
+    );
 
     let live: Vec<Value> = serde_json::from_slice(&node(&[
         &root.join("interop/verify/verdicts.mjs"),
@@ -92,7 +96,10 @@ fn verdicts_match_the_reference_on_every_stream() {
             "{name}: the recorded verdict differs from the live reference; regenerate the corpus"
         );
         assert!(
-            !reference["kind"].as_str().unwrap_or("").starts_with("unknown"),
+            !reference["kind"]
+                .as_str()
+                .unwrap_or("")
+                .starts_with("unknown"),
             "{name}: the reference's message matched no kind pattern: {reference}"
         );
         let events = stream["events"].as_array().unwrap();

@@ -34,33 +34,45 @@ fn one_open_text_message_per_owner() {
     assert_eq!(v.kind().as_str(), "emit.text-already-open");
     assert!(v.kind().is_emission_only());
     assert_eq!(v.ids(), ["m2", "m1"]);
-    assert!(v.message().contains("the parent agent still has text message m1 open"), "{v}");
+    assert!(
+        v.message()
+            .contains("the parent agent still has text message m1 open"),
+        "{v}"
+    );
     // The same in client mode is legal.
     accepts(&[rs(), tms("m1"), tms("m2"), tme("m2"), tme("m1"), rf()]);
     // Per owner: the parent and two subagents each stream one at a time, in parallel.
-    assert!(rejected(&[
-        rs(),
-        tms("m1"),
-        at(tms("m2"), "s1"),
-        at(tms("m3"), ""),
-        tmc("m1"),
-        at(tme("m2"), "s1"),
-        at(tms("m4"), "s1"),
-        tme("m1"),
-        tms("m5"),
-        tme("m5"),
-        tme("m4"),
-        tme("m3"),
-        rf(),
-    ])
-    .is_empty());
+    assert!(
+        rejected(&[
+            rs(),
+            tms("m1"),
+            at(tms("m2"), "s1"),
+            at(tms("m3"), ""),
+            tmc("m1"),
+            at(tme("m2"), "s1"),
+            at(tms("m4"), "s1"),
+            tme("m1"),
+            tms("m5"),
+            tme("m5"),
+            tme("m4"),
+            tme("m3"),
+            rf(),
+        ])
+        .is_empty()
+    );
     assert_eq!(
         rejected(&[rs(), at(tms("m1"), "s1"), at(tms("m2"), "s1")]),
         [(2, K::EmitTextAlreadyOpen)]
     );
     // An untagged reopen of a subagent's message counts for that subagent.
     assert_eq!(
-        rejected(&[rs(), at(tms("m1"), "s1"), tme("m1"), at(tms("m2"), "s1"), tms("m1")]),
+        rejected(&[
+            rs(),
+            at(tms("m1"), "s1"),
+            tme("m1"),
+            at(tms("m2"), "s1"),
+            tms("m1")
+        ]),
         [(4, K::EmitTextAlreadyOpen)]
     );
 }
@@ -68,20 +80,22 @@ fn one_open_text_message_per_owner() {
 #[test]
 fn one_open_reasoning_block_per_owner() {
     // The handle's shape: a span holding a message, same id or not.
-    assert!(rejected(&[
-        rs(),
-        rst("r1"),
-        rms("r1"),
-        rmc("r1"),
-        rme("r1"),
-        rend("r1"),
-        rst("r2"),
-        rms("x2"),
-        rme("x2"),
-        rend("r2"),
-        rf(),
-    ])
-    .is_empty());
+    assert!(
+        rejected(&[
+            rs(),
+            rst("r1"),
+            rms("r1"),
+            rmc("r1"),
+            rme("r1"),
+            rend("r1"),
+            rst("r2"),
+            rms("x2"),
+            rme("x2"),
+            rend("r2"),
+            rf(),
+        ])
+        .is_empty()
+    );
     assert_eq!(
         rejected(&[rs(), rst("r1"), rst("r2")]),
         [(2, K::EmitReasoningAlreadyOpen)]
@@ -91,24 +105,36 @@ fn one_open_reasoning_block_per_owner() {
         [(2, K::EmitReasoningAlreadyOpen)]
     );
     // Other owners reason in parallel.
-    assert!(rejected(&[rs(), rst("r1"), at(rst("r2"), "s1"), rend("r1"), at(rend("r2"), "s1"), rf()]).is_empty());
+    assert!(
+        rejected(&[
+            rs(),
+            rst("r1"),
+            at(rst("r2"), "s1"),
+            rend("r1"),
+            at(rend("r2"), "s1"),
+            rf()
+        ])
+        .is_empty()
+    );
 }
 
 #[test]
 fn parallel_tool_calls_stay_legal() {
-    assert!(rejected(&[
-        rs(),
-        tms("m1"),
-        tcs_in("t1", "m1"),
-        tcs_in("t2", "m1"),
-        tca("t2"),
-        tca("t1"),
-        tce("t1"),
-        tce("t2"),
-        tme("m1"),
-        rf(),
-    ])
-    .is_empty());
+    assert!(
+        rejected(&[
+            rs(),
+            tms("m1"),
+            tcs_in("t1", "m1"),
+            tcs_in("t2", "m1"),
+            tca("t2"),
+            tca("t1"),
+            tce("t1"),
+            tce("t2"),
+            tme("m1"),
+            rf(),
+        ])
+        .is_empty()
+    );
 }
 
 #[test]
@@ -119,7 +145,10 @@ fn the_client_rules_still_apply() {
         rejected(&[rs(), at(tms("m1"), "s1"), at(tme("m1"), "s2")]),
         [(2, K::OwnerMismatch)]
     );
-    assert_eq!(rejected(&[rs(), tms("m1"), rf()]), [(2, K::RunUnclosedTextMessages)]);
+    assert_eq!(
+        rejected(&[rs(), tms("m1"), rf()]),
+        [(2, K::RunUnclosedTextMessages)]
+    );
 }
 
 #[test]
@@ -133,7 +162,10 @@ fn a_rejected_event_changes_nothing() {
     // Not counted, not recorded, not terminated.
     assert_eq!(verifier.events_checked(), 2);
     assert!(verifier.violation().is_none());
-    assert_eq!(verifier.check(&tmc("m2")).unwrap_err().kind(), K::TextNotOpen);
+    assert_eq!(
+        verifier.check(&tmc("m2")).unwrap_err().kind(),
+        K::TextNotOpen
+    );
     verifier.check(&tmc("m1")).unwrap();
     verifier.check(&tme("m1")).unwrap();
     verifier.check(&tms("m2")).unwrap();
@@ -162,11 +194,23 @@ fn the_seed_streams_are_accepted() {
 fn chunks_are_self_contained() {
     // A chunk registers its id and needs no closing.
     assert!(rejected(&[rs(), tmk(Some("chunk-1")), rf()]).is_empty());
-    assert!(rejected(&[rs(), tck(Some("t1"), Some("f")), tck(Some("t1"), None), rmk(Some("r1")), rf()]).is_empty());
+    assert!(
+        rejected(&[
+            rs(),
+            tck(Some("t1"), Some("f")),
+            tck(Some("t1"), None),
+            rmk(Some("r1")),
+            rf()
+        ])
+        .is_empty()
+    );
     // It needs its id.
     assert_eq!(rejected(&[rs(), tmk(None)]), [(1, K::EmitChunkMissingId)]);
     assert_eq!(rejected(&[rs(), rmk(None)]), [(1, K::EmitChunkMissingId)]);
-    assert_eq!(rejected(&[rs(), tck(None, Some("f"))]), [(1, K::EmitChunkMissingId)]);
+    assert_eq!(
+        rejected(&[rs(), tck(None, Some("f"))]),
+        [(1, K::EmitChunkMissingId)]
+    );
     // The registered owner binds later chunks and explicit events.
     assert_eq!(
         rejected(&[rs(), at(tmk(Some("c1")), "s1"), at(tmk(Some("c1")), "s2")]),
@@ -177,7 +221,10 @@ fn chunks_are_self_contained() {
         [(2, K::OwnerMismatch)]
     );
     // A chunk for an id open as explicit events would expand into a second START.
-    assert_eq!(rejected(&[rs(), tms("m1"), tmk(Some("m1"))]), [(2, K::TextAlreadyOpen)]);
+    assert_eq!(
+        rejected(&[rs(), tms("m1"), tmk(Some("m1"))]),
+        [(2, K::TextAlreadyOpen)]
+    );
     assert_eq!(
         rejected(&[rs(), tcs("t1"), tck(Some("t1"), Some("f"))]),
         [(2, K::ToolAlreadyOpen)]
@@ -200,9 +247,23 @@ fn chunks_are_self_contained() {
     // An explicit event in the lane ends the chunk stream: the next chunk opens a new call
     // and needs a name again.
     assert_eq!(
-        rejected(&[rs(), tck(Some("t1"), Some("f")), cu(), tck(Some("t1"), None)]),
+        rejected(&[
+            rs(),
+            tck(Some("t1"), Some("f")),
+            cu(),
+            tck(Some("t1"), None)
+        ]),
         [(3, K::EmitChunkMissingName)]
     );
     // ... but an event of another lane does not.
-    assert!(rejected(&[rs(), tck(Some("t1"), Some("f")), at(cu(), "s1"), tck(Some("t1"), None), rf()]).is_empty());
+    assert!(
+        rejected(&[
+            rs(),
+            tck(Some("t1"), Some("f")),
+            at(cu(), "s1"),
+            tck(Some("t1"), None),
+            rf()
+        ])
+        .is_empty()
+    );
 }

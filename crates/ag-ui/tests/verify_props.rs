@@ -129,7 +129,14 @@ fn valid_stream(choices: &[u8], one_per_owner: bool) -> Vec<Event> {
                 out.push(if a & 0x80 != 0 { sae(&id) } else { saf(&id) });
             }
             _ => {
-                let unordered = [ss(), sd(), cu(), raw(), act("a1"), tcr(&format!("res{b}"), "t0")];
+                let unordered = [
+                    ss(),
+                    sd(),
+                    cu(),
+                    raw(),
+                    act("a1"),
+                    tcr(&format!("res{b}"), "t0"),
+                ];
                 out.push(tag(unordered[b as usize % unordered.len()].clone(), t));
             }
         }

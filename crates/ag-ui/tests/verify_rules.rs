@@ -26,7 +26,9 @@ fn r0_schema_invalid_never_reaches_the_verifier() {
     schema_rejects(r#"{"type":"TEXT_MESSAGE_START","messageId":"m1","role":"tool"}"#);
     schema_rejects(r#"{"type":"TEXT_MESSAGE_START","messageId":"m1","metadata":null}"#);
     schema_rejects(r#"{"type":"TEXT_MESSAGE_START","messageId":"m1","timestamp":1.5}"#);
-    schema_rejects(r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":{"type":"interrupt","interrupts":[]}}"#);
+    schema_rejects(
+        r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":{"type":"interrupt","interrupts":[]}}"#,
+    );
     assert!(Event::from_json(r#"{"type":"TEXT_MESSAGE_START","messageId":"m1"}"#).is_ok());
 }
 
@@ -37,8 +39,8 @@ fn r35_null_attribution_is_a_decode_error() {
     schema_rejects(r#"{"type":"STEP_STARTED","stepName":"a","subagentRunId":null}"#);
     schema_rejects(r#"{"type":"SUBAGENT_STARTED","subagentRunId":null,"name":"n"}"#);
     // Accepted side: an absent or empty-string tag.
-    let e = Event::from_json(r#"{"type":"STEP_STARTED","stepName":"a","subagentRunId":""}"#)
-        .unwrap();
+    let e =
+        Event::from_json(r#"{"type":"STEP_STARTED","stepName":"a","subagentRunId":""}"#).unwrap();
     assert_eq!(e.attribution().map(|s| s.as_str()), Some(""));
 }
 
@@ -66,7 +68,9 @@ fn r39_subagent_missing_field_is_a_decode_error() {
     schema_rejects(r#"{"type":"SUBAGENT_FINISHED"}"#);
     schema_rejects(r#"{"type":"SUBAGENT_ERROR","subagentRunId":"s1"}"#);
     // Empty strings are fine.
-    assert!(Event::from_json(r#"{"type":"SUBAGENT_STARTED","subagentRunId":"","name":""}"#).is_ok());
+    assert!(
+        Event::from_json(r#"{"type":"SUBAGENT_STARTED","subagentRunId":"","name":""}"#).is_ok()
+    );
 }
 
 #[test]
@@ -278,7 +282,11 @@ fn r11_unclosed_tool_calls() {
 
 #[test]
 fn r12_unclosed_subagents() {
-    let v = rejects(&[rs(), sas("s1"), sas("s2"), rf()], K::RunUnclosedSubagents, 3);
+    let v = rejects(
+        &[rs(), sas("s1"), sas("s2"), rf()],
+        K::RunUnclosedSubagents,
+        3,
+    );
     assert_eq!(v.ids(), ["s1", "s2"]);
     accepts(&[rs(), sas("s1"), sae("s1"), rf()]);
 }
@@ -296,7 +304,11 @@ fn r13_stream_may_end_anywhere() {
 fn r14_text_already_open() {
     rejects(&[rs(), tms("m1"), tms("m1")], K::TextAlreadyOpen, 2);
     // Checked before ownership.
-    rejects(&[rs(), tms("m1"), at(tms("m1"), "s1")], K::TextAlreadyOpen, 2);
+    rejects(
+        &[rs(), tms("m1"), at(tms("m1"), "s1")],
+        K::TextAlreadyOpen,
+        2,
+    );
     // Closed ids may be reopened; many messages may be open at once.
     accepts(&[
         rs(),
@@ -335,18 +347,31 @@ fn r16_tagged_reopen_disagrees_with_owner() {
         2,
     );
     rejects(
-        &[rs(), ms(vec![tagged(Message::user("m1", "hi"), "s1")]), at(tms("m1"), "s2")],
+        &[
+            rs(),
+            ms(vec![tagged(Message::user("m1", "hi"), "s1")]),
+            at(tms("m1"), "s2"),
+        ],
         K::OwnerMismatch,
         2,
     );
     rejects(
-        &[rs_with(vec![tagged(Message::user("m1", "hi"), "s1")]), at(tms("m1"), "s2")],
+        &[
+            rs_with(vec![tagged(Message::user("m1", "hi"), "s1")]),
+            at(tms("m1"), "s2"),
+        ],
         K::OwnerMismatch,
         1,
     );
     // An untagged reopen never disagrees and does not take the message over.
     rejects(
-        &[rs(), at(tms("m1"), "s1"), tme("m1"), tms("m1"), at(tmc("m1"), "s2")],
+        &[
+            rs(),
+            at(tms("m1"), "s1"),
+            tme("m1"),
+            tms("m1"),
+            at(tmc("m1"), "s2"),
+        ],
         K::OwnerMismatch,
         4,
     );
@@ -375,7 +400,13 @@ fn r17_text_continuation_disagrees_with_owner() {
     rejects(&[rs(), tms("m1"), at(tmc("m1"), "s1")], K::OwnerMismatch, 2);
     // "" is a subagent id, not the parent.
     rejects(&[rs(), tms("m1"), at(tmc("m1"), "")], K::OwnerMismatch, 2);
-    accepts(&[rs(), at(tms("m1"), "s1"), tmc("m1"), at(tme("m1"), "s1"), rf()]);
+    accepts(&[
+        rs(),
+        at(tms("m1"), "s1"),
+        tmc("m1"),
+        at(tme("m1"), "s1"),
+        rf(),
+    ]);
 }
 
 // ---------- 3. tool calls ----------
@@ -383,7 +414,16 @@ fn r17_text_continuation_disagrees_with_owner() {
 #[test]
 fn r18_tool_already_open() {
     rejects(&[rs(), tcs("t1"), tcs("t1")], K::ToolAlreadyOpen, 2);
-    accepts(&[rs(), tcs("t1"), tcs("t2"), tce("t1"), tcs("t1"), tce("t1"), tce("t2"), rf()]);
+    accepts(&[
+        rs(),
+        tcs("t1"),
+        tcs("t2"),
+        tce("t1"),
+        tcs("t1"),
+        tce("t1"),
+        tce("t2"),
+        rf(),
+    ]);
 }
 
 #[test]
@@ -426,7 +466,13 @@ fn r21_tool_reopen_disagrees_with_owner() {
     );
     // R20 is evaluated first.
     rejects(
-        &[rs(), at(tcs("t1"), "s1"), tce("t1"), tms("m1"), at(tcs_in("t1", "m1"), "s2")],
+        &[
+            rs(),
+            at(tcs("t1"), "s1"),
+            tce("t1"),
+            tms("m1"),
+            at(tcs_in("t1", "m1"), "s2"),
+        ],
         K::OwnerParentMessageMismatch,
         4,
     );
@@ -435,11 +481,26 @@ fn r21_tool_reopen_disagrees_with_owner() {
 #[test]
 fn r22_untagged_reopen_under_other_owners_message() {
     rejects(
-        &[rs(), at(tms("m1"), "s1"), tcs("t1"), tce("t1"), tcs_in("t1", "m1")],
+        &[
+            rs(),
+            at(tms("m1"), "s1"),
+            tcs("t1"),
+            tce("t1"),
+            tcs_in("t1", "m1"),
+        ],
         K::OwnerParentMessageMismatch,
         4,
     );
-    accepts(&[rs(), at(tms("m1"), "s1"), tcs_in("t1", "m1"), tce("t1"), tcs_in("t1", "m1"), tce("t1"), tme("m1"), rf()]);
+    accepts(&[
+        rs(),
+        at(tms("m1"), "s1"),
+        tcs_in("t1", "m1"),
+        tce("t1"),
+        tcs_in("t1", "m1"),
+        tce("t1"),
+        tme("m1"),
+        rf(),
+    ]);
 }
 
 #[test]
@@ -447,16 +508,36 @@ fn r23_tool_continuation_disagrees_with_owner() {
     rejects(&[rs(), tcs("t1"), at(tce("t1"), "s1")], K::OwnerMismatch, 2);
     // An untagged call inherits its parent message's owner.
     rejects(
-        &[rs(), at(tms("m1"), "s1"), tcs_in("t1", "m1"), at(tca("t1"), "s2")],
+        &[
+            rs(),
+            at(tms("m1"), "s1"),
+            tcs_in("t1", "m1"),
+            at(tca("t1"), "s2"),
+        ],
         K::OwnerMismatch,
         3,
     );
-    accepts(&[rs(), at(tms("m1"), "s1"), tcs_in("t1", "m1"), at(tca("t1"), "s1"), tce("t1"), tme("m1"), rf()]);
+    accepts(&[
+        rs(),
+        at(tms("m1"), "s1"),
+        tcs_in("t1", "m1"),
+        at(tca("t1"), "s1"),
+        tce("t1"),
+        tme("m1"),
+        rf(),
+    ]);
 }
 
 #[test]
 fn r24_tool_result_never_rejected_and_records_owner() {
-    accepts(&[rs(), tcr("m9", "t9"), tcs("t1"), tcr("m8", "t1"), tce("t1"), rf()]);
+    accepts(&[
+        rs(),
+        tcr("m9", "t9"),
+        tcs("t1"),
+        tcr("m8", "t1"),
+        tce("t1"),
+        rf(),
+    ]);
     // Last writer wins.
     accepts(&[
         rs(),
@@ -468,7 +549,12 @@ fn r24_tool_result_never_rejected_and_records_owner() {
         rf(),
     ]);
     rejects(
-        &[rs(), at(tcr("m1", "t1"), "s1"), tcr("m1", "t1"), at(tms("m1"), "s1")],
+        &[
+            rs(),
+            at(tcr("m1", "t1"), "s1"),
+            tcr("m1", "t1"),
+            at(tms("m1"), "s1"),
+        ],
         K::OwnerMismatch,
         3,
     );
@@ -478,15 +564,40 @@ fn r24_tool_result_never_rejected_and_records_owner() {
 
 #[test]
 fn r25_reasoning_span_already_open() {
-    rejects(&[rs(), rst("r1"), rst("r1")], K::ReasoningSpanAlreadyOpen, 2);
-    accepts(&[rs(), rst("r1"), rms("r1"), rme("r1"), rend("r1"), rst("r1"), rend("r1"), rf()]);
+    rejects(
+        &[rs(), rst("r1"), rst("r1")],
+        K::ReasoningSpanAlreadyOpen,
+        2,
+    );
+    accepts(&[
+        rs(),
+        rst("r1"),
+        rms("r1"),
+        rme("r1"),
+        rend("r1"),
+        rst("r1"),
+        rend("r1"),
+        rf(),
+    ]);
 }
 
 #[test]
 fn r26_reasoning_message_already_open() {
-    rejects(&[rs(), rms("r1"), rms("r1")], K::ReasoningMessageAlreadyOpen, 2);
+    rejects(
+        &[rs(), rms("r1"), rms("r1")],
+        K::ReasoningMessageAlreadyOpen,
+        2,
+    );
     // A span of the same id does not count.
-    accepts(&[rs(), rst("r1"), rms("r1"), rmc("r1"), rme("r1"), rend("r1"), rf()]);
+    accepts(&[
+        rs(),
+        rst("r1"),
+        rms("r1"),
+        rmc("r1"),
+        rme("r1"),
+        rend("r1"),
+        rf(),
+    ]);
 }
 
 #[test]
@@ -503,37 +614,74 @@ fn r28_reasoning_message_not_open() {
 
 #[test]
 fn r29_reasoning_opener_disagrees_with_owner() {
-    rejects(&[rs(), at(rst("r1"), "s1"), at(rms("r1"), "s2")], K::OwnerMismatch, 2);
     rejects(
-        &[rs(), ms(vec![tagged(Message::reasoning("r1", "x"), "s1")]), at(rst("r1"), "s2")],
+        &[rs(), at(rst("r1"), "s1"), at(rms("r1"), "s2")],
         K::OwnerMismatch,
         2,
     );
-    accepts(&[rs(), at(rst("r1"), "s1"), rms("r1"), rme("r1"), at(rend("r1"), "s1"), rf()]);
+    rejects(
+        &[
+            rs(),
+            ms(vec![tagged(Message::reasoning("r1", "x"), "s1")]),
+            at(rst("r1"), "s2"),
+        ],
+        K::OwnerMismatch,
+        2,
+    );
+    accepts(&[
+        rs(),
+        at(rst("r1"), "s1"),
+        rms("r1"),
+        rme("r1"),
+        at(rend("r1"), "s1"),
+        rf(),
+    ]);
 }
 
 #[test]
 fn r30_reasoning_continuation_disagrees_with_owner() {
-    rejects(&[rs(), at(rms("r1"), "s1"), at(rme("r1"), "s2")], K::OwnerMismatch, 2);
+    rejects(
+        &[rs(), at(rms("r1"), "s1"), at(rme("r1"), "s2")],
+        K::OwnerMismatch,
+        2,
+    );
     rejects(&[rs(), rms("r1"), at(rmc("r1"), "s1")], K::OwnerMismatch, 2);
-    rejects(&[rs(), rst("r1"), at(rend("r1"), "s1")], K::OwnerMismatch, 2);
+    rejects(
+        &[rs(), rst("r1"), at(rend("r1"), "s1")],
+        K::OwnerMismatch,
+        2,
+    );
 }
 
 #[test]
 fn r31_encrypted_value_disagrees_with_owner() {
     // Tool calls: checked after the call closed.
     rejects(
-        &[rs(), at(tcs("t1"), "s1"), tce("t1"), at(rev_tool("t1"), "s2")],
+        &[
+            rs(),
+            at(tcs("t1"), "s1"),
+            tce("t1"),
+            at(rev_tool("t1"), "s2"),
+        ],
         K::OwnerMismatch,
         3,
     );
     // Messages, falling back to reasoning.
     rejects(
-        &[rs(), at(rms("r1"), "s1"), rme("r1"), at(rev_msg("r1"), "s2")],
+        &[
+            rs(),
+            at(rms("r1"), "s1"),
+            rme("r1"),
+            at(rev_msg("r1"), "s2"),
+        ],
         K::OwnerMismatch,
         3,
     );
-    rejects(&[rs(), tms("m1"), at(rev_msg("m1"), "s1")], K::OwnerMismatch, 2);
+    rejects(
+        &[rs(), tms("m1"), at(rev_msg("m1"), "s1")],
+        K::OwnerMismatch,
+        2,
+    );
     // The message table wins over the reasoning table.
     accepts(&[
         rs(),
@@ -545,7 +693,15 @@ fn r31_encrypted_value_disagrees_with_owner() {
         rf(),
     ]);
     // Unknown entity, matching owner, untagged: accepted; it opens nothing.
-    accepts(&[rs(), at(rev_msg("zz"), "s1"), at(tcs("t1"), "s1"), tce("t1"), at(rev_tool("t1"), "s1"), rev_tool("t1"), rf()]);
+    accepts(&[
+        rs(),
+        at(rev_msg("zz"), "s1"),
+        at(tcs("t1"), "s1"),
+        tce("t1"),
+        at(rev_tool("t1"), "s1"),
+        rev_tool("t1"),
+        rf(),
+    ]);
 }
 
 // ---------- 5. steps ----------
@@ -553,7 +709,11 @@ fn r31_encrypted_value_disagrees_with_owner() {
 #[test]
 fn r32_step_already_open() {
     rejects(&[rs(), sts("a"), sts("a")], K::StepAlreadyOpen, 2);
-    rejects(&[rs(), at(sts("a"), ""), at(sts("a"), "")], K::StepAlreadyOpen, 2);
+    rejects(
+        &[rs(), at(sts("a"), ""), at(sts("a"), "")],
+        K::StepAlreadyOpen,
+        2,
+    );
     // The same name under different owners, and "" distinct from the parent.
     accepts(&[
         rs(),
@@ -569,9 +729,21 @@ fn r32_step_already_open() {
 
 #[test]
 fn r33_step_owner_mismatch() {
-    rejects(&[rs(), sts("a"), at(stf("a"), "s1")], K::StepOwnerMismatch, 2);
-    rejects(&[rs(), at(sts("a"), "s1"), stf("a")], K::StepOwnerMismatch, 2);
-    rejects(&[rs(), at(sts("a"), "s1"), at(stf("a"), "s2")], K::StepOwnerMismatch, 2);
+    rejects(
+        &[rs(), sts("a"), at(stf("a"), "s1")],
+        K::StepOwnerMismatch,
+        2,
+    );
+    rejects(
+        &[rs(), at(sts("a"), "s1"), stf("a")],
+        K::StepOwnerMismatch,
+        2,
+    );
+    rejects(
+        &[rs(), at(sts("a"), "s1"), at(stf("a"), "s2")],
+        K::StepOwnerMismatch,
+        2,
+    );
     let v = rejects(&[rs(), sts("a"), at(stf("a"), "")], K::StepOwnerMismatch, 2);
     assert!(v.message().contains("the parent agent"), "{v}");
 }
@@ -581,7 +753,16 @@ fn r34_step_not_open() {
     rejects(&[rs(), stf("a")], K::StepNotOpen, 1);
     rejects(&[rs(), sts("a"), stf("a"), stf("a")], K::StepNotOpen, 3);
     // Any order; reopen after finish.
-    accepts(&[rs(), sts("a"), sts("b"), stf("a"), sts("a"), stf("b"), stf("a"), rf()]);
+    accepts(&[
+        rs(),
+        sts("a"),
+        sts("b"),
+        stf("a"),
+        sts("a"),
+        stf("b"),
+        stf("a"),
+        rf(),
+    ]);
 }
 
 // ---------- 6. subagents ----------
@@ -595,19 +776,31 @@ fn r37_messages_snapshot_seeds_owners_authoritatively() {
         ms(vec![tagged(Message::assistant("m1", ""), "s2")]),
         at(tmc("m1"), "s2"),
         tme("m1"),
-        ms(vec![tagged(Message::user("m2", "a"), "s1"), tagged(Message::user("m2", "b"), "s2")]),
+        ms(vec![
+            tagged(Message::user("m2", "a"), "s1"),
+            tagged(Message::user("m2", "b"), "s2"),
+        ]),
         at(tms("m2"), "s2"),
         tme("m2"),
         rf(),
     ]);
     rejects(
-        &[rs(), tms("m1"), ms(vec![Message::assistant("m1", "")]), rf()],
+        &[
+            rs(),
+            tms("m1"),
+            ms(vec![Message::assistant("m1", "")]),
+            rf(),
+        ],
         K::RunUnclosedTextMessages,
         3,
     );
     // Tool calls of assistant messages, activity messages.
     rejects(
-        &[rs(), ms(vec![tagged(assistant_with_calls("m1", &["t1"]), "s1")]), at(tcs("t1"), "s2")],
+        &[
+            rs(),
+            ms(vec![tagged(assistant_with_calls("m1", &["t1"]), "s1")]),
+            at(tcs("t1"), "s2"),
+        ],
         K::OwnerMismatch,
         2,
     );
@@ -615,7 +808,11 @@ fn r37_messages_snapshot_seeds_owners_authoritatively() {
         &[
             rs(),
             ms(vec![tagged(
-                Message::Activity(ag_ui::ActivityMessage::new("a1", "PLAN", serde_json::Map::new())),
+                Message::Activity(ag_ui::ActivityMessage::new(
+                    "a1",
+                    "PLAN",
+                    serde_json::Map::new(),
+                )),
                 "s1",
             )]),
             at(ad("a1"), "s2"),
@@ -634,7 +831,10 @@ fn r38_run_started_input_seeds_owners_first_writer_wins() {
     accepts(&[rs_with(input.clone()), at(tms("m1"), "s1"), tme("m1"), rf()]);
     rejects(&[rs_with(input), at(tms("m1"), "s2")], K::OwnerMismatch, 1);
     rejects(
-        &[rs_with(vec![assistant_with_calls("m1", &["t1"])]), at(tcs("t1"), "s1")],
+        &[
+            rs_with(vec![assistant_with_calls("m1", &["t1"])]),
+            at(tcs("t1"), "s1"),
+        ],
         K::OwnerMismatch,
         1,
     );
@@ -648,32 +848,71 @@ fn r41_subagent_already_active() {
 
 #[test]
 fn r42_subagent_id_reused() {
-    rejects(&[rs(), sas("s1"), saf("s1"), sas("s1")], K::SubagentIdReused, 3);
-    rejects(&[rs(), sas("s1"), sae("s1"), sas("s1")], K::SubagentIdReused, 3);
-    accepts(&[rs(), sas("s1"), saf("s1"), rf(), rs(), sas("s1"), saf("s1"), rf()]);
+    rejects(
+        &[rs(), sas("s1"), saf("s1"), sas("s1")],
+        K::SubagentIdReused,
+        3,
+    );
+    rejects(
+        &[rs(), sas("s1"), sae("s1"), sas("s1")],
+        K::SubagentIdReused,
+        3,
+    );
+    accepts(&[
+        rs(),
+        sas("s1"),
+        saf("s1"),
+        rf(),
+        rs(),
+        sas("s1"),
+        saf("s1"),
+        rf(),
+    ]);
 }
 
 #[test]
 fn r43_subagent_unknown_parent() {
     rejects(&[rs(), sas_under("s2", "s1")], K::SubagentUnknownParent, 1);
     // A parent that already finished is fine.
-    accepts(&[rs(), sas("s1"), saf("s1"), sas_under("s2", "s1"), saf("s2"), rf()]);
+    accepts(&[
+        rs(),
+        sas("s1"),
+        saf("s1"),
+        sas_under("s2", "s1"),
+        saf("s2"),
+        rf(),
+    ]);
 }
 
 #[test]
 fn r44_subagent_not_active() {
     rejects(&[rs(), saf("s1")], K::SubagentNotActive, 1);
     rejects(&[rs(), sae("s1")], K::SubagentNotActive, 1);
-    rejects(&[rs(), sas("s1"), sae("s1"), saf("s1")], K::SubagentNotActive, 3);
+    rejects(
+        &[rs(), sas("s1"), sae("s1"), saf("s1")],
+        K::SubagentNotActive,
+        3,
+    );
 }
 
 // ---------- 8. state and activity ----------
 
 #[test]
 fn r48_activity_snapshot_records_owner_when_new_or_replacing() {
-    accepts(&[rs(), at(act("a1"), "s1"), at(act("a1"), "s2"), at(ad("a1"), "s2"), rf()]);
+    accepts(&[
+        rs(),
+        at(act("a1"), "s1"),
+        at(act("a1"), "s2"),
+        at(ad("a1"), "s2"),
+        rf(),
+    ]);
     rejects(
-        &[rs(), at(act("a1"), "s1"), at(act_keep("a1"), "s2"), at(ad("a1"), "s2")],
+        &[
+            rs(),
+            at(act("a1"), "s1"),
+            at(act_keep("a1"), "s2"),
+            at(ad("a1"), "s2"),
+        ],
         K::OwnerMismatch,
         3,
     );
@@ -712,7 +951,14 @@ fn r50_unordered_families() {
 
 #[test]
 fn r51_chunks_pass_through_in_client_mode() {
-    accepts(&[rs(), tmk(Some("m1")), tck(Some("t1"), None), rmk(None), tmk(None), rf()]);
+    accepts(&[
+        rs(),
+        tmk(Some("m1")),
+        tck(Some("t1"), None),
+        rmk(None),
+        tmk(None),
+        rf(),
+    ]);
     // Only the run gates apply to them.
     rejects(&[rs(), rf(), tmk(Some("m1"))], K::RunAfterFinished, 2);
 }
@@ -724,19 +970,30 @@ fn r51_chunks_pass_through_in_client_mode() {
 #[test]
 fn r52_emission_chunk_without_id() {
     let results = emit_all(&[rs(), tmk(None)]);
-    assert_eq!(results[1].as_ref().unwrap_err().kind(), K::EmitChunkMissingId);
+    assert_eq!(
+        results[1].as_ref().unwrap_err().kind(),
+        K::EmitChunkMissingId
+    );
     assert!(emit_all(&[rs(), tmk(Some("m1"))]).iter().all(Result::is_ok));
 }
 
 #[test]
 fn r53_emission_tool_chunk_without_name() {
     let results = emit_all(&[rs(), tck(Some("t1"), None)]);
-    assert_eq!(results[1].as_ref().unwrap_err().kind(), K::EmitChunkMissingName);
+    assert_eq!(
+        results[1].as_ref().unwrap_err().kind(),
+        K::EmitChunkMissingName
+    );
     // A continuation of the same call needs no name.
     assert!(
-        emit_all(&[rs(), tck(Some("t1"), Some("f")), tck(Some("t1"), None), rf()])
-            .iter()
-            .all(Result::is_ok)
+        emit_all(&[
+            rs(),
+            tck(Some("t1"), Some("f")),
+            tck(Some("t1"), None),
+            rf()
+        ])
+        .iter()
+        .all(Result::is_ok)
     );
 }
 
@@ -779,10 +1036,18 @@ fn not_enforced_subagent_relationships() {
         .into();
     accepts(&[rs(), sas_refs, saf("s1"), rf()]);
     // A child's lifetime alone blocks RUN_FINISHED; subagents left open at RUN_ERROR.
-    rejects(&[rs(), sas("p"), sas_under("c", "p"), saf("p"), rf()], K::RunUnclosedSubagents, 4);
+    rejects(
+        &[rs(), sas("p"), sas_under("c", "p"), saf("p"), rf()],
+        K::RunUnclosedSubagents,
+        4,
+    );
     accepts(&[rs(), sas("s1"), re()]);
     // A subagent's end does not close its steps.
-    rejects(&[rs(), sas("s1"), at(sts("a"), "s1"), saf("s1"), rf()], K::RunUnclosedSteps, 4);
+    rejects(
+        &[rs(), sas("s1"), at(sts("a"), "s1"), saf("s1"), rf()],
+        K::RunUnclosedSteps,
+        4,
+    );
 }
 
 #[test]
@@ -814,7 +1079,9 @@ fn not_enforced_interleaving() {
 fn violation_accessors_and_termination() {
     let mut verifier = Verifier::new();
     verifier.check(&rs()).unwrap();
-    let v = verifier.check(&at(sts("a"), "s1")).and_then(|()| verifier.check(&stf("a")));
+    let v = verifier
+        .check(&at(sts("a"), "s1"))
+        .and_then(|()| verifier.check(&stf("a")));
     let v = v.unwrap_err();
     assert_eq!(v.kind(), K::StepOwnerMismatch);
     assert_eq!(v.kind().as_str(), "step.owner-mismatch");
@@ -836,7 +1103,10 @@ fn kinds_are_unique_and_cover_the_catalogue() {
     names.sort_unstable();
     names.dedup();
     assert_eq!(names.len(), K::ALL.len());
-    let mut rules: Vec<&str> = K::ALL.iter().flat_map(|k| k.rules().iter().copied()).collect();
+    let mut rules: Vec<&str> = K::ALL
+        .iter()
+        .flat_map(|k| k.rules().iter().copied())
+        .collect();
     rules.sort_unstable();
     for id in [
         "R1", "R2", "R3", "R4", "R7", "R8", "R9", "R10", "R11", "R12", "R14", "R15", "R16", "R17",

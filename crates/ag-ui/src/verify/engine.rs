@@ -456,7 +456,9 @@ impl Engine {
             Phase::Start if !is_start && !is_error => Err(Fail::new(
                 ViolationKind::RunFirstEvent,
                 Vec::new(),
-                format!("the stream starts with {ty}: the first event must be RUN_STARTED (or RUN_ERROR)"),
+                format!(
+                    "the stream starts with {ty}: the first event must be RUN_STARTED (or RUN_ERROR)"
+                ),
             )),
             Phase::Active if is_start => Err(Fail::new(
                 ViolationKind::RunAlreadyActive,
@@ -471,7 +473,9 @@ impl Engine {
     /// R37 (authoritative) and R38 (first writer wins).
     fn seed(&mut self, messages: &[Message], authoritative: bool) {
         for message in messages {
-            let owner = self.owners.intern(message.subagent_run_id().map(|s| s.as_str()));
+            let owner = self
+                .owners
+                .intern(message.subagent_run_id().map(|s| s.as_str()));
             let id = message.id().as_str();
             match message.role() {
                 Role::Reasoning => match self.reasoning.get_mut(id) {
@@ -1047,28 +1051,36 @@ impl Engine {
             return Err(unclosed(
                 ViolationKind::RunUnclosedTextMessages,
                 "text messages",
-                self.messages.iter().filter_map(|(id, e)| e.open.map(|s| (s, id))),
+                self.messages
+                    .iter()
+                    .filter_map(|(id, e)| e.open.map(|s| (s, id))),
             ));
         }
         if self.open_reasoning_messages > 0 {
             return Err(unclosed(
                 ViolationKind::RunUnclosedReasoningMessages,
                 "reasoning messages",
-                self.reasoning.iter().filter_map(|(id, e)| e.message.map(|s| (s, id))),
+                self.reasoning
+                    .iter()
+                    .filter_map(|(id, e)| e.message.map(|s| (s, id))),
             ));
         }
         if self.open_spans > 0 {
             return Err(unclosed(
                 ViolationKind::RunUnclosedReasoningSpans,
                 "reasoning spans",
-                self.reasoning.iter().filter_map(|(id, e)| e.span.map(|s| (s, id))),
+                self.reasoning
+                    .iter()
+                    .filter_map(|(id, e)| e.span.map(|s| (s, id))),
             ));
         }
         if self.open_tools > 0 {
             return Err(unclosed(
                 ViolationKind::RunUnclosedToolCalls,
                 "tool calls",
-                self.tool_calls.iter().filter_map(|(id, e)| e.open.map(|s| (s, id))),
+                self.tool_calls
+                    .iter()
+                    .filter_map(|(id, e)| e.open.map(|s| (s, id))),
             ));
         }
         if self.active_subagents > 0 {
@@ -1111,7 +1123,14 @@ impl Engine {
             return Err(Fail::new(
                 ViolationKind::EmitChunkMissingId,
                 Vec::new(),
-                format!("{ty} without {field}: an emitted chunk is self-contained and must name its {}", if kind == ChunkKind::Tool { "tool call" } else { "message" }),
+                format!(
+                    "{ty} without {field}: an emitted chunk is self-contained and must name its {}",
+                    if kind == ChunkKind::Tool {
+                        "tool call"
+                    } else {
+                        "message"
+                    }
+                ),
             ));
         };
         let Some(emission) = &self.emission else {
@@ -1146,11 +1165,7 @@ impl Engine {
                     "text message",
                     "TEXT_MESSAGE_END",
                 ),
-                ChunkKind::Tool => (
-                    ViolationKind::ToolAlreadyOpen,
-                    "tool call",
-                    "TOOL_CALL_END",
-                ),
+                ChunkKind::Tool => (ViolationKind::ToolAlreadyOpen, "tool call", "TOOL_CALL_END"),
                 ChunkKind::Reasoning => (
                     ViolationKind::ReasoningMessageAlreadyOpen,
                     "reasoning message",
@@ -1232,8 +1247,7 @@ impl Engine {
         match kind {
             ChunkKind::Text => {
                 if recorded.is_none() {
-                    self.messages
-                        .insert(id.into(), Entry { owner, open: None });
+                    self.messages.insert(id.into(), Entry { owner, open: None });
                 }
             }
             ChunkKind::Tool => {
@@ -1308,6 +1322,9 @@ fn unclosed<'a>(
     Fail::new(
         kind,
         ids,
-        format!("RUN_FINISHED while {what} are still open: {}", shown.join(", ")),
+        format!(
+            "RUN_FINISHED while {what} are still open: {}",
+            shown.join(", ")
+        ),
     )
 }
