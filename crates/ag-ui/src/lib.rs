@@ -44,6 +44,9 @@ mod input;
 mod message;
 mod outcome;
 mod serde_util;
+#[cfg(feature = "server")]
+#[cfg_attr(docsrs, doc(cfg(feature = "server")))]
+pub mod server;
 
 pub use capabilities::AgentCapabilities;
 pub use decode::{DecodeError, DecodeErrorKind};
