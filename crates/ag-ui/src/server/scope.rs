@@ -174,3 +174,97 @@ impl<S: Serialize> StateSlot<S> {
 #[derive(Debug, Default)]
 #[non_exhaustive]
 pub struct Detached;
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use crate::server::RunContext;
+    use crate::{Event, EventType, RunAgentInput};
+
+    fn apply_all(mut state: Value, events: &[Event]) -> Value {
+        for event in events {
+            match event {
+                Event::StateSnapshot(e) => state = e.snapshot.clone(),
+                Event::StateDelta(e) => {
+                    json_patch::patch(&mut state, &e.delta).unwrap();
+                }
+                other => panic!("unexpected {other:?}"),
+            }
+        }
+        state
+    }
+
+    #[test]
+    fn delta_without_a_published_base_is_a_snapshot() {
+        let (mut ctx, mut events) = RunContext::<Value>::new(RunAgentInput::new("t", "r")).unwrap();
+        *ctx.state_mut() = json!({"a": 1});
+        ctx.publish_state_delta().unwrap();
+        assert_eq!(events.drain(), vec![Event::state_snapshot(json!({"a": 1}))]);
+    }
+
+    #[test]
+    fn nothing_changed_emits_nothing() {
+        let input = RunAgentInput::new("t", "r").with_state(json!({"a": [1, 2]}));
+        let (mut ctx, mut events) = RunContext::<Value>::new(input).unwrap();
+        ctx.publish_state_delta().unwrap();
+        ctx.publish_state().unwrap();
+        ctx.publish_state_delta().unwrap();
+        assert_eq!(types(&events.drain()), [EventType::StateSnapshot]);
+    }
+
+    fn types(events: &[Event]) -> Vec<EventType> {
+        events.iter().map(Event::event_type).collect()
+    }
+
+    #[test]
+    fn a_patch_larger_than_the_snapshot_falls_back_to_a_snapshot() {
+        let input = RunAgentInput::new("t", "r").with_state(json!({"a": 1, "b": 2}));
+        let (mut ctx, mut events) = RunContext::<Value>::new(input).unwrap();
+        *ctx.state_mut() = json!({"c": 3});
+        ctx.publish_state_delta().unwrap();
+        assert_eq!(events.drain(), vec![Event::state_snapshot(json!({"c": 3}))]);
+    }
+
+    #[test]
+    fn deltas_applied_in_order_reproduce_the_final_state() {
+        let start = json!({"todos": [], "title": "Plan the week with a rather long title", "n": 0});
+        let input = RunAgentInput::new("t", "r").with_state(start.clone());
+        let (mut ctx, mut events) = RunContext::<Value>::new(input).unwrap();
+        for i in 0..20 {
+            let s = ctx.state_mut();
+            s["n"] = json!(i);
+            s["todos"].as_array_mut().unwrap().push(json!({"id": i, "done": i % 3 == 0}));
+            if i % 4 == 0 {
+                s["todos"][0]["done"] = json!(i % 8 == 0);
+            }
+            if i == 10 {
+                s.as_object_mut().unwrap().remove("title");
+            }
+            ctx.publish_state_delta().unwrap();
+        }
+        let got = events.drain();
+        assert!(got.iter().any(|e| e.event_type() == EventType::StateDelta));
+        assert_eq!(apply_all(start, &got), *ctx.state());
+    }
+
+    #[test]
+    fn an_empty_object_reads_as_the_default_state() {
+        let input = RunAgentInput::new("t", "r").with_state(json!({}));
+        let (ctx, _events) = RunContext::<()>::new(input).unwrap();
+        assert_eq!(*ctx.state(), ());
+    }
+
+    #[test]
+    fn a_state_that_does_not_fit_names_the_path() {
+        #[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
+        struct St {
+            #[allow(dead_code)]
+            items: Vec<u32>,
+        }
+        let input = RunAgentInput::new("t", "r").with_state(json!({"items": [1, "two"]}));
+        let err = RunContext::<St>::new(input).unwrap_err();
+        assert_eq!(err.kind(), crate::server::ErrorKind::State);
+        assert!(err.to_string().contains("items[1]"), "{err}");
+    }
+}

@@ -661,3 +661,6 @@ impl<C> Drop for StepHandle<'_, C> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests;
