@@ -21,7 +21,6 @@ macro_rules! capability_struct {
         $(#[$doc])*
         #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
         #[serde(rename_all = "camelCase")]
-        #[non_exhaustive]
         pub struct $name {
             $(
                 $(#[$fdoc])*

@@ -164,29 +164,47 @@ fn resolve(ty: Option<&str>) -> Result<EventType, DecodeError> {
 /// Turns a path-tracked serde error into an [`DecodeError`] naming the field.
 fn invalid(ty: EventType, err: serde_path_to_error::Error<serde_json::Error>) -> DecodeError {
     let path = err.path().to_string();
-    let inner = err.into_inner();
-    let text = inner.to_string();
-    // serde reports a missing field at its parent; lift the field's name out of the message.
-    let missing = text
-        .strip_prefix("missing field `")
-        .and_then(|rest| rest.split('`').next())
-        .map(str::to_owned);
-    let field = match (path.as_str(), missing) {
-        (".", Some(name)) => Some(name),
-        (".", None) => None,
-        (p, Some(name)) => Some(format!("{p}.{name}")),
-        (p, None) => Some(p.to_owned()),
-    };
-    let message = match text.find(" at line ") {
-        Some(at) => text[..at].to_owned(),
-        None => text,
-    };
+    let (field, message) = locate(&path, &err.into_inner().to_string());
     DecodeError {
         kind: DecodeErrorKind::InvalidField,
         event_type: Some(ty.as_str().to_owned()),
         field,
         message,
     }
+}
+
+/// Splits a serde error into the path of the offending field and the message.
+///
+/// `path` is what `serde_path_to_error` tracked (`.` for the root). Errors raised inside arrays
+/// that are read element by element start with the element's own path (`[3].content: …`); a
+/// missing field is reported by serde at its parent, so its name is lifted out of the message.
+pub(crate) fn locate(path: &str, text: &str) -> (Option<String>, String) {
+    let mut field = if path == "." {
+        String::new()
+    } else {
+        path.to_owned()
+    };
+    let mut rest = text;
+    while rest.starts_with('[') {
+        match rest.split_once(": ") {
+            Some((element, remainder)) => {
+                field.push_str(element);
+                rest = remainder;
+            }
+            None => break,
+        }
+    }
+    if let Some(name) = rest
+        .strip_prefix("missing field `")
+        .and_then(|r| r.split('`').next())
+    {
+        if !field.is_empty() {
+            field.push('.');
+        }
+        field.push_str(name);
+    }
+    let message = rest.split(" at line ").next().unwrap_or(rest).to_owned();
+    ((!field.is_empty()).then_some(field), message)
 }
 
 impl Event {
@@ -272,7 +290,7 @@ impl Event {
 
     /// The event as compact JSON, optional fields without a value left out.
     pub fn to_json(&self) -> String {
-        serde_json::to_string(self).unwrap_or_else(|e| unreachable_json(e))
+        serde_json::to_string(self).unwrap_or_else(unreachable_json)
     }
 
     /// Appends the event's compact JSON to `out`.
@@ -294,5 +312,28 @@ impl<'de> Deserialize<'de> for Event {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let value = Value::deserialize(d)?;
         Event::from_value(&value).map_err(de::Error::custom)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn errors_inside_arrays_name_the_element_path() {
+        let err = Event::from_json(
+            r#"{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"a","role":"user","content":"x"},{"id":"b","role":"user"}]}"#,
+        )
+        .unwrap_err();
+        assert_eq!(err.field(), Some("messages[1].content"), "{err}");
+        let err = Event::from_json(
+            r#"{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"b","role":"user","content":[{"type":"text"}]}]}"#,
+        )
+        .unwrap_err();
+        assert_eq!(err.field(), Some("messages[0].content[0].text"), "{err}");
+        let err = Event::from_json(r#"{"type":"STATE_DELTA","delta":[{"op":"add","path":"/a"}]}"#)
+            .unwrap_err();
+        assert_eq!(err.field(), Some("delta[0].value"), "{err}");
+        assert_eq!(err.message(), "missing field `value`");
     }
 }

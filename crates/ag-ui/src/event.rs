@@ -28,7 +28,7 @@ use serde_json::Value;
 
 use crate::message::messages;
 use crate::outcome::{run_outcome, subagent_outcome};
-use crate::serde_util::{lenient_vec, non_null, timestamp};
+use crate::serde_util::{deserialize_element, lenient_vec, non_null, timestamp};
 use crate::{
     Content, Message, MessageId, Metadata, RunAgentInput, RunFinishedOutcome, RunId,
     SubagentFinishedOutcome, SubagentRunId, TextMessageRole, ThreadId, TokenUsage, ToolCallId,
@@ -38,7 +38,7 @@ use crate::{
 const PATCH_OPS: &[&str] = &["add", "remove", "replace", "move", "copy", "test"];
 
 fn patch_ops<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<PatchOperation>, D::Error> {
-    lenient_vec(d, "op", PATCH_OPS)
+    lenient_vec(d, "op", PATCH_OPS, deserialize_element)
 }
 
 /// `REASONING_MESSAGE_START.role`: always `"reasoning"`.
@@ -488,8 +488,8 @@ event_struct! {
             with_protocol_version protocol_version: String,
             /// The run that spawned this one.
             with_parent_run_id parent_run_id: RunId,
-            /// Echo of the request.
-            with_input input: RunAgentInput,
+            /// Echo of the request (boxed: it is large and rare).
+            with_input input: Box<RunAgentInput>,
         }
         lenient {}
     }

@@ -17,7 +17,7 @@ use serde::de::{self, Deserializer};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::serde_util::{lenient_vec, non_null, unknown_member};
+use crate::serde_util::{deserialize_element, lenient_vec, non_null, unknown_member};
 use crate::{MessageId, Metadata, SubagentRunId, ToolCallId};
 
 /// The seven message roles of AG-UI 1.0.
@@ -206,9 +206,26 @@ fn parts_from_values(items: Vec<Value>) -> Result<Vec<ContentPart>, String> {
             tracing::warn!(index, %name, "dropping a content part of unknown type");
             continue;
         }
-        parts.push(ContentPart::deserialize(item).map_err(|e| format!("[{index}]: {e}"))?);
+        parts.push(part_element(item, index)?);
     }
     Ok(parts)
+}
+
+/// Reads one content part, deserializing the struct of its type directly so that an error keeps
+/// the path of the offending field.
+fn part_element(item: Value, index: usize) -> Result<ContentPart, String> {
+    let kind = match item.get("type") {
+        Some(Value::String(kind)) => kind.clone(),
+        _ => return deserialize_element(item, index),
+    };
+    match kind.as_str() {
+        "text" => deserialize_element(item, index).map(ContentPart::Text),
+        "image" => deserialize_element(item, index).map(ContentPart::Image),
+        "audio" => deserialize_element(item, index).map(ContentPart::Audio),
+        "video" => deserialize_element(item, index).map(ContentPart::Video),
+        "document" => deserialize_element(item, index).map(ContentPart::Document),
+        _ => deserialize_element(item, index),
+    }
 }
 
 /// One part of multimodal content, discriminated by `type`.
@@ -805,5 +822,25 @@ impl Message {
 
 /// Deserializes a list of messages, dropping those of unknown role (with a warning).
 pub(crate) fn messages<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Message>, D::Error> {
-    lenient_vec(d, "role", &Role::ALL)
+    lenient_vec(d, "role", &Role::ALL, message_element)
+}
+
+/// Reads one message, deserializing the struct of its role directly so that an error keeps the
+/// path of the offending field.
+fn message_element(item: Value, index: usize) -> Result<Message, String> {
+    let role = match item.get("role") {
+        Some(Value::String(role)) => role.clone(),
+        // Not an object, or no string role: let serde describe it.
+        _ => return deserialize_element(item, index),
+    };
+    match role.as_str() {
+        "developer" => deserialize_element(item, index).map(Message::Developer),
+        "system" => deserialize_element(item, index).map(Message::System),
+        "assistant" => deserialize_element(item, index).map(Message::Assistant),
+        "user" => deserialize_element(item, index).map(Message::User),
+        "tool" => deserialize_element(item, index).map(Message::Tool),
+        "activity" => deserialize_element(item, index).map(Message::Activity),
+        "reasoning" => deserialize_element(item, index).map(Message::Reasoning),
+        _ => deserialize_element(item, index),
+    }
 }

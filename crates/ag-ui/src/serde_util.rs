@@ -71,14 +71,17 @@ where
 /// Deserializes an array of a discriminated union, dropping (with a warning) the elements whose
 /// discriminator names no known member, as the 1.0 client does. Elements with a known
 /// discriminator but a malformed body are errors.
+///
+/// `convert` reads one element; [`deserialize_element`] suits any type whose errors carry their
+/// own paths (internally tagged enums lose them, so they convert variant by variant).
 pub(crate) fn lenient_vec<'de, D, T>(
     d: D,
     tag: &'static str,
     known: &'static [&'static str],
+    convert: fn(Value, usize) -> Result<T, String>,
 ) -> Result<Vec<T>, D::Error>
 where
     D: Deserializer<'de>,
-    T: DeserializeOwned,
 {
     let items = Vec::<Value>::deserialize(d)?;
     let mut out = Vec::with_capacity(items.len());
@@ -87,9 +90,7 @@ where
             tracing::warn!(index, %name, "dropping a union member of unknown {tag}");
             continue;
         }
-        out.push(
-            T::deserialize(item).map_err(|e| de::Error::custom(format_args!("[{index}]: {e}")))?,
-        );
+        out.push(convert(item, index).map_err(de::Error::custom)?);
     }
     Ok(out)
 }
@@ -101,4 +102,22 @@ pub(crate) fn unknown_member(item: &Value, tag: &str, known: &[&str]) -> Option<
         Some(Value::String(name)) if !known.contains(&name.as_str()) => Some(name.clone()),
         _ => None,
     }
+}
+
+/// Deserializes one element of an array that was buffered as a [`Value`]. An error's text starts
+/// with the element's path (`[3].content: missing field ...`), which
+/// [`crate::decode::locate`] folds back into the field path the outer deserializer tracked.
+pub(crate) fn deserialize_element<T: DeserializeOwned>(
+    item: Value,
+    index: usize,
+) -> Result<T, String> {
+    let mut track = serde_path_to_error::Track::new();
+    T::deserialize(serde_path_to_error::Deserializer::new(item, &mut track)).map_err(|e| {
+        let inner = track.path().to_string();
+        if inner == "." {
+            format!("[{index}]: {e}")
+        } else {
+            format!("[{index}].{inner}: {e}")
+        }
+    })
 }
