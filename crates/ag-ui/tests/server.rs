@@ -51,7 +51,7 @@ async fn a_run_is_framed_by_run_started_and_run_finished() {
     };
     assert_eq!(started.protocol_version.as_deref(), Some("1.0"));
     assert_eq!(started.parent_run_id.as_ref().unwrap(), "r0");
-    assert_eq!(started.input.as_ref(), Some(&input));
+    assert_eq!(started.input.as_deref(), Some(&input));
     let Event::RunFinished(finished) = events.last().unwrap() else {
         panic!()
     };

@@ -250,7 +250,7 @@ impl<A: Agent> Runner<A> {
             .with_protocol_version(PROTOCOL_VERSION);
         started.parent_run_id = input.parent_run_id.clone();
         if self.echo_input {
-            started.input = Some(input.clone());
+            started.input = Some(Box::new(input.clone()));
         }
         let (mut ctx, events) = RunContext::<A::State>::open(input, started.into(), true)?;
         let agent = Arc::clone(&self.agent);
