@@ -136,7 +136,7 @@ macro_rules! emitting_api {
             ///
             /// # Errors
             ///
-            /// [`ErrorKind::Serialize`] when `args` does not serialize (nothing is emitted
+            /// [`ErrorKind::Serialize`](crate::server::ErrorKind::Serialize) when `args` does not serialize (nothing is emitted
             /// then); otherwise as [`emit`](Self::emit).
             pub fn call_tool(
                 &self,
@@ -235,13 +235,13 @@ macro_rules! emitting_api {
             ///
             /// # Errors
             ///
-            /// * [`ErrorKind::Misuse`] for the bracketed types (they belong to a handle) and
+            /// * [`ErrorKind::Misuse`](crate::server::ErrorKind::Misuse) for the bracketed types (they belong to a handle) and
             ///   for the run and subagent lifecycle (the runner and the subagent context own
             ///   them);
-            /// * [`ErrorKind::Protocol`] when the ordering verifier refuses the event —
+            /// * [`ErrorKind::Protocol`](crate::server::ErrorKind::Protocol) when the ordering verifier refuses the event —
             ///   nothing is queued then;
-            /// * [`ErrorKind::Disconnected`] when the consumer is gone,
-            ///   [`ErrorKind::Closed`] after the run ended.
+            /// * [`ErrorKind::Disconnected`](crate::server::ErrorKind::Disconnected) when the consumer is gone,
+            ///   [`ErrorKind::Closed`](crate::server::ErrorKind::Closed) after the run ended.
             pub fn emit(&self, event: impl Into<Event>) -> Result<()> {
                 self.emitter.emit_unordered(event.into())
             }
@@ -328,7 +328,7 @@ impl<S: Default + Serialize + DeserializeOwned> RunContext<S> {
     ///
     /// # Errors
     ///
-    /// [`ErrorKind::State`] when `input.state` does not deserialize as `S` (an absent state,
+    /// [`ErrorKind::State`](crate::server::ErrorKind::State) when `input.state` does not deserialize as `S` (an absent state,
     /// or `{}`, reads as `S::default()`).
     ///
     /// ```
@@ -413,7 +413,7 @@ impl<S: Serialize> RunContext<S> {
     ///
     /// # Errors
     ///
-    /// [`ErrorKind::State`] when the state does not serialize; otherwise as
+    /// [`ErrorKind::State`](crate::server::ErrorKind::State) when the state does not serialize; otherwise as
     /// [`emit`](Self::emit).
     pub fn publish_state(&mut self) -> Result<()> {
         self.state.publish(&self.emitter)
