@@ -50,6 +50,9 @@ mod message;
 mod outcome;
 mod serde_util;
 pub mod verify;
+#[cfg(feature = "server")]
+#[cfg_attr(docsrs, doc(cfg(feature = "server")))]
+pub mod server;
 
 pub use capabilities::AgentCapabilities;
 pub use decode::{DecodeError, DecodeErrorKind};
