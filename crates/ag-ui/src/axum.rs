@@ -98,6 +98,35 @@ where
     }
 }
 
+/// An agent of [`server`](crate::server), run by its [`Runner`](crate::server::Runner): each
+/// request starts a run whose events stream back; the client going away cancels it.
+///
+/// A state in the input that does not fit the agent's `State` is the client's mistake and is
+/// answered `400` (kind `invalid-state`); anything else that stops a run from starting is a
+/// `500`.
+impl<A: crate::server::Agent> RunHandler for crate::server::Runner<A> {
+    fn run(&self, input: RunAgentInput) -> Result<EventStream, StartError> {
+        match crate::server::Runner::run(self, input) {
+            Ok(events) => Ok(Box::pin(events)),
+            Err(error) if error.kind() == crate::server::ErrorKind::State => {
+                Err(StartError::new(error.to_string())
+                    .with_status(StatusCode::BAD_REQUEST)
+                    .with_kind("invalid-state"))
+            }
+            Err(error) => Err(StartError::new(error.to_string())),
+        }
+    }
+}
+
+impl<A: crate::server::Agent> AgentEndpoint<crate::server::Runner<A>> {
+    /// An endpoint running `agent`, one run per request. Shorthand for
+    /// `AgentEndpoint::new(Runner::new(agent))`; use that form to configure the runner (for
+    /// example to echo the input in `RUN_STARTED`).
+    pub fn agent(agent: A) -> Self {
+        AgentEndpoint::new(crate::server::Runner::new(agent))
+    }
+}
+
 /// A run could not start. Sent to the client as a JSON error body; the status is `500` unless
 /// set otherwise.
 #[derive(Clone, Debug, PartialEq, Eq)]

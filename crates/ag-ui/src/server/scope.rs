@@ -71,9 +71,18 @@ impl Emitter {
                 "{} is emitted by a subagent context (`ctx.subagent(..)`), not by hand",
                 event.event_type()
             ))),
-            TextMessageStart | TextMessageContent | TextMessageEnd | ToolCallStart
-            | ToolCallArgs | ToolCallEnd | ReasoningStart | ReasoningMessageStart
-            | ReasoningMessageContent | ReasoningMessageEnd | ReasoningEnd | StepStarted
+            TextMessageStart
+            | TextMessageContent
+            | TextMessageEnd
+            | ToolCallStart
+            | ToolCallArgs
+            | ToolCallEnd
+            | ReasoningStart
+            | ReasoningMessageStart
+            | ReasoningMessageContent
+            | ReasoningMessageEnd
+            | ReasoningEnd
+            | StepStarted
             | StepFinished => Err(Error::misuse(format!(
                 "{} belongs to a bracketed block; open it with its handle \
                  (`assistant_message`, `tool_call`, `reasoning`, `step`) so it is always closed",
@@ -234,7 +243,10 @@ mod tests {
         for i in 0..20 {
             let s = ctx.state_mut();
             s["n"] = json!(i);
-            s["todos"].as_array_mut().unwrap().push(json!({"id": i, "done": i % 3 == 0}));
+            s["todos"]
+                .as_array_mut()
+                .unwrap()
+                .push(json!({"id": i, "done": i % 3 == 0}));
             if i % 4 == 0 {
                 s["todos"][0]["done"] = json!(i % 8 == 0);
             }

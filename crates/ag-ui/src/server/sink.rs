@@ -1,9 +1,9 @@
 //! The shared event sink (verifier + channel), the receiving end [`Events`], and cancellation.
 
+use std::collections::VecDeque;
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
-use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::task::{Context, Poll, Waker};
 

@@ -166,7 +166,10 @@ fn tool_calls_from_a_message_name_it_as_parent() {
             .with_parent_message_id("r-msg-1")
             .into()
     );
-    assert_eq!(got[4], Event::tool_call_args("r-call-2", r#"{"city":"Oslo"}"#));
+    assert_eq!(
+        got[4],
+        Event::tool_call_args("r-call-2", r#"{"city":"Oslo"}"#)
+    );
     assert_eq!(got[5], Event::tool_call_end("r-call-2"));
     assert_eq!(got[6], Event::text_message_end("r-msg-1"));
 }
@@ -176,10 +179,7 @@ fn tool_calls_belong_to_assistant_messages_only() {
     let (mut ctx, mut events) = ctx();
     let m = ctx.message(TextMessageRole::User).unwrap();
     assert_eq!(m.tool_call("x").unwrap_err().kind(), ErrorKind::Misuse);
-    assert_eq!(
-        m.call_tool("x", &()).unwrap_err().kind(),
-        ErrorKind::Misuse
-    );
+    assert_eq!(m.call_tool("x", &()).unwrap_err().kind(), ErrorKind::Misuse);
     drop(m);
     assert_eq!(events.drain().len(), 2);
 }
