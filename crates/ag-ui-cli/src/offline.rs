@@ -26,13 +26,20 @@ pub(crate) enum Failure {
     },
     /// Writing the output failed.
     Output(std::io::Error),
+    /// A command-line value was wrong.
+    Usage(String),
+    /// The agent could not be reached, answered with an error status, or sent bytes that are
+    /// not events.
+    Remote(String),
+    /// The run ended with `RUN_ERROR`.
+    RunError(String),
 }
 
 impl Failure {
     pub(crate) fn exit_code(&self) -> u8 {
         match self {
-            Failure::Stream { .. } => 1,
-            Failure::Input(_) | Failure::Output(_) => 2,
+            Failure::Stream { .. } | Failure::Remote(_) | Failure::RunError(_) => 1,
+            Failure::Input(_) | Failure::Output(_) | Failure::Usage(_) => 2,
         }
     }
 
@@ -71,7 +78,9 @@ impl fmt::Display for Failure {
                 }
                 write!(f, ": {message}")
             }
-            Failure::Output(e) => write!(f, "cannot write the output: {e}"),
+            Failure::Output(e) => write!(f, "{e}"),
+            Failure::Usage(message) | Failure::Remote(message) => f.write_str(message),
+            Failure::RunError(message) => write!(f, "the run failed: {message}"),
         }
     }
 }

@@ -185,11 +185,8 @@ impl Agent for DemoAgent {
                 step.subagent(SubagentSpec::new("researcher").with_description("Finds the facts"))?;
             let critic =
                 step.subagent(SubagentSpec::new("critic").with_description("Looks for the catch"))?;
-            let a = tokio::spawn(
-                self.clone()
-                    .subagent(researcher, question.clone(), "the facts"),
-            );
-            let b = tokio::spawn(self.clone().subagent(critic, question.clone(), "the catch"));
+            let a = tokio::spawn(self.clone().subagent(researcher, question.clone(), "facts"));
+            let b = tokio::spawn(self.clone().subagent(critic, question.clone(), "catch"));
             for task in [a, b] {
                 match task.await {
                     Ok(finding) => step.state_mut().findings.push(finding?),
