@@ -115,7 +115,7 @@ impl DemoAgent {
     ) -> Result<String> {
         let mut sub = sub;
         let finding = format!(
-            "{angle} of {topic:?}: it streams typed events, so every client sees the same thing"
+            "the {angle} of {topic:?}: it streams typed events, so every client sees the same thing"
         );
         {
             let mut reasoning = sub.reasoning()?;
