@@ -312,6 +312,34 @@ pub(crate) async fn run(options: RunOptions) -> Result<(), Failure> {
     }
 }
 
+/// `ag-ui verify URL`: runs the endpoint once (a user message `message`) and verifies the whole
+/// response as a recorded stream would be verified.
+pub(crate) async fn verify_url(url: &str, message: &str, raw: bool) -> Result<String, Failure> {
+    let input = RunAgentInput::new(unique("thread"), unique("run"))
+        .with_protocol_version(PROTOCOL_VERSION)
+        .with_messages(vec![Message::user(unique("user"), message)]);
+    let response = reqwest::Client::new()
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "text/event-stream")
+        .body(serde_json::to_vec(&input).map_err(|e| Failure::Usage(e.to_string()))?)
+        .send()
+        .await
+        .map_err(|e| Failure::Remote(format!("cannot reach {url}: {e}")))?;
+    let status = response.status();
+    let body = response
+        .bytes()
+        .await
+        .map_err(|e| Failure::Remote(format!("the stream broke off: {e}")))?;
+    if !status.is_success() {
+        return Err(Failure::Remote(format!(
+            "HTTP {status}: {}",
+            String::from_utf8_lossy(&body).trim()
+        )));
+    }
+    crate::offline::verify_reader(&body[..], raw)
+}
+
 /// `ag-ui demo`: the demo agent on a free local port and one rendered turn against it.
 pub(crate) async fn demo(message: String, color: bool, json: bool) -> Result<(), Failure> {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")

@@ -86,8 +86,11 @@ enum Command {
     },
     /// Check a stream against every ordering rule of AG-UI 1.0.
     Verify {
-        /// A file, or `-` for standard input.
+        /// A file, `-` for standard input, or an endpoint URL to run once and check.
         input: Option<String>,
+        /// The user message sent when INPUT is a URL.
+        #[arg(long, default_value = "hello")]
+        message: String,
         /// Verify the events as they are, without expanding chunk events first.
         #[arg(long)]
         raw: bool,
@@ -159,9 +162,17 @@ fn main() -> ExitCode {
         Command::Demo { message, json } => {
             runtime().and_then(|rt| rt.block_on(live::demo(message, color, json)))
         }
-        Command::Verify { input, raw } => {
-            offline::verify(input.as_deref(), raw).and_then(|line| print_line(&line))
+        Command::Verify {
+            input,
+            message,
+            raw,
+        } => match input.as_deref() {
+            Some(url) if url.starts_with("http://") || url.starts_with("https://") => {
+                runtime().and_then(|rt| rt.block_on(live::verify_url(url, &message, raw)))
+            }
+            path => offline::verify(path, raw),
         }
+        .and_then(|line| print_line(&line)),
         Command::Normalize { input, sse } => offline::normalize(
             input.as_deref(),
             if sse { Encoding::Sse } else { Encoding::Jsonl },

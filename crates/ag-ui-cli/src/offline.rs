@@ -168,11 +168,21 @@ fn run_stages(
     path: Option<&str>,
     normalize: bool,
     verify: bool,
+    sink: impl FnMut(Position, &Event) -> Result<(), Failure>,
+) -> Result<usize, Failure> {
+    run_stages_on(input::open(path)?, normalize, verify, sink)
+}
+
+/// Runs the stages over the bytes of `reader`.
+fn run_stages_on(
+    reader: impl std::io::Read,
+    normalize: bool,
+    verify: bool,
     mut sink: impl FnMut(Position, &Event) -> Result<(), Failure>,
 ) -> Result<usize, Failure> {
     let mut stages = Stages::new(normalize, verify);
     let mut read = 0;
-    input::for_each_event(input::open(path)?, |item| {
+    input::for_each_event(reader, |item| {
         read += 1;
         stages.push(item, &mut sink)
     })?;
@@ -182,8 +192,13 @@ fn run_stages(
 
 /// `ag-ui verify`: prints `ok: N events, M runs`, or the violation.
 pub(crate) fn verify(path: Option<&str>, raw: bool) -> Result<String, Failure> {
+    verify_reader(input::open(path)?, raw)
+}
+
+/// `ag-ui verify` on bytes already fetched (a URL's response).
+pub(crate) fn verify_reader(reader: impl std::io::Read, raw: bool) -> Result<String, Failure> {
     let mut runs = 0;
-    let events = run_stages(path, !raw, true, |_, event| {
+    let events = run_stages_on(reader, !raw, true, |_, event| {
         if event.event_type() == EventType::RunStarted {
             runs += 1;
         }

@@ -202,3 +202,20 @@ fn failures_are_named_with_a_non_zero_exit() {
             .starts_with("error: --state is not JSON")
     );
 }
+
+#[test]
+fn verify_runs_a_url_once_and_checks_the_stream() {
+    let server = serve();
+    let out = ag_ui(&["verify", &server.url, "--message", "What is AG-UI?"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let line = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        line.starts_with("ok: ") && line.ends_with(" events, 1 runs\n"),
+        "{line}"
+    );
+}
