@@ -135,9 +135,17 @@ fn against_the_reference(_: &mut Criterion) {
     emit_deltas(&mut ctx, &mut events, N); // warm-up
     let rust_ns = median_ns(|| emit_deltas(&mut ctx, &mut events, N));
     let rust_rate = N as f64 / rust_ns as f64 * 1e9;
-    println!("server/reference: rust {:.2} M deltas/s ({N} deltas in {rust_ns} ns)", rust_rate / 1e6);
-    if !std::path::Path::new(root).join("interop/node_modules").exists() {
-        println!("server/reference: interop/node_modules is missing; run `npm ci --prefix interop`");
+    println!(
+        "server/reference: rust {:.2} M deltas/s ({N} deltas in {rust_ns} ns)",
+        rust_rate / 1e6
+    );
+    if !std::path::Path::new(root)
+        .join("interop/node_modules")
+        .exists()
+    {
+        println!(
+            "server/reference: interop/node_modules is missing; run `npm ci --prefix interop`"
+        );
         return;
     }
     let out = std::process::Command::new("node")
@@ -169,5 +177,10 @@ fn against_the_reference(_: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, text_deltas, memory_per_open_run, against_the_reference);
+criterion_group!(
+    benches,
+    text_deltas,
+    memory_per_open_run,
+    against_the_reference
+);
 criterion_main!(benches);

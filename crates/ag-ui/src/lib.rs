@@ -36,14 +36,19 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub mod capabilities;
+#[cfg(feature = "client")]
+#[cfg_attr(docsrs, doc(cfg(feature = "client")))]
+pub mod client;
 mod decode;
 pub mod encoding;
 mod event;
+mod fast_json;
 mod ids;
 mod input;
 mod message;
 mod outcome;
 mod serde_util;
+pub mod verify;
 #[cfg(feature = "server")]
 #[cfg_attr(docsrs, doc(cfg(feature = "server")))]
 pub mod server;

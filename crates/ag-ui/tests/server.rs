@@ -5,9 +5,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use ag_ui::server::{
-    Agent, Error, ErrorKind, Outcome, Result, RunContext, Runner, SubagentSpec,
-};
+use ag_ui::server::{Agent, Error, ErrorKind, Outcome, Result, RunContext, Runner, SubagentSpec};
 use ag_ui::{
     Event, EventType, Interrupt, ResumeEntry, RunAgentInput, RunFinishedOutcome,
     SubagentFinishedOutcome, SubagentRunId, TextMessageRole,
@@ -45,7 +43,13 @@ async fn a_run_is_framed_by_run_started_and_run_finished() {
         Ok(Outcome::success().with_result(json!({"ok": true})))
     });
     let input = RunAgentInput::new("t", "r").with_parent_run_id("r0");
-    let events = collect(Runner::new(agent).with_input_echo(true).run(input.clone()).unwrap()).await;
+    let events = collect(
+        Runner::new(agent)
+            .with_input_echo(true)
+            .run(input.clone())
+            .unwrap(),
+    )
+    .await;
     let Event::RunStarted(started) = &events[0] else {
         panic!("{:?}", events[0])
     };
@@ -78,7 +82,9 @@ async fn an_agent_error_ends_the_run_with_run_error_after_closing_what_was_open(
             EventType::RunError
         ]
     );
-    let Event::RunError(e) = &events[4] else { panic!() };
+    let Event::RunError(e) = &events[4] else {
+        panic!()
+    };
     assert_eq!(e.message, "the weather service is down");
     assert_eq!(e.code.as_deref(), Some("upstream"));
 }
@@ -103,7 +109,9 @@ async fn a_panicking_agent_ends_the_run_with_run_error() {
             EventType::RunError
         ]
     );
-    let Event::RunError(e) = events.last().unwrap() else { panic!() };
+    let Event::RunError(e) = events.last().unwrap() else {
+        panic!()
+    };
     assert_eq!(e.code.as_deref(), Some("panic"));
     assert!(e.message.contains("kaboom"), "{}", e.message);
 }
@@ -119,15 +127,23 @@ async fn interrupt_outcome_and_resume_entries() {
     });
     let runner = Runner::new(agent);
     let first = collect(runner.run(RunAgentInput::new("t", "r1")).unwrap()).await;
-    let Event::RunFinished(f) = first.last().unwrap() else { panic!() };
+    let Event::RunFinished(f) = first.last().unwrap() else {
+        panic!()
+    };
     assert_eq!(
         f.outcome,
-        Some(RunFinishedOutcome::interrupt(vec![Interrupt::new("i1", "confirmation")]))
+        Some(RunFinishedOutcome::interrupt(vec![Interrupt::new(
+            "i1",
+            "confirmation"
+        )]))
     );
     let input = RunAgentInput::new("t", "r2")
         .with_resume(vec![ResumeEntry::resolved("i1", json!({"ok": true}))]);
     let second = collect(runner.run(input).unwrap()).await;
-    assert_eq!(second[2], Event::text_message_content("r2-msg-1", "resumed i1"));
+    assert_eq!(
+        second[2],
+        Event::text_message_content("r2-msg-1", "resumed i1")
+    );
 }
 
 #[tokio::test]
@@ -197,7 +213,9 @@ async fn cancelling_while_reading_ends_with_the_cancelled_outcome() {
     cancel.cancel();
     assert!(cancel.is_cancelled());
     let rest = collect(events).await;
-    let Event::RunFinished(f) = rest.last().unwrap() else { panic!("{rest:?}") };
+    let Event::RunFinished(f) = rest.last().unwrap() else {
+        panic!("{rest:?}")
+    };
     assert_eq!(f.outcome, Some(RunFinishedOutcome::Cancelled));
     assert_eq!(rest[rest.len() - 2].event_type(), EventType::TextMessageEnd);
     assert_eq!(seen.recv().await, Some("cancelled() resolved"));
@@ -216,7 +234,10 @@ async fn dropping_the_stream_is_seen_by_the_agent() {
         .await
         .unwrap()
         .unwrap();
-    assert!(matches!(how, "cancelled() resolved" | "emit failed"), "{how}");
+    assert!(
+        matches!(how, "cancelled() resolved" | "emit failed"),
+        "{how}"
+    );
 }
 
 #[test]
@@ -240,7 +261,9 @@ fn subagent_drop_paths_end_with_subagent_error() {
             EventType::SubagentError
         ]
     );
-    let Event::SubagentError(e) = &got[4] else { panic!() };
+    let Event::SubagentError(e) = &got[4] else {
+        panic!()
+    };
     assert_eq!(e.code.as_deref(), Some("dropped"));
 
     let panicked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -249,7 +272,9 @@ fn subagent_drop_paths_end_with_subagent_error() {
     }));
     assert!(panicked.is_err());
     let got = events.drain();
-    let Event::SubagentError(e) = &got[1] else { panic!() };
+    let Event::SubagentError(e) = &got[1] else {
+        panic!()
+    };
     assert_eq!(e.code.as_deref(), Some("panic"));
 }
 
@@ -277,30 +302,47 @@ fn subagent_outcomes_nesting_and_attribution() {
     let interrupts = child
         .suspend(vec![Interrupt::new("i1", "input_required")])
         .unwrap();
-    assert_eq!(interrupts[0].subagent_run_id.as_ref().unwrap(), "r-sub-1-sub-1");
+    assert_eq!(
+        interrupts[0].subagent_run_id.as_ref().unwrap(),
+        "r-sub-1-sub-1"
+    );
     parent.finish_with_result(&json!({"plan": 1})).unwrap();
 
     let got = events.drain();
-    let Event::SubagentStarted(s) = &got[0] else { panic!() };
+    let Event::SubagentStarted(s) = &got[0] else {
+        panic!()
+    };
     assert_eq!(s.subagent_run_id, "r-sub-1");
     assert_eq!(s.description.as_deref(), Some("plans"));
     assert_eq!(s.parent_tool_call_id.as_ref().unwrap(), "call-1");
     assert_eq!(s.parent_message_id.as_ref().unwrap(), "m-1");
     assert_eq!(s.parent_subagent_run_id, None);
-    let Event::SubagentStarted(c) = &got[1] else { panic!() };
+    let Event::SubagentStarted(c) = &got[1] else {
+        panic!()
+    };
     assert_eq!(c.subagent_run_id, "r-sub-1-sub-1");
     assert_eq!(c.parent_subagent_run_id.as_ref().unwrap(), "r-sub-1");
     for e in &got[2..got.len() - 2] {
         assert_eq!(e.attribution().unwrap(), "r-sub-1-sub-1", "{e:?}");
     }
-    assert!(got.contains(&Event::tool_call_result("r-sub-1-sub-1-msg-1", "r-sub-1-sub-1-call-1", "found")
-        .with_subagent_run_id("r-sub-1-sub-1")));
-    let Event::SubagentFinished(f) = &got[got.len() - 2] else { panic!() };
+    assert!(
+        got.contains(
+            &Event::tool_call_result("r-sub-1-sub-1-msg-1", "r-sub-1-sub-1-call-1", "found")
+                .with_subagent_run_id("r-sub-1-sub-1")
+        )
+    );
+    let Event::SubagentFinished(f) = &got[got.len() - 2] else {
+        panic!()
+    };
     assert_eq!(
         f.outcome,
-        Some(SubagentFinishedOutcome::Suspended { interrupt_ids: Some(vec!["i1".into()]) })
+        Some(SubagentFinishedOutcome::Suspended {
+            interrupt_ids: Some(vec!["i1".into()])
+        })
     );
-    let Event::SubagentFinished(f) = got.last().unwrap() else { panic!() };
+    let Event::SubagentFinished(f) = got.last().unwrap() else {
+        panic!()
+    };
     assert_eq!(f.result, Some(json!({"plan": 1})));
 }
 
@@ -353,7 +395,12 @@ impl Agent for Fanout {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn concurrent_subagents_regroup_into_their_exact_output() {
-    let events = collect(Runner::new(Fanout).run(RunAgentInput::new("t", "r")).unwrap()).await;
+    let events = collect(
+        Runner::new(Fanout)
+            .run(RunAgentInput::new("t", "r"))
+            .unwrap(),
+    )
+    .await;
     assert_eq!(events.last().unwrap().event_type(), EventType::RunFinished);
 
     // Regroup the interleaved stream by subagentRunId.
@@ -385,7 +432,10 @@ async fn concurrent_subagents_regroup_into_their_exact_output() {
         .windows(2)
         .filter(|w| w[0].subagent_run_id() != w[1].subagent_run_id())
         .count();
-    assert!(interleaved > 8, "the lanes should interleave ({interleaved} switches)");
+    assert!(
+        interleaved > 8,
+        "the lanes should interleave ({interleaved} switches)"
+    );
 }
 
 #[test]
@@ -410,4 +460,57 @@ fn what_a_transport_and_a_task_need_is_send_and_static() {
     send_static::<ag_ui::server::CancelHandle>();
     stream::<ag_ui::server::Events>();
     send_static::<Runner<Fanout>>();
+}
+
+struct Leaky(std::sync::Mutex<Option<tokio::sync::oneshot::Receiver<()>>>);
+
+impl Agent for Leaky {
+    type State = ();
+
+    async fn run(&self, ctx: &mut RunContext<()>) -> Result<Outcome> {
+        let mut sub = ctx.subagent("slow")?;
+        let go = self.0.lock().unwrap().take().unwrap();
+        tokio::spawn(async move {
+            let _ = go.await;
+            // The run ended while this subagent was still active.
+            assert_eq!(sub.say("late").unwrap_err().kind(), ErrorKind::Closed);
+        });
+        // Returns while the subagent still runs elsewhere.
+        Ok(Outcome::success())
+    }
+}
+
+#[tokio::test]
+async fn a_run_that_cannot_finish_ends_with_run_error_naming_why() {
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    let events = Runner::new(Leaky(std::sync::Mutex::new(Some(rx))))
+        .run(RunAgentInput::new("t", "r"))
+        .unwrap();
+    let events = collect(events).await;
+    tx.send(()).unwrap();
+    assert_eq!(
+        types(&events),
+        [
+            EventType::RunStarted,
+            EventType::SubagentStarted,
+            EventType::RunError
+        ]
+    );
+    let Event::RunError(e) = &events[2] else {
+        panic!()
+    };
+    assert_eq!(e.code.as_deref(), Some("unclosed"));
+    assert!(e.message.contains("r-sub-1"), "{}", e.message);
+    ag_ui::verify::verify_all(&events).unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_interleaved_stream_of_concurrent_subagents_passes_the_client_verifier() {
+    let events = collect(
+        Runner::new(Fanout)
+            .run(RunAgentInput::new("t", "r"))
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(ag_ui::verify::verify_all(&events).unwrap(), events.len());
 }

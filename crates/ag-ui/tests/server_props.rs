@@ -16,23 +16,47 @@ enum Op {
     Say,
     Think,
     /// Open a message, stream `deltas`, run `inner` while it is open, then end or drop it.
-    Message { role: u8, deltas: u8, inner: Vec<Inner>, end: bool },
+    Message {
+        role: u8,
+        deltas: u8,
+        inner: Vec<Inner>,
+        end: bool,
+    },
     /// A message with an id of our own (may collide with an earlier one).
-    MessageWithId { id: u8 },
-    Reasoning { deltas: u8, encrypted: bool, end: bool },
+    MessageWithId {
+        id: u8,
+    },
+    Reasoning {
+        deltas: u8,
+        encrypted: bool,
+        end: bool,
+    },
     /// `n` parallel tool calls, args interleaved, some ended explicitly, some dropped.
-    ToolCalls { n: u8, args: u8, ended: u8 },
+    ToolCalls {
+        n: u8,
+        args: u8,
+        ended: u8,
+    },
     CallTool,
     ToolResult,
-    Step { name: u8, body: Vec<Op>, end: bool },
+    Step {
+        name: u8,
+        body: Vec<Op>,
+        end: bool,
+    },
     Mutate(u8),
     PublishState,
     PublishDelta,
     Custom,
-    Chunk { id: u8 },
+    Chunk {
+        id: u8,
+    },
     /// An event `emit` must refuse.
     EmitBracketed,
-    Subagent { body: Vec<Op>, close: u8 },
+    Subagent {
+        body: Vec<Op>,
+        close: u8,
+    },
     /// `return Err(..)` from the current block.
     Fail,
 }
@@ -66,11 +90,24 @@ fn ops() -> impl Strategy<Value = Vec<Op>> {
     let leaf = prop_oneof![
         Just(Op::Say),
         Just(Op::Think),
-        (0..4u8, 0..4u8, prop::collection::vec(inner(), 0..4), any::<bool>())
-            .prop_map(|(role, deltas, inner, end)| Op::Message { role, deltas, inner, end }),
+        (
+            0..4u8,
+            0..4u8,
+            prop::collection::vec(inner(), 0..4),
+            any::<bool>()
+        )
+            .prop_map(|(role, deltas, inner, end)| Op::Message {
+                role,
+                deltas,
+                inner,
+                end
+            }),
         (0..3u8).prop_map(|id| Op::MessageWithId { id }),
-        (0..3u8, any::<bool>(), any::<bool>())
-            .prop_map(|(deltas, encrypted, end)| Op::Reasoning { deltas, encrypted, end }),
+        (0..3u8, any::<bool>(), any::<bool>()).prop_map(|(deltas, encrypted, end)| Op::Reasoning {
+            deltas,
+            encrypted,
+            end
+        }),
         (1..4u8, 0..4u8, any::<u8>()).prop_map(|(n, args, ended)| Op::ToolCalls { n, args, ended }),
         Just(Op::CallTool),
         Just(Op::ToolResult),
@@ -84,7 +121,11 @@ fn ops() -> impl Strategy<Value = Vec<Op>> {
     ];
     let op = leaf.prop_recursive(3, 24, 4, |op| {
         prop_oneof![
-            (0..2u8, prop::collection::vec(op.clone(), 0..4), any::<bool>())
+            (
+                0..2u8,
+                prop::collection::vec(op.clone(), 0..4),
+                any::<bool>()
+            )
                 .prop_map(|(name, body, end)| Op::Step { name, body, end }),
             (prop::collection::vec(op, 0..4), 0..5u8)
                 .prop_map(|(body, close)| Op::Subagent { body, close }),
@@ -307,8 +348,38 @@ fn run(ops: Vec<Op>, ending: u8) -> Vec<Event> {
     })
 }
 
+/// Blocks opened and not closed, as `kind:owner:id` strings.
+fn open_blocks(events: &[Event]) -> Vec<String> {
+    use std::collections::BTreeMap;
+    let mut open: BTreeMap<String, i32> = BTreeMap::new();
+    for e in events {
+        let owner = e.attribution().map(|s| s.to_string()).unwrap_or_default();
+        let (key, delta) = match e {
+            Event::TextMessageStart(x) => (format!("text:{owner}:{}", x.message_id), 1),
+            Event::TextMessageEnd(x) => (format!("text:{owner}:{}", x.message_id), -1),
+            Event::ToolCallStart(x) => (format!("tool:{owner}:{}", x.tool_call_id), 1),
+            Event::ToolCallEnd(x) => (format!("tool:{owner}:{}", x.tool_call_id), -1),
+            Event::ReasoningStart(x) => (format!("span:{owner}:{}", x.message_id), 1),
+            Event::ReasoningEnd(x) => (format!("span:{owner}:{}", x.message_id), -1),
+            Event::ReasoningMessageStart(x) => (format!("rmsg:{owner}:{}", x.message_id), 1),
+            Event::ReasoningMessageEnd(x) => (format!("rmsg:{owner}:{}", x.message_id), -1),
+            Event::StepStarted(x) => (format!("step:{owner}:{}", x.step_name), 1),
+            Event::StepFinished(x) => (format!("step:{owner}:{}", x.step_name), -1),
+            Event::SubagentStarted(x) => (format!("sub:{}", x.subagent_run_id), 1),
+            Event::SubagentFinished(x) => (format!("sub:{}", x.subagent_run_id), -1),
+            Event::SubagentError(x) => (format!("sub:{}", x.subagent_run_id), -1),
+            _ => continue,
+        };
+        *open.entry(key).or_default() += delta;
+    }
+    open.into_iter()
+        .filter(|(_, n)| *n != 0)
+        .map(|(k, _)| k)
+        .collect()
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
 
     #[test]
     fn every_api_sequence_yields_a_valid_stream(ops in ops(), ending in any::<u8>()) {
@@ -323,6 +394,12 @@ proptest! {
         let terminal = events.iter().filter(|e| matches!(e.event_type(), EventType::RunFinished | EventType::RunError)).count();
         prop_assert_eq!(terminal, 1);
         prop_assert!(matches!(events.last().unwrap().event_type(), EventType::RunFinished | EventType::RunError));
+        // Nothing is left open on any path — not only at RUN_FINISHED, also before RUN_ERROR
+        // (an error or a panic): every handle closed what it opened on the way out.
+        prop_assert_eq!(open_blocks(&events), Vec::<String>::new());
+        if let Event::RunError(e) = events.last().unwrap() {
+            prop_assert_ne!(e.code.as_deref(), Some("unclosed"));
+        }
         // State deltas apply, in order, to the input's state.
         let mut state = json!({"k0": 0});
         for event in &events {

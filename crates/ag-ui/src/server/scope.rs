@@ -71,14 +71,31 @@ impl Emitter {
                 "{} is emitted by a subagent context (`ctx.subagent(..)`), not by hand",
                 event.event_type()
             ))),
-            TextMessageStart | TextMessageContent | TextMessageEnd | ToolCallStart
-            | ToolCallArgs | ToolCallEnd | ReasoningStart | ReasoningMessageStart
-            | ReasoningMessageContent | ReasoningMessageEnd | ReasoningEnd | StepStarted
-            | StepFinished => Err(Error::misuse(format!(
-                "{} belongs to a bracketed block; open it with its handle \
-                 (`assistant_message`, `tool_call`, `reasoning`, `step`) so it is always closed",
-                event.event_type()
-            ))),
+            TextMessageStart
+            | TextMessageContent
+            | TextMessageEnd
+            | ToolCallStart
+            | ToolCallArgs
+            | ToolCallEnd
+            | ReasoningStart
+            | ReasoningMessageStart
+            | ReasoningMessageContent
+            | ReasoningMessageEnd
+            | ReasoningEnd
+            | StepStarted
+            | StepFinished => {
+                // Refused either way; say why the verifier would refuse it when it would.
+                let event = attribute(event, self.attribution.as_ref());
+                if let Some(violation) = self.sink.dry_check(&event) {
+                    return Err(Error::protocol(violation));
+                }
+                Err(Error::misuse(format!(
+                    "{} belongs to a bracketed block; open it with its handle \
+                     (`assistant_message`, `tool_call`, `reasoning`, `step`) so it is always \
+                     closed",
+                    event.event_type()
+                )))
+            }
             _ => self.send(event),
         }
     }
@@ -234,7 +251,10 @@ mod tests {
         for i in 0..20 {
             let s = ctx.state_mut();
             s["n"] = json!(i);
-            s["todos"].as_array_mut().unwrap().push(json!({"id": i, "done": i % 3 == 0}));
+            s["todos"]
+                .as_array_mut()
+                .unwrap()
+                .push(json!({"id": i, "done": i % 3 == 0}));
             if i % 4 == 0 {
                 s["todos"][0]["done"] = json!(i % 8 == 0);
             }

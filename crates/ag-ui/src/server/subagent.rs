@@ -12,8 +12,8 @@ use super::scope::{Detached, Emitter, StateSlot};
 use super::sink::Cancel;
 use super::{Error, Result};
 use crate::{
-    Event, Interrupt, MessageId, SubagentFinishedEvent, SubagentFinishedOutcome,
-    SubagentRunId, SubagentStartedEvent, ToolCallId,
+    Event, Interrupt, MessageId, SubagentFinishedEvent, SubagentFinishedOutcome, SubagentRunId,
+    SubagentStartedEvent, ToolCallId,
 };
 
 /// What to announce in `SUBAGENT_STARTED`: a name, and optionally a description, the tool call

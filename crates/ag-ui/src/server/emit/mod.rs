@@ -173,8 +173,8 @@ use super::scope::{Emitter, StateSlot, attribute};
 use super::sink::Sink;
 use super::{Error, Result};
 use crate::{
-    Event, MessageId, ReasoningEncryptedValueSubtype, SubagentRunId, TextMessageRole,
-    ToolCallId, ToolCallStartEvent,
+    Event, MessageId, ReasoningEncryptedValueSubtype, SubagentRunId, TextMessageRole, ToolCallId,
+    ToolCallStartEvent,
 };
 
 /// Opens a tool call and streams whole arguments into it; shared by contexts and messages.
@@ -367,9 +367,7 @@ impl<'a, S> MessageHandle<'a, S> {
 impl<S> Drop for MessageHandle<'_, S> {
     fn drop(&mut self) {
         if self.open {
-            let _ = self
-                .emitter
-                .send(Event::text_message_end(self.id.clone()));
+            let _ = self.emitter.send(Event::text_message_end(self.id.clone()));
         }
     }
 }
