@@ -48,10 +48,10 @@ mod input;
 mod message;
 mod outcome;
 mod serde_util;
-pub mod verify;
 #[cfg(feature = "server")]
 #[cfg_attr(docsrs, doc(cfg(feature = "server")))]
 pub mod server;
+pub mod verify;
 
 pub use capabilities::AgentCapabilities;
 pub use decode::{DecodeError, DecodeErrorKind};
