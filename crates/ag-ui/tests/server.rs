@@ -402,6 +402,8 @@ async fn concurrent_subagents_regroup_into_their_exact_output() {
     )
     .await;
     assert_eq!(events.last().unwrap().event_type(), EventType::RunFinished);
+    // The interleaved stream is one the client verifier accepts.
+    assert_eq!(ag_ui::verify::verify_all(&events).unwrap(), events.len());
 
     // Regroup the interleaved stream by subagentRunId.
     let mut lanes: BTreeMap<SubagentRunId, Vec<Event>> = BTreeMap::new();
