@@ -402,6 +402,8 @@ async fn concurrent_subagents_regroup_into_their_exact_output() {
     )
     .await;
     assert_eq!(events.last().unwrap().event_type(), EventType::RunFinished);
+    // The interleaved stream is one the client verifier accepts.
+    assert_eq!(ag_ui::verify::verify_all(&events).unwrap(), events.len());
 
     // Regroup the interleaved stream by subagentRunId.
     let mut lanes: BTreeMap<SubagentRunId, Vec<Event>> = BTreeMap::new();
@@ -460,4 +462,57 @@ fn what_a_transport_and_a_task_need_is_send_and_static() {
     send_static::<ag_ui::server::CancelHandle>();
     stream::<ag_ui::server::Events>();
     send_static::<Runner<Fanout>>();
+}
+
+struct Leaky(std::sync::Mutex<Option<tokio::sync::oneshot::Receiver<()>>>);
+
+impl Agent for Leaky {
+    type State = ();
+
+    async fn run(&self, ctx: &mut RunContext<()>) -> Result<Outcome> {
+        let mut sub = ctx.subagent("slow")?;
+        let go = self.0.lock().unwrap().take().unwrap();
+        tokio::spawn(async move {
+            let _ = go.await;
+            // The run ended while this subagent was still active.
+            assert_eq!(sub.say("late").unwrap_err().kind(), ErrorKind::Closed);
+        });
+        // Returns while the subagent still runs elsewhere.
+        Ok(Outcome::success())
+    }
+}
+
+#[tokio::test]
+async fn a_run_that_cannot_finish_ends_with_run_error_naming_why() {
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    let events = Runner::new(Leaky(std::sync::Mutex::new(Some(rx))))
+        .run(RunAgentInput::new("t", "r"))
+        .unwrap();
+    let events = collect(events).await;
+    tx.send(()).unwrap();
+    assert_eq!(
+        types(&events),
+        [
+            EventType::RunStarted,
+            EventType::SubagentStarted,
+            EventType::RunError
+        ]
+    );
+    let Event::RunError(e) = &events[2] else {
+        panic!()
+    };
+    assert_eq!(e.code.as_deref(), Some("unclosed"));
+    assert!(e.message.contains("r-sub-1"), "{}", e.message);
+    ag_ui::verify::verify_all(&events).unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_interleaved_stream_of_concurrent_subagents_passes_the_client_verifier() {
+    let events = collect(
+        Runner::new(Fanout)
+            .run(RunAgentInput::new("t", "r"))
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(ag_ui::verify::verify_all(&events).unwrap(), events.len());
 }

@@ -2,6 +2,8 @@
 
 use std::fmt;
 
+use crate::verify::Violation;
+
 /// What went wrong, as [`Error::kind`] reports it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
@@ -65,6 +67,7 @@ pub struct Error {
     kind: ErrorKind,
     message: String,
     code: Option<String>,
+    violation: Option<Box<Violation>>,
     #[source]
     source: Option<Box<dyn std::error::Error + Send + Sync + 'static>>,
 }
@@ -78,8 +81,24 @@ impl Error {
             kind,
             message: message.into(),
             code: None,
+            violation: None,
             source: None,
         }
+    }
+
+    /// The event was refused by the ordering verifier.
+    pub(crate) fn protocol(violation: Violation) -> Self {
+        let mut error = Self::new(
+            ErrorKind::Protocol,
+            format!("the event was not emitted: {violation}"),
+        );
+        error.violation = Some(Box::new(violation.clone()));
+        error.with_source(violation)
+    }
+
+    /// For [`ErrorKind::Protocol`]: the rule the refused event would have broken.
+    pub fn violation(&self) -> Option<&Violation> {
+        self.violation.as_deref()
     }
 
     pub(crate) fn with_source(

@@ -302,3 +302,64 @@ fn finish<S>(ctx: &RunContext<S>, terminal: Event) {
 pub fn run<A: Agent>(agent: A, input: RunAgentInput) -> Result<Events> {
     Runner::new(agent).run(input)
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::Outcome;
+    use crate::{Event, Interrupt, RunAgentInput, RunFinishedOutcome, TokenUsage};
+
+    fn finished(outcome: Outcome) -> crate::RunFinishedEvent {
+        match outcome.into_event(&RunAgentInput::new("t", "r")) {
+            Event::RunFinished(e) => e,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn success_carries_result_pending_calls_and_usage() {
+        let e = finished(
+            Outcome::success()
+                .with_result(json!([1]))
+                .with_pending_tool_calls(["c1", "c2"])
+                .with_usage(vec![TokenUsage::new("p", "m")]),
+        );
+        assert_eq!(e.thread_id, "t");
+        assert_eq!(e.run_id, "r");
+        assert_eq!(e.result, Some(json!([1])));
+        assert_eq!(
+            e.outcome,
+            Some(RunFinishedOutcome::Success {
+                pending_tool_call_ids: Some(vec!["c1".into(), "c2".into()])
+            })
+        );
+        assert_eq!(e.usage.unwrap().len(), 1);
+        assert_eq!(
+            finished(Outcome::success().with_result(json!(null))).result,
+            None
+        );
+    }
+
+    #[test]
+    fn interrupts_accumulate_and_never_come_empty() {
+        let e = finished(
+            Outcome::success()
+                .with_interrupts([Interrupt::new("a", "x"), Interrupt::new("b", "y")])
+                .with_pending_tool_calls(["ignored"]),
+        );
+        assert_eq!(
+            e.outcome,
+            Some(RunFinishedOutcome::interrupt(vec![
+                Interrupt::new("a", "x"),
+                Interrupt::new("b", "y")
+            ]))
+        );
+        let e = finished(Outcome::cancelled().with_interrupts([]));
+        assert_eq!(e.outcome, Some(RunFinishedOutcome::Cancelled));
+        assert!(matches!(
+            Outcome::interrupt(Interrupt::new("a", "x")).kind(),
+            RunFinishedOutcome::Interrupt { interrupts } if interrupts.len() == 1
+        ));
+    }
+}

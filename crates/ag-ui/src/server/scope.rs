@@ -83,11 +83,19 @@ impl Emitter {
             | ReasoningMessageEnd
             | ReasoningEnd
             | StepStarted
-            | StepFinished => Err(Error::misuse(format!(
-                "{} belongs to a bracketed block; open it with its handle \
-                 (`assistant_message`, `tool_call`, `reasoning`, `step`) so it is always closed",
-                event.event_type()
-            ))),
+            | StepFinished => {
+                // Refused either way; say why the verifier would refuse it when it would.
+                let event = attribute(event, self.attribution.as_ref());
+                if let Some(violation) = self.sink.dry_check(&event) {
+                    return Err(Error::protocol(violation));
+                }
+                Err(Error::misuse(format!(
+                    "{} belongs to a bracketed block; open it with its handle \
+                     (`assistant_message`, `tool_call`, `reasoning`, `step`) so it is always \
+                     closed",
+                    event.event_type()
+                )))
+            }
             _ => self.send(event),
         }
     }

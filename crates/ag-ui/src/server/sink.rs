@@ -12,6 +12,7 @@ use tokio::sync::watch;
 
 use super::{Error, Result};
 use crate::Event;
+use crate::verify::{Verifier, Violation};
 
 /// Where the consumer stands, as the agent sees it through `cancelled()`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -40,6 +41,8 @@ struct Shared {
     reading: bool,
     /// Live `Sink`s; at zero the stream ends once drained.
     senders: usize,
+    /// Every event passes it before it is queued.
+    verifier: Verifier,
 }
 
 fn lock(shared: &Mutex<Shared>) -> MutexGuard<'_, Shared> {
@@ -98,6 +101,7 @@ impl Sink {
             finished: false,
             reading: true,
             senders: 1,
+            verifier: Verifier::for_emission(),
         }));
         let sink = Sink {
             shared: Arc::clone(&shared),
@@ -115,10 +119,18 @@ impl Sink {
     /// keeps it private so a test sees only what the agent emitted).
     pub(crate) fn begin(&self, started: Event, queue: bool) -> Result<()> {
         let mut shared = lock(&self.shared);
+        shared.verifier.check(&started).map_err(Error::protocol)?;
         if queue {
             shared.queue.push_back(started);
         }
         Ok(())
+    }
+
+    /// What the verifier would say about `event`, without emitting it or changing its state.
+    /// For the refused path of `emit` only: it copies the verifier.
+    pub(crate) fn dry_check(&self, event: &Event) -> Option<Violation> {
+        let mut verifier = lock(&self.shared).verifier.clone();
+        verifier.check(event).err()
     }
 
     /// Checks `event` and queues it; with `finish`, closes the sink behind it.
@@ -132,6 +144,7 @@ impl Sink {
             if !shared.reading {
                 return Err(Error::disconnected());
             }
+            shared.verifier.check(&event).map_err(Error::protocol)?;
             shared.queue.push_back(event);
             shared.finished = finish;
             shared.waker.take()
@@ -146,6 +159,8 @@ impl Sink {
     ///
     /// # Errors
     ///
+    /// [`ErrorKind::Protocol`](super::ErrorKind::Protocol) when the verifier refuses it
+    /// (nothing is queued, and the verifier is as before),
     /// [`ErrorKind::Closed`](super::ErrorKind::Closed) after the run's terminal event,
     /// [`ErrorKind::Disconnected`](super::ErrorKind::Disconnected) when the consumer is gone.
     #[inline]

@@ -264,3 +264,94 @@ fn open_handles_publish_state_and_emit_unordered_events() {
     assert_eq!(got[3], Event::custom("progress", json!(50)));
     assert_eq!(got.len(), 6);
 }
+
+#[test]
+fn the_verifier_refuses_at_the_call_and_queues_nothing() {
+    use crate::verify::ViolationKind;
+    let (mut ctx, mut events) = ctx();
+    // A second tool call under an id that is still open.
+    let open = ctx.tool_call_with_id("same", "a").unwrap();
+    let err = ctx.tool_call_with_id("same", "b").unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Protocol);
+    assert_eq!(
+        err.violation().unwrap().kind(),
+        ViolationKind::ToolAlreadyOpen
+    );
+    drop(open);
+    assert_eq!(
+        types(&events.drain()),
+        [EventType::ToolCallStart, EventType::ToolCallEnd]
+    );
+
+    // A step of a name already open in this owner.
+    let mut step = ctx.step("s").unwrap();
+    assert_eq!(step.step("s").unwrap_err().kind(), ErrorKind::Protocol);
+    drop(step);
+    assert_eq!(
+        types(&events.drain()),
+        [EventType::StepStarted, EventType::StepFinished]
+    );
+
+    // A message id that is still open, through `emit` on the open handle.
+    let mut m = ctx.assistant_message().unwrap();
+    let err = m
+        .emit(Event::text_message_start(
+            "other",
+            TextMessageRole::Assistant,
+        ))
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Protocol, "{err}");
+    assert_eq!(
+        err.violation().unwrap().kind(),
+        ViolationKind::EmitTextAlreadyOpen
+    );
+    // A chunk without an id.
+    assert_eq!(
+        m.emit(Event::text_message_chunk(None, Some("x".into())))
+            .unwrap_err()
+            .kind(),
+        ErrorKind::Protocol
+    );
+    m.end().unwrap();
+    assert_eq!(events.drain().len(), 2);
+}
+
+#[test]
+fn a_subagent_cannot_take_over_a_message_id_of_the_parent() {
+    let (mut ctx, mut events) = ctx();
+    ctx.message_with_id("shared", TextMessageRole::Assistant)
+        .unwrap()
+        .end()
+        .unwrap();
+    let mut sub = ctx.subagent("s").unwrap();
+    // The parent owns `shared`; a subagent-tagged reopen disagrees (owner.mismatch).
+    let err = sub
+        .message_with_id("shared", TextMessageRole::Assistant)
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Protocol);
+    assert_eq!(
+        err.violation().unwrap().kind(),
+        crate::verify::ViolationKind::OwnerMismatch
+    );
+    sub.finish().unwrap();
+    assert_eq!(
+        types(&events.drain()),
+        [
+            EventType::TextMessageStart,
+            EventType::TextMessageEnd,
+            EventType::SubagentStarted,
+            EventType::SubagentFinished
+        ]
+    );
+}
+
+#[test]
+fn emitting_after_the_consumer_left_is_disconnected() {
+    let (mut ctx, events) = ctx();
+    drop(events);
+    assert!(ctx.is_cancelled());
+    assert_eq!(
+        ctx.say("anyone?").unwrap_err().kind(),
+        ErrorKind::Disconnected
+    );
+}
