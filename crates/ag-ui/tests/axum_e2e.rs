@@ -332,3 +332,42 @@ async fn a_hundred_concurrent_runs_each_get_their_own_stream() {
     }
     assert_eq!(started.load(Ordering::Relaxed), 100);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_agent_that_ignores_cancellation_is_dropped_with_the_response() {
+    use ag_ui::server::{Agent, Outcome, RunContext};
+
+    struct Stubborn(Arc<std::sync::Mutex<Option<oneshot::Sender<()>>>>);
+    struct Guard(Option<oneshot::Sender<()>>);
+    impl Drop for Guard {
+        fn drop(&mut self) {
+            if let Some(tx) = self.0.take() {
+                let _ = tx.send(());
+            }
+        }
+    }
+    impl Agent for Stubborn {
+        type State = ();
+        async fn run(&self, ctx: &mut RunContext<()>) -> ag_ui::server::Result<Outcome> {
+            let _guard = Guard(self.0.lock().unwrap().take());
+            ctx.say("working")?;
+            // Never looks at ctx.cancelled(), never emits again.
+            loop {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+        }
+    }
+    let (tx, dropped) = oneshot::channel();
+    let agent = Stubborn(Arc::new(std::sync::Mutex::new(Some(tx))));
+    let url = spawn(AgentEndpoint::agent(agent).into_router()).await;
+    let mut body = post(&url, input_body("r")).await.bytes_stream();
+    let mut seen = String::new();
+    while !seen.contains("TEXT_MESSAGE_END") {
+        seen.push_str(std::str::from_utf8(&body.next().await.unwrap().unwrap()).unwrap());
+    }
+    drop(body);
+    tokio::time::timeout(Duration::from_secs(5), dropped)
+        .await
+        .expect("the agent kept running 5 s after the client left")
+        .unwrap();
+}

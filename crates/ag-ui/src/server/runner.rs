@@ -255,7 +255,17 @@ impl<A: Agent> Runner<A> {
         let (mut ctx, events) = RunContext::<A::State>::open(input, started.into(), true)?;
         let agent = Arc::clone(&self.agent);
         runtime.spawn(async move {
-            let result = AssertUnwindSafe(agent.run(&mut ctx)).catch_unwind().await;
+            // The agent runs until it returns or the consumer drops the stream; in the second
+            // case its future is dropped (handles close silently), so an agent that ignores
+            // `ctx.cancelled()` does not go on working for nobody.
+            let result = {
+                let gone = std::pin::pin!(ctx.sink().gone());
+                let work = std::pin::pin!(AssertUnwindSafe(agent.run(&mut ctx)).catch_unwind());
+                match futures::future::select(work, gone).await {
+                    futures::future::Either::Left((result, _)) => result,
+                    futures::future::Either::Right(((), _)) => return,
+                }
+            };
             let terminal = match result {
                 Ok(Ok(outcome)) => match ctx.sink().cancel_state() {
                     Cancel::Requested => Outcome::cancelled().into_event(ctx.input()),

@@ -179,6 +179,15 @@ impl Sink {
         *self.cancel.borrow()
     }
 
+    /// A `'static` future that resolves once the consumer dropped the event stream: nobody
+    /// will read anything this run emits from then on.
+    pub(crate) fn gone(&self) -> impl Future<Output = ()> + Send + 'static {
+        let mut rx = self.cancel.clone();
+        async move {
+            let _ = rx.wait_for(|state| *state == Cancel::Gone).await;
+        }
+    }
+
     /// A `'static` future that resolves once the consumer asked to stop or went away.
     pub(crate) fn cancelled(&self) -> impl Future<Output = ()> + Send + 'static {
         let mut rx = self.cancel.clone();
