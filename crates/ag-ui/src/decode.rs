@@ -244,6 +244,7 @@ impl Event {
     ///
     /// A [`DecodeError`] naming what was wrong: invalid JSON, not an object, no `type`, an
     /// unknown `type`, or an invalid field of a known event (with its path).
+    #[inline]
     pub fn from_slice(bytes: &[u8]) -> Result<Event, DecodeError> {
         match std::str::from_utf8(bytes) {
             Ok(json) => Event::from_json(json),
@@ -256,6 +257,7 @@ impl Event {
     /// # Errors
     ///
     /// As [`Event::from_slice`].
+    #[inline]
     pub fn from_json(json: &str) -> Result<Event, DecodeError> {
         // The fast path: `type` first, as encoders write it, and a valid event. Reading from a
         // `str` spares serde_json a UTF-8 check per string. Anything else takes the slow path,

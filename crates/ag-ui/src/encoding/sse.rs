@@ -601,6 +601,7 @@ impl EventDecoder {
     /// [`Event::from_slice`]), or it names an event type of no AG-UI 1.0 event
     /// ([`DecodeErrorKind::UnknownEventType`], which a reader may skip). Decoding can go on
     /// after any of them.
+    #[inline]
     pub fn next_event(&mut self) -> Option<Result<Event, DecodeError>> {
         match self.frames.next_frame() {
             Err(e) => Some(Err(e)),
@@ -626,6 +627,7 @@ fn read_frame(data: &[u8]) -> Result<Event, DecodeError> {
 impl Iterator for EventDecoder {
     type Item = Result<Event, DecodeError>;
 
+    #[inline]
     fn next(&mut self) -> Option<Self::Item> {
         self.next_event()
     }
