@@ -264,10 +264,10 @@ impl Event {
         // which names what is wrong.
         if let Some(ty) = leading_type(json.as_bytes()).and_then(|name| name.parse().ok()) {
             let mut de = serde_json::Deserializer::from_str(json);
-            if let Ok(event) = Event::deserialize_as(ty, &mut de) {
-                if de.end().is_ok() {
-                    return Ok(event);
-                }
+            if let Ok(event) = Event::deserialize_as(ty, &mut de)
+                && de.end().is_ok()
+            {
+                return Ok(event);
             }
         }
         Event::decode_slow(json.as_bytes())

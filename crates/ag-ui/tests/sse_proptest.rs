@@ -1,5 +1,7 @@
 //! Properties of the SSE writer and reader over generated events of all 31 types.
 
+#![cfg(feature = "sse")]
+
 mod common;
 
 use ag_ui::encoding::sse::{self, EventDecoder};

@@ -471,18 +471,16 @@ impl FrameDecoder {
                 self.event.push_str(&String::from_utf8_lossy(value));
                 self.has_event = true;
             }
-            b"id" => {
-                if !value.contains(&0) {
-                    self.last_event_id = Some(String::from_utf8_lossy(value).into_owned());
-                }
+            // An id with a NUL is ignored, as the SSE rules say.
+            b"id" if !value.contains(&0) => {
+                self.last_event_id = Some(String::from_utf8_lossy(value).into_owned());
             }
-            b"retry" => {
-                if !value.is_empty() && value.iter().all(u8::is_ascii_digit) {
-                    self.retry = std::str::from_utf8(value)
-                        .ok()
-                        .and_then(|v| v.parse().ok())
-                        .or(self.retry);
-                }
+            b"retry" if !value.is_empty() && value.iter().all(u8::is_ascii_digit) => {
+                // Out of range for u64: keep the previous value.
+                self.retry = std::str::from_utf8(value)
+                    .ok()
+                    .and_then(|v| v.parse().ok())
+                    .or(self.retry);
             }
             _ => {}
         }
@@ -764,7 +762,11 @@ mod tests {
             );
             assert_eq!(errors, [(DecodeErrorKind::TooLarge, Some(1))]);
             // The buffer never held much more than the limit.
-            assert!(d.buf.capacity() < 256, "chunk {chunk}: {}", d.buf.capacity());
+            assert!(
+                d.buf.capacity() < 256,
+                "chunk {chunk}: {}",
+                d.buf.capacity()
+            );
         }
     }
 
@@ -805,7 +807,8 @@ mod tests {
 
     #[test]
     fn invalid_utf8_reads_as_replacement_characters() {
-        let events = decode(b"data: {\"type\":\"STEP_STARTED\",\"stepName\":\"a\xFFb\"}\n\n").unwrap();
+        let events =
+            decode(b"data: {\"type\":\"STEP_STARTED\",\"stepName\":\"a\xFFb\"}\n\n").unwrap();
         assert_eq!(events, [Event::step_started("a\u{FFFD}b")]);
     }
 
@@ -815,6 +818,9 @@ mod tests {
         let mut buf = b"x".to_vec();
         encode_into(&e, &mut buf);
         assert_eq!(&buf[1..], encode(&e).as_slice());
-        assert_eq!(encode(&e), b"data: {\"type\":\"STEP_STARTED\",\"stepName\":\"s\"}\n\n");
+        assert_eq!(
+            encode(&e),
+            b"data: {\"type\":\"STEP_STARTED\",\"stepName\":\"s\"}\n\n"
+        );
     }
 }
