@@ -36,6 +36,9 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 pub mod capabilities;
+#[cfg(feature = "client")]
+#[cfg_attr(docsrs, doc(cfg(feature = "client")))]
+pub mod client;
 mod decode;
 pub mod encoding;
 mod event;
@@ -45,6 +48,7 @@ mod input;
 mod message;
 mod outcome;
 mod serde_util;
+pub mod verify;
 
 pub use capabilities::AgentCapabilities;
 pub use decode::{DecodeError, DecodeErrorKind};
