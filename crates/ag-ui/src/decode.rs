@@ -262,7 +262,14 @@ impl Event {
         // The fast path: `type` first, as encoders write it, and a valid event. Reading from a
         // `str` spares serde_json a UTF-8 check per string. Anything else takes the slow path,
         // which names what is wrong.
-        if let Some(ty) = leading_type(json.as_bytes()).and_then(|name| name.parse().ok()) {
+        if let Some(name) = leading_type(json.as_bytes())
+            && let Ok(ty) = name.parse::<EventType>()
+        {
+            // After `{"type":"` and the name, the closing quote.
+            let after_type = 9 + name.len() + 1;
+            if let Some(event) = crate::fast_json::read_event(json, after_type, ty) {
+                return Ok(event);
+            }
             let mut de = serde_json::Deserializer::from_str(json);
             if let Ok(event) = Event::deserialize_as(ty, &mut de)
                 && de.end().is_ok()

@@ -401,7 +401,12 @@ impl FrameDecoder {
             }
         }
         let rest = &self.buf[self.pos..];
-        match memchr::memchr2(b'\n', b'\r', rest) {
+        // A blank line (every frame's end) needs no search.
+        let found = match rest.first() {
+            Some(b'\n' | b'\r') => Some(0),
+            _ => memchr::memchr2(b'\n', b'\r', rest),
+        };
+        match found {
             None => Line::Incomplete,
             Some(at) => {
                 let start = self.pos;
