@@ -1,6 +1,19 @@
 //! The ordering verifier on the shared ~206k-event workload: `Verifier::check` on every event,
 //! in client and emission mode. Compare with `interop/bench/verify.mjs`, which times the
 //! reference `verifyEvents` of @ag-ui/client 1.0.0 on the same events.
+//!
+//! Recorded 2026-11-29 on the 2-core build machine under load (load average 9–10; the process
+//! got about a third of a core), each pair measured back to back, 206,002 events:
+//!
+//! | run | `check/client` (mean) | `check/emission` | reference `verifyEvents` (median / best) | ratio (median / mean) |
+//! |---|---|---|---|---|
+//! | 1 | 9.57 ms (21.5 M ev/s) | 13.8 ms | 174 ms / 59 ms (1.18 M ev/s) | 18× |
+//! | 2 | 13.4 ms (15.4 M ev/s) | 13.3 ms | 112 ms / 44 ms (1.83 M ev/s) | 8.4× |
+//!
+//! Best cases: ours 3.98 ms (best of 30 passes, 52 M ev/s) against the reference's best 44 ms
+//! (4.7 M ev/s): 11×. Ours is bound by memory: reading each event's discriminant, id and tag
+//! from a 336-byte `Event` costs 3.4 ms on its own (best case) for this workload; the check
+//! itself on a cache-hot event is about 3.5 ns.
 
 // `criterion_group!` generates an undocumented function.
 #![allow(missing_docs)]
