@@ -193,6 +193,7 @@ impl Verifier {
     /// A [`Violation`] when `event` breaks a rule; its index is the event's position in the
     /// stream. In client mode the verifier is then terminated and returns that violation for
     /// every later event; in emission mode the event counts as not emitted.
+    #[inline]
     pub fn check(&mut self, event: &Event) -> Result<(), Violation> {
         if let Some(failed) = &self.failed {
             return Err(failed.clone());
@@ -202,14 +203,18 @@ impl Verifier {
                 self.checked += 1;
                 Ok(())
             }
-            Err(fail) => {
-                let violation = fail.into_violation(self.checked, event.event_type());
-                if !self.emission {
-                    self.failed = Some(violation.clone());
-                }
-                Err(violation)
-            }
+            Err(fail) => self.fail(fail, event),
         }
+    }
+
+    /// Turns a failed rule into the violation, terminating a client-mode verifier.
+    #[cold]
+    fn fail(&mut self, fail: engine::Fail, event: &Event) -> Result<(), Violation> {
+        let violation = fail.into_violation(self.checked, event.event_type());
+        if !self.emission {
+            self.failed = Some(violation.clone());
+        }
+        Err(violation)
     }
 
     /// How many events were accepted so far (the index the next event will have).
