@@ -255,6 +255,46 @@ fn chunks_are_self_contained() {
         ]),
         [(3, K::EmitChunkMissingName)]
     );
+    // A continuation keeps its lane's owner and the opener's fields.
+    assert_eq!(
+        rejected(&[
+            rs(),
+            at(tms("c1"), "s1"),
+            at(tme("c1"), "s1"),
+            tmk(Some("c1")),
+            at(tmk(Some("c1")), "s1")
+        ]),
+        [(4, K::OwnerMismatch)]
+    );
+    let text_chunk = |role: TextMessageRole| -> Event {
+        ag_ui::TextMessageChunkEvent::new()
+            .with_message_id("m9")
+            .with_role(role)
+            .into()
+    };
+    assert_eq!(
+        rejected(&[rs(), tmk(Some("m9")), text_chunk(TextMessageRole::User)]),
+        [(2, K::EmitChunkFieldMismatch)]
+    );
+    assert!(
+        rejected(&[
+            rs(),
+            tmk(Some("m9")),
+            text_chunk(TextMessageRole::Assistant),
+            rf()
+        ])
+        .is_empty()
+    );
+    assert_eq!(
+        rejected(&[
+            rs(),
+            tms("p"),
+            tme("p"),
+            tck_in("t7", "p"),
+            tck_in("t7", "q")
+        ]),
+        [(4, K::EmitChunkFieldMismatch)]
+    );
     // ... but an event of another lane does not.
     assert!(
         rejected(&[

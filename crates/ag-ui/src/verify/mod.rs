@@ -122,7 +122,10 @@
 //!   in parallel, and parallel tool calls stay legal.
 //! * Chunk events are self-contained units rather than brackets. A chunk must carry its id
 //!   (`emit.chunk-missing-id`), a `TOOL_CALL_CHUNK` that starts a call must carry
-//!   `toolCallName` (`emit.chunk-missing-name`); the chunk registers its id's owner like an
+//!   `toolCallName` (`emit.chunk-missing-name`), and a chunk that continues a chunk stream
+//!   must keep its lane's owner (`owner.mismatch`) and repeat the opener's text `role` and
+//!   `name`, tool `toolCallName` and `parentMessageId` unchanged, or leave them out
+//!   (`emit.chunk-field-mismatch`). The chunk registers its id's owner like an
 //!   opener and is checked like the `START` it expands to (owner agreement, parent message
 //!   owner, not open as explicit events, one open block per owner). A chunk is never "open",
 //!   so it needs no closing before `RUN_FINISHED`.

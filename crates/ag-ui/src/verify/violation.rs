@@ -106,6 +106,9 @@ kinds! {
     EmitChunkMissingId = "emit.chunk-missing-id", rules = [];
     /// Emission mode: a `TOOL_CALL_CHUNK` that starts a call without `toolCallName`.
     EmitChunkMissingName = "emit.chunk-missing-name", rules = [];
+    /// Emission mode: a chunk continuing a chunk stream changes a field its opener set (text
+    /// `role` or `name`; tool `toolCallName` or `parentMessageId`).
+    EmitChunkFieldMismatch = "emit.chunk-field-mismatch", rules = [];
 }
 
 impl ViolationKind {
