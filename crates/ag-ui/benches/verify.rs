@@ -9,8 +9,12 @@
 //! |---|---|---|---|---|
 //! | 1 | 9.57 ms (21.5 M ev/s) | 13.8 ms | 174 ms / 59 ms (1.18 M ev/s) | 18× |
 //! | 2 | 13.4 ms (15.4 M ev/s) | 13.3 ms | 112 ms / 44 ms (1.83 M ev/s) | 8.4× |
+//! | 3 | 11.7 ms (17.6 M ev/s) | 11.6 ms | 199 ms / 174 ms (1.03 M ev/s) | 17× |
+//! | 4 | 7.75 ms (26.6 M ev/s) | 7.15 ms | 140 ms / 123 ms (1.48 M ev/s) | 18× |
 //!
-//! Best cases: ours 3.98 ms (best of 30 passes, 52 M ev/s) against the reference's best 44 ms
+//! (Runs 1–2 before `check` was inlined and its failure path made cold; 3–4 after.)
+//!
+//! Best cases: ours 3.4–4.0 ms (best of 30–40 passes, 52–61 M ev/s) against the reference's best 44 ms
 //! (4.7 M ev/s): 11×. Ours is bound by memory: reading each event's discriminant, id and tag
 //! from a 336-byte `Event` costs 3.4 ms on its own (best case) for this workload; the check
 //! itself on a cache-hot event is about 3.5 ns.
