@@ -385,6 +385,24 @@ impl Engine {
                 let tag = tag_of(&e.subagent_run_id);
                 let owner = self.owners.intern(tag);
                 let id = e.message_id.as_str();
+                // Emission mode: re-owning a message whose chunk stream is pending in another
+                // lane would make the END the client synthesizes for it disagree.
+                if let Some(emission) = &self.emission
+                    && let Some((&lane_owner, _)) = emission.lanes.iter().find(|(o, lane)| {
+                        lane.kind == ChunkKind::Text && &*lane.id == id && **o != owner
+                    })
+                {
+                    return Err(Fail::new(
+                        ViolationKind::OwnerMismatch,
+                        vec![id.to_owned(), tag.unwrap_or_default().to_owned()],
+                        format!(
+                            "TOOL_CALL_RESULT from {} re-owns message {} while {} is still streaming it as chunks: the TEXT_MESSAGE_END that closes the chunk stream would disagree",
+                            tag_label(tag),
+                            show(id),
+                            self.owners.label(lane_owner)
+                        ),
+                    ));
+                }
                 self.recent_text.forget(id);
                 match self.messages.get_mut(id) {
                     Some(entry) => entry.owner = owner,
@@ -635,6 +653,7 @@ impl Engine {
     }
 
     fn text_start(&mut self, id: &str, tag: Option<&str>) -> Check {
+        self.chunk_pending_elsewhere(ChunkKind::Text, EventType::TextMessageStart, id, tag)?;
         let existing = self.messages.get(id).map(|e| (e.owner, e.open.is_some()));
         if let Some((_, true)) = existing {
             return Err(Fail::new(
@@ -730,6 +749,7 @@ impl Engine {
     }
 
     fn tool_start(&mut self, id: &str, parent: Option<&str>, tag: Option<&str>) -> Check {
+        self.chunk_pending_elsewhere(ChunkKind::Tool, EventType::ToolCallStart, id, tag)?;
         let existing = self.tool_calls.get(id).map(|e| (e.owner, e.open.is_some()));
         if let Some((_, true)) = existing {
             return Err(Fail::new(
@@ -852,6 +872,9 @@ impl Engine {
 
     fn reasoning_start(&mut self, ty: EventType, id: &str, tag: Option<&str>) -> Check {
         let span = ty == EventType::ReasoningStart;
+        if !span {
+            self.chunk_pending_elsewhere(ChunkKind::Reasoning, ty, id, tag)?;
+        }
         let existing = self
             .reasoning
             .get(id)
@@ -1370,7 +1393,7 @@ impl Engine {
                     ),
                 ));
             }
-            inherited = self.owner_check_for_tool(id, parent, tag, None)?;
+            inherited = self.owner_check_for_tool(id, parent, tag, recorded)?;
         }
         let owner = match (recorded, streaming) {
             (Some(owner), _) => owner,
@@ -1455,6 +1478,43 @@ impl Engine {
             }
         }
         Ok(())
+    }
+
+    /// Emission mode: an explicit opener for an id that another lane is still streaming as
+    /// chunks (its own lane is closed first, so that one does not count) would be a second
+    /// START for an open id on the client.
+    fn chunk_pending_elsewhere(
+        &self,
+        kind: ChunkKind,
+        ty: EventType,
+        id: &str,
+        tag: Option<&str>,
+    ) -> Check {
+        let Some(emission) = &self.emission else {
+            return Ok(());
+        };
+        let own = self.owners.find(tag);
+        let Some((&lane_owner, _)) = emission
+            .lanes
+            .iter()
+            .find(|(o, lane)| lane.kind == kind && &*lane.id == id && Some(**o) != own)
+        else {
+            return Ok(());
+        };
+        let violation = match kind {
+            ChunkKind::Text => ViolationKind::TextAlreadyOpen,
+            ChunkKind::Tool => ViolationKind::ToolAlreadyOpen,
+            ChunkKind::Reasoning => ViolationKind::ReasoningMessageAlreadyOpen,
+        };
+        Err(Fail::new(
+            violation,
+            vec![id.to_owned()],
+            format!(
+                "{ty} for {} which {} is still streaming as chunks",
+                show(id),
+                self.owners.label(lane_owner)
+            ),
+        ))
     }
 
     /// Emission mode: an explicit event closes the chunk stream pending in its own lane.

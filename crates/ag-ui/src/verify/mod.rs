@@ -129,6 +129,15 @@
 //!   opener and is checked like the `START` it expands to (owner agreement, parent message
 //!   owner, not open as explicit events, one open block per owner). A chunk is never "open",
 //!   so it needs no closing before `RUN_FINISHED`.
+//! * While a lane (an owner) streams an id as chunks, the client's chunk expansion holds that
+//!   id open until an event of the same lane arrives. So an explicit `START` for that id from
+//!   another owner is rejected as already open, and a `TOOL_CALL_RESULT` from another owner
+//!   may not re-own that message (`owner.mismatch`): the `END` the client synthesizes would
+//!   disagree.
+//!
+//! Everything emission mode accepts is accepted by the reference client: the differential
+//! tests feed emission-filtered streams through `transformChunks` and `verifyEvents` of
+//! @ag-ui/client 1.0.0.
 //!
 //! The server feeds the `RUN_STARTED` it frames the run with to the verifier first, like any
 //! other event.
