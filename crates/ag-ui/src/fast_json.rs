@@ -19,7 +19,11 @@ pub(crate) fn write_event(event: &Event, out: &mut Vec<u8>) -> bool {
     let ts = event.timestamp();
     match event {
         Event::TextMessageStart(e) => {
-            head(out, b"{\"type\":\"TEXT_MESSAGE_START\",\"messageId\":", &e.message_id);
+            head(
+                out,
+                b"{\"type\":\"TEXT_MESSAGE_START\",\"messageId\":",
+                &e.message_id,
+            );
             if let Some(role) = e.role {
                 out.extend_from_slice(role_json(role));
             }
@@ -27,17 +31,29 @@ pub(crate) fn write_event(event: &Event, out: &mut Vec<u8>) -> bool {
             tail(out, e.subagent_run_id.as_ref(), ts);
         }
         Event::TextMessageContent(e) => {
-            head(out, b"{\"type\":\"TEXT_MESSAGE_CONTENT\",\"messageId\":", &e.message_id);
+            head(
+                out,
+                b"{\"type\":\"TEXT_MESSAGE_CONTENT\",\"messageId\":",
+                &e.message_id,
+            );
             field(out, b",\"delta\":", &e.delta);
             tail(out, e.subagent_run_id.as_ref(), ts);
         }
         Event::TextMessageEnd(e) => {
-            head(out, b"{\"type\":\"TEXT_MESSAGE_END\",\"messageId\":", &e.message_id);
+            head(
+                out,
+                b"{\"type\":\"TEXT_MESSAGE_END\",\"messageId\":",
+                &e.message_id,
+            );
             tail(out, e.subagent_run_id.as_ref(), ts);
         }
         Event::TextMessageChunk(e) => {
             out.extend_from_slice(b"{\"type\":\"TEXT_MESSAGE_CHUNK\"");
-            opt_str(out, b",\"messageId\":", e.message_id.as_ref().map(MessageId::as_str));
+            opt_str(
+                out,
+                b",\"messageId\":",
+                e.message_id.as_ref().map(MessageId::as_str),
+            );
             if let Some(role) = e.role {
                 out.extend_from_slice(role_json(role));
             }
@@ -46,35 +62,63 @@ pub(crate) fn write_event(event: &Event, out: &mut Vec<u8>) -> bool {
             tail(out, e.subagent_run_id.as_ref(), ts);
         }
         Event::ToolCallStart(e) => {
-            head(out, b"{\"type\":\"TOOL_CALL_START\",\"toolCallId\":", &e.tool_call_id);
+            head(
+                out,
+                b"{\"type\":\"TOOL_CALL_START\",\"toolCallId\":",
+                &e.tool_call_id,
+            );
             field(out, b",\"toolCallName\":", &e.tool_call_name);
             opt_str(out, b",\"subagentRunId\":", sub(e.subagent_run_id.as_ref()));
-            opt_str(out, b",\"parentMessageId\":", e.parent_message_id.as_ref().map(MessageId::as_str));
+            opt_str(
+                out,
+                b",\"parentMessageId\":",
+                e.parent_message_id.as_ref().map(MessageId::as_str),
+            );
             tail(out, None, ts);
         }
         Event::ToolCallArgs(e) => {
-            head(out, b"{\"type\":\"TOOL_CALL_ARGS\",\"toolCallId\":", &e.tool_call_id);
+            head(
+                out,
+                b"{\"type\":\"TOOL_CALL_ARGS\",\"toolCallId\":",
+                &e.tool_call_id,
+            );
             field(out, b",\"delta\":", &e.delta);
             tail(out, e.subagent_run_id.as_ref(), ts);
         }
         Event::ToolCallEnd(e) => {
-            head(out, b"{\"type\":\"TOOL_CALL_END\",\"toolCallId\":", &e.tool_call_id);
+            head(
+                out,
+                b"{\"type\":\"TOOL_CALL_END\",\"toolCallId\":",
+                &e.tool_call_id,
+            );
             tail(out, e.subagent_run_id.as_ref(), ts);
         }
         Event::ToolCallChunk(e) => {
             out.extend_from_slice(b"{\"type\":\"TOOL_CALL_CHUNK\"");
-            opt_str(out, b",\"toolCallId\":", e.tool_call_id.as_ref().map(|id| id.as_str()));
+            opt_str(
+                out,
+                b",\"toolCallId\":",
+                e.tool_call_id.as_ref().map(|id| id.as_str()),
+            );
             opt_str(out, b",\"toolCallName\":", e.tool_call_name.as_deref());
             opt_str(out, b",\"delta\":", e.delta.as_deref());
             opt_str(out, b",\"subagentRunId\":", sub(e.subagent_run_id.as_ref()));
-            opt_str(out, b",\"parentMessageId\":", e.parent_message_id.as_ref().map(MessageId::as_str));
+            opt_str(
+                out,
+                b",\"parentMessageId\":",
+                e.parent_message_id.as_ref().map(MessageId::as_str),
+            );
             tail(out, None, ts);
         }
         Event::ToolCallResult(e) => {
             let Content::Text(content) = &e.content else {
                 return false;
             };
-            head(out, b"{\"type\":\"TOOL_CALL_RESULT\",\"messageId\":", &e.message_id);
+            head(
+                out,
+                b"{\"type\":\"TOOL_CALL_RESULT\",\"messageId\":",
+                &e.message_id,
+            );
             field(out, b",\"toolCallId\":", &e.tool_call_id);
             field(out, b",\"content\":", content);
             if e.role.is_some() {
@@ -83,39 +127,71 @@ pub(crate) fn write_event(event: &Event, out: &mut Vec<u8>) -> bool {
             tail(out, e.subagent_run_id.as_ref(), ts);
         }
         Event::StepStarted(e) => {
-            head(out, b"{\"type\":\"STEP_STARTED\",\"stepName\":", &e.step_name);
+            head(
+                out,
+                b"{\"type\":\"STEP_STARTED\",\"stepName\":",
+                &e.step_name,
+            );
             tail(out, e.subagent_run_id.as_ref(), ts);
         }
         Event::StepFinished(e) => {
-            head(out, b"{\"type\":\"STEP_FINISHED\",\"stepName\":", &e.step_name);
+            head(
+                out,
+                b"{\"type\":\"STEP_FINISHED\",\"stepName\":",
+                &e.step_name,
+            );
             tail(out, e.subagent_run_id.as_ref(), ts);
         }
         Event::ReasoningStart(e) => {
-            head(out, b"{\"type\":\"REASONING_START\",\"messageId\":", &e.message_id);
+            head(
+                out,
+                b"{\"type\":\"REASONING_START\",\"messageId\":",
+                &e.message_id,
+            );
             tail(out, e.subagent_run_id.as_ref(), ts);
         }
         Event::ReasoningMessageStart(e) => {
-            head(out, b"{\"type\":\"REASONING_MESSAGE_START\",\"messageId\":", &e.message_id);
+            head(
+                out,
+                b"{\"type\":\"REASONING_MESSAGE_START\",\"messageId\":",
+                &e.message_id,
+            );
             out.extend_from_slice(b",\"role\":\"reasoning\"");
             tail(out, e.subagent_run_id.as_ref(), ts);
         }
         Event::ReasoningMessageContent(e) => {
-            head(out, b"{\"type\":\"REASONING_MESSAGE_CONTENT\",\"messageId\":", &e.message_id);
+            head(
+                out,
+                b"{\"type\":\"REASONING_MESSAGE_CONTENT\",\"messageId\":",
+                &e.message_id,
+            );
             field(out, b",\"delta\":", &e.delta);
             tail(out, e.subagent_run_id.as_ref(), ts);
         }
         Event::ReasoningMessageEnd(e) => {
-            head(out, b"{\"type\":\"REASONING_MESSAGE_END\",\"messageId\":", &e.message_id);
+            head(
+                out,
+                b"{\"type\":\"REASONING_MESSAGE_END\",\"messageId\":",
+                &e.message_id,
+            );
             tail(out, e.subagent_run_id.as_ref(), ts);
         }
         Event::ReasoningMessageChunk(e) => {
             out.extend_from_slice(b"{\"type\":\"REASONING_MESSAGE_CHUNK\"");
-            opt_str(out, b",\"messageId\":", e.message_id.as_ref().map(MessageId::as_str));
+            opt_str(
+                out,
+                b",\"messageId\":",
+                e.message_id.as_ref().map(MessageId::as_str),
+            );
             opt_str(out, b",\"delta\":", e.delta.as_deref());
             tail(out, e.subagent_run_id.as_ref(), ts);
         }
         Event::ReasoningEnd(e) => {
-            head(out, b"{\"type\":\"REASONING_END\",\"messageId\":", &e.message_id);
+            head(
+                out,
+                b"{\"type\":\"REASONING_END\",\"messageId\":",
+                &e.message_id,
+            );
             tail(out, e.subagent_run_id.as_ref(), ts);
         }
         _ => return false,

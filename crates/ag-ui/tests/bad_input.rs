@@ -42,10 +42,7 @@ fn truncated_json_is_a_syntax_error() {
     for cut in 1..full.len() {
         let (kind, _, _) = error_of(&full[..cut]);
         assert!(
-            matches!(
-                kind,
-                DecodeErrorKind::Syntax | DecodeErrorKind::MissingType
-            ),
+            matches!(kind, DecodeErrorKind::Syntax | DecodeErrorKind::MissingType),
             "{cut}: {kind:?}"
         );
     }
@@ -71,11 +68,15 @@ fn wrong_types_name_the_field() {
         invalid("STEP_STARTED", "timestamp")
     );
     assert_eq!(
-        error_of(r#"{"type":"ACTIVITY_SNAPSHOT","messageId":"m","activityType":"PLAN","content":[]}"#),
+        error_of(
+            r#"{"type":"ACTIVITY_SNAPSHOT","messageId":"m","activityType":"PLAN","content":[]}"#
+        ),
         invalid("ACTIVITY_SNAPSHOT", "content")
     );
     assert_eq!(
-        error_of(r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r","usage":[{"inputTokens":-1}]}"#),
+        error_of(
+            r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r","usage":[{"inputTokens":-1}]}"#
+        ),
         invalid("RUN_FINISHED", "usage[0].inputTokens")
     );
     assert_eq!(
@@ -96,7 +97,10 @@ fn missing_required_fields_are_named() {
     );
     // `null`-valued any-JSON fields must still be present.
     for (ty, field) in [("STATE_SNAPSHOT", "snapshot"), ("RAW", "event")] {
-        assert_eq!(error_of(&format!(r#"{{"type":"{ty}"}}"#)), invalid(ty, field));
+        assert_eq!(
+            error_of(&format!(r#"{{"type":"{ty}"}}"#)),
+            invalid(ty, field)
+        );
     }
     assert_eq!(
         error_of(r#"{"type":"CUSTOM","name":"n"}"#),
@@ -123,7 +127,9 @@ fn forbidden_nulls_are_rejected() {
         invalid("SUBAGENT_FINISHED", "outcome")
     );
     assert_eq!(
-        error_of(r#"{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"a","role":"assistant","content":null}]}"#),
+        error_of(
+            r#"{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"a","role":"assistant","content":null}]}"#
+        ),
         invalid("MESSAGES_SNAPSHOT", "messages[0].content")
     );
     assert_eq!(
@@ -136,7 +142,9 @@ fn forbidden_nulls_are_rejected() {
 fn a_null_text_part_metadata_is_rejected_not_re_emitted() {
     // Regression: `null` used to be read as a JSON value here and written back out.
     assert_eq!(
-        error_of(r#"{"type":"TOOL_CALL_RESULT","messageId":"m","toolCallId":"c","content":[{"type":"text","text":"u","metadata":null}]}"#),
+        error_of(
+            r#"{"type":"TOOL_CALL_RESULT","messageId":"m","toolCallId":"c","content":[{"type":"text","text":"u","metadata":null}]}"#
+        ),
         invalid("TOOL_CALL_RESULT", "content[0].metadata")
     );
 }
@@ -144,15 +152,24 @@ fn a_null_text_part_metadata_is_rejected_not_re_emitted() {
 #[test]
 fn fields_inside_arrays_and_unions_are_named_exactly() {
     assert_eq!(
-        error_of(r#"{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"a","role":"assistant","toolCalls":[{"id":"c","type":"other","function":{"name":"n","arguments":""}}]}]}"#),
+        error_of(
+            r#"{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"a","role":"assistant","toolCalls":[{"id":"c","type":"other","function":{"name":"n","arguments":""}}]}]}"#
+        ),
         invalid("MESSAGES_SNAPSHOT", "messages[0].toolCalls[0].type")
     );
     assert_eq!(
-        error_of(r#"{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"u","role":"user","content":"x"},{"id":"a","role":"user","content":[{"type":"image","source":{"type":"data","value":"x"}}]}]}"#),
-        invalid("MESSAGES_SNAPSHOT", "messages[1].content[0].source.mimeType")
+        error_of(
+            r#"{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"u","role":"user","content":"x"},{"id":"a","role":"user","content":[{"type":"image","source":{"type":"data","value":"x"}}]}]}"#
+        ),
+        invalid(
+            "MESSAGES_SNAPSHOT",
+            "messages[1].content[0].source.mimeType"
+        )
     );
     assert_eq!(
-        error_of(r#"{"type":"RUN_STARTED","threadId":"t","runId":"r","input":{"threadId":"t","runId":"r","messages":[{"id":"s","role":"system"}]}}"#),
+        error_of(
+            r#"{"type":"RUN_STARTED","threadId":"t","runId":"r","input":{"threadId":"t","runId":"r","messages":[{"id":"s","role":"system"}]}}"#
+        ),
         invalid("RUN_STARTED", "input.messages[0].content")
     );
     assert_eq!(
@@ -160,7 +177,9 @@ fn fields_inside_arrays_and_unions_are_named_exactly() {
         invalid("STATE_DELTA", "delta[0].value")
     );
     assert_eq!(
-        error_of(r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":{"type":"interrupt"}}"#),
+        error_of(
+            r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":{"type":"interrupt"}}"#
+        ),
         invalid("RUN_FINISHED", "outcome.interrupts")
     );
 }

@@ -75,7 +75,11 @@ fn our_frames_validate_and_match_the_reference_encoder_byte_for_byte() {
     assert_eq!(report["frames"], events.len(), "{report}");
     assert_eq!(report["types"].as_object().unwrap().len(), 31, "{report}");
     assert_eq!(report["invalid"], Value::Array(vec![]), "schema failures");
-    assert_eq!(report["mismatched"], Value::Array(vec![]), "byte mismatches");
+    assert_eq!(
+        report["mismatched"],
+        Value::Array(vec![]),
+        "byte mismatches"
+    );
 }
 
 #[test]

@@ -3,5 +3,8 @@
 //! Each stage of the client pipeline is public on its own:
 //!
 //! - [`chunks`]: expands the `*_CHUNK` shorthand into explicit START / CONTENT / END events.
+//! - [`apply`]: turns a verified event stream back into a conversation (messages, state,
+//!   pending interrupts and tool calls).
 
+pub mod apply;
 pub mod chunks;

@@ -762,7 +762,11 @@ mod tests {
             );
             assert_eq!(errors, [(DecodeErrorKind::TooLarge, Some(1))]);
             // The buffer never held much more than the limit.
-            assert!(d.buf.capacity() < 256, "chunk {chunk}: {}", d.buf.capacity());
+            assert!(
+                d.buf.capacity() < 256,
+                "chunk {chunk}: {}",
+                d.buf.capacity()
+            );
         }
     }
 
@@ -803,7 +807,8 @@ mod tests {
 
     #[test]
     fn invalid_utf8_reads_as_replacement_characters() {
-        let events = decode(b"data: {\"type\":\"STEP_STARTED\",\"stepName\":\"a\xFFb\"}\n\n").unwrap();
+        let events =
+            decode(b"data: {\"type\":\"STEP_STARTED\",\"stepName\":\"a\xFFb\"}\n\n").unwrap();
         assert_eq!(events, [Event::step_started("a\u{FFFD}b")]);
     }
 
@@ -813,6 +818,9 @@ mod tests {
         let mut buf = b"x".to_vec();
         encode_into(&e, &mut buf);
         assert_eq!(&buf[1..], encode(&e).as_slice());
-        assert_eq!(encode(&e), b"data: {\"type\":\"STEP_STARTED\",\"stepName\":\"s\"}\n\n");
+        assert_eq!(
+            encode(&e),
+            b"data: {\"type\":\"STEP_STARTED\",\"stepName\":\"s\"}\n\n"
+        );
     }
 }

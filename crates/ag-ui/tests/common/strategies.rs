@@ -11,9 +11,8 @@
 use ag_ui::{
     ActivityMessage, AssistantMessage, Content, ContentPart, Context, DeveloperMessage, Event,
     EventType, Interrupt, JsonPatchOperation, MediaPart, Message, Metadata, PartSource,
-    ReasoningMessage, ResumeEntry, RunAgentInput,
-    RunFinishedOutcome, SubagentFinishedOutcome, SystemMessage, TextMessageRole, TextPart,
-    TokenUsage, Tool, ToolCall, ToolMessage, UserMessage,
+    ReasoningMessage, ResumeEntry, RunAgentInput, RunFinishedOutcome, SubagentFinishedOutcome,
+    SystemMessage, TextMessageRole, TextPart, TokenUsage, Tool, ToolCall, ToolMessage, UserMessage,
 };
 use proptest::collection::vec;
 use proptest::option::of;
@@ -45,7 +44,10 @@ fn number() -> BoxedStrategy<Value> {
         (-MAX_SAFE..=MAX_SAFE).prop_map(Value::from),
         (-1000i64..1000).prop_map(Value::from),
         // Non-integral dyadic values print identically in Rust and JavaScript.
-        ((-100_000i64..100_000), prop::sample::select(vec![0.5, 0.25, 0.125, 0.75]))
+        (
+            (-100_000i64..100_000),
+            prop::sample::select(vec![0.5, 0.25, 0.125, 0.75])
+        )
             .prop_map(|(i, f)| json!(i as f64 + f)),
     ]
     .boxed()
@@ -264,7 +266,11 @@ pub fn token_usage() -> BoxedStrategy<TokenUsage> {
             let mut u = TokenUsage::default();
             (u.provider, u.model) = (provider, model);
             (u.input_tokens, u.output_tokens, u.total_tokens) = (i, o, t);
-            (u.reasoning_tokens, u.cached_input_tokens, u.cache_write_input_tokens) = (r, c, w);
+            (
+                u.reasoning_tokens,
+                u.cached_input_tokens,
+                u.cache_write_input_tokens,
+            ) = (r, c, w);
             u
         })
         .boxed()
@@ -282,12 +288,16 @@ pub fn interrupt() -> BoxedStrategy<Interrupt> {
         opt(metadata()),
         opt(id()),
     )
-        .prop_map(|(id, reason, message, call, schema, expires, metadata, sub)| {
-            let mut i = Interrupt::new(id, reason);
-            (i.message, i.tool_call_id, i.response_schema) = (message, call.map(Into::into), schema);
-            (i.expires_at, i.metadata, i.subagent_run_id) = (expires, metadata, sub.map(Into::into));
-            i
-        })
+        .prop_map(
+            |(id, reason, message, call, schema, expires, metadata, sub)| {
+                let mut i = Interrupt::new(id, reason);
+                (i.message, i.tool_call_id, i.response_schema) =
+                    (message, call.map(Into::into), schema);
+                (i.expires_at, i.metadata, i.subagent_run_id) =
+                    (expires, metadata, sub.map(Into::into));
+                i
+            },
+        )
         .boxed()
 }
 
@@ -480,14 +490,16 @@ pub fn event_of(ty: EventType) -> BoxedStrategy<Event> {
             })
             .boxed(),
         EventType::SubagentStarted => (id(), text(), opt(text()), opt(id()), opt(id()), opt(id()))
-            .prop_map(|(s, name, description, parent_sub, parent_call, parent_msg)| {
-                let mut e = SubagentStartedEvent::new(s, name);
-                e.description = description;
-                e.parent_subagent_run_id = parent_sub.map(Into::into);
-                e.parent_tool_call_id = parent_call.map(Into::into);
-                e.parent_message_id = parent_msg.map(Into::into);
-                e.into()
-            })
+            .prop_map(
+                |(s, name, description, parent_sub, parent_call, parent_msg)| {
+                    let mut e = SubagentStartedEvent::new(s, name);
+                    e.description = description;
+                    e.parent_subagent_run_id = parent_sub.map(Into::into);
+                    e.parent_tool_call_id = parent_call.map(Into::into);
+                    e.parent_message_id = parent_msg.map(Into::into);
+                    e.into()
+                },
+            )
             .boxed(),
         EventType::SubagentFinished => (id(), opt(non_null_value()), opt(subagent_outcome()))
             .prop_map(|(s, result, outcome)| {

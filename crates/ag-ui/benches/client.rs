@@ -1,0 +1,77 @@
+//! Client-side throughput on the shared workload at about 10k, 50k and 206k events: the
+//! reducer alone, and decoding JSON + reducing. Flat per-event cost across the three sizes is
+//! the linearity claim; compare with `node interop/bench/client.mjs` for the reference.
+
+#[path = "workload.rs"]
+mod workload;
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use ag_ui::Event;
+use ag_ui::client::apply::Reducer;
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+
+/// Message counts giving about 10k, 50k and 206k events.
+const SIZES: [usize; 3] = [97, 485, workload::MESSAGES];
+
+fn reducer(c: &mut Criterion) {
+    let mut group = c.benchmark_group("client/reducer");
+    group
+        .sample_size(10)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(3));
+    for messages in SIZES {
+        let events = workload::events(messages);
+        group.throughput(Throughput::Elements(events.len() as u64));
+        group.bench_with_input(
+            BenchmarkId::from_parameter(events.len()),
+            &events,
+            |b, events| {
+                b.iter(|| {
+                    let mut reducer = Reducer::new();
+                    for event in events {
+                        reducer.apply(black_box(event)).expect("expanded events");
+                    }
+                    reducer
+                });
+            },
+        );
+    }
+    group.finish();
+}
+
+fn decode_and_reduce(c: &mut Criterion) {
+    let mut group = c.benchmark_group("client/decode+reducer");
+    group
+        .sample_size(10)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(3));
+    for messages in SIZES {
+        let events = workload::events(messages);
+        let mut jsonl = Vec::new();
+        for event in &events {
+            event.write_json(&mut jsonl);
+            jsonl.push(b'\n');
+        }
+        group.throughput(Throughput::Elements(events.len() as u64));
+        group.bench_with_input(
+            BenchmarkId::from_parameter(events.len()),
+            &jsonl,
+            |b, jsonl| {
+                b.iter(|| {
+                    let mut reducer = Reducer::new();
+                    for line in jsonl.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
+                        let event = Event::from_slice(line).expect("valid JSON");
+                        reducer.apply(&event).expect("expanded events");
+                    }
+                    reducer
+                });
+            },
+        );
+    }
+    group.finish();
+}
+
+criterion_group!(benches, reducer, decode_and_reduce);
+criterion_main!(benches);

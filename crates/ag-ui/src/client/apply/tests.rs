@@ -1,0 +1,492 @@
+use super::*;
+use serde_json::json;
+
+fn ev(value: Value) -> Event {
+    Event::from_value(&value).unwrap_or_else(|e| panic!("bad test event {value}: {e}"))
+}
+
+fn run(events: &[Value]) -> Reducer {
+    let mut reducer = Reducer::new();
+    for event in events {
+        reducer.apply(&ev(event.clone())).unwrap();
+    }
+    reducer
+}
+
+fn messages_json(reducer: &Reducer) -> Value {
+    serde_json::to_value(reducer.messages()).unwrap()
+}
+
+#[test]
+fn text_message_builds_and_reuses() {
+    let r = run(&[
+        json!({"type":"TEXT_MESSAGE_START","messageId":"m1","subagentRunId":"s1","metadata":{"a":1}}),
+        json!({"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"Hi","metadata":{"b":2}}),
+        json!({"type":"TEXT_MESSAGE_END","messageId":"m1"}),
+        json!({"type":"TEXT_MESSAGE_START","messageId":"m1","role":"user","name":"x"}),
+        json!({"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"!"}),
+    ]);
+    assert_eq!(
+        messages_json(&r),
+        json!([{"id":"m1","role":"assistant","content":"Hi!","metadata":{"a":1,"b":2},"subagentRunId":"s1"}])
+    );
+}
+
+#[test]
+fn text_roles_and_names() {
+    let r = run(&[
+        json!({"type":"TEXT_MESSAGE_START","messageId":"u","role":"user","name":"ann"}),
+        json!({"type":"TEXT_MESSAGE_START","messageId":"s","role":"system"}),
+        json!({"type":"TEXT_MESSAGE_START","messageId":"d","role":"developer"}),
+    ]);
+    assert_eq!(
+        messages_json(&r),
+        json!([
+            {"id":"u","role":"user","content":"","name":"ann"},
+            {"id":"s","role":"system","content":""},
+            {"id":"d","role":"developer","content":""}
+        ])
+    );
+}
+
+#[test]
+fn content_replaces_multimodal_content() {
+    let mut r = Reducer::new().with_messages(vec![
+        serde_json::from_value(
+            json!({"id":"u","role":"user","content":[{"type":"text","text":"a"}]}),
+        )
+        .unwrap(),
+    ]);
+    r.apply(&ev(
+        json!({"type":"TEXT_MESSAGE_CONTENT","messageId":"u","delta":"b"}),
+    ))
+    .unwrap();
+    assert_eq!(
+        messages_json(&r),
+        json!([{"id":"u","role":"user","content":"b"}])
+    );
+}
+
+#[test]
+fn unknown_and_activity_targets_warn() {
+    let mut r = Reducer::new();
+    let a = r
+        .apply(&ev(
+            json!({"type":"TEXT_MESSAGE_CONTENT","messageId":"nope","delta":"x"}),
+        ))
+        .unwrap();
+    assert_eq!(a.warning.unwrap().kind, ApplyWarningKind::UnknownMessage);
+    assert!(!a.messages.is_changed());
+    r.apply(&ev(
+        json!({"type":"ACTIVITY_SNAPSHOT","messageId":"a","activityType":"PLAN","content":{}}),
+    ))
+    .unwrap();
+    for e in [
+        json!({"type":"TEXT_MESSAGE_START","messageId":"a"}),
+        json!({"type":"TEXT_MESSAGE_CONTENT","messageId":"a","delta":"x"}),
+        json!({"type":"REASONING_MESSAGE_START","messageId":"a","role":"reasoning"}),
+    ] {
+        let applied = r.apply(&ev(e)).unwrap();
+        let w = applied.warning.unwrap();
+        assert_eq!(w.kind, ApplyWarningKind::ActivityMessageId);
+        assert_eq!(w.kind.as_str(), "apply.activity-message-id");
+    }
+    assert_eq!(r.messages().len(), 1);
+}
+
+#[test]
+fn tool_calls_attach_to_parent_or_new_message() {
+    let r = run(&[
+        json!({"type":"TEXT_MESSAGE_START","messageId":"m1","subagentRunId":"s1"}),
+        json!({"type":"TOOL_CALL_START","toolCallId":"c1","toolCallName":"f","parentMessageId":"m1","subagentRunId":"s2"}),
+        json!({"type":"TOOL_CALL_ARGS","toolCallId":"c1","delta":"{\"a\":"}),
+        json!({"type":"TOOL_CALL_ARGS","toolCallId":"c1","delta":"1}","metadata":{"k":true}}),
+        json!({"type":"TOOL_CALL_END","toolCallId":"c1"}),
+        json!({"type":"TOOL_CALL_START","toolCallId":"c2","toolCallName":"g","parentMessageId":"new","subagentRunId":"s3"}),
+        json!({"type":"TOOL_CALL_START","toolCallId":"c3","toolCallName":"h"}),
+    ]);
+    assert_eq!(
+        messages_json(&r),
+        json!([
+            {"id":"m1","role":"assistant","content":"","subagentRunId":"s1","toolCalls":[
+                {"id":"c1","type":"function","function":{"name":"f","arguments":"{\"a\":1}"},"metadata":{"k":true}}
+            ]},
+            {"id":"new","role":"assistant","toolCalls":[{"id":"c2","type":"function","function":{"name":"g","arguments":""}}],"subagentRunId":"s3"},
+            {"id":"c3","role":"assistant","toolCalls":[{"id":"c3","type":"function","function":{"name":"h","arguments":""}}]}
+        ])
+    );
+}
+
+#[test]
+fn tool_call_parent_not_assistant_and_replay() {
+    let mut r = run(&[
+        json!({"type":"TEXT_MESSAGE_START","messageId":"u","role":"user"}),
+        json!({"type":"TOOL_CALL_ARGS","toolCallId":"c1","delta":"x"}),
+    ]);
+    let a = r
+        .apply(&ev(json!({"type":"TOOL_CALL_START","toolCallId":"c1","toolCallName":"f","parentMessageId":"u"})))
+        .unwrap();
+    assert_eq!(
+        a.warning.unwrap().kind,
+        ApplyWarningKind::ParentNotAssistant
+    );
+    r.apply(&ev(
+        json!({"type":"TOOL_CALL_ARGS","toolCallId":"c1","delta":"{}"}),
+    ))
+    .unwrap();
+    let a = r
+        .apply(&ev(json!({"type":"TOOL_CALL_START","toolCallId":"c1","toolCallName":"g","parentMessageId":"zzz"})))
+        .unwrap();
+    assert_eq!(a.warning.unwrap().kind, ApplyWarningKind::ToolCallRenamed);
+    assert_eq!(
+        messages_json(&r),
+        json!([
+            {"id":"u","role":"user","content":""},
+            {"id":"c1","role":"assistant","toolCalls":[{"id":"c1","type":"function","function":{"name":"g","arguments":"{}"}}]}
+        ])
+    );
+}
+
+#[test]
+fn tool_results_go_after_their_call_and_earlier_results() {
+    let mut r = run(&[
+        json!({"type":"RUN_STARTED","threadId":"t","runId":"r"}),
+        json!({"type":"TOOL_CALL_START","toolCallId":"c1","toolCallName":"f","parentMessageId":"a1"}),
+        json!({"type":"TOOL_CALL_START","toolCallId":"c2","toolCallName":"f","parentMessageId":"a1"}),
+        json!({"type":"TEXT_MESSAGE_START","messageId":"later"}),
+        json!({"type":"TOOL_CALL_RESULT","messageId":"r2","toolCallId":"c2","content":"two","subagentRunId":"s"}),
+    ]);
+    let applied = r
+        .apply(&ev(json!({"type":"TOOL_CALL_RESULT","messageId":"r1","toolCallId":"c1","content":"one","metadata":{"m":1}})))
+        .unwrap();
+    assert_eq!(applied.messages, MessagesChange::Inserted(2));
+    assert_eq!(applied.new_message, Some(2));
+    r.apply(&ev(
+        json!({"type":"TOOL_CALL_RESULT","messageId":"r9","toolCallId":"nope","content":"?"}),
+    ))
+    .unwrap();
+    let ids: Vec<&str> = r.messages().iter().map(|m| m.id().as_str()).collect();
+    assert_eq!(ids, ["a1", "r2", "r1", "later", "r9"]);
+    // The index follows the shift: "later" is still reachable and appendable.
+    r.apply(&ev(
+        json!({"type":"TEXT_MESSAGE_CONTENT","messageId":"later","delta":"ok"}),
+    ))
+    .unwrap();
+    assert_eq!(r.message("later").unwrap().text(), Some("ok"));
+    assert_eq!(
+        serde_json::to_value(r.message("r2").unwrap()).unwrap(),
+        json!({"id":"r2","role":"tool","content":"two","toolCallId":"c2","subagentRunId":"s"})
+    );
+    assert_eq!(
+        serde_json::to_value(r.message("r1").unwrap()).unwrap(),
+        json!({"id":"r1","role":"tool","content":"one","toolCallId":"c1","metadata":{"m":1}})
+    );
+    r.apply(&ev(
+        json!({"type":"RUN_FINISHED","threadId":"t","runId":"r"}),
+    ))
+    .unwrap();
+    assert!(r.pending_tool_call_ids().is_empty());
+}
+
+#[test]
+fn pending_tool_call_ids_and_outcomes() {
+    let mut r = run(&[
+        json!({"type":"RUN_STARTED","threadId":"t","runId":"r"}),
+        json!({"type":"TOOL_CALL_START","toolCallId":"c1","toolCallName":"f"}),
+        json!({"type":"TOOL_CALL_START","toolCallId":"c2","toolCallName":"f"}),
+        json!({"type":"TOOL_CALL_RESULT","messageId":"x","toolCallId":"c1","content":""}),
+        json!({"type":"RUN_FINISHED","threadId":"t","runId":"r","result":{"ok":1}}),
+    ]);
+    assert_eq!(r.pending_tool_call_ids(), &[ToolCallId::new("c2")]);
+    assert_eq!(r.result(), Some(&json!({"ok":1})));
+    r.apply(&ev(
+        json!({"type":"RUN_STARTED","threadId":"t","runId":"r2"}),
+    ))
+    .unwrap();
+    r.apply(&ev(json!({"type":"RUN_FINISHED","threadId":"t","runId":"r2","outcome":{"type":"success","pendingToolCallIds":["z"]}})))
+        .unwrap();
+    assert_eq!(r.pending_tool_call_ids(), &[ToolCallId::new("z")]);
+    assert_eq!(
+        r.result(),
+        Some(&json!({"ok":1})),
+        "last success result kept"
+    );
+    r.apply(&ev(
+        json!({"type":"RUN_STARTED","threadId":"t","runId":"r3"}),
+    ))
+    .unwrap();
+    r.apply(&ev(
+        json!({"type":"RUN_FINISHED","threadId":"t","runId":"r3",
+        "outcome":{"type":"interrupt","interrupts":[{"id":"i1","reason":"approve"}]}}),
+    ))
+    .unwrap();
+    assert_eq!(r.pending_interrupts().len(), 1);
+    assert!(matches!(r.outcome(), Some(RunOutcome::Interrupt { .. })));
+    assert!(r.pending_tool_call_ids().is_empty());
+    r.apply(&ev(json!({"type":"RUN_ERROR","message":"x"})))
+        .unwrap();
+    assert_eq!(
+        r.pending_interrupts().len(),
+        1,
+        "RUN_ERROR leaves interrupts"
+    );
+    r.apply(&ev(
+        json!({"type":"RUN_FINISHED","threadId":"t","runId":"r3","outcome":{"type":"cancelled"}}),
+    ))
+    .unwrap();
+    assert!(r.pending_interrupts().is_empty());
+    assert_eq!(r.outcome(), Some(&RunOutcome::Cancelled));
+}
+
+#[test]
+fn reasoning_and_encrypted_values() {
+    let r = run(&[
+        json!({"type":"REASONING_START","messageId":"r1"}),
+        json!({"type":"REASONING_MESSAGE_START","messageId":"r1","role":"reasoning","subagentRunId":"s"}),
+        json!({"type":"REASONING_MESSAGE_CONTENT","messageId":"r1","delta":"hmm"}),
+        json!({"type":"REASONING_MESSAGE_END","messageId":"r1"}),
+        json!({"type":"REASONING_END","messageId":"r1"}),
+        json!({"type":"REASONING_ENCRYPTED_VALUE","subtype":"message","entityId":"r1","encryptedValue":"E1"}),
+        json!({"type":"TOOL_CALL_START","toolCallId":"c","toolCallName":"f"}),
+        json!({"type":"REASONING_ENCRYPTED_VALUE","subtype":"tool-call","entityId":"c","encryptedValue":"E2"}),
+        json!({"type":"REASONING_ENCRYPTED_VALUE","subtype":"tool-call","entityId":"r1","encryptedValue":"no"}),
+        json!({"type":"ACTIVITY_SNAPSHOT","messageId":"a","activityType":"P","content":{}}),
+        json!({"type":"REASONING_ENCRYPTED_VALUE","subtype":"message","entityId":"a","encryptedValue":"no"}),
+    ]);
+    assert_eq!(
+        messages_json(&r),
+        json!([
+            {"id":"r1","role":"reasoning","content":"hmm","encryptedValue":"E1","subagentRunId":"s"},
+            {"id":"c","role":"assistant","toolCalls":[{"id":"c","type":"function","function":{"name":"f","arguments":""},"encryptedValue":"E2"}]},
+            {"id":"a","role":"activity","activityType":"P","content":{}}
+        ])
+    );
+}
+
+#[test]
+fn state_snapshot_and_delta_failure_keeps_state() {
+    let mut r = run(&[
+        json!({"type":"STATE_SNAPSHOT","snapshot":{"a":1,"list":[1]}}),
+        json!({"type":"STATE_DELTA","delta":[{"op":"add","path":"/list/-","value":2},{"op":"replace","path":"/a","value":5}]}),
+    ]);
+    assert_eq!(r.state(), &json!({"a":5,"list":[1,2]}));
+    let applied = r
+        .apply(&ev(json!({"type":"STATE_DELTA","delta":[
+            {"op":"replace","path":"/a","value":6},
+            {"op":"remove","path":"/missing"}
+        ]})))
+        .unwrap();
+    let w = applied.warning.unwrap();
+    assert_eq!(w.kind, ApplyWarningKind::StatePatchFailed);
+    assert_eq!(w.index, 2);
+    assert_eq!(w.event_type, EventType::StateDelta);
+    assert!(!applied.state_changed);
+    assert_eq!(
+        r.state(),
+        &json!({"a":5,"list":[1,2]}),
+        "atomic: nothing applied"
+    );
+    r.apply(&ev(json!({"type":"STATE_SNAPSHOT","snapshot":0})))
+        .unwrap();
+    assert_eq!(r.state(), &json!(0));
+}
+
+#[test]
+fn activity_snapshot_replace_rules_and_deltas() {
+    let mut r = run(&[
+        json!({"type":"ACTIVITY_SNAPSHOT","messageId":"a","activityType":"PLAN","content":{"s":1},"subagentRunId":"s1","metadata":{"m":1}}),
+        json!({"type":"ACTIVITY_SNAPSHOT","messageId":"a","activityType":"PLAN2","content":{"s":2},"replace":false,"metadata":{"n":2}}),
+    ]);
+    assert_eq!(
+        messages_json(&r),
+        json!([{"id":"a","role":"activity","activityType":"PLAN","content":{"s":1},"subagentRunId":"s1","metadata":{"m":1,"n":2}}])
+    );
+    r.apply(&ev(json!({"type":"ACTIVITY_SNAPSHOT","messageId":"a","activityType":"PLAN3","content":{"s":3}})))
+        .unwrap();
+    assert_eq!(
+        messages_json(&r),
+        json!([{"id":"a","role":"activity","activityType":"PLAN3","content":{"s":3},"metadata":{"m":1,"n":2}}])
+    );
+    r.apply(&ev(json!({"type":"ACTIVITY_DELTA","messageId":"a","activityType":"PLAN4","patch":[{"op":"add","path":"/t","value":true}]})))
+        .unwrap();
+    let failed = r
+        .apply(&ev(json!({"type":"ACTIVITY_DELTA","messageId":"a","activityType":"X","patch":[{"op":"remove","path":"/nope"}],"metadata":{"kept":1}})))
+        .unwrap();
+    assert_eq!(
+        failed.warning.unwrap().kind,
+        ApplyWarningKind::ActivityPatchFailed
+    );
+    assert_eq!(
+        messages_json(&r),
+        json!([{"id":"a","role":"activity","activityType":"PLAN4","content":{"s":3,"t":true},"metadata":{"m":1,"n":2,"kept":1}}])
+    );
+    // Non-activity targets.
+    r.apply(&ev(json!({"type":"TEXT_MESSAGE_START","messageId":"t"})))
+        .unwrap();
+    let w = r
+        .apply(&ev(
+            json!({"type":"ACTIVITY_DELTA","messageId":"t","activityType":"X","patch":[]}),
+        ))
+        .unwrap();
+    assert_eq!(w.warning.unwrap().kind, ApplyWarningKind::NotActivity);
+    let kept = r
+        .apply(&ev(json!({"type":"ACTIVITY_SNAPSHOT","messageId":"t","activityType":"X","content":{},"replace":false})))
+        .unwrap();
+    assert!(
+        kept.messages.is_changed(),
+        "the reference emits even when nothing changed"
+    );
+    assert_eq!(r.message("t").unwrap().role(), Role::Assistant);
+    let replaced = r
+        .apply(&ev(json!({"type":"ACTIVITY_SNAPSHOT","messageId":"t","activityType":"X","content":{"z":1}})))
+        .unwrap();
+    assert_eq!(replaced.new_message, Some(1));
+    assert_eq!(r.message("t").unwrap().role(), Role::Activity);
+    // Unknown id: silently nothing.
+    let none = r
+        .apply(&ev(
+            json!({"type":"ACTIVITY_DELTA","messageId":"zz","activityType":"X","patch":[]}),
+        ))
+        .unwrap();
+    assert!(!none.is_changed() && none.warning.is_none());
+}
+
+#[test]
+fn messages_snapshot_reconciles_and_preserves() {
+    let mut r = run(&[
+        json!({"type":"TEXT_MESSAGE_START","messageId":"m1"}),
+        json!({"type":"TEXT_MESSAGE_START","messageId":"m2"}),
+        json!({"type":"REASONING_MESSAGE_START","messageId":"r1","role":"reasoning"}),
+        json!({"type":"ACTIVITY_SNAPSHOT","messageId":"a1","activityType":"PLAN","content":{}}),
+        json!({"type":"ACTIVITY_SNAPSHOT","messageId":"a2","activityType":"SEARCH","content":{}}),
+    ]);
+    // Snapshot reorders m2 before m1 (existing order kept), drops nothing client-only.
+    r.apply(&ev(json!({"type":"MESSAGES_SNAPSHOT","messages":[
+        {"id":"new","role":"user","content":"n"},
+        {"id":"m2","role":"assistant","content":"two"},
+        {"id":"m1","role":"assistant","content":"one"}
+    ]})))
+    .unwrap();
+    let ids: Vec<&str> = r.messages().iter().map(|m| m.id().as_str()).collect();
+    assert_eq!(ids, ["m1", "m2", "r1", "a1", "a2", "new"]);
+    assert_eq!(r.message("m1").unwrap().text(), Some("one"));
+    // Authority over PLAN only: a1 dropped, a2 kept; reasoning dropped (snapshot has one).
+    r.apply(&ev(json!({"type":"MESSAGES_SNAPSHOT","messages":[
+        {"id":"m1","role":"assistant","content":"one"},
+        {"id":"rr","role":"reasoning","content":"x"}
+    ],"metadata":{"@ag-ui/client":{"authoritativeActivityTypes":["PLAN"]}}})))
+        .unwrap();
+    let ids: Vec<&str> = r.messages().iter().map(|m| m.id().as_str()).collect();
+    assert_eq!(ids, ["m1", "a2", "rr"]);
+    // Legacy inference: the snapshot has an activity, so local ones go; it has no reasoning, so
+    // the local reasoning message stays.
+    r.apply(&ev(json!({"type":"MESSAGES_SNAPSHOT","messages":[
+        {"id":"m1","role":"assistant","content":"one"},
+        {"id":"a9","role":"activity","activityType":"Q","content":{}}
+    ]})))
+    .unwrap();
+    let ids: Vec<&str> = r.messages().iter().map(|m| m.id().as_str()).collect();
+    assert_eq!(ids, ["m1", "rr", "a9"]);
+}
+
+#[test]
+fn activity_authority_forms() {
+    let meta = |v: Value| -> Metadata { serde_json::from_value(v).unwrap() };
+    assert!(matches!(activity_authority(None), Authority::Legacy));
+    assert!(matches!(
+        activity_authority(Some(&meta(json!({"@ag-ui/client":{}})))),
+        Authority::Legacy
+    ));
+    assert!(matches!(
+        activity_authority(Some(&meta(
+            json!({"@ag-ui/client":{"authoritativeActivityTypes":null}})
+        ))),
+        Authority::All
+    ));
+    assert!(matches!(
+        activity_authority(Some(&meta(json!({"@ag-ui/client":5})))),
+        Authority::Types(t) if t.is_empty()
+    ));
+    assert!(matches!(
+        activity_authority(Some(&meta(json!({"@ag-ui/client":{"authoritativeActivityTypes":["A",1]}})))),
+        Authority::Types(t) if t.is_empty()
+    ));
+}
+
+#[test]
+fn run_started_appends_input_messages_once() {
+    let mut r = Reducer::new().with_messages(vec![Message::user("u1", "hi")]);
+    let applied = r
+        .apply(&ev(json!({"type":"RUN_STARTED","threadId":"t","runId":"r","input":{
+            "threadId":"t","runId":"r","state":{},"tools":[],"context":[],"forwardedProps":{},
+            "messages":[{"id":"u1","role":"user","content":"changed"},{"id":"u2","role":"user","content":"two"},{"id":"u2","role":"user","content":"dup"}]
+        }})))
+        .unwrap();
+    assert_eq!(applied.messages, MessagesChange::Replaced);
+    assert_eq!(
+        r.messages(),
+        &[Message::user("u1", "hi"), Message::user("u2", "two")]
+    );
+}
+
+#[test]
+fn chunks_are_an_error() {
+    let mut r = Reducer::new();
+    let err = r
+        .apply(&ev(
+            json!({"type":"TEXT_MESSAGE_CHUNK","messageId":"m","delta":"x"}),
+        ))
+        .unwrap_err();
+    assert_eq!(err.kind(), ApplyErrorKind::UntransformedChunk);
+    assert_eq!(err.kind().as_str(), "apply.untransformed-chunk");
+    assert_eq!(err.index, 0);
+    assert!(err.to_string().contains("TEXT_MESSAGE_CHUNK"));
+    assert!(r.messages().is_empty());
+}
+
+#[test]
+fn partial_tool_call_args_while_streaming() {
+    let mut r = run(&[json!({"type":"TOOL_CALL_START","toolCallId":"c","toolCallName":"f"})]);
+    assert_eq!(r.partial_tool_call_args("c"), Some(json!({})));
+    r.apply(&ev(
+        json!({"type":"TOOL_CALL_ARGS","toolCallId":"c","delta":"{\"q\": \"wea"}),
+    ))
+    .unwrap();
+    assert_eq!(r.partial_tool_call_args("c"), Some(json!({"q":"wea"})));
+    r.apply(&ev(
+        json!({"type":"TOOL_CALL_ARGS","toolCallId":"c","delta":"ther\", \"n\": 3}"}),
+    ))
+    .unwrap();
+    r.apply(&ev(json!({"type":"TOOL_CALL_END","toolCallId":"c"})))
+        .unwrap();
+    assert_eq!(
+        r.partial_tool_call_args("c"),
+        Some(json!({"q":"weather","n":3}))
+    );
+    assert_eq!(r.partial_tool_call_args("nope"), None);
+}
+
+#[test]
+fn metadata_merge_is_shallow_and_keeps_null() {
+    let mut target: Option<Metadata> = None;
+    let a: Metadata = serde_json::from_value(json!({"x":{"deep":1},"y":1})).unwrap();
+    let b: Metadata = serde_json::from_value(json!({"x":{"other":2},"z":null})).unwrap();
+    assert!(!merge_metadata(&mut target, None));
+    assert!(merge_metadata(&mut target, Some(&a)));
+    assert!(merge_metadata(&mut target, Some(&b)));
+    assert_eq!(
+        Value::Object(target.unwrap()),
+        json!({"x":{"other":2},"y":1,"z":null})
+    );
+}
+
+#[test]
+fn subagent_tags_first_writer_wins() {
+    let r = run(&[
+        json!({"type":"TOOL_CALL_START","toolCallId":"c1","toolCallName":"f","parentMessageId":"p","subagentRunId":"s1"}),
+        json!({"type":"TOOL_CALL_START","toolCallId":"c2","toolCallName":"f","parentMessageId":"p","subagentRunId":"s2"}),
+        json!({"type":"TEXT_MESSAGE_START","messageId":"p","subagentRunId":"s3"}),
+    ]);
+    assert_eq!(r.messages()[0].subagent_run_id().unwrap().as_str(), "s1");
+    assert_eq!(r.messages().len(), 1);
+}
