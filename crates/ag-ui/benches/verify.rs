@@ -11,8 +11,9 @@
 //! | 2 | 13.4 ms (15.4 M ev/s) | 13.3 ms | 112 ms / 44 ms (1.83 M ev/s) | 8.4× |
 //! | 3 | 11.7 ms (17.6 M ev/s) | 11.6 ms | 199 ms / 174 ms (1.03 M ev/s) | 17× |
 //! | 4 | 7.75 ms (26.6 M ev/s) | 7.15 ms | 140 ms / 123 ms (1.48 M ev/s) | 18× |
+//! | 5 | 5.92 ms (34.8 M ev/s) | 5.91 ms | 92.8 ms / 76.5 ms (2.22 M ev/s) | 16× |
 //!
-//! (Runs 1–2 before `check` was inlined and its failure path made cold; 3–4 after.)
+//! (Runs 1–2 before `check` was inlined and its failure path made cold; 3–5 after.)
 //!
 //! Best cases: ours 3.4–4.0 ms (best of 30–40 passes, 52–61 M ev/s) against the reference's best 44 ms
 //! (4.7 M ev/s): 11×. Ours is bound by memory: reading each event's discriminant, id and tag
