@@ -80,3 +80,8 @@ pub type Metadata = serde_json::Map<String, serde_json::Value>;
 
 /// The protocol version this crate speaks.
 pub const PROTOCOL_VERSION: &str = "1.0";
+
+/// The README's quick starts, compiled and run as doctests.
+#[cfg(all(doctest, feature = "axum", feature = "http"))]
+#[doc = include_str!("../../../README.md")]
+pub struct ReadmeDoctests;
