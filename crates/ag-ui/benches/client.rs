@@ -2,6 +2,9 @@
 //! reducer alone, and decoding JSON + reducing. Flat per-event cost across the three sizes is
 //! the linearity claim; compare with `node interop/bench/client.mjs` for the reference.
 
+// criterion_group! generates an undocumented public function.
+#![allow(missing_docs)]
+
 #[path = "workload.rs"]
 mod workload;
 
@@ -24,15 +27,19 @@ fn reducer(c: &mut Criterion) {
     for messages in SIZES {
         let events = workload::events(messages);
         group.throughput(Throughput::Elements(events.len() as u64));
-        group.bench_with_input(BenchmarkId::from_parameter(events.len()), &events, |b, events| {
-            b.iter(|| {
-                let mut reducer = Reducer::new();
-                for event in events {
-                    reducer.apply(black_box(event)).expect("expanded events");
-                }
-                reducer
-            });
-        });
+        group.bench_with_input(
+            BenchmarkId::from_parameter(events.len()),
+            &events,
+            |b, events| {
+                b.iter(|| {
+                    let mut reducer = Reducer::new();
+                    for event in events {
+                        reducer.apply(black_box(event)).expect("expanded events");
+                    }
+                    reducer
+                });
+            },
+        );
     }
     group.finish();
 }
@@ -51,16 +58,20 @@ fn decode_and_reduce(c: &mut Criterion) {
             jsonl.push(b'\n');
         }
         group.throughput(Throughput::Elements(events.len() as u64));
-        group.bench_with_input(BenchmarkId::from_parameter(events.len()), &jsonl, |b, jsonl| {
-            b.iter(|| {
-                let mut reducer = Reducer::new();
-                for line in jsonl.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
-                    let event = Event::from_slice(line).expect("valid JSON");
-                    reducer.apply(&event).expect("expanded events");
-                }
-                reducer
-            });
-        });
+        group.bench_with_input(
+            BenchmarkId::from_parameter(events.len()),
+            &jsonl,
+            |b, jsonl| {
+                b.iter(|| {
+                    let mut reducer = Reducer::new();
+                    for line in jsonl.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
+                        let event = Event::from_slice(line).expect("valid JSON");
+                        reducer.apply(&event).expect("expanded events");
+                    }
+                    reducer
+                });
+            },
+        );
     }
     group.finish();
 }

@@ -72,13 +72,20 @@ fn reducer_matches_the_reference_on_the_corpus() {
         .collect();
     let expected = run_reference(&corpus_path);
     assert_eq!(streams.len(), expected.len());
-    assert!(streams.len() >= 200, "the corpus should hold a few hundred streams");
+    assert!(
+        streams.len() >= 200,
+        "the corpus should hold a few hundred streams"
+    );
 
     let mut events_seen = 0;
     for (stream, want) in streams.iter().zip(&expected) {
         let name = stream["name"].as_str().unwrap();
         assert_eq!(want["name"], stream["name"]);
-        assert!(want.get("error").is_none(), "{name}: reference failed: {}", want["error"]);
+        assert!(
+            want.get("error").is_none(),
+            "{name}: reference failed: {}",
+            want["error"]
+        );
         let initial: Vec<Message> = serde_json::from_value(stream["messages"].clone())
             .unwrap_or_else(|e| panic!("{name}: initial messages: {e}"));
         let mut reducer = Reducer::new()
@@ -86,8 +93,7 @@ fn reducer_matches_the_reference_on_the_corpus() {
             .with_state(stream["state"].clone());
         let mut finished = Vec::new();
         for (i, raw) in stream["events"].as_array().unwrap().iter().enumerate() {
-            let event =
-                Event::from_value(raw).unwrap_or_else(|e| panic!("{name}: event {i}: {e}"));
+            let event = Event::from_value(raw).unwrap_or_else(|e| panic!("{name}: event {i}: {e}"));
             let applied = reducer
                 .apply(&event)
                 .unwrap_or_else(|e| panic!("{name}: event {i}: {e}"));
@@ -124,7 +130,10 @@ fn reducer_matches_the_reference_on_the_corpus() {
                 f
             })
             .collect();
-        assert_eq!(finished, want_finished, "{name}: RUN_FINISHED reports differ");
+        assert_eq!(
+            finished, want_finished,
+            "{name}: RUN_FINISHED reports differ"
+        );
     }
     assert!(events_seen > 10_000);
 }

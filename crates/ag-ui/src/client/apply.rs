@@ -484,7 +484,9 @@ impl Reducer {
                         .map(|&m| (m, usize::MAX)),
                 };
                 match target {
-                    Some((m, t)) if set_encrypted_value(&mut self.messages[m], t, &e.encrypted_value) => {
+                    Some((m, t))
+                        if set_encrypted_value(&mut self.messages[m], t, &e.encrypted_value) =>
+                    {
                         Applied::messages(MessagesChange::Updated(m))
                     }
                     _ => Applied::none(),
@@ -560,17 +562,17 @@ impl Reducer {
         self.messages.insert(position, message);
         for moved in position + 1..self.messages.len() {
             let message = &self.messages[moved];
-            if let Some(p) = self.by_id.get_mut(message.id()) {
-                if *p == moved - 1 {
-                    *p = moved;
-                }
+            if let Some(p) = self.by_id.get_mut(message.id())
+                && *p == moved - 1
+            {
+                *p = moved;
             }
             if let Message::Assistant(a) = message {
                 for call in a.tool_calls.iter().flatten() {
-                    if let Some((p, _)) = self.tool_calls.get_mut(&call.id) {
-                        if *p == moved - 1 {
-                            *p = moved;
-                        }
+                    if let Some((p, _)) = self.tool_calls.get_mut(&call.id)
+                        && *p == moved - 1
+                    {
+                        *p = moved;
                     }
                 }
             }
@@ -634,10 +636,7 @@ impl Reducer {
                 (self.push(message), true)
             }
         };
-        let merged = merge_metadata(
-            self.messages[position].metadata_mut(),
-            e.metadata.as_ref(),
-        );
+        let merged = merge_metadata(self.messages[position].metadata_mut(), e.metadata.as_ref());
         if created {
             Applied::messages(MessagesChange::Appended(position))
         } else {
@@ -844,8 +843,7 @@ impl Reducer {
         match self.tool_calls.get(&e.tool_call_id) {
             Some(&(call_at, _)) => {
                 let mut position = call_at + 1;
-                while position < self.messages.len()
-                    && self.messages[position].role() == Role::Tool
+                while position < self.messages.len() && self.messages[position].role() == Role::Tool
                 {
                     position += 1;
                 }
@@ -919,8 +917,11 @@ impl Reducer {
     fn activity_snapshot(&mut self, e: &ActivitySnapshotEvent) -> Applied {
         let replace = e.replace.unwrap_or(true);
         let fresh = || {
-            let mut m =
-                ActivityMessage::new(e.message_id.clone(), e.activity_type.clone(), e.content.clone());
+            let mut m = ActivityMessage::new(
+                e.message_id.clone(),
+                e.activity_type.clone(),
+                e.content.clone(),
+            );
             m.subagent_run_id = e.subagent_run_id.clone();
             m
         };
@@ -965,7 +966,10 @@ impl Reducer {
             return Applied {
                 warning: Some(warn(
                     ApplyWarningKind::NotActivity,
-                    format!("message {:?} is not an activity message", e.message_id.as_str()),
+                    format!(
+                        "message {:?} is not an activity message",
+                        e.message_id.as_str()
+                    ),
                 )),
                 ..Applied::none()
             };
@@ -1091,11 +1095,11 @@ fn append_content(content: &mut Content, delta: &str) {
 fn set_encrypted_value(message: &mut Message, call: usize, value: &str) -> bool {
     let value = Some(value.to_owned());
     if call != usize::MAX {
-        if let Message::Assistant(a) = message {
-            if let Some(c) = a.tool_calls.as_mut().and_then(|c| c.get_mut(call)) {
-                c.encrypted_value = value;
-                return true;
-            }
+        if let Message::Assistant(a) = message
+            && let Some(c) = a.tool_calls.as_mut().and_then(|c| c.get_mut(call))
+        {
+            c.encrypted_value = value;
+            return true;
         }
         return false;
     }

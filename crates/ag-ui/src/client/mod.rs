@@ -1,3 +1,4 @@
 //! The client side of AG-UI: turning a received event stream back into a conversation.
 
 pub mod apply;
+pub mod compat;

@@ -320,7 +320,10 @@ mod tests {
                 );
             }
             scanner.push(&text[split..]);
-            assert_eq!(scanner.value(), serde_json::from_str::<Value>(text).unwrap());
+            assert_eq!(
+                scanner.value(),
+                serde_json::from_str::<Value>(text).unwrap()
+            );
         }
     }
 

@@ -52,24 +52,35 @@ fn text_roles_and_names() {
 #[test]
 fn content_replaces_multimodal_content() {
     let mut r = Reducer::new().with_messages(vec![
-        serde_json::from_value(json!({"id":"u","role":"user","content":[{"type":"text","text":"a"}]}))
-            .unwrap(),
+        serde_json::from_value(
+            json!({"id":"u","role":"user","content":[{"type":"text","text":"a"}]}),
+        )
+        .unwrap(),
     ]);
-    r.apply(&ev(json!({"type":"TEXT_MESSAGE_CONTENT","messageId":"u","delta":"b"})))
-        .unwrap();
-    assert_eq!(messages_json(&r), json!([{"id":"u","role":"user","content":"b"}]));
+    r.apply(&ev(
+        json!({"type":"TEXT_MESSAGE_CONTENT","messageId":"u","delta":"b"}),
+    ))
+    .unwrap();
+    assert_eq!(
+        messages_json(&r),
+        json!([{"id":"u","role":"user","content":"b"}])
+    );
 }
 
 #[test]
 fn unknown_and_activity_targets_warn() {
     let mut r = Reducer::new();
     let a = r
-        .apply(&ev(json!({"type":"TEXT_MESSAGE_CONTENT","messageId":"nope","delta":"x"})))
+        .apply(&ev(
+            json!({"type":"TEXT_MESSAGE_CONTENT","messageId":"nope","delta":"x"}),
+        ))
         .unwrap();
     assert_eq!(a.warning.unwrap().kind, ApplyWarningKind::UnknownMessage);
     assert!(!a.messages.is_changed());
-    r.apply(&ev(json!({"type":"ACTIVITY_SNAPSHOT","messageId":"a","activityType":"PLAN","content":{}})))
-        .unwrap();
+    r.apply(&ev(
+        json!({"type":"ACTIVITY_SNAPSHOT","messageId":"a","activityType":"PLAN","content":{}}),
+    ))
+    .unwrap();
     for e in [
         json!({"type":"TEXT_MESSAGE_START","messageId":"a"}),
         json!({"type":"TEXT_MESSAGE_CONTENT","messageId":"a","delta":"x"}),
@@ -115,9 +126,14 @@ fn tool_call_parent_not_assistant_and_replay() {
     let a = r
         .apply(&ev(json!({"type":"TOOL_CALL_START","toolCallId":"c1","toolCallName":"f","parentMessageId":"u"})))
         .unwrap();
-    assert_eq!(a.warning.unwrap().kind, ApplyWarningKind::ParentNotAssistant);
-    r.apply(&ev(json!({"type":"TOOL_CALL_ARGS","toolCallId":"c1","delta":"{}"})))
-        .unwrap();
+    assert_eq!(
+        a.warning.unwrap().kind,
+        ApplyWarningKind::ParentNotAssistant
+    );
+    r.apply(&ev(
+        json!({"type":"TOOL_CALL_ARGS","toolCallId":"c1","delta":"{}"}),
+    ))
+    .unwrap();
     let a = r
         .apply(&ev(json!({"type":"TOOL_CALL_START","toolCallId":"c1","toolCallName":"g","parentMessageId":"zzz"})))
         .unwrap();
@@ -145,13 +161,17 @@ fn tool_results_go_after_their_call_and_earlier_results() {
         .unwrap();
     assert_eq!(applied.messages, MessagesChange::Inserted(2));
     assert_eq!(applied.new_message, Some(2));
-    r.apply(&ev(json!({"type":"TOOL_CALL_RESULT","messageId":"r9","toolCallId":"nope","content":"?"})))
-        .unwrap();
+    r.apply(&ev(
+        json!({"type":"TOOL_CALL_RESULT","messageId":"r9","toolCallId":"nope","content":"?"}),
+    ))
+    .unwrap();
     let ids: Vec<&str> = r.messages().iter().map(|m| m.id().as_str()).collect();
     assert_eq!(ids, ["a1", "r2", "r1", "later", "r9"]);
     // The index follows the shift: "later" is still reachable and appendable.
-    r.apply(&ev(json!({"type":"TEXT_MESSAGE_CONTENT","messageId":"later","delta":"ok"})))
-        .unwrap();
+    r.apply(&ev(
+        json!({"type":"TEXT_MESSAGE_CONTENT","messageId":"later","delta":"ok"}),
+    ))
+    .unwrap();
     assert_eq!(r.message("later").unwrap().text(), Some("ok"));
     assert_eq!(
         serde_json::to_value(r.message("r2").unwrap()).unwrap(),
@@ -161,8 +181,10 @@ fn tool_results_go_after_their_call_and_earlier_results() {
         serde_json::to_value(r.message("r1").unwrap()).unwrap(),
         json!({"id":"r1","role":"tool","content":"one","toolCallId":"c1","metadata":{"m":1}})
     );
-    r.apply(&ev(json!({"type":"RUN_FINISHED","threadId":"t","runId":"r"})))
-        .unwrap();
+    r.apply(&ev(
+        json!({"type":"RUN_FINISHED","threadId":"t","runId":"r"}),
+    ))
+    .unwrap();
     assert!(r.pending_tool_call_ids().is_empty());
 }
 
@@ -177,24 +199,41 @@ fn pending_tool_call_ids_and_outcomes() {
     ]);
     assert_eq!(r.pending_tool_call_ids(), &[ToolCallId::new("c2")]);
     assert_eq!(r.result(), Some(&json!({"ok":1})));
-    r.apply(&ev(json!({"type":"RUN_STARTED","threadId":"t","runId":"r2"})))
-        .unwrap();
+    r.apply(&ev(
+        json!({"type":"RUN_STARTED","threadId":"t","runId":"r2"}),
+    ))
+    .unwrap();
     r.apply(&ev(json!({"type":"RUN_FINISHED","threadId":"t","runId":"r2","outcome":{"type":"success","pendingToolCallIds":["z"]}})))
         .unwrap();
     assert_eq!(r.pending_tool_call_ids(), &[ToolCallId::new("z")]);
-    assert_eq!(r.result(), Some(&json!({"ok":1})), "last success result kept");
-    r.apply(&ev(json!({"type":"RUN_STARTED","threadId":"t","runId":"r3"})))
-        .unwrap();
-    r.apply(&ev(json!({"type":"RUN_FINISHED","threadId":"t","runId":"r3",
-        "outcome":{"type":"interrupt","interrupts":[{"id":"i1","reason":"approve"}]}})))
-        .unwrap();
+    assert_eq!(
+        r.result(),
+        Some(&json!({"ok":1})),
+        "last success result kept"
+    );
+    r.apply(&ev(
+        json!({"type":"RUN_STARTED","threadId":"t","runId":"r3"}),
+    ))
+    .unwrap();
+    r.apply(&ev(
+        json!({"type":"RUN_FINISHED","threadId":"t","runId":"r3",
+        "outcome":{"type":"interrupt","interrupts":[{"id":"i1","reason":"approve"}]}}),
+    ))
+    .unwrap();
     assert_eq!(r.pending_interrupts().len(), 1);
     assert!(matches!(r.outcome(), Some(RunOutcome::Interrupt { .. })));
     assert!(r.pending_tool_call_ids().is_empty());
-    r.apply(&ev(json!({"type":"RUN_ERROR","message":"x"}))).unwrap();
-    assert_eq!(r.pending_interrupts().len(), 1, "RUN_ERROR leaves interrupts");
-    r.apply(&ev(json!({"type":"RUN_FINISHED","threadId":"t","runId":"r3","outcome":{"type":"cancelled"}})))
+    r.apply(&ev(json!({"type":"RUN_ERROR","message":"x"})))
         .unwrap();
+    assert_eq!(
+        r.pending_interrupts().len(),
+        1,
+        "RUN_ERROR leaves interrupts"
+    );
+    r.apply(&ev(
+        json!({"type":"RUN_FINISHED","threadId":"t","runId":"r3","outcome":{"type":"cancelled"}}),
+    ))
+    .unwrap();
     assert!(r.pending_interrupts().is_empty());
     assert_eq!(r.outcome(), Some(&RunOutcome::Cancelled));
 }
@@ -242,8 +281,13 @@ fn state_snapshot_and_delta_failure_keeps_state() {
     assert_eq!(w.index, 2);
     assert_eq!(w.event_type, EventType::StateDelta);
     assert!(!applied.state_changed);
-    assert_eq!(r.state(), &json!({"a":5,"list":[1,2]}), "atomic: nothing applied");
-    r.apply(&ev(json!({"type":"STATE_SNAPSHOT","snapshot":0}))).unwrap();
+    assert_eq!(
+        r.state(),
+        &json!({"a":5,"list":[1,2]}),
+        "atomic: nothing applied"
+    );
+    r.apply(&ev(json!({"type":"STATE_SNAPSHOT","snapshot":0})))
+        .unwrap();
     assert_eq!(r.state(), &json!(0));
 }
 
@@ -268,21 +312,30 @@ fn activity_snapshot_replace_rules_and_deltas() {
     let failed = r
         .apply(&ev(json!({"type":"ACTIVITY_DELTA","messageId":"a","activityType":"X","patch":[{"op":"remove","path":"/nope"}],"metadata":{"kept":1}})))
         .unwrap();
-    assert_eq!(failed.warning.unwrap().kind, ApplyWarningKind::ActivityPatchFailed);
+    assert_eq!(
+        failed.warning.unwrap().kind,
+        ApplyWarningKind::ActivityPatchFailed
+    );
     assert_eq!(
         messages_json(&r),
         json!([{"id":"a","role":"activity","activityType":"PLAN4","content":{"s":3,"t":true},"metadata":{"m":1,"n":2,"kept":1}}])
     );
     // Non-activity targets.
-    r.apply(&ev(json!({"type":"TEXT_MESSAGE_START","messageId":"t"}))).unwrap();
+    r.apply(&ev(json!({"type":"TEXT_MESSAGE_START","messageId":"t"})))
+        .unwrap();
     let w = r
-        .apply(&ev(json!({"type":"ACTIVITY_DELTA","messageId":"t","activityType":"X","patch":[]})))
+        .apply(&ev(
+            json!({"type":"ACTIVITY_DELTA","messageId":"t","activityType":"X","patch":[]}),
+        ))
         .unwrap();
     assert_eq!(w.warning.unwrap().kind, ApplyWarningKind::NotActivity);
     let kept = r
         .apply(&ev(json!({"type":"ACTIVITY_SNAPSHOT","messageId":"t","activityType":"X","content":{},"replace":false})))
         .unwrap();
-    assert!(kept.messages.is_changed(), "the reference emits even when nothing changed");
+    assert!(
+        kept.messages.is_changed(),
+        "the reference emits even when nothing changed"
+    );
     assert_eq!(r.message("t").unwrap().role(), Role::Assistant);
     let replaced = r
         .apply(&ev(json!({"type":"ACTIVITY_SNAPSHOT","messageId":"t","activityType":"X","content":{"z":1}})))
@@ -291,7 +344,9 @@ fn activity_snapshot_replace_rules_and_deltas() {
     assert_eq!(r.message("t").unwrap().role(), Role::Activity);
     // Unknown id: silently nothing.
     let none = r
-        .apply(&ev(json!({"type":"ACTIVITY_DELTA","messageId":"zz","activityType":"X","patch":[]})))
+        .apply(&ev(
+            json!({"type":"ACTIVITY_DELTA","messageId":"zz","activityType":"X","patch":[]}),
+        ))
         .unwrap();
     assert!(!none.is_changed() && none.warning.is_none());
 }
@@ -320,7 +375,7 @@ fn messages_snapshot_reconciles_and_preserves() {
         {"id":"m1","role":"assistant","content":"one"},
         {"id":"rr","role":"reasoning","content":"x"}
     ],"metadata":{"@ag-ui/client":{"authoritativeActivityTypes":["PLAN"]}}})))
-    .unwrap();
+        .unwrap();
     let ids: Vec<&str> = r.messages().iter().map(|m| m.id().as_str()).collect();
     assert_eq!(ids, ["m1", "a2", "rr"]);
     // Legacy inference: the snapshot has an activity, so local ones go; it has no reasoning, so
@@ -338,9 +393,14 @@ fn messages_snapshot_reconciles_and_preserves() {
 fn activity_authority_forms() {
     let meta = |v: Value| -> Metadata { serde_json::from_value(v).unwrap() };
     assert!(matches!(activity_authority(None), Authority::Legacy));
-    assert!(matches!(activity_authority(Some(&meta(json!({"@ag-ui/client":{}})))), Authority::Legacy));
     assert!(matches!(
-        activity_authority(Some(&meta(json!({"@ag-ui/client":{"authoritativeActivityTypes":null}})))),
+        activity_authority(Some(&meta(json!({"@ag-ui/client":{}})))),
+        Authority::Legacy
+    ));
+    assert!(matches!(
+        activity_authority(Some(&meta(
+            json!({"@ag-ui/client":{"authoritativeActivityTypes":null}})
+        ))),
         Authority::All
     ));
     assert!(matches!(
@@ -373,7 +433,9 @@ fn run_started_appends_input_messages_once() {
 fn chunks_are_an_error() {
     let mut r = Reducer::new();
     let err = r
-        .apply(&ev(json!({"type":"TEXT_MESSAGE_CHUNK","messageId":"m","delta":"x"})))
+        .apply(&ev(
+            json!({"type":"TEXT_MESSAGE_CHUNK","messageId":"m","delta":"x"}),
+        ))
         .unwrap_err();
     assert_eq!(err.kind(), ApplyErrorKind::UntransformedChunk);
     assert_eq!(err.kind().as_str(), "apply.untransformed-chunk");
@@ -386,13 +448,21 @@ fn chunks_are_an_error() {
 fn partial_tool_call_args_while_streaming() {
     let mut r = run(&[json!({"type":"TOOL_CALL_START","toolCallId":"c","toolCallName":"f"})]);
     assert_eq!(r.partial_tool_call_args("c"), Some(json!({})));
-    r.apply(&ev(json!({"type":"TOOL_CALL_ARGS","toolCallId":"c","delta":"{\"q\": \"wea"})))
-        .unwrap();
+    r.apply(&ev(
+        json!({"type":"TOOL_CALL_ARGS","toolCallId":"c","delta":"{\"q\": \"wea"}),
+    ))
+    .unwrap();
     assert_eq!(r.partial_tool_call_args("c"), Some(json!({"q":"wea"})));
-    r.apply(&ev(json!({"type":"TOOL_CALL_ARGS","toolCallId":"c","delta":"ther\", \"n\": 3}"})))
+    r.apply(&ev(
+        json!({"type":"TOOL_CALL_ARGS","toolCallId":"c","delta":"ther\", \"n\": 3}"}),
+    ))
+    .unwrap();
+    r.apply(&ev(json!({"type":"TOOL_CALL_END","toolCallId":"c"})))
         .unwrap();
-    r.apply(&ev(json!({"type":"TOOL_CALL_END","toolCallId":"c"}))).unwrap();
-    assert_eq!(r.partial_tool_call_args("c"), Some(json!({"q":"weather","n":3})));
+    assert_eq!(
+        r.partial_tool_call_args("c"),
+        Some(json!({"q":"weather","n":3}))
+    );
     assert_eq!(r.partial_tool_call_args("nope"), None);
 }
 
