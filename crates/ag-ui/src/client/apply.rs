@@ -707,7 +707,10 @@ impl Reducer {
             Ok(p) => p,
             Err(applied) => return applied,
         };
-        let merged = merge_metadata(self.messages[position].metadata_mut(), metadata);
+        let message = &mut self.messages[position];
+        // The text grew by appending; give back the spare capacity now that it is complete.
+        shrink_text(message);
+        let merged = merge_metadata(message.metadata_mut(), metadata);
         Applied {
             new_message: Some(position),
             ..Applied::updated_if(merged, position)
@@ -822,6 +825,7 @@ impl Reducer {
         let Some((m, call)) = self.tool_call_mut(id.as_str()) else {
             return unknown_tool_call(id);
         };
+        call.function.arguments.shrink_to_fit();
         let merged = merge_metadata(&mut call.metadata, metadata);
         self.partial_args.remove(id);
         Applied {
@@ -1081,6 +1085,24 @@ fn merge_metadata(target: &mut Option<Metadata>, incoming: Option<&Metadata>) ->
         None => *target = Some(incoming.clone()),
     }
     true
+}
+
+fn shrink_text(message: &mut Message) {
+    match message {
+        Message::Developer(m) => m.content.shrink_to_fit(),
+        Message::System(m) => m.content.shrink_to_fit(),
+        Message::Reasoning(m) => m.content.shrink_to_fit(),
+        Message::Assistant(m) => m.content.iter_mut().for_each(String::shrink_to_fit),
+        Message::User(UserMessage {
+            content: Content::Text(t),
+            ..
+        })
+        | Message::Tool(ToolMessage {
+            content: Content::Text(t),
+            ..
+        }) => t.shrink_to_fit(),
+        _ => {}
+    }
 }
 
 fn append_content(content: &mut Content, delta: &str) {
