@@ -1,5 +1,6 @@
 //! Client-side throughput on the shared workload at about 10k, 50k and 206k events: the
-//! reducer alone, and decoding JSON + reducing. Flat per-event cost across the three sizes is
+//! reducer alone, decoding JSON lines + reducing, and the full pipeline (SSE bytes in 64 KiB
+//! pieces → frames → compatibility → chunk expansion → verifier → reducer). Flat per-event cost across the three sizes is
 //! the linearity claim; compare with `node interop/bench/client.mjs` for the reference.
 
 // criterion_group! generates an undocumented public function.
@@ -13,6 +14,7 @@ use std::time::Duration;
 
 use ag_ui::Event;
 use ag_ui::client::apply::Reducer;
+use ag_ui::client::run::Pipeline;
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 
 /// Message counts giving about 10k, 50k and 206k events.
@@ -76,5 +78,37 @@ fn decode_and_reduce(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, reducer, decode_and_reduce);
+fn pipeline(c: &mut Criterion) {
+    let mut group = c.benchmark_group("client/pipeline");
+    group
+        .sample_size(10)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(3));
+    for messages in SIZES {
+        let events = workload::events(messages);
+        let mut bytes = Vec::new();
+        for event in &events {
+            ag_ui::encoding::sse::encode_into(event, &mut bytes);
+        }
+        group.throughput(Throughput::Elements(events.len() as u64));
+        group.bench_with_input(
+            BenchmarkId::from_parameter(events.len()),
+            &bytes,
+            |b, bytes| {
+                b.iter(|| {
+                    // As from a socket: 64 KiB at a time.
+                    let mut pipeline = Pipeline::new(Reducer::new());
+                    for piece in bytes.chunks(64 * 1024) {
+                        pipeline.push_bytes(piece, &mut ()).expect("a valid stream");
+                    }
+                    pipeline.finish(&mut ()).expect("a valid stream");
+                    pipeline
+                });
+            },
+        );
+    }
+    group.finish();
+}
+
+criterion_group!(benches, reducer, decode_and_reduce, pipeline);
 criterion_main!(benches);

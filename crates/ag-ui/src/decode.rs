@@ -69,6 +69,7 @@ pub struct DecodeError {
     kind: DecodeErrorKind,
     event_type: Option<String>,
     field: Option<String>,
+    index: Option<u64>,
     message: String,
 }
 
@@ -79,6 +80,7 @@ impl DecodeError {
             kind,
             event_type: None,
             field: None,
+            index: None,
             message: message.into(),
         }
     }
@@ -88,6 +90,19 @@ impl DecodeError {
     pub fn with_event_type(mut self, event_type: impl Into<String>) -> Self {
         self.event_type = Some(event_type.into());
         self
+    }
+
+    /// Adds the zero-based position of the event (or transport frame) in its stream.
+    #[must_use]
+    pub fn with_index(mut self, index: u64) -> Self {
+        self.index = Some(index);
+        self
+    }
+
+    /// The zero-based position of the event (or transport frame) in its stream, when the error
+    /// came from a stream decoder.
+    pub fn index(&self) -> Option<u64> {
+        self.index
     }
 
     /// What went wrong, to match on.
@@ -113,6 +128,9 @@ impl DecodeError {
 
 impl fmt::Display for DecodeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(index) = self.index {
+            write!(f, "event #{index}: ")?;
+        }
         match (&self.event_type, &self.field) {
             (Some(t), Some(field)) => write!(f, "{t}: field `{field}`: {}", self.message),
             (Some(t), None) => write!(f, "{t}: {}", self.message),
@@ -147,6 +165,17 @@ fn missing_type() -> DecodeError {
     )
 }
 
+/// The fast path of the type probe: `{"type":"NAME"` at the very start, as every AG-UI encoder
+/// writes events. Anything else (whitespace, another key first, escapes) takes the full probe.
+fn leading_type(bytes: &[u8]) -> Option<&str> {
+    let rest = bytes.strip_prefix(b"{\"type\":\"")?;
+    let end = rest.iter().position(|&b| b == b'"' || b == b'\\')?;
+    if rest[end] != b'"' {
+        return None;
+    }
+    std::str::from_utf8(&rest[..end]).ok()
+}
+
 /// Resolves a `type` string to an [`EventType`], or the matching error.
 fn resolve(ty: Option<&str>) -> Result<EventType, DecodeError> {
     match ty {
@@ -169,6 +198,7 @@ fn invalid(ty: EventType, err: serde_path_to_error::Error<serde_json::Error>) ->
         kind: DecodeErrorKind::InvalidField,
         event_type: Some(ty.as_str().to_owned()),
         field,
+        index: None,
         message,
     }
 }
@@ -215,6 +245,36 @@ impl Event {
     /// A [`DecodeError`] naming what was wrong: invalid JSON, not an object, no `type`, an
     /// unknown `type`, or an invalid field of a known event (with its path).
     pub fn from_slice(bytes: &[u8]) -> Result<Event, DecodeError> {
+        match std::str::from_utf8(bytes) {
+            Ok(json) => Event::from_json(json),
+            Err(_) => Event::decode_slow(bytes),
+        }
+    }
+
+    /// Reads one event from a JSON string. See [`Event::from_slice`].
+    ///
+    /// # Errors
+    ///
+    /// As [`Event::from_slice`].
+    pub fn from_json(json: &str) -> Result<Event, DecodeError> {
+        // The fast path: `type` first, as encoders write it, and a valid event. Reading from a
+        // `str` spares serde_json a UTF-8 check per string. Anything else takes the slow path,
+        // which names what is wrong.
+        if let Some(ty) = leading_type(json.as_bytes()).and_then(|name| name.parse().ok()) {
+            let mut de = serde_json::Deserializer::from_str(json);
+            if let Ok(event) = Event::deserialize_as(ty, &mut de) {
+                if de.end().is_ok() {
+                    return Ok(event);
+                }
+            }
+        }
+        Event::decode_slow(json.as_bytes())
+    }
+
+    /// Decodes `bytes`, reporting the first problem precisely.
+    #[cold]
+    #[inline(never)]
+    fn decode_slow(bytes: &[u8]) -> Result<Event, DecodeError> {
         let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
         if first != Some(&b'{') {
             return Err(match serde_json::from_slice::<de::IgnoredAny>(bytes) {
@@ -222,14 +282,19 @@ impl Event {
                 Ok(_) => not_an_object(),
             });
         }
-        let ty = match serde_json::from_slice::<TypeProbe<'_>>(bytes) {
-            Ok(probe) => resolve(probe.ty.as_deref())?,
-            Err(e) if e.is_data() => return Err(missing_type()),
-            Err(e) => return Err(syntax(e)),
+        let ty = match leading_type(bytes) {
+            Some(name) => resolve(Some(name))?,
+            None => match serde_json::from_slice::<TypeProbe<'_>>(bytes) {
+                Ok(probe) => resolve(probe.ty.as_deref())?,
+                Err(e) if e.is_data() => return Err(missing_type()),
+                Err(e) => return Err(syntax(e)),
+            },
         };
         let mut de = serde_json::Deserializer::from_slice(bytes);
         match Event::deserialize_as(ty, &mut de).and_then(|event| de.end().map(|()| event)) {
             Ok(event) => Ok(event),
+            // Truncated or malformed JSON (a leading `type` skipped the full probe).
+            Err(e) if e.is_syntax() || e.is_eof() => Err(syntax(e)),
             Err(_) => {
                 let mut de = serde_json::Deserializer::from_slice(bytes);
                 let mut track = serde_path_to_error::Track::new();
@@ -251,15 +316,6 @@ impl Event {
                 }
             }
         }
-    }
-
-    /// Reads one event from a JSON string. See [`Event::from_slice`].
-    ///
-    /// # Errors
-    ///
-    /// As [`Event::from_slice`].
-    pub fn from_json(json: &str) -> Result<Event, DecodeError> {
-        Event::from_slice(json.as_bytes())
     }
 
     /// Reads one event from a parsed JSON value.
@@ -290,11 +346,17 @@ impl Event {
 
     /// The event as compact JSON, optional fields without a value left out.
     pub fn to_json(&self) -> String {
-        serde_json::to_string(self).unwrap_or_else(unreachable_json)
+        let mut out = Vec::with_capacity(128);
+        self.write_json(&mut out);
+        // Both writers produce UTF-8 from UTF-8 strings.
+        String::from_utf8(out).unwrap_or_else(|e| unreachable_json(de::Error::custom(e)))
     }
 
     /// Appends the event's compact JSON to `out`.
     pub fn write_json(&self, out: &mut Vec<u8>) {
+        if crate::fast_json::write_event(self, out) {
+            return;
+        }
         if let Err(e) = serde_json::to_writer(out, self) {
             unreachable_json(e)
         }

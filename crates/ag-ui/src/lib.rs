@@ -37,15 +37,18 @@
 
 pub mod capabilities;
 #[cfg(feature = "client")]
+#[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub mod client;
 mod decode;
 pub mod encoding;
 mod event;
+mod fast_json;
 mod ids;
 mod input;
 mod message;
 mod outcome;
 mod serde_util;
+pub mod verify;
 
 pub use capabilities::AgentCapabilities;
 pub use decode::{DecodeError, DecodeErrorKind};

@@ -7,14 +7,20 @@ use serde_json::Value;
 /// Largest integer a JSON number may hold on the AG-UI wire (2^53 − 1).
 pub(crate) const MAX_SAFE_INTEGER: i64 = 9_007_199_254_740_991;
 
-/// For an optional field on which an explicit `null` is an error: deserializes the value itself,
-/// so a `null` fails with "invalid type: null".
+/// For an optional field on which an explicit `null` is an error, whatever the field's type
+/// (for a `serde_json::Value` field too, where `null` would otherwise be read as a value).
 pub(crate) fn non_null<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
 where
     D: Deserializer<'de>,
     T: Deserialize<'de>,
 {
-    T::deserialize(d).map(Some)
+    match Option::<T>::deserialize(d)? {
+        Some(value) => Ok(Some(value)),
+        None => Err(de::Error::invalid_type(
+            de::Unexpected::Unit,
+            &"a value other than null",
+        )),
+    }
 }
 
 /// For `timestamp`: an integer within ±(2^53 − 1). Whole floats (`1e3`, `1.0`) are accepted, as

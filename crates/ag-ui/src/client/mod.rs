@@ -1,4 +1,20 @@
-//! The client side of AG-UI: turning a received event stream back into a conversation.
+//! The client side of AG-UI: what a frontend does with the events an agent sends.
+//!
+//! Each stage of the client pipeline is public on its own:
+//!
+//! - [`chunks`]: expands the `*_CHUNK` shorthand into explicit START / CONTENT / END events.
+//! - [`compat`]: reads pre-1.0 `THINKING_*` events as `REASONING_*`, skips unknown event types.
+//! - [`apply`]: the reducer, events → messages, state, interrupts and pending tool calls.
+//! - `run`: the whole pipeline from SSE bytes, with subscribers (feature `sse`).
+//! - `conversation`: a conversation kept across runs over any transport (feature `sse`).
+//! - `http`: `HttpAgent`, the HTTP transport (feature `http`).
 
 pub mod apply;
+pub mod chunks;
 pub mod compat;
+#[cfg(feature = "sse")]
+pub mod conversation;
+#[cfg(feature = "http")]
+pub mod http;
+#[cfg(feature = "sse")]
+pub mod run;

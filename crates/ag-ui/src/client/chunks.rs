@@ -1,0 +1,1176 @@
+//! Chunk normalization: turns `*_CHUNK` events into explicit START / CONTENT / END events.
+//!
+//! Some producers cannot bracket what they send. A provider adapter usually learns that a
+//! message is over only when the upstream API starts the next one, so it cannot emit a
+//! `TEXT_MESSAGE_END` at the right moment. Such producers send `TEXT_MESSAGE_CHUNK`,
+//! `TOOL_CALL_CHUNK` and `REASONING_MESSAGE_CHUNK` instead. One chunk stands for a start, a piece
+//! of content and an end all at once, and only the chunk that begins a stream has to name its id
+//! (and, for a tool call, the tool):
+//!
+//! ```text
+//! TEXT_MESSAGE_CHUNK { messageId: "msg-1", delta: "Hel" }
+//! TEXT_MESSAGE_CHUNK { delta: "lo" }                        continues msg-1
+//! TEXT_MESSAGE_CHUNK { messageId: "msg-2", delta: "Bye" }   msg-1 is over, msg-2 begins
+//! ```
+//!
+//! Everything else in the protocol — the verifier, the reducer, every subscriber — speaks the
+//! explicit form. Turning one into the other takes memory: the id of the stream being continued
+//! has to be kept, and a stream can only be closed once the next one starts or the run ends. This
+//! module keeps that memory.
+//!
+//! ```
+//! use ag_ui::client::chunks::normalize_all;
+//! use ag_ui::{Event, EventType, MessageId};
+//!
+//! let events = normalize_all([
+//!     Event::text_message_chunk(Some(MessageId::new("msg-1")), Some("Hel".into())),
+//!     Event::text_message_chunk(None, Some("lo".into())),
+//! ])?;
+//!
+//! let types: Vec<EventType> = events.iter().map(Event::event_type).collect();
+//! assert_eq!(types, [
+//!     EventType::TextMessageStart,
+//!     EventType::TextMessageContent,
+//!     EventType::TextMessageContent,
+//!     EventType::TextMessageEnd,
+//! ]);
+//! # Ok::<(), ag_ui::client::chunks::ChunkError>(())
+//! ```
+//!
+//! [`normalize_all`] takes a whole run at once; [`ChunkNormalizer`] does the same work one event
+//! at a time, for a stream that is still arriving.
+//!
+//! # Subagents
+//!
+//! When several subagents stream at the same time, "the chunk before this one" only means
+//! something within one sender's output. So chunks are matched up per owner: the parent agent
+//! and every `subagentRunId` each have their own *lane*, holding at most one open stream, and a
+//! chunk without an id continues the stream in the lane of the subagent it is attributed to.
+//!
+//! A chunk that names neither an id nor a `subagentRunId` continues the parent's open stream of
+//! its kind if there is one, and otherwise the only open stream of its kind. If several
+//! subagents each have one open, nothing says which of them the chunk belongs to: it is rejected
+//! with [`ChunkErrorKind::Ambiguous`], never assigned by guesswork. A producer that streams
+//! concurrently should therefore attribute every chunk, or repeat the id on every chunk.
+//!
+//! ```
+//! use ag_ui::client::chunks::{ChunkErrorKind, ChunkNormalizer};
+//! use ag_ui::{Event, EventType, MessageId};
+//!
+//! let chunk = |id: Option<&str>, delta: &str| {
+//!     Event::text_message_chunk(id.map(MessageId::new), Some(delta.into()))
+//! };
+//! let mut normalizer = ChunkNormalizer::new();
+//! // Two subagents stream at once; their chunks are attributed.
+//! let opened: Vec<Event> = [
+//!     chunk(Some("m1"), "A").with_subagent_run_id("s1"),
+//!     chunk(Some("m2"), "B").with_subagent_run_id("s2"),
+//! ]
+//! .into_iter()
+//! .map(|event| normalizer.push(event).map(Iterator::collect::<Vec<_>>))
+//! .collect::<Result<Vec<_>, _>>()?
+//! .concat();
+//! assert_eq!(opened.len(), 4);
+//!
+//! // An attributed continuation finds its subagent's message.
+//! let next: Vec<Event> = normalizer.push(chunk(None, "C").with_subagent_run_id("s1"))?.collect();
+//! assert_eq!(next, [Event::text_message_content("m1", "C").with_subagent_run_id("s1")]);
+//!
+//! // An unattributed one could belong to either subagent: rejected, nothing emitted.
+//! let error = normalizer.push(chunk(None, "?")).unwrap_err();
+//! assert_eq!(error.kind(), ChunkErrorKind::Ambiguous);
+//! assert_eq!(error.index(), 3);
+//!
+//! // The end of the run closes both messages, in the order their lanes were opened.
+//! let closed: Vec<EventType> = normalizer
+//!     .push(Event::run_finished("t", "r"))?
+//!     .map(|event| event.event_type())
+//!     .collect();
+//! assert_eq!(closed, [EventType::TextMessageEnd, EventType::TextMessageEnd, EventType::RunFinished]);
+//! # Ok::<(), ag_ui::client::chunks::ChunkError>(())
+//! ```
+//!
+//! # The rules
+//!
+//! These are the rules of the reference client (`transformChunks` of `@ag-ui/client` 1.0.0);
+//! [`ChunkNormalizer::push`] produces exactly its output, event for event.
+//!
+//! **Lanes.** Lanes are kept in the order they were opened. Closing a lane emits one END
+//! (`TEXT_MESSAGE_END`, `TOOL_CALL_END` or `REASONING_MESSAGE_END`) for its stream, carrying only
+//! the id and the owner's `subagentRunId`, and removes the lane; a stream opened later in the
+//! same lane goes to the back of the order.
+//!
+//! **Which events close lanes.** An event that is not a chunk passes through unchanged, after the
+//! ENDs of the lanes it closes:
+//!
+//! | events | lanes closed first |
+//! |---|---|
+//! | explicit text, tool call and reasoning events (including `TOOL_CALL_RESULT`, `REASONING_START` / `_END`), `STATE_SNAPSHOT`, `STATE_DELTA`, `CUSTOM`, `STEP_STARTED`, `STEP_FINISHED` | the lane of the event's own attribution (unattributed: the parent's) |
+//! | `RUN_STARTED`, `RUN_FINISHED`, `RUN_ERROR`, `MESSAGES_SNAPSHOT` | every lane, in lane order |
+//! | `SUBAGENT_FINISHED`, `SUBAGENT_ERROR` | the lane of the subagent they name |
+//! | `RAW`, `ACTIVITY_SNAPSHOT`, `ACTIVITY_DELTA`, `REASONING_ENCRYPTED_VALUE`, `SUBAGENT_STARTED` | none |
+//!
+//! So a parent's explicit message does not end a subagent's chunk stream, and an explicit event
+//! for the very message a chunk stream is building ends that stream first.
+//!
+//! **Which lane a chunk belongs to.** A chunk with an id belongs to the lane whose open stream
+//! has that kind and id (and is rejected with [`ChunkErrorKind::OwnerMismatch`] if it is
+//! attributed to a different owner); if no lane has it open, to the lane of its own attribution.
+//! A chunk without an id but with a `subagentRunId` belongs to that subagent's lane. A chunk with
+//! neither goes to the parent's lane if that holds a stream of the same kind, else to the one
+//! lane that does, is rejected as ambiguous if several do, and otherwise goes to the parent's
+//! lane.
+//!
+//! **Expanding a chunk.** If the lane's stream has the chunk's kind and the chunk names no id or
+//! the same id, the chunk continues it; repeating the opener's text `role` or `name`, or the
+//! tool's `toolCallName` or `parentMessageId`, with another value is a
+//! [`ChunkErrorKind::FieldMismatch`] (an opener without a role counts as `assistant`; one
+//! without a name or parent differs from any value). Otherwise the chunk closes the lane and
+//! opens a new stream, which needs an id ([`ChunkErrorKind::MissingId`]) and, for a tool call, a
+//! tool name ([`ChunkErrorKind::MissingName`]). The START carries the id, the text role (default
+//! `assistant`) and name, the tool name and `parentMessageId`, the attribution, and the chunk's
+//! `metadata`. A chunk with a `delta` or a `rawEvent` then yields one CONTENT (`TOOL_CALL_ARGS`
+//! for tools) with the stream's id, the delta (empty if absent), the attribution, and the
+//! chunk's `metadata` and `rawEvent`; a continuation with only `metadata` still yields a CONTENT
+//! with an empty delta. `timestamp` is never copied, the START never gets the `rawEvent`, and an
+//! END carries nothing from any chunk. Ids are forgotten once their stream closes: a later chunk
+//! naming the same id opens it again.
+//!
+//! **Errors.** A chunk that fails emits nothing at all — not even the END its lane would have
+//! received — and leaves the normalizer as it was before the chunk.
+//!
+//! # Differences from the reference
+//!
+//! - **End of input.** `transformChunks` emits nothing when its input completes, so a stream
+//!   with no closing run-level event is left without its ENDs. [`normalize_all`] closes every
+//!   lane still open at the end of its input, as [`ChunkNormalizer::finish`] does; `push` alone
+//!   behaves like the reference.
+//! - **After an error.** The reference terminates its output stream at the first error.
+//!   [`normalize_all`] stops there too; a [`ChunkNormalizer`] is left unchanged by the failed
+//!   chunk, and the caller decides whether to go on.
+//! - **Nulls and unknown properties.** The reference copies a `subagentRunId: null` and any
+//!   property the chunk schema does not describe onto the events it synthesizes, for a later
+//!   stage to judge. A typed [`Event`] can hold neither (decoding rejects the null and drops the
+//!   unknown property), so neither occurs here.
+
+use std::fmt;
+use std::iter::FusedIterator;
+
+use crate::{
+    Event, EventType, MessageId, ReasoningMessageChunkEvent, ReasoningMessageContentEvent,
+    ReasoningMessageEndEvent, ReasoningMessageStartEvent, ReasoningRole, SubagentRunId,
+    TextMessageChunkEvent, TextMessageContentEvent, TextMessageEndEvent, TextMessageRole,
+    TextMessageStartEvent, ToolCallArgsEvent, ToolCallChunkEvent, ToolCallEndEvent, ToolCallId,
+    ToolCallStartEvent,
+};
+
+/// Normalizes a whole run in one call, closing anything left open at the end.
+///
+/// Equivalent to pushing every event through a [`ChunkNormalizer`] and then calling
+/// [`ChunkNormalizer::finish`]. Unlike the reference `transformChunks`, which leaves streams
+/// that are still open at the end of its input without an END, this closes them (in lane order).
+///
+/// ```
+/// use ag_ui::client::chunks::normalize_all;
+/// use ag_ui::{Event, ToolCallId};
+///
+/// let events = normalize_all([
+///     Event::tool_call_chunk(Some(ToolCallId::new("c1")), Some("search".into()), Some("{}".into())),
+/// ])?;
+/// assert_eq!(events, [
+///     Event::tool_call_start("c1", "search"),
+///     Event::tool_call_args("c1", "{}"),
+///     Event::tool_call_end("c1"),
+/// ]);
+/// # Ok::<(), ag_ui::client::chunks::ChunkError>(())
+/// ```
+///
+/// # Errors
+///
+/// The first chunk that cannot be expanded, as a [`ChunkError`] naming its index in `events`.
+pub fn normalize_all<I>(events: I) -> Result<Vec<Event>, ChunkError>
+where
+    I: IntoIterator<Item = Event>,
+{
+    let events = events.into_iter();
+    let mut out = Vec::with_capacity(events.size_hint().0);
+    let mut normalizer = ChunkNormalizer::new();
+    for event in events {
+        normalizer.push_into(event, &mut out)?;
+    }
+    normalizer.finish_into(&mut out);
+    Ok(out)
+}
+
+/// Expands chunk events into the explicit events the rest of the protocol is written in.
+///
+/// Feed it the events of a stream in order with [`push`](Self::push); each call yields the
+/// events that one expands to. Events that are not chunks come out unchanged, preceded by the
+/// ENDs of the chunk streams they close. At the end of the input, [`finish`](Self::finish)
+/// closes whatever is still open. One normalizer serves one stream of events (which may hold
+/// several runs: every `RUN_STARTED` closes everything).
+///
+/// ```
+/// use ag_ui::client::chunks::ChunkNormalizer;
+/// use ag_ui::{Event, MessageId};
+///
+/// let mut normalizer = ChunkNormalizer::new();
+/// let mut out = Vec::new();
+/// for event in [
+///     Event::run_started("t1", "r1"),
+///     Event::reasoning_message_chunk(Some(MessageId::new("r")), Some("Hm".into())),
+///     Event::reasoning_message_chunk(None, Some("m.".into())),
+///     Event::run_finished("t1", "r1"),
+/// ] {
+///     out.extend(normalizer.push(event)?);
+/// }
+/// assert_eq!(out, [
+///     Event::run_started("t1", "r1"),
+///     Event::reasoning_message_start("r"),
+///     Event::reasoning_message_content("r", "Hm"),
+///     Event::reasoning_message_content("r", "m."),
+///     Event::reasoning_message_end("r"),
+///     Event::run_finished("t1", "r1"),
+/// ]);
+/// assert_eq!(normalizer.finish().count(), 0);
+/// # Ok::<(), ag_ui::client::chunks::ChunkError>(())
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct ChunkNormalizer {
+    state: State,
+    /// Reused for the output of every [`Self::push`].
+    out: Vec<Event>,
+}
+
+impl ChunkNormalizer {
+    /// A normalizer with nothing open.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Feeds the next event of the stream and returns the events it expands to, in order.
+    ///
+    /// The events are drained from a buffer the normalizer reuses, so a call allocates no
+    /// vector of its own; dropping the iterator early discards the rest of them.
+    ///
+    /// # Errors
+    ///
+    /// A [`ChunkError`] when `event` is a chunk that cannot be expanded. Nothing is emitted for
+    /// it and the normalizer's state is unchanged; the event still counts for the indices of
+    /// later errors.
+    #[inline]
+    pub fn push(&mut self, event: Event) -> Result<Expanded<'_>, ChunkError> {
+        self.out.clear();
+        self.state.push(event, &mut self.out)?;
+        Ok(Expanded(self.out.drain(..)))
+    }
+
+    /// Like [`push`](Self::push), but appends the events to `out`.
+    ///
+    /// # Errors
+    ///
+    /// As for [`push`](Self::push); on error nothing is appended to `out`.
+    #[inline]
+    pub fn push_into(&mut self, event: Event, out: &mut Vec<Event>) -> Result<(), ChunkError> {
+        let len = out.len();
+        let result = self.state.push(event, out);
+        if result.is_err() {
+            // Expansion checks before it emits, so this removes nothing; it keeps the promise
+            // independent of that.
+            out.truncate(len);
+        }
+        result
+    }
+
+    /// Closes every stream still open, in lane order, and returns their ENDs.
+    ///
+    /// The normalizer can then go on with more events, as if a new run had started.
+    pub fn finish(&mut self) -> Expanded<'_> {
+        self.out.clear();
+        self.state.close_all(&mut self.out);
+        Expanded(self.out.drain(..))
+    }
+
+    /// Like [`finish`](Self::finish), but appends the ENDs to `out`.
+    pub fn finish_into(&mut self, out: &mut Vec<Event>) {
+        self.state.close_all(out);
+    }
+
+    /// How many chunk streams are open (at most one per owner).
+    pub fn open_streams(&self) -> usize {
+        self.state.lanes.len()
+    }
+}
+
+/// The events one call of [`ChunkNormalizer::push`] or [`ChunkNormalizer::finish`] expands to,
+/// drained from the normalizer's reused buffer.
+#[derive(Debug)]
+pub struct Expanded<'a>(std::vec::Drain<'a, Event>);
+
+impl Expanded<'_> {
+    /// The events not yet taken.
+    pub fn as_slice(&self) -> &[Event] {
+        self.0.as_slice()
+    }
+}
+
+impl Iterator for Expanded<'_> {
+    type Item = Event;
+
+    fn next(&mut self) -> Option<Event> {
+        self.0.next()
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.0.size_hint()
+    }
+}
+
+impl DoubleEndedIterator for Expanded<'_> {
+    fn next_back(&mut self) -> Option<Event> {
+        self.0.next_back()
+    }
+}
+
+impl ExactSizeIterator for Expanded<'_> {}
+
+impl FusedIterator for Expanded<'_> {}
+
+/// Why a chunk could not be expanded: the `chunk.*` rules of the protocol (R52–R56).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ChunkErrorKind {
+    /// `chunk.missing-id` (R52): the chunk would open a new stream but names no
+    /// `messageId` / `toolCallId`.
+    MissingId,
+    /// `chunk.missing-name` (R53): a `TOOL_CALL_CHUNK` would open a new tool call but names no
+    /// `toolCallName`.
+    MissingName,
+    /// `chunk.ambiguous` (R54): the chunk names neither an id nor a `subagentRunId`, the parent
+    /// has no stream of its kind open, and several subagents do.
+    Ambiguous,
+    /// `chunk.owner-mismatch` (R55): the chunk names an id open in another owner's lane.
+    OwnerMismatch,
+    /// `chunk.field-mismatch` (R56): a continuation repeats an opener field with a different
+    /// value.
+    FieldMismatch,
+}
+
+impl ChunkErrorKind {
+    /// The stable name of the kind (`"chunk.missing-id"`, …).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ChunkErrorKind::MissingId => "chunk.missing-id",
+            ChunkErrorKind::MissingName => "chunk.missing-name",
+            ChunkErrorKind::Ambiguous => "chunk.ambiguous",
+            ChunkErrorKind::OwnerMismatch => "chunk.owner-mismatch",
+            ChunkErrorKind::FieldMismatch => "chunk.field-mismatch",
+        }
+    }
+}
+
+impl fmt::Display for ChunkErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A chunk that could not be expanded: its kind, its index in the input and what could not be
+/// resolved.
+///
+/// ```
+/// use ag_ui::client::chunks::{normalize_all, ChunkErrorKind};
+/// use ag_ui::{Event, MessageId};
+///
+/// let error = normalize_all([
+///     Event::run_started("t", "r"),
+///     Event::text_message_chunk(None, Some("hi".into())),
+/// ])
+/// .unwrap_err();
+/// assert_eq!(error.kind(), ChunkErrorKind::MissingId);
+/// assert_eq!(error.kind().as_str(), "chunk.missing-id");
+/// assert_eq!(error.index(), 1);
+/// assert_eq!(error.field(), Some("messageId"));
+/// ```
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("{0}")]
+pub struct ChunkError(Box<ErrorDetail>);
+
+#[derive(Clone, Debug, PartialEq)]
+struct ErrorDetail {
+    kind: ChunkErrorKind,
+    index: usize,
+    event_type: EventType,
+    /// The chunk's own attribution.
+    subagent_run_id: Option<SubagentRunId>,
+    /// The id involved: the chunk's, or for a continuation the open stream's.
+    id: Option<String>,
+    field: Option<&'static str>,
+    /// The chunk's value of `field` (field mismatch).
+    found: Option<String>,
+    /// The open stream's value of `field` (field mismatch); `None` when it has none.
+    expected: Option<String>,
+    /// The owners whose lanes are involved: the lane holding the id (owner mismatch, `None` =
+    /// parent), or every lane that could claim the chunk (ambiguous).
+    owners: Vec<Option<SubagentRunId>>,
+}
+
+impl ChunkError {
+    fn new(kind: ChunkErrorKind, index: usize, chunk: Kind, tag: Option<&SubagentRunId>) -> Self {
+        ChunkError(Box::new(ErrorDetail {
+            kind,
+            index,
+            event_type: chunk.chunk_type(),
+            subagent_run_id: tag.cloned(),
+            id: None,
+            field: None,
+            found: None,
+            expected: None,
+            owners: Vec::new(),
+        }))
+    }
+
+    fn with_id(mut self, id: &str) -> Self {
+        self.0.id = Some(id.to_owned());
+        self
+    }
+
+    fn with_field(mut self, field: &'static str) -> Self {
+        self.0.field = Some(field);
+        self
+    }
+
+    /// The rule that was broken.
+    pub fn kind(&self) -> ChunkErrorKind {
+        self.0.kind
+    }
+
+    /// The chunk's position in the input, counting from 0 (every event pushed counts, chunk or
+    /// not).
+    pub fn index(&self) -> usize {
+        self.0.index
+    }
+
+    /// The type of the chunk (`TEXT_MESSAGE_CHUNK`, `TOOL_CALL_CHUNK` or
+    /// `REASONING_MESSAGE_CHUNK`).
+    pub fn event_type(&self) -> EventType {
+        self.0.event_type
+    }
+
+    /// The chunk's own `subagentRunId`, if it carries one.
+    pub fn subagent_run_id(&self) -> Option<&SubagentRunId> {
+        self.0.subagent_run_id.as_ref()
+    }
+
+    /// The id involved: the one the chunk names, or for a field mismatch on a chunk that names
+    /// none, the id of the stream it continues. `None` for a missing id or an ambiguous chunk.
+    pub fn id(&self) -> Option<&str> {
+        self.0.id.as_deref()
+    }
+
+    /// The field at fault, by its wire name: the absent `messageId` / `toolCallId` /
+    /// `toolCallName`, the mismatching `role` / `name` / `toolCallName` / `parentMessageId`, or
+    /// `subagentRunId` for an owner mismatch. `None` for an ambiguous chunk.
+    pub fn field(&self) -> Option<&'static str> {
+        self.0.field
+    }
+
+    /// For a field mismatch: the value the chunk carries.
+    pub fn found(&self) -> Option<&str> {
+        self.0.found.as_deref()
+    }
+
+    /// For a field mismatch: the value the stream was opened with (`None` if it was opened
+    /// without one).
+    pub fn expected(&self) -> Option<&str> {
+        self.0.expected.as_deref()
+    }
+
+    /// The lanes involved, by owner (`None` is the parent agent): for an owner mismatch the one
+    /// lane that holds the id; for an ambiguous chunk every subagent lane that could claim it.
+    /// Empty for the other kinds.
+    pub fn owners(&self) -> &[Option<SubagentRunId>] {
+        &self.0.owners
+    }
+}
+
+struct Owner<'a>(Option<&'a SubagentRunId>);
+
+impl fmt::Display for Owner<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            None => f.write_str("the parent agent"),
+            Some(id) => write!(f, "subagent {:?}", id.as_str()),
+        }
+    }
+}
+
+impl fmt::Display for ErrorDetail {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let kind = Kind::of_chunk(self.event_type);
+        write!(
+            f,
+            "{}: event {} ({}",
+            self.kind, self.index, self.event_type
+        )?;
+        if let Some(tag) = &self.subagent_run_id {
+            write!(f, " from subagent {:?}", tag.as_str())?;
+        }
+        f.write_str(") ")?;
+        let id = self.id.as_deref().unwrap_or_default();
+        let field = self.field.unwrap_or_default();
+        match self.kind {
+            ChunkErrorKind::MissingId => {
+                write!(f, "would open a new {} but has no {field}", kind.noun())
+            }
+            ChunkErrorKind::MissingName => {
+                write!(f, "would open tool call {id:?} but has no toolCallName")
+            }
+            ChunkErrorKind::Ambiguous => {
+                write!(
+                    f,
+                    "has neither a {} nor a subagentRunId, the parent agent has no {} open, \
+                     and {} lanes do:",
+                    kind.id_field(),
+                    kind.noun(),
+                    self.owners.len()
+                )?;
+                for (i, owner) in self.owners.iter().enumerate() {
+                    let sep = if i == 0 { " " } else { ", " };
+                    write!(f, "{sep}{}", Owner(owner.as_ref()))?;
+                }
+                f.write_str("; attribute the chunk to the subagent it belongs to")
+            }
+            ChunkErrorKind::OwnerMismatch => write!(
+                f,
+                "continues {} {id:?}, which {} has open, but is attributed to {}",
+                kind.noun(),
+                Owner(self.owners.first().and_then(Option::as_ref)),
+                Owner(self.subagent_run_id.as_ref()),
+            ),
+            ChunkErrorKind::FieldMismatch => {
+                let found = self.found.as_deref().unwrap_or_default();
+                write!(
+                    f,
+                    "continues {} {id:?} with {field} {found:?}, but it was opened with ",
+                    kind.noun()
+                )?;
+                match &self.expected {
+                    Some(expected) => write!(f, "{field} {expected:?}"),
+                    None => write!(f, "no {field}"),
+                }
+            }
+        }
+    }
+}
+
+/// The three kinds of chunk stream.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Text,
+    Tool,
+    Reasoning,
+}
+
+impl Kind {
+    fn chunk_type(self) -> EventType {
+        match self {
+            Kind::Text => EventType::TextMessageChunk,
+            Kind::Tool => EventType::ToolCallChunk,
+            Kind::Reasoning => EventType::ReasoningMessageChunk,
+        }
+    }
+
+    fn of_chunk(event_type: EventType) -> Kind {
+        match event_type {
+            EventType::ToolCallChunk => Kind::Tool,
+            EventType::ReasoningMessageChunk => Kind::Reasoning,
+            _ => Kind::Text,
+        }
+    }
+
+    fn noun(self) -> &'static str {
+        match self {
+            Kind::Text => "text message",
+            Kind::Tool => "tool call",
+            Kind::Reasoning => "reasoning message",
+        }
+    }
+
+    fn id_field(self) -> &'static str {
+        match self {
+            Kind::Tool => "toolCallId",
+            Kind::Text | Kind::Reasoning => "messageId",
+        }
+    }
+}
+
+/// The stream open in a lane, with what its opener established.
+#[derive(Clone, Debug)]
+enum Stream {
+    Text {
+        id: MessageId,
+        role: TextMessageRole,
+        name: Option<String>,
+    },
+    Tool {
+        id: ToolCallId,
+        name: String,
+        parent: Option<MessageId>,
+    },
+    Reasoning {
+        id: MessageId,
+    },
+}
+
+impl Stream {
+    fn kind(&self) -> Kind {
+        match self {
+            Stream::Text { .. } => Kind::Text,
+            Stream::Tool { .. } => Kind::Tool,
+            Stream::Reasoning { .. } => Kind::Reasoning,
+        }
+    }
+
+    fn id(&self) -> &str {
+        match self {
+            Stream::Text { id, .. } | Stream::Reasoning { id } => id.as_str(),
+            Stream::Tool { id, .. } => id.as_str(),
+        }
+    }
+
+    /// The END that closes this stream: its id and its owner, nothing else.
+    fn end(self, owner: Option<SubagentRunId>) -> Event {
+        match self {
+            Stream::Text { id, .. } => {
+                let mut end = TextMessageEndEvent::new(id);
+                end.subagent_run_id = owner;
+                end.into()
+            }
+            Stream::Tool { id, .. } => {
+                let mut end = ToolCallEndEvent::new(id);
+                end.subagent_run_id = owner;
+                end.into()
+            }
+            Stream::Reasoning { id } => {
+                let mut end = ReasoningMessageEndEvent::new(id);
+                end.subagent_run_id = owner;
+                end.into()
+            }
+        }
+    }
+}
+
+/// One owner's lane: the parent agent (`None`) or a subagent invocation.
+#[derive(Clone, Debug)]
+struct Lane {
+    owner: Option<SubagentRunId>,
+    stream: Stream,
+}
+
+/// What the normalizer remembers between events.
+#[derive(Clone, Debug, Default)]
+struct State {
+    /// Open lanes in the order they were opened (a handful at most; a vector beats a map).
+    lanes: Vec<Lane>,
+    /// Index of the next event in the input.
+    next_index: usize,
+}
+
+/// Whether a lane holds a stream a chunk can continue.
+enum Resolved {
+    /// The lane at this position (which may hold a stream of another kind or id).
+    Lane(usize),
+    /// The chunk's owner has no lane yet.
+    Empty,
+}
+
+impl State {
+    /// Expands one event into `out`. On error nothing has been emitted and nothing changed.
+    #[inline]
+    fn push(&mut self, mut event: Event, out: &mut Vec<Event>) -> Result<(), ChunkError> {
+        let index = self.next_index;
+        self.next_index += 1;
+        // Chunks are read in place and their fields taken out one by one: moving a whole event
+        // into a local costs a large copy per chunk.
+        match &mut event {
+            Event::TextMessageChunk(chunk) => self.text(index, chunk, out),
+            Event::ToolCallChunk(chunk) => self.tool(index, chunk, out),
+            Event::ReasoningMessageChunk(chunk) => self.reasoning(index, chunk, out),
+            _ => {
+                self.pass(event, out);
+                Ok(())
+            }
+        }
+    }
+
+    /// A non-chunk event: the ENDs of the lanes it closes, then the event.
+    fn pass(&mut self, event: Event, out: &mut Vec<Event>) {
+        use Event::*;
+        match &event {
+            TextMessageStart(_)
+            | TextMessageContent(_)
+            | TextMessageEnd(_)
+            | ToolCallStart(_)
+            | ToolCallArgs(_)
+            | ToolCallEnd(_)
+            | ToolCallResult(_)
+            | StateSnapshot(_)
+            | StateDelta(_)
+            | Custom(_)
+            | StepStarted(_)
+            | StepFinished(_)
+            | ReasoningStart(_)
+            | ReasoningMessageStart(_)
+            | ReasoningMessageContent(_)
+            | ReasoningMessageEnd(_)
+            | ReasoningEnd(_) => self.close(event.attribution(), out),
+            RunStarted(_) | RunFinished(_) | RunError(_) | MessagesSnapshot(_) => {
+                self.close_all(out);
+            }
+            SubagentFinished(e) => self.close(Some(&e.subagent_run_id), out),
+            SubagentError(e) => self.close(Some(&e.subagent_run_id), out),
+            Raw(_)
+            | ActivitySnapshot(_)
+            | ActivityDelta(_)
+            | ReasoningEncryptedValue(_)
+            | SubagentStarted(_) => {}
+            // Handled by `push`; listed so that a new event type must be placed in this table.
+            TextMessageChunk(_) | ToolCallChunk(_) | ReasoningMessageChunk(_) => {}
+        }
+        out.push(event);
+    }
+
+    /// Closes the lane of `owner`, if it is open.
+    fn close(&mut self, owner: Option<&SubagentRunId>, out: &mut Vec<Event>) {
+        if let Some(position) = self.lanes.iter().position(|l| l.owner.as_ref() == owner) {
+            let lane = self.lanes.remove(position);
+            out.push(lane.stream.end(lane.owner));
+        }
+    }
+
+    /// Closes every lane, in lane order.
+    fn close_all(&mut self, out: &mut Vec<Event>) {
+        out.extend(self.lanes.drain(..).map(|lane| lane.stream.end(lane.owner)));
+    }
+
+    /// Closes the lane at `position` if there is one (a chunk opening a new stream there).
+    fn close_at(&mut self, resolved: Resolved, out: &mut Vec<Event>) {
+        if let Resolved::Lane(position) = resolved {
+            let lane = self.lanes.remove(position);
+            out.push(lane.stream.end(lane.owner));
+        }
+    }
+
+    /// Finds the lane a chunk of `kind` belongs to (chunks.md §3).
+    fn resolve(
+        &self,
+        index: usize,
+        kind: Kind,
+        id: Option<&str>,
+        tag: Option<&SubagentRunId>,
+    ) -> Result<Resolved, ChunkError> {
+        if let Some(id) = id {
+            let holder = self
+                .lanes
+                .iter()
+                .position(|l| l.stream.kind() == kind && l.stream.id() == id);
+            if let Some(position) = holder {
+                let owner = self.lanes[position].owner.as_ref();
+                if tag.is_some() && tag != owner {
+                    let mut error =
+                        ChunkError::new(ChunkErrorKind::OwnerMismatch, index, kind, tag)
+                            .with_id(id)
+                            .with_field("subagentRunId");
+                    error.0.owners.push(owner.cloned());
+                    return Err(error);
+                }
+                return Ok(Resolved::Lane(position));
+            }
+            return Ok(self.lane_of(tag));
+        }
+        if tag.is_some() {
+            return Ok(self.lane_of(tag));
+        }
+        let parent = self.lanes.iter().position(|l| l.owner.is_none());
+        if let Some(position) = parent {
+            if self.lanes[position].stream.kind() == kind {
+                return Ok(Resolved::Lane(position));
+            }
+        }
+        let mut candidates = self
+            .lanes
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| l.stream.kind() == kind);
+        match (candidates.next(), candidates.next()) {
+            (Some((position, _)), None) => Ok(Resolved::Lane(position)),
+            (Some(_), Some(_)) => {
+                let mut error = ChunkError::new(ChunkErrorKind::Ambiguous, index, kind, tag);
+                error.0.owners = self
+                    .lanes
+                    .iter()
+                    .filter(|l| l.stream.kind() == kind)
+                    .map(|l| l.owner.clone())
+                    .collect();
+                Err(error)
+            }
+            (None, _) => Ok(parent.map_or(Resolved::Empty, Resolved::Lane)),
+        }
+    }
+
+    fn lane_of(&self, owner: Option<&SubagentRunId>) -> Resolved {
+        self.lanes
+            .iter()
+            .position(|l| l.owner.as_ref() == owner)
+            .map_or(Resolved::Empty, Resolved::Lane)
+    }
+
+    /// The owner's attribution for a content event: the chunk's own tag, else the lane's owner.
+    fn content_tag(&self, position: usize, tag: Option<SubagentRunId>) -> Option<SubagentRunId> {
+        tag.or_else(|| self.lanes[position].owner.clone())
+    }
+
+    #[inline]
+    fn text(
+        &mut self,
+        index: usize,
+        chunk: &mut TextMessageChunkEvent,
+        out: &mut Vec<Event>,
+    ) -> Result<(), ChunkError> {
+        let TextMessageChunkEvent {
+            message_id,
+            role,
+            delta,
+            name,
+            subagent_run_id: tag,
+            timestamp: _,
+            raw_event,
+            metadata,
+        } = chunk;
+        let (message_id, role, delta, name, tag, raw_event, metadata) = (
+            message_id.take(),
+            role.take(),
+            delta.take(),
+            name.take(),
+            tag.take(),
+            raw_event.take(),
+            metadata.take(),
+        );
+        let kind = Kind::Text;
+        let resolved = self.resolve(
+            index,
+            kind,
+            message_id.as_ref().map(MessageId::as_str),
+            tag.as_ref(),
+        )?;
+        if let Resolved::Lane(position) = resolved {
+            if let Stream::Text {
+                id,
+                role: open_role,
+                name: open_name,
+            } = &self.lanes[position].stream
+            {
+                if message_id.as_ref().is_none_or(|m| m == id) {
+                    let mismatch = |field: &'static str, found: &str, expected: Option<&str>| {
+                        let mut error = ChunkError::new(
+                            ChunkErrorKind::FieldMismatch,
+                            index,
+                            kind,
+                            tag.as_ref(),
+                        )
+                        .with_id(id.as_str())
+                        .with_field(field);
+                        error.0.found = Some(found.to_owned());
+                        error.0.expected = expected.map(str::to_owned);
+                        error
+                    };
+                    if let Some(role) = role {
+                        if role != *open_role {
+                            return Err(mismatch("role", role.as_str(), Some(open_role.as_str())));
+                        }
+                    }
+                    if let Some(name) = &name {
+                        if open_name.as_ref() != Some(name) {
+                            return Err(mismatch("name", name, open_name.as_deref()));
+                        }
+                    }
+                    if delta.is_some() || raw_event.is_some() || metadata.is_some() {
+                        let message_id = message_id.unwrap_or_else(|| id.clone());
+                        let subagent_run_id = self.content_tag(position, tag);
+                        out.push(Event::TextMessageContent(TextMessageContentEvent {
+                            message_id,
+                            delta: delta.unwrap_or_default(),
+                            subagent_run_id,
+                            timestamp: None,
+                            raw_event,
+                            metadata,
+                        }));
+                    }
+                    return Ok(());
+                }
+            }
+        }
+        // A new stream in this lane.
+        let Some(id) = message_id else {
+            return Err(
+                ChunkError::new(ChunkErrorKind::MissingId, index, kind, tag.as_ref())
+                    .with_field("messageId"),
+            );
+        };
+        self.close_at(resolved, out);
+        let role = role.unwrap_or_default();
+        let content = delta.is_some() || raw_event.is_some();
+        let (start_metadata, metadata) = if content {
+            (metadata.clone(), metadata)
+        } else {
+            (metadata, None)
+        };
+        out.push(Event::TextMessageStart(TextMessageStartEvent {
+            message_id: id.clone(),
+            role: Some(role),
+            name: name.clone(),
+            subagent_run_id: tag.clone(),
+            timestamp: None,
+            raw_event: None,
+            metadata: start_metadata,
+        }));
+        if content {
+            out.push(Event::TextMessageContent(TextMessageContentEvent {
+                message_id: id.clone(),
+                delta: delta.unwrap_or_default(),
+                subagent_run_id: tag.clone(),
+                timestamp: None,
+                raw_event,
+                metadata,
+            }));
+        }
+        self.lanes.push(Lane {
+            owner: tag,
+            stream: Stream::Text { id, role, name },
+        });
+        Ok(())
+    }
+
+    #[inline]
+    fn tool(
+        &mut self,
+        index: usize,
+        chunk: &mut ToolCallChunkEvent,
+        out: &mut Vec<Event>,
+    ) -> Result<(), ChunkError> {
+        let ToolCallChunkEvent {
+            tool_call_id,
+            tool_call_name,
+            delta,
+            subagent_run_id: tag,
+            parent_message_id,
+            timestamp: _,
+            raw_event,
+            metadata,
+        } = chunk;
+        let (tool_call_id, tool_call_name, delta, tag, parent_message_id, raw_event, metadata) = (
+            tool_call_id.take(),
+            tool_call_name.take(),
+            delta.take(),
+            tag.take(),
+            parent_message_id.take(),
+            raw_event.take(),
+            metadata.take(),
+        );
+        let kind = Kind::Tool;
+        let resolved = self.resolve(
+            index,
+            kind,
+            tool_call_id.as_ref().map(ToolCallId::as_str),
+            tag.as_ref(),
+        )?;
+        if let Resolved::Lane(position) = resolved {
+            if let Stream::Tool { id, name, parent } = &self.lanes[position].stream {
+                if tool_call_id.as_ref().is_none_or(|c| c == id) {
+                    let mismatch = |field: &'static str, found: &str, expected: Option<&str>| {
+                        let mut error = ChunkError::new(
+                            ChunkErrorKind::FieldMismatch,
+                            index,
+                            kind,
+                            tag.as_ref(),
+                        )
+                        .with_id(id.as_str())
+                        .with_field(field);
+                        error.0.found = Some(found.to_owned());
+                        error.0.expected = expected.map(str::to_owned);
+                        error
+                    };
+                    if let Some(found) = &tool_call_name {
+                        if found != name {
+                            return Err(mismatch("toolCallName", found, Some(name)));
+                        }
+                    }
+                    if let Some(found) = &parent_message_id {
+                        if parent.as_ref() != Some(found) {
+                            return Err(mismatch(
+                                "parentMessageId",
+                                found.as_str(),
+                                parent.as_ref().map(MessageId::as_str),
+                            ));
+                        }
+                    }
+                    if delta.is_some() || raw_event.is_some() || metadata.is_some() {
+                        let tool_call_id = tool_call_id.unwrap_or_else(|| id.clone());
+                        let subagent_run_id = self.content_tag(position, tag);
+                        out.push(Event::ToolCallArgs(ToolCallArgsEvent {
+                            tool_call_id,
+                            delta: delta.unwrap_or_default(),
+                            subagent_run_id,
+                            timestamp: None,
+                            raw_event,
+                            metadata,
+                        }));
+                    }
+                    return Ok(());
+                }
+            }
+        }
+        let Some(id) = tool_call_id else {
+            return Err(
+                ChunkError::new(ChunkErrorKind::MissingId, index, kind, tag.as_ref())
+                    .with_field("toolCallId"),
+            );
+        };
+        let Some(name) = tool_call_name else {
+            return Err(
+                ChunkError::new(ChunkErrorKind::MissingName, index, kind, tag.as_ref())
+                    .with_id(id.as_str())
+                    .with_field("toolCallName"),
+            );
+        };
+        self.close_at(resolved, out);
+        let content = delta.is_some() || raw_event.is_some();
+        let (start_metadata, metadata) = if content {
+            (metadata.clone(), metadata)
+        } else {
+            (metadata, None)
+        };
+        out.push(Event::ToolCallStart(ToolCallStartEvent {
+            tool_call_id: id.clone(),
+            tool_call_name: name.clone(),
+            subagent_run_id: tag.clone(),
+            parent_message_id: parent_message_id.clone(),
+            timestamp: None,
+            raw_event: None,
+            metadata: start_metadata,
+        }));
+        if content {
+            out.push(Event::ToolCallArgs(ToolCallArgsEvent {
+                tool_call_id: id.clone(),
+                delta: delta.unwrap_or_default(),
+                subagent_run_id: tag.clone(),
+                timestamp: None,
+                raw_event,
+                metadata,
+            }));
+        }
+        self.lanes.push(Lane {
+            owner: tag,
+            stream: Stream::Tool {
+                id,
+                name,
+                parent: parent_message_id,
+            },
+        });
+        Ok(())
+    }
+
+    #[inline]
+    fn reasoning(
+        &mut self,
+        index: usize,
+        chunk: &mut ReasoningMessageChunkEvent,
+        out: &mut Vec<Event>,
+    ) -> Result<(), ChunkError> {
+        let ReasoningMessageChunkEvent {
+            message_id,
+            delta,
+            subagent_run_id: tag,
+            timestamp: _,
+            raw_event,
+            metadata,
+        } = chunk;
+        let (message_id, delta, tag, raw_event, metadata) = (
+            message_id.take(),
+            delta.take(),
+            tag.take(),
+            raw_event.take(),
+            metadata.take(),
+        );
+        let kind = Kind::Reasoning;
+        let resolved = self.resolve(
+            index,
+            kind,
+            message_id.as_ref().map(MessageId::as_str),
+            tag.as_ref(),
+        )?;
+        if let Resolved::Lane(position) = resolved {
+            if let Stream::Reasoning { id } = &self.lanes[position].stream {
+                if message_id.as_ref().is_none_or(|m| m == id) {
+                    if delta.is_some() || raw_event.is_some() || metadata.is_some() {
+                        let message_id = message_id.unwrap_or_else(|| id.clone());
+                        let subagent_run_id = self.content_tag(position, tag);
+                        out.push(Event::ReasoningMessageContent(
+                            ReasoningMessageContentEvent {
+                                message_id,
+                                delta: delta.unwrap_or_default(),
+                                subagent_run_id,
+                                timestamp: None,
+                                raw_event,
+                                metadata,
+                            },
+                        ));
+                    }
+                    return Ok(());
+                }
+            }
+        }
+        let Some(id) = message_id else {
+            return Err(
+                ChunkError::new(ChunkErrorKind::MissingId, index, kind, tag.as_ref())
+                    .with_field("messageId"),
+            );
+        };
+        self.close_at(resolved, out);
+        let content = delta.is_some() || raw_event.is_some();
+        let (start_metadata, metadata) = if content {
+            (metadata.clone(), metadata)
+        } else {
+            (metadata, None)
+        };
+        out.push(Event::ReasoningMessageStart(ReasoningMessageStartEvent {
+            message_id: id.clone(),
+            role: ReasoningRole::Reasoning,
+            subagent_run_id: tag.clone(),
+            timestamp: None,
+            raw_event: None,
+            metadata: start_metadata,
+        }));
+        if content {
+            out.push(Event::ReasoningMessageContent(
+                ReasoningMessageContentEvent {
+                    message_id: id.clone(),
+                    delta: delta.unwrap_or_default(),
+                    subagent_run_id: tag.clone(),
+                    timestamp: None,
+                    raw_event,
+                    metadata,
+                },
+            ));
+        }
+        self.lanes.push(Lane {
+            owner: tag,
+            stream: Stream::Reasoning { id },
+        });
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests;

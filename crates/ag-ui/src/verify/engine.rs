@@ -1,0 +1,1497 @@
+//! The state machine behind [`Verifier`](super::Verifier).
+//!
+//! Everything here is per run and cleared by a `RUN_STARTED` that follows a finished or failed
+//! run (R5). Open entities and owners of one kind share one table, keyed by id: an entry's
+//! owner outlives the entity's close (owners persist for the run), and its `open` field is the
+//! sequence number of the opener while the entity is open, so the `RUN_FINISHED` report can
+//! list open ids in the order they were opened without keeping a second structure.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+use crate::{
+    Event, EventType, Message, ReasoningEncryptedValueSubtype, Role, SubagentRunId, ToolCallId,
+};
+
+use super::violation::{Violation, ViolationKind};
+
+/// An owner: `0` is the parent agent, `n > 0` the `n`-th subagent run id seen in this run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub(super) struct Owner(u32);
+
+impl Owner {
+    const PARENT: Owner = Owner(0);
+}
+
+/// Interned subagent run ids, so owners compare as integers and are stored without a string
+/// per entity.
+#[derive(Clone, Debug, Default)]
+struct Owners {
+    names: Vec<Box<str>>,
+    index: HashMap<Box<str>, u32>,
+}
+
+impl Owners {
+    fn intern(&mut self, tag: Option<&str>) -> Owner {
+        let Some(tag) = tag else {
+            return Owner::PARENT;
+        };
+        if let Some(&n) = self.index.get(tag) {
+            return Owner(n);
+        }
+        self.names.push(tag.into());
+        let n = u32::try_from(self.names.len()).unwrap_or(u32::MAX);
+        self.index.insert(tag.into(), n);
+        Owner(n)
+    }
+
+    fn find(&self, tag: Option<&str>) -> Option<Owner> {
+        match tag {
+            None => Some(Owner::PARENT),
+            Some(tag) => self.index.get(tag).map(|&n| Owner(n)),
+        }
+    }
+
+    fn name(&self, owner: Owner) -> Option<&str> {
+        match owner.0 {
+            0 => None,
+            n => self.names.get(n as usize - 1).map(|s| &**s),
+        }
+    }
+
+    /// Whether an event tagged `tag` disagrees with `owner`. An untagged event never does.
+    fn disagrees(&self, tag: Option<&str>, owner: Owner) -> bool {
+        tag.is_some() && self.find(tag) != Some(owner)
+    }
+
+    fn label(&self, owner: Owner) -> String {
+        tag_label(self.name(owner))
+    }
+
+    fn clear(&mut self) {
+        self.names.clear();
+        self.index.clear();
+    }
+}
+
+fn tag_label(tag: Option<&str>) -> String {
+    match tag {
+        None => "the parent agent".to_owned(),
+        Some(tag) => format!("subagent {}", show(tag)),
+    }
+}
+
+/// An id as it appears in messages: verbatim, or `""` when empty.
+fn show(id: &str) -> Cow<'_, str> {
+    if id.is_empty() {
+        Cow::Borrowed("\"\"")
+    } else {
+        Cow::Borrowed(id)
+    }
+}
+
+/// A text message or tool-result message (`message` table) or a tool call (`toolCall` table).
+#[derive(Clone, Debug)]
+struct Entry {
+    owner: Owner,
+    open: Option<u64>,
+}
+
+/// A reasoning id: the span and the reasoning message share the owner.
+#[derive(Clone, Debug)]
+struct ReasoningEntry {
+    owner: Owner,
+    span: Option<u64>,
+    message: Option<u64>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Subagent {
+    Active(u64),
+    Closed,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum Phase {
+    /// Nothing seen yet.
+    #[default]
+    Start,
+    /// Inside a run.
+    Active,
+    /// After `RUN_FINISHED`.
+    Finished,
+    /// After `RUN_ERROR`.
+    Errored,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ChunkKind {
+    Text,
+    Tool,
+    Reasoning,
+}
+
+/// Emission mode only: what each owner has open, and the chunk stream pending in each lane.
+#[derive(Clone, Debug, Default)]
+struct Emission {
+    text: HashMap<Owner, Box<str>>,
+    span: HashMap<Owner, Box<str>>,
+    reasoning_message: HashMap<Owner, Box<str>>,
+    lanes: HashMap<Owner, (ChunkKind, Box<str>)>,
+}
+
+impl Emission {
+    fn clear(&mut self) {
+        self.text.clear();
+        self.span.clear();
+        self.reasoning_message.clear();
+        self.lanes.clear();
+    }
+}
+
+/// The most recently continued open entity of one kind and its owner: streams send runs of
+/// content events for one id, and a string compare is cheaper than a hash lookup. Valid only
+/// while that entity is open with that owner; every event that could change either forgets it.
+#[derive(Clone, Debug, Default)]
+struct Recent {
+    id: String,
+    owner: Owner,
+    valid: bool,
+}
+
+impl Recent {
+    fn get(&self, id: &str) -> Option<Owner> {
+        // A byte loop the compiler inlines: ids are short, and this runs once per event.
+        let same =
+            self.id.len() == id.len() && self.id.bytes().zip(id.bytes()).all(|(a, b)| a == b);
+        (self.valid && same).then_some(self.owner)
+    }
+
+    fn set(&mut self, id: &str, owner: Owner) {
+        self.id.clear();
+        self.id.push_str(id);
+        self.owner = owner;
+        self.valid = true;
+    }
+
+    fn forget(&mut self, id: &str) {
+        if self.id == id {
+            self.valid = false;
+        }
+    }
+
+    fn clear(&mut self) {
+        self.valid = false;
+    }
+}
+
+/// A rule failed; turned into a [`Violation`] with the index and type by the caller.
+#[derive(Debug)]
+pub(super) struct Fail {
+    kind: ViolationKind,
+    ids: Vec<String>,
+    message: String,
+}
+
+impl Fail {
+    fn new(kind: ViolationKind, ids: Vec<String>, message: String) -> Self {
+        Self { kind, ids, message }
+    }
+
+    pub(super) fn into_violation(self, index: usize, event_type: EventType) -> Violation {
+        Violation::new(self.kind, index, event_type, self.ids, self.message)
+    }
+}
+
+type Check = Result<(), Fail>;
+
+/// The verifier's state.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Engine {
+    phase: Phase,
+    seq: u64,
+    owners: Owners,
+    messages: HashMap<Box<str>, Entry>,
+    tool_calls: HashMap<Box<str>, Entry>,
+    reasoning: HashMap<Box<str>, ReasoningEntry>,
+    activities: HashMap<Box<str>, Owner>,
+    /// Open steps: name → the owners that have it open (with the opener's sequence number).
+    steps: HashMap<Box<str>, Vec<(Owner, u64)>>,
+    subagents: HashMap<Box<str>, Subagent>,
+    open_text: usize,
+    open_tools: usize,
+    open_spans: usize,
+    open_reasoning_messages: usize,
+    open_steps: usize,
+    active_subagents: usize,
+    emission: Option<Emission>,
+    recent_text: Recent,
+    recent_tool: Recent,
+    recent_reasoning: Recent,
+}
+
+fn tag_of(tag: &Option<SubagentRunId>) -> Option<&str> {
+    tag.as_ref().map(SubagentRunId::as_str)
+}
+
+impl Engine {
+    pub(super) fn new(emission: bool) -> Self {
+        Self {
+            emission: emission.then(Emission::default),
+            ..Self::default()
+        }
+    }
+
+    fn next_seq(&mut self) -> u64 {
+        self.seq += 1;
+        self.seq
+    }
+
+    /// R5: a new run empties every table.
+    fn reset(&mut self) {
+        self.owners.clear();
+        self.messages.clear();
+        self.tool_calls.clear();
+        self.reasoning.clear();
+        self.activities.clear();
+        self.steps.clear();
+        self.subagents.clear();
+        self.open_text = 0;
+        self.open_tools = 0;
+        self.open_spans = 0;
+        self.open_reasoning_messages = 0;
+        self.open_steps = 0;
+        self.active_subagents = 0;
+        self.forget_recent();
+        if let Some(emission) = &mut self.emission {
+            emission.clear();
+        }
+    }
+
+    fn forget_recent(&mut self) {
+        self.recent_text.clear();
+        self.recent_tool.clear();
+        self.recent_reasoning.clear();
+    }
+
+    /// Applies `event`. On failure nothing has changed.
+    #[inline]
+    pub(super) fn step(&mut self, event: &Event) -> Check {
+        // Fast path for the bulk of a stream: an untagged content event continuing the most
+        // recent open message, tool call or reasoning message. It concludes exactly what the
+        // full path below does.
+        if self.phase == Phase::Active {
+            let hit = match event {
+                Event::TextMessageContent(e) if e.subagent_run_id.is_none() => {
+                    self.recent_text.get(e.message_id.as_str()).is_some()
+                }
+                Event::ToolCallArgs(e) if e.subagent_run_id.is_none() => {
+                    self.recent_tool.get(e.tool_call_id.as_str()).is_some()
+                }
+                Event::ReasoningMessageContent(e) if e.subagent_run_id.is_none() => {
+                    self.recent_reasoning.get(e.message_id.as_str()).is_some()
+                }
+                _ => false,
+            };
+            if hit && self.emission.as_ref().is_none_or(|e| e.lanes.is_empty()) {
+                return Ok(());
+            }
+        }
+        self.step_slow(event)
+    }
+
+    fn step_slow(&mut self, event: &Event) -> Check {
+        self.gate(event)?;
+        match event {
+            Event::RunStarted(e) => {
+                if matches!(self.phase, Phase::Finished | Phase::Errored) {
+                    self.reset();
+                }
+                self.phase = Phase::Active;
+                if let Some(input) = &e.input {
+                    self.seed(&input.messages, false);
+                }
+            }
+            Event::RunError(_) => {
+                self.phase = Phase::Errored;
+                self.close_all_lanes();
+            }
+            Event::RunFinished(_) => {
+                self.closure()?;
+                self.phase = Phase::Finished;
+                self.close_all_lanes();
+            }
+            Event::MessagesSnapshot(e) => {
+                self.seed(&e.messages, true);
+                self.close_all_lanes();
+            }
+            Event::TextMessageStart(e) => {
+                self.text_start(e.message_id.as_str(), tag_of(&e.subagent_run_id))?
+            }
+            Event::TextMessageContent(e) => self.text_continue(
+                EventType::TextMessageContent,
+                e.message_id.as_str(),
+                tag_of(&e.subagent_run_id),
+                false,
+            )?,
+            Event::TextMessageEnd(e) => self.text_continue(
+                EventType::TextMessageEnd,
+                e.message_id.as_str(),
+                tag_of(&e.subagent_run_id),
+                true,
+            )?,
+            Event::ToolCallStart(e) => self.tool_start(
+                e.tool_call_id.as_str(),
+                e.parent_message_id.as_ref().map(|p| p.as_str()),
+                tag_of(&e.subagent_run_id),
+            )?,
+            Event::ToolCallArgs(e) => self.tool_continue(
+                EventType::ToolCallArgs,
+                e.tool_call_id.as_str(),
+                tag_of(&e.subagent_run_id),
+                false,
+            )?,
+            Event::ToolCallEnd(e) => self.tool_continue(
+                EventType::ToolCallEnd,
+                e.tool_call_id.as_str(),
+                tag_of(&e.subagent_run_id),
+                true,
+            )?,
+            Event::ToolCallResult(e) => {
+                // R24: never rejected; records the minted message's owner (last writer wins).
+                let tag = tag_of(&e.subagent_run_id);
+                let owner = self.owners.intern(tag);
+                let id = e.message_id.as_str();
+                self.recent_text.forget(id);
+                match self.messages.get_mut(id) {
+                    Some(entry) => entry.owner = owner,
+                    None => {
+                        self.messages.insert(id.into(), Entry { owner, open: None });
+                    }
+                }
+                self.close_lane(tag);
+            }
+            Event::ReasoningStart(e) => self.reasoning_start(
+                EventType::ReasoningStart,
+                e.message_id.as_str(),
+                tag_of(&e.subagent_run_id),
+            )?,
+            Event::ReasoningMessageStart(e) => self.reasoning_start(
+                EventType::ReasoningMessageStart,
+                e.message_id.as_str(),
+                tag_of(&e.subagent_run_id),
+            )?,
+            Event::ReasoningMessageContent(e) => self.reasoning_continue(
+                EventType::ReasoningMessageContent,
+                e.message_id.as_str(),
+                tag_of(&e.subagent_run_id),
+            )?,
+            Event::ReasoningMessageEnd(e) => self.reasoning_continue(
+                EventType::ReasoningMessageEnd,
+                e.message_id.as_str(),
+                tag_of(&e.subagent_run_id),
+            )?,
+            Event::ReasoningEnd(e) => self.reasoning_continue(
+                EventType::ReasoningEnd,
+                e.message_id.as_str(),
+                tag_of(&e.subagent_run_id),
+            )?,
+            Event::ReasoningEncryptedValue(e) => {
+                // R31: an ownership check only; opens and closes nothing.
+                let id = e.entity_id.as_str();
+                let tag = tag_of(&e.subagent_run_id);
+                let (owner, label) = match e.subtype {
+                    ReasoningEncryptedValueSubtype::ToolCall => {
+                        (self.tool_calls.get(id).map(|x| x.owner), "tool call")
+                    }
+                    ReasoningEncryptedValueSubtype::Message => (
+                        self.messages
+                            .get(id)
+                            .map(|x| x.owner)
+                            .or_else(|| self.reasoning.get(id).map(|x| x.owner)),
+                        "message",
+                    ),
+                };
+                if let Some(owner) = owner {
+                    self.check_owner(EventType::ReasoningEncryptedValue, label, id, owner, tag)?;
+                }
+            }
+            Event::ActivitySnapshot(e) => {
+                // R48: records the owner when new or replacing.
+                let id = e.message_id.as_str();
+                let owner = self.owners.intern(tag_of(&e.subagent_run_id));
+                match self.activities.get_mut(id) {
+                    Some(recorded) => {
+                        if e.replace != Some(false) {
+                            *recorded = owner;
+                        }
+                    }
+                    None => {
+                        self.activities.insert(id.into(), owner);
+                    }
+                }
+            }
+            Event::ActivityDelta(e) => {
+                // R49.
+                let id = e.message_id.as_str();
+                if let Some(&owner) = self.activities.get(id) {
+                    self.check_owner(
+                        EventType::ActivityDelta,
+                        "activity",
+                        id,
+                        owner,
+                        tag_of(&e.subagent_run_id),
+                    )?;
+                }
+            }
+            Event::StepStarted(e) => {
+                self.step_started(e.step_name.as_str(), tag_of(&e.subagent_run_id))?
+            }
+            Event::StepFinished(e) => {
+                self.step_finished(e.step_name.as_str(), tag_of(&e.subagent_run_id))?
+            }
+            Event::SubagentStarted(e) => self.subagent_started(
+                e.subagent_run_id.as_str(),
+                e.parent_subagent_run_id.as_ref().map(|p| p.as_str()),
+            )?,
+            Event::SubagentFinished(e) => {
+                self.subagent_ended(EventType::SubagentFinished, e.subagent_run_id.as_str())?
+            }
+            Event::SubagentError(e) => {
+                self.subagent_ended(EventType::SubagentError, e.subagent_run_id.as_str())?
+            }
+            Event::StateSnapshot(e) => self.close_lane(tag_of(&e.subagent_run_id)),
+            Event::StateDelta(e) => self.close_lane(tag_of(&e.subagent_run_id)),
+            Event::Custom(e) => self.close_lane(tag_of(&e.subagent_run_id)),
+            Event::Raw(_) => {}
+            Event::TextMessageChunk(e) if self.emission.is_some() => {
+                self.chunk(
+                    ChunkKind::Text,
+                    e.message_id.as_ref().map(|m| m.as_str()),
+                    tag_of(&e.subagent_run_id),
+                    None,
+                    None,
+                )?;
+            }
+            Event::ToolCallChunk(e) if self.emission.is_some() => {
+                self.chunk(
+                    ChunkKind::Tool,
+                    e.tool_call_id.as_ref().map(ToolCallId::as_str),
+                    tag_of(&e.subagent_run_id),
+                    Some(e.tool_call_name.is_some()),
+                    e.parent_message_id.as_ref().map(|p| p.as_str()),
+                )?;
+            }
+            Event::ReasoningMessageChunk(e) if self.emission.is_some() => {
+                self.chunk(
+                    ChunkKind::Reasoning,
+                    e.message_id.as_ref().map(|m| m.as_str()),
+                    tag_of(&e.subagent_run_id),
+                    None,
+                    None,
+                )?;
+            }
+            // `Event` is non-exhaustive within the crate too only by attribute; every 1.0
+            // event is handled above.
+            #[allow(unreachable_patterns)]
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// R1–R4, in the reference's order.
+    fn gate(&self, event: &Event) -> Check {
+        let ty = event.event_type();
+        let is_start = ty == EventType::RunStarted;
+        let is_error = ty == EventType::RunError;
+        match self.phase {
+            Phase::Errored if !is_start => Err(Fail::new(
+                ViolationKind::RunAfterError,
+                Vec::new(),
+                format!(
+                    "{ty} after RUN_ERROR: the run has failed, only a new RUN_STARTED may follow"
+                ),
+            )),
+            Phase::Finished if !is_start && !is_error => Err(Fail::new(
+                ViolationKind::RunAfterFinished,
+                Vec::new(),
+                format!(
+                    "{ty} after RUN_FINISHED: the run is over, start a new one with RUN_STARTED"
+                ),
+            )),
+            Phase::Start if !is_start && !is_error => Err(Fail::new(
+                ViolationKind::RunFirstEvent,
+                Vec::new(),
+                format!(
+                    "the stream starts with {ty}: the first event must be RUN_STARTED (or RUN_ERROR)"
+                ),
+            )),
+            Phase::Active if is_start => Err(Fail::new(
+                ViolationKind::RunAlreadyActive,
+                Vec::new(),
+                "RUN_STARTED while a run is active: finish it with RUN_FINISHED or RUN_ERROR first"
+                    .to_owned(),
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    /// R37 (authoritative) and R38 (first writer wins).
+    fn seed(&mut self, messages: &[Message], authoritative: bool) {
+        self.forget_recent();
+        for message in messages {
+            let owner = self
+                .owners
+                .intern(message.subagent_run_id().map(|s| s.as_str()));
+            let id = message.id().as_str();
+            match message.role() {
+                Role::Reasoning => match self.reasoning.get_mut(id) {
+                    Some(entry) => {
+                        if authoritative {
+                            entry.owner = owner;
+                        }
+                    }
+                    None => {
+                        self.reasoning.insert(
+                            id.into(),
+                            ReasoningEntry {
+                                owner,
+                                span: None,
+                                message: None,
+                            },
+                        );
+                    }
+                },
+                Role::Activity => match self.activities.get_mut(id) {
+                    Some(recorded) => {
+                        if authoritative {
+                            *recorded = owner;
+                        }
+                    }
+                    None => {
+                        self.activities.insert(id.into(), owner);
+                    }
+                },
+                _ => seed_entry(&mut self.messages, id, owner, authoritative),
+            }
+            if let Message::Assistant(assistant) = message {
+                for call in assistant.tool_calls.iter().flatten() {
+                    seed_entry(&mut self.tool_calls, call.id.as_str(), owner, authoritative);
+                }
+            }
+        }
+    }
+
+    /// The ownership rule shared by R16, R17, R21, R23, R29–R31 and R49.
+    fn check_owner(
+        &self,
+        ty: EventType,
+        what: &str,
+        id: &str,
+        owner: Owner,
+        tag: Option<&str>,
+    ) -> Check {
+        if self.owners.disagrees(tag, owner) {
+            return Err(Fail::new(
+                ViolationKind::OwnerMismatch,
+                vec![id.to_owned(), tag.unwrap_or_default().to_owned()],
+                format!(
+                    "{ty} for {what} {} owned by {} was sent by {}",
+                    show(id),
+                    self.owners.label(owner),
+                    tag_label(tag)
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    fn text_start(&mut self, id: &str, tag: Option<&str>) -> Check {
+        let existing = self.messages.get(id).map(|e| (e.owner, e.open.is_some()));
+        if let Some((_, true)) = existing {
+            return Err(Fail::new(
+                ViolationKind::TextAlreadyOpen,
+                vec![id.to_owned()],
+                format!(
+                    "TEXT_MESSAGE_START for text message {} which is already open: end it with TEXT_MESSAGE_END first",
+                    show(id)
+                ),
+            ));
+        }
+        if let Some((owner, _)) = existing {
+            self.check_owner(EventType::TextMessageStart, "message", id, owner, tag)?;
+        }
+        let owner = match existing {
+            Some((owner, _)) => owner,
+            None => self.owners.intern(tag),
+        };
+        // Emission mode: one open text message per owner.
+        if let Some(emission) = &self.emission
+            && let Some(open) = emission.text.get(&owner)
+        {
+            return Err(Fail::new(
+                ViolationKind::EmitTextAlreadyOpen,
+                vec![id.to_owned(), open.to_string()],
+                format!(
+                    "TEXT_MESSAGE_START for {} while {} still has text message {} open: an agent streams one text message at a time, end {} first",
+                    show(id),
+                    self.owners.label(owner),
+                    show(open),
+                    show(open)
+                ),
+            ));
+        }
+        let seq = self.next_seq();
+        match self.messages.get_mut(id) {
+            Some(entry) => entry.open = Some(seq),
+            None => {
+                self.messages.insert(
+                    id.into(),
+                    Entry {
+                        owner,
+                        open: Some(seq),
+                    },
+                );
+            }
+        }
+        self.open_text += 1;
+        if let Some(emission) = &mut self.emission {
+            emission.text.insert(owner, id.into());
+        }
+        self.close_lane(tag);
+        Ok(())
+    }
+
+    fn text_continue(&mut self, ty: EventType, id: &str, tag: Option<&str>, end: bool) -> Check {
+        if !end && let Some(owner) = self.recent_text.get(id) {
+            self.check_owner(ty, "text message", id, owner, tag)?;
+            self.close_lane(tag);
+            return Ok(());
+        }
+        let owner = match self.messages.get(id) {
+            Some(Entry {
+                owner,
+                open: Some(_),
+            }) => *owner,
+            _ => {
+                return Err(Fail::new(
+                    ViolationKind::TextNotOpen,
+                    vec![id.to_owned()],
+                    format!(
+                        "{ty} for text message {} which is not open: send TEXT_MESSAGE_START first",
+                        show(id)
+                    ),
+                ));
+            }
+        };
+        self.check_owner(ty, "text message", id, owner, tag)?;
+        if end {
+            self.recent_text.forget(id);
+            if let Some(entry) = self.messages.get_mut(id) {
+                entry.open = None;
+            }
+            self.open_text -= 1;
+            if let Some(emission) = &mut self.emission {
+                emission.text.retain(|_, open| &**open != id);
+            }
+        } else {
+            self.recent_text.set(id, owner);
+        }
+        self.close_lane(tag);
+        Ok(())
+    }
+
+    fn tool_start(&mut self, id: &str, parent: Option<&str>, tag: Option<&str>) -> Check {
+        let existing = self.tool_calls.get(id).map(|e| (e.owner, e.open.is_some()));
+        if let Some((_, true)) = existing {
+            return Err(Fail::new(
+                ViolationKind::ToolAlreadyOpen,
+                vec![id.to_owned()],
+                format!(
+                    "TOOL_CALL_START for tool call {} which is already open: end it with TOOL_CALL_END first",
+                    show(id)
+                ),
+            ));
+        }
+        let inherited = self.owner_check_for_tool(id, parent, tag, existing.map(|e| e.0))?;
+        let seq = self.next_seq();
+        match self.tool_calls.get_mut(id) {
+            Some(entry) => entry.open = Some(seq),
+            None => {
+                let owner = match tag {
+                    Some(_) => self.owners.intern(tag),
+                    None => inherited.unwrap_or(Owner::PARENT),
+                };
+                self.tool_calls.insert(
+                    id.into(),
+                    Entry {
+                        owner,
+                        open: Some(seq),
+                    },
+                );
+            }
+        }
+        self.open_tools += 1;
+        self.close_lane(tag);
+        Ok(())
+    }
+
+    /// R20, R21, R22 for a new tool call (explicit or chunk); returns the owner inherited from
+    /// the parent message, if any.
+    fn owner_check_for_tool(
+        &self,
+        id: &str,
+        parent: Option<&str>,
+        tag: Option<&str>,
+        existing: Option<Owner>,
+    ) -> Result<Option<Owner>, Fail> {
+        let inherited = parent.and_then(|p| self.messages.get(p).map(|e| e.owner));
+        if let (Some(parent), Some(parent_owner)) = (parent, inherited)
+            && self.owners.disagrees(tag, parent_owner)
+        {
+            return Err(Fail::new(
+                ViolationKind::OwnerParentMessageMismatch,
+                vec![
+                    id.to_owned(),
+                    parent.to_owned(),
+                    tag.unwrap_or_default().to_owned(),
+                ],
+                format!(
+                    "TOOL_CALL_START for tool call {} was sent by {} but its parent message {} is owned by {}: a tool call belongs to the message that carries it",
+                    show(id),
+                    tag_label(tag),
+                    show(parent),
+                    self.owners.label(parent_owner)
+                ),
+            ));
+        }
+        if let Some(owner) = existing {
+            self.check_owner(EventType::ToolCallStart, "tool call", id, owner, tag)?;
+            if let (None, Some(parent), Some(parent_owner)) = (tag, parent, inherited)
+                && parent_owner != owner
+            {
+                return Err(Fail::new(
+                    ViolationKind::OwnerParentMessageMismatch,
+                    vec![id.to_owned(), parent.to_owned()],
+                    format!(
+                        "TOOL_CALL_START reopens tool call {} owned by {} under parent message {} owned by {}: a tool call belongs to the message that carries it",
+                        show(id),
+                        self.owners.label(owner),
+                        show(parent),
+                        self.owners.label(parent_owner)
+                    ),
+                ));
+            }
+        }
+        Ok(inherited)
+    }
+
+    fn tool_continue(&mut self, ty: EventType, id: &str, tag: Option<&str>, end: bool) -> Check {
+        if !end && let Some(owner) = self.recent_tool.get(id) {
+            self.check_owner(ty, "tool call", id, owner, tag)?;
+            self.close_lane(tag);
+            return Ok(());
+        }
+        let owner = match self.tool_calls.get(id) {
+            Some(Entry {
+                owner,
+                open: Some(_),
+            }) => *owner,
+            _ => {
+                return Err(Fail::new(
+                    ViolationKind::ToolNotOpen,
+                    vec![id.to_owned()],
+                    format!(
+                        "{ty} for tool call {} which is not open: send TOOL_CALL_START first",
+                        show(id)
+                    ),
+                ));
+            }
+        };
+        self.check_owner(ty, "tool call", id, owner, tag)?;
+        if end {
+            self.recent_tool.forget(id);
+            if let Some(entry) = self.tool_calls.get_mut(id) {
+                entry.open = None;
+            }
+            self.open_tools -= 1;
+        } else {
+            self.recent_tool.set(id, owner);
+        }
+        self.close_lane(tag);
+        Ok(())
+    }
+
+    fn reasoning_start(&mut self, ty: EventType, id: &str, tag: Option<&str>) -> Check {
+        let span = ty == EventType::ReasoningStart;
+        let existing = self
+            .reasoning
+            .get(id)
+            .map(|e| (e.owner, if span { e.span } else { e.message }.is_some()));
+        if let Some((_, true)) = existing {
+            let (kind, what, end) = if span {
+                (
+                    ViolationKind::ReasoningSpanAlreadyOpen,
+                    "reasoning span",
+                    "REASONING_END",
+                )
+            } else {
+                (
+                    ViolationKind::ReasoningMessageAlreadyOpen,
+                    "reasoning message",
+                    "REASONING_MESSAGE_END",
+                )
+            };
+            return Err(Fail::new(
+                kind,
+                vec![id.to_owned()],
+                format!(
+                    "{ty} for {what} {} which is already open: close it with {end} first",
+                    show(id)
+                ),
+            ));
+        }
+        if let Some((owner, _)) = existing {
+            self.check_owner(ty, "reasoning", id, owner, tag)?;
+        }
+        let owner = match existing {
+            Some((owner, _)) => owner,
+            None => self.owners.intern(tag),
+        };
+        if let Some(emission) = &self.emission {
+            let slots = if span {
+                &emission.span
+            } else {
+                &emission.reasoning_message
+            };
+            if let Some(open) = slots.get(&owner) {
+                let what = if span {
+                    "reasoning span"
+                } else {
+                    "reasoning message"
+                };
+                return Err(Fail::new(
+                    ViolationKind::EmitReasoningAlreadyOpen,
+                    vec![id.to_owned(), open.to_string()],
+                    format!(
+                        "{ty} for {} while {} still has {what} {} open: an agent reasons in one block at a time, close {} first",
+                        show(id),
+                        self.owners.label(owner),
+                        show(open),
+                        show(open)
+                    ),
+                ));
+            }
+        }
+        let seq = self.next_seq();
+        if !self.reasoning.contains_key(id) {
+            self.reasoning.insert(
+                id.into(),
+                ReasoningEntry {
+                    owner,
+                    span: None,
+                    message: None,
+                },
+            );
+        }
+        let Some(entry) = self.reasoning.get_mut(id) else {
+            return Ok(());
+        };
+        if span {
+            entry.span = Some(seq);
+            self.open_spans += 1;
+        } else {
+            entry.message = Some(seq);
+            self.open_reasoning_messages += 1;
+        }
+        if let Some(emission) = &mut self.emission {
+            let slots = if span {
+                &mut emission.span
+            } else {
+                &mut emission.reasoning_message
+            };
+            slots.insert(owner, id.into());
+        }
+        self.close_lane(tag);
+        Ok(())
+    }
+
+    fn reasoning_continue(&mut self, ty: EventType, id: &str, tag: Option<&str>) -> Check {
+        let content = ty == EventType::ReasoningMessageContent;
+        if content && let Some(owner) = self.recent_reasoning.get(id) {
+            self.check_owner(ty, "reasoning", id, owner, tag)?;
+            self.close_lane(tag);
+            return Ok(());
+        }
+        let span = ty == EventType::ReasoningEnd;
+        let owner = match self.reasoning.get(id) {
+            Some(entry) if if span { entry.span } else { entry.message }.is_some() => entry.owner,
+            _ => {
+                let (kind, what, start) = if span {
+                    (
+                        ViolationKind::ReasoningSpanNotOpen,
+                        "reasoning span",
+                        "REASONING_START",
+                    )
+                } else {
+                    (
+                        ViolationKind::ReasoningMessageNotOpen,
+                        "reasoning message",
+                        "REASONING_MESSAGE_START",
+                    )
+                };
+                return Err(Fail::new(
+                    kind,
+                    vec![id.to_owned()],
+                    format!(
+                        "{ty} for {what} {} which is not open: send {start} first",
+                        show(id)
+                    ),
+                ));
+            }
+        };
+        self.check_owner(ty, "reasoning", id, owner, tag)?;
+        if content {
+            self.recent_reasoning.set(id, owner);
+        } else {
+            if !span {
+                self.recent_reasoning.forget(id);
+            }
+            if let Some(entry) = self.reasoning.get_mut(id) {
+                if span {
+                    entry.span = None;
+                    self.open_spans -= 1;
+                } else {
+                    entry.message = None;
+                    self.open_reasoning_messages -= 1;
+                }
+            }
+            if let Some(emission) = &mut self.emission {
+                let slots = if span {
+                    &mut emission.span
+                } else {
+                    &mut emission.reasoning_message
+                };
+                slots.retain(|_, open| &**open != id);
+            }
+        }
+        self.close_lane(tag);
+        Ok(())
+    }
+
+    fn step_started(&mut self, name: &str, tag: Option<&str>) -> Check {
+        if let (Some(owner), Some(open)) = (self.owners.find(tag), self.steps.get(name))
+            && open.iter().any(|&(o, _)| o == owner)
+        {
+            let whose = match tag {
+                Some(_) => format!(" by {}", tag_label(tag)),
+                None => String::new(),
+            };
+            return Err(Fail::new(
+                ViolationKind::StepAlreadyOpen,
+                vec![name.to_owned()],
+                format!(
+                    "STEP_STARTED for step {} which is already open{whose}: finish it with STEP_FINISHED first",
+                    show(name)
+                ),
+            ));
+        }
+        let owner = self.owners.intern(tag);
+        let seq = self.next_seq();
+        match self.steps.get_mut(name) {
+            Some(open) => open.push((owner, seq)),
+            None => {
+                self.steps.insert(name.into(), vec![(owner, seq)]);
+            }
+        }
+        self.open_steps += 1;
+        self.close_lane(tag);
+        Ok(())
+    }
+
+    fn step_finished(&mut self, name: &str, tag: Option<&str>) -> Check {
+        let owner = self.owners.find(tag);
+        let Some(open) = self.steps.get_mut(name) else {
+            return Err(Fail::new(
+                ViolationKind::StepNotOpen,
+                vec![name.to_owned()],
+                format!(
+                    "STEP_FINISHED for step {} which is not open: send STEP_STARTED first",
+                    show(name)
+                ),
+            ));
+        };
+        match open.iter().position(|&(o, _)| Some(o) == owner) {
+            Some(at) => {
+                open.remove(at);
+                if open.is_empty() {
+                    self.steps.remove(name);
+                }
+            }
+            None => {
+                let other = open[0].0;
+                return Err(Fail::new(
+                    ViolationKind::StepOwnerMismatch,
+                    vec![
+                        name.to_owned(),
+                        tag.unwrap_or_default().to_owned(),
+                        self.owners.name(other).unwrap_or_default().to_owned(),
+                    ],
+                    format!(
+                        "STEP_FINISHED for step {} was sent by {} but the step is open under {}: a step must be finished by whoever started it",
+                        show(name),
+                        tag_label(tag),
+                        self.owners.label(other)
+                    ),
+                ));
+            }
+        }
+        self.open_steps -= 1;
+        self.close_lane(tag);
+        Ok(())
+    }
+
+    fn subagent_started(&mut self, id: &str, parent: Option<&str>) -> Check {
+        match self.subagents.get(id) {
+            Some(Subagent::Active(_)) => {
+                return Err(Fail::new(
+                    ViolationKind::SubagentAlreadyActive,
+                    vec![id.to_owned()],
+                    format!(
+                        "SUBAGENT_STARTED for subagent {} which is already active: finish it with SUBAGENT_FINISHED or SUBAGENT_ERROR first",
+                        show(id)
+                    ),
+                ));
+            }
+            Some(Subagent::Closed) => {
+                return Err(Fail::new(
+                    ViolationKind::SubagentIdReused,
+                    vec![id.to_owned()],
+                    format!(
+                        "SUBAGENT_STARTED for subagent {} which already ended in this run: subagent run ids name one invocation, use a new id",
+                        show(id)
+                    ),
+                ));
+            }
+            None => {}
+        }
+        if let Some(parent) = parent
+            && !self.subagents.contains_key(parent)
+        {
+            return Err(Fail::new(
+                ViolationKind::SubagentUnknownParent,
+                vec![id.to_owned(), parent.to_owned()],
+                format!(
+                    "SUBAGENT_STARTED for subagent {} names parent subagent {} which was not started in this run",
+                    show(id),
+                    show(parent)
+                ),
+            ));
+        }
+        let seq = self.next_seq();
+        self.subagents.insert(id.into(), Subagent::Active(seq));
+        self.active_subagents += 1;
+        Ok(())
+    }
+
+    fn subagent_ended(&mut self, ty: EventType, id: &str) -> Check {
+        match self.subagents.get_mut(id) {
+            Some(state @ Subagent::Active(_)) => *state = Subagent::Closed,
+            _ => {
+                return Err(Fail::new(
+                    ViolationKind::SubagentNotActive,
+                    vec![id.to_owned()],
+                    format!(
+                        "{ty} for subagent {} which is not active: it was never started, or already ended",
+                        show(id)
+                    ),
+                ));
+            }
+        }
+        self.active_subagents -= 1;
+        if let Some(emission) = &mut self.emission
+            && let Some(owner) = self.owners.find(Some(id))
+        {
+            emission.lanes.remove(&owner);
+        }
+        Ok(())
+    }
+
+    /// R7–R12, in that order; the report lists every open id of the first failing category.
+    fn closure(&self) -> Check {
+        if self.open_steps > 0 {
+            let mut open: Vec<(u64, String, String)> = Vec::new();
+            for (name, owners) in &self.steps {
+                for &(owner, seq) in owners {
+                    let label = match self.owners.name(owner) {
+                        None => show(name).into_owned(),
+                        Some(sub) => format!("{} (subagent {})", show(name), show(sub)),
+                    };
+                    open.push((seq, name.to_string(), label));
+                }
+            }
+            open.sort_unstable_by_key(|x| x.0);
+            let labels: Vec<String> = open.iter().map(|x| x.2.clone()).collect();
+            return Err(Fail::new(
+                ViolationKind::RunUnclosedSteps,
+                open.into_iter().map(|x| x.1).collect(),
+                format!(
+                    "RUN_FINISHED while steps are still open: {}",
+                    labels.join(", ")
+                ),
+            ));
+        }
+        if self.open_text > 0 {
+            return Err(unclosed(
+                ViolationKind::RunUnclosedTextMessages,
+                "text messages",
+                self.messages
+                    .iter()
+                    .filter_map(|(id, e)| e.open.map(|s| (s, id))),
+            ));
+        }
+        if self.open_reasoning_messages > 0 {
+            return Err(unclosed(
+                ViolationKind::RunUnclosedReasoningMessages,
+                "reasoning messages",
+                self.reasoning
+                    .iter()
+                    .filter_map(|(id, e)| e.message.map(|s| (s, id))),
+            ));
+        }
+        if self.open_spans > 0 {
+            return Err(unclosed(
+                ViolationKind::RunUnclosedReasoningSpans,
+                "reasoning spans",
+                self.reasoning
+                    .iter()
+                    .filter_map(|(id, e)| e.span.map(|s| (s, id))),
+            ));
+        }
+        if self.open_tools > 0 {
+            return Err(unclosed(
+                ViolationKind::RunUnclosedToolCalls,
+                "tool calls",
+                self.tool_calls
+                    .iter()
+                    .filter_map(|(id, e)| e.open.map(|s| (s, id))),
+            ));
+        }
+        if self.active_subagents > 0 {
+            return Err(unclosed(
+                ViolationKind::RunUnclosedSubagents,
+                "subagents",
+                self.subagents.iter().filter_map(|(id, s)| match s {
+                    Subagent::Active(seq) => Some((*seq, id)),
+                    Subagent::Closed => None,
+                }),
+            ));
+        }
+        Ok(())
+    }
+
+    // ----- emission mode: chunks -----
+
+    /// A chunk in emission mode: self-contained, so it must carry its id; it registers the
+    /// id's owner like an opener would and must agree with everything the expanded
+    /// START / CONTENT would be checked against.
+    fn chunk(
+        &mut self,
+        kind: ChunkKind,
+        id: Option<&str>,
+        tag: Option<&str>,
+        has_name: Option<bool>,
+        parent: Option<&str>,
+    ) -> Check {
+        let ty = match kind {
+            ChunkKind::Text => EventType::TextMessageChunk,
+            ChunkKind::Tool => EventType::ToolCallChunk,
+            ChunkKind::Reasoning => EventType::ReasoningMessageChunk,
+        };
+        let Some(id) = id else {
+            let field = if kind == ChunkKind::Tool {
+                "toolCallId"
+            } else {
+                "messageId"
+            };
+            return Err(Fail::new(
+                ViolationKind::EmitChunkMissingId,
+                Vec::new(),
+                format!(
+                    "{ty} without {field}: an emitted chunk is self-contained and must name its {}",
+                    if kind == ChunkKind::Tool {
+                        "tool call"
+                    } else {
+                        "message"
+                    }
+                ),
+            ));
+        };
+        let Some(emission) = &self.emission else {
+            return Ok(());
+        };
+        // The lane the expander would put it in: the one already streaming this id, else the
+        // chunk's own.
+        let streaming = emission
+            .lanes
+            .iter()
+            .find(|(_, (k, open))| *k == kind && &**open == id)
+            .map(|(&owner, _)| owner);
+        let continues = streaming.is_some();
+        let (open_now, recorded) = match kind {
+            ChunkKind::Text => match self.messages.get(id) {
+                Some(e) => (e.open.is_some(), Some(e.owner)),
+                None => (false, None),
+            },
+            ChunkKind::Tool => match self.tool_calls.get(id) {
+                Some(e) => (e.open.is_some(), Some(e.owner)),
+                None => (false, None),
+            },
+            ChunkKind::Reasoning => match self.reasoning.get(id) {
+                Some(e) => (e.message.is_some(), Some(e.owner)),
+                None => (false, None),
+            },
+        };
+        if open_now {
+            let (kind, what, end) = match kind {
+                ChunkKind::Text => (
+                    ViolationKind::TextAlreadyOpen,
+                    "text message",
+                    "TEXT_MESSAGE_END",
+                ),
+                ChunkKind::Tool => (ViolationKind::ToolAlreadyOpen, "tool call", "TOOL_CALL_END"),
+                ChunkKind::Reasoning => (
+                    ViolationKind::ReasoningMessageAlreadyOpen,
+                    "reasoning message",
+                    "REASONING_MESSAGE_END",
+                ),
+            };
+            return Err(Fail::new(
+                kind,
+                vec![id.to_owned()],
+                format!(
+                    "{ty} for {what} {} which is open as explicit events: close it with {end} first",
+                    show(id)
+                ),
+            ));
+        }
+        let what = match kind {
+            ChunkKind::Text => "message",
+            ChunkKind::Tool => "tool call",
+            ChunkKind::Reasoning => "reasoning",
+        };
+        if let Some(owner) = recorded {
+            self.check_owner(ty, what, id, owner, tag)?;
+        }
+        let mut inherited = None;
+        if kind == ChunkKind::Tool && !continues {
+            if has_name == Some(false) {
+                return Err(Fail::new(
+                    ViolationKind::EmitChunkMissingName,
+                    vec![id.to_owned()],
+                    format!(
+                        "TOOL_CALL_CHUNK starts tool call {} without toolCallName",
+                        show(id)
+                    ),
+                ));
+            }
+            inherited = self.owner_check_for_tool(id, parent, tag, None)?;
+        }
+        let owner = match (recorded, streaming) {
+            (Some(owner), _) => owner,
+            (None, Some(lane)) => lane,
+            (None, None) => match tag {
+                Some(_) => self.owners.intern(tag),
+                None => inherited.unwrap_or(Owner::PARENT),
+            },
+        };
+        // One open block per owner: a chunk starting a stream while the owner has an explicit
+        // one of the same family open.
+        if !continues
+            && kind != ChunkKind::Tool
+            && let Some(emission) = &self.emission
+        {
+            let (slots, kind, what) = if kind == ChunkKind::Text {
+                (
+                    &emission.text,
+                    ViolationKind::EmitTextAlreadyOpen,
+                    "text message",
+                )
+            } else {
+                (
+                    &emission.reasoning_message,
+                    ViolationKind::EmitReasoningAlreadyOpen,
+                    "reasoning message",
+                )
+            };
+            if let Some(open) = slots.get(&owner) {
+                return Err(Fail::new(
+                    kind,
+                    vec![id.to_owned(), open.to_string()],
+                    format!(
+                        "{ty} for {} while {} still has {what} {} open: close {} first",
+                        show(id),
+                        self.owners.label(owner),
+                        show(open),
+                        show(open)
+                    ),
+                ));
+            }
+        }
+        // Register.
+        match kind {
+            ChunkKind::Text => {
+                if recorded.is_none() {
+                    self.messages.insert(id.into(), Entry { owner, open: None });
+                }
+            }
+            ChunkKind::Tool => {
+                if recorded.is_none() {
+                    self.tool_calls
+                        .insert(id.into(), Entry { owner, open: None });
+                }
+            }
+            ChunkKind::Reasoning => {
+                if recorded.is_none() {
+                    self.reasoning.insert(
+                        id.into(),
+                        ReasoningEntry {
+                            owner,
+                            span: None,
+                            message: None,
+                        },
+                    );
+                }
+            }
+        }
+        if !continues {
+            let lane = self.owners.intern(tag);
+            if let Some(emission) = &mut self.emission {
+                emission.lanes.insert(lane, (kind, id.into()));
+            }
+        }
+        Ok(())
+    }
+
+    /// Emission mode: an explicit event closes the chunk stream pending in its own lane.
+    fn close_lane(&mut self, tag: Option<&str>) {
+        if let Some(emission) = &mut self.emission {
+            if emission.lanes.is_empty() {
+                return;
+            }
+            if let Some(owner) = self.owners.find(tag) {
+                emission.lanes.remove(&owner);
+            }
+        }
+    }
+
+    fn close_all_lanes(&mut self) {
+        if let Some(emission) = &mut self.emission {
+            emission.lanes.clear();
+        }
+    }
+}
+
+fn seed_entry(table: &mut HashMap<Box<str>, Entry>, id: &str, owner: Owner, authoritative: bool) {
+    match table.get_mut(id) {
+        Some(entry) => {
+            if authoritative {
+                entry.owner = owner;
+            }
+        }
+        None => {
+            table.insert(id.into(), Entry { owner, open: None });
+        }
+    }
+}
+
+fn unclosed<'a>(
+    kind: ViolationKind,
+    what: &str,
+    open: impl Iterator<Item = (u64, &'a Box<str>)>,
+) -> Fail {
+    let mut open: Vec<(u64, &Box<str>)> = open.collect();
+    open.sort_unstable_by_key(|x| x.0);
+    let ids: Vec<String> = open.iter().map(|x| x.1.to_string()).collect();
+    let shown: Vec<Cow<'_, str>> = open.iter().map(|x| show(x.1)).collect();
+    Fail::new(
+        kind,
+        ids,
+        format!(
+            "RUN_FINISHED while {what} are still open: {}",
+            shown.join(", ")
+        ),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::verify::{ViolationKind as K, verify_all};
+    use crate::{Event, Message, TextMessageRole};
+
+    fn kind(events: &[Event]) -> Option<(K, usize)> {
+        verify_all(events).err().map(|v| (v.kind(), v.index()))
+    }
+
+    #[test]
+    fn the_recent_entity_cache_is_forgotten_when_it_goes_stale() {
+        let rs = || Event::run_started("t", "r");
+        let tms = |id: &str| Event::text_message_start(id, TextMessageRole::Assistant);
+        let tmc = |id: &str| Event::text_message_content(id, "x");
+        // Closed.
+        let closed = [
+            rs(),
+            tms("m1"),
+            tmc("m1"),
+            Event::text_message_end("m1"),
+            tmc("m1"),
+        ];
+        assert_eq!(kind(&closed), Some((K::TextNotOpen, 4)));
+        // A new run.
+        let new_run = [
+            rs(),
+            tms("m1"),
+            tmc("m1"),
+            Event::run_error("x"),
+            rs(),
+            tmc("m1"),
+        ];
+        assert_eq!(kind(&new_run), Some((K::TextNotOpen, 5)));
+        // The owner overwritten by a tool result and by a snapshot.
+        let result = [
+            rs(),
+            tms("m1"),
+            tmc("m1"),
+            Event::tool_call_result("m1", "t1", "ok").with_subagent_run_id("s1"),
+            tmc("m1").with_subagent_run_id("s1"),
+            tmc("m1"),
+            Event::text_message_end("m1"),
+        ];
+        assert_eq!(kind(&result), None);
+        let snapshot = [
+            rs(),
+            tms("m1"),
+            tmc("m1"),
+            Event::messages_snapshot(vec![Message::assistant("m1", "")]),
+            tmc("m1").with_subagent_run_id("s1"),
+        ];
+        assert_eq!(kind(&snapshot), Some((K::OwnerMismatch, 4)));
+        // Tool calls and reasoning messages.
+        let tool = [
+            rs(),
+            Event::tool_call_start("t1", "f"),
+            Event::tool_call_args("t1", "{"),
+            Event::tool_call_end("t1"),
+            Event::tool_call_args("t1", "}"),
+        ];
+        assert_eq!(kind(&tool), Some((K::ToolNotOpen, 4)));
+        let reasoning = [
+            rs(),
+            Event::reasoning_message_start("r1"),
+            Event::reasoning_message_content("r1", "a"),
+            Event::reasoning_message_end("r1"),
+            Event::reasoning_message_content("r1", "b"),
+        ];
+        assert_eq!(kind(&reasoning), Some((K::ReasoningMessageNotOpen, 4)));
+    }
+}

@@ -1,0 +1,298 @@
+//! The ordering verifier: checks that a stream of [`Event`]s comes in an order AG-UI 1.0
+//! allows, one event at a time.
+//!
+//! An AG-UI stream is valid only if a message's content sits between its start and end, a
+//! step is finished by whoever started it, every subagent ends before the run finishes, a
+//! message never changes owner, and so on. [`Verifier`] checks all of it incrementally: feed
+//! each event to [`Verifier::check`] and it either accepts the event or returns a
+//! [`Violation`] naming the rule ([`ViolationKind`]), the event's index and the ids involved.
+//! It accepts and rejects exactly what the reference client (`verifyEvents` of
+//! `@ag-ui/client` 1.0.0) does, at the same event.
+//!
+//! ```
+//! use ag_ui::verify::{Verifier, ViolationKind};
+//! use ag_ui::{Event, TextMessageRole};
+//!
+//! let mut verifier = Verifier::new();
+//! verifier.check(&Event::run_started("t", "r")).unwrap();
+//! verifier.check(&Event::text_message_start("m1", TextMessageRole::Assistant)).unwrap();
+//! verifier.check(&Event::text_message_content("m1", "Hi")).unwrap();
+//!
+//! // The message is still open, so the run cannot finish.
+//! let err = verifier.check(&Event::run_finished("t", "r")).unwrap_err();
+//! assert_eq!(err.kind(), ViolationKind::RunUnclosedTextMessages);
+//! assert_eq!(err.kind().as_str(), "run.unclosed-text-messages");
+//! assert_eq!(err.index(), 3);
+//! assert_eq!(err.ids(), ["m1"]);
+//! assert_eq!(err.message(), "RUN_FINISHED while text messages are still open: m1");
+//!
+//! // Ownership: a subagent may not close a message the parent agent opened.
+//! let events = [
+//!     Event::run_started("t", "r"),
+//!     Event::text_message_start("m1", TextMessageRole::Assistant).with_subagent_run_id("s1"),
+//!     Event::text_message_end("m1").with_subagent_run_id("s2"),
+//! ];
+//! let err = ag_ui::verify::verify_all(&events).unwrap_err();
+//! assert_eq!(err.kind(), ViolationKind::OwnerMismatch);
+//! assert_eq!(
+//!     err.to_string(),
+//!     "event 2 (TEXT_MESSAGE_END): TEXT_MESSAGE_END for text message m1 owned by subagent s1 \
+//!      was sent by subagent s2 [owner.mismatch]"
+//! );
+//! ```
+//!
+//! # State and memory
+//!
+//! The verifier never keeps events. It keeps, per run: one table per entity kind (text and
+//! tool-result messages, tool calls, reasoning, activities) mapping an id to its owner and,
+//! while it is open, the position of its opener; the open steps per (owner, name); the
+//! subagents started in this run; and the run phase. Owners persist for the whole run (the
+//! protocol judges a late continuation against them), so memory is bounded by the entities
+//! of the current run and released by the next `RUN_STARTED`. Content events only look ids
+//! up; they allocate nothing.
+//!
+//! # After a violation
+//!
+//! Checking is atomic: a rejected event changes nothing. What happens next depends on the
+//! mode:
+//!
+//! * **Client mode** ([`Verifier::new`]): the event was received, so the stream is broken.
+//!   The verifier is terminated, like the reference's stream: every later
+//!   [`check`](Verifier::check) returns the first violation again.
+//! * **Emission mode** ([`Verifier::for_emission`]): the event is checked *before* it is
+//!   emitted, and a rejected event is not emitted, so the stream on the wire is still valid.
+//!   The verifier carries on as if the rejected event had never been offered.
+//!
+//! # Rules
+//!
+//! The rule ids are those of the protocol's rule catalogue; the kind strings are stable.
+//! Checks run in the catalogue's order: the run gates R2, R3, R1/R4 first, then the rules of
+//! the event's family, so the first failing check wins.
+//!
+//! | rules | kind ([`ViolationKind`]) | what |
+//! |---|---|---|
+//! | R1 | `run.first-event` | the first event is neither `RUN_STARTED` nor `RUN_ERROR` |
+//! | R2 | `run.after-error` | anything but `RUN_STARTED` after `RUN_ERROR` |
+//! | R3 | `run.after-finished` | anything but `RUN_STARTED` / `RUN_ERROR` after `RUN_FINISHED` |
+//! | R4 | `run.already-active` | `RUN_STARTED` inside a run |
+//! | R5, R6 | — | a `RUN_STARTED` after a run ended starts a new run and empties every table; `RUN_ERROR` needs nothing closed |
+//! | R7 … R12 | `run.unclosed-steps`, `-text-messages`, `-reasoning-messages`, `-reasoning-spans`, `-tool-calls`, `-subagents` | `RUN_FINISHED` with something open; checked in that order, every open id of the first failing category listed in opening order |
+//! | R14 / R15 | `text.already-open` / `text.not-open` | text message brackets |
+//! | R18 / R19 | `tool.already-open` / `tool.not-open` | tool call brackets |
+//! | R25 … R28 | `reasoning.span-already-open`, `reasoning.message-already-open`, `reasoning.span-not-open`, `reasoning.message-not-open` | reasoning spans and reasoning messages are bracketed separately; one id may name both |
+//! | R32 / R33 / R34 | `step.already-open` / `step.owner-mismatch` / `step.not-open` | steps are keyed by (owner, name) |
+//! | R16, R17, R21, R23, R29, R30, R31, R49 | `owner.mismatch` | a tagged event disagrees with the recorded owner (absent tag = the parent agent, itself an owner) |
+//! | R20, R22 | `owner.parent-message-mismatch` | a tool call disagrees with the owner of its `parentMessageId` |
+//! | R24, R37, R38, R48 | — | owners recorded by `TOOL_CALL_RESULT` (last writer), `MESSAGES_SNAPSHOT` (authoritative), the `RUN_STARTED` input echo (first writer), `ACTIVITY_SNAPSHOT` (when new or replacing) |
+//! | R41 … R44 | `subagent.already-active`, `subagent.id-reused`, `subagent.unknown-parent`, `subagent.not-active` | subagent lifecycle |
+//! | R13, R50, R51 | — | a stream may stop anywhere; state, custom, raw and snapshot events have no order; chunk events pass untouched in client mode |
+//!
+//! Rules about nulls and shapes cannot be broken by a typed [`Event`], because
+//! [`Event::from_json`] and friends reject such input with
+//! [`DecodeErrorKind::InvalidField`](crate::DecodeErrorKind::InvalidField) (`schema.invalid`)
+//! before a verifier sees it: R0 (schema), R35 and R36 (`subagentRunId: null` on an event or
+//! a message), R39 (`SUBAGENT_*` without `subagentRunId`, `name` or `message`), R40 (`null`
+//! in an optional lifecycle field), R45 and R46 (a malformed subagent outcome) and R47 (an
+//! interrupt with `subagentRunId: null`). The chunk rules R52–R56 belong to chunk expansion
+//! (`client::chunks`), which runs before the verifier on the client side.
+//!
+//! # Deliberately not enforced (accepted, as by the reference)
+//!
+//! * A stream that ends without `RUN_FINISHED` or `RUN_ERROR`, or mid-message (R13).
+//! * Any interleaving: any number of text messages, tool calls and reasoning blocks open at
+//!   once, of any owners, with any other event in between (emission mode narrows this).
+//! * A `subagentRunId` naming a subagent never announced, or one that already ended.
+//! * Any tie between a child subagent's lifetime and its parent's; subagents left open at
+//!   `RUN_ERROR`; a subagent's end closing its messages, tool calls or steps (it does not).
+//! * `parentToolCallId` / `parentMessageId` on `SUBAGENT_STARTED` naming anything real.
+//! * `TOOL_CALL_RESULT` without (or during) its call; `REASONING_ENCRYPTED_VALUE` for an entity
+//!   that is closed or unknown; `ACTIVITY_DELTA` for an unknown activity.
+//! * The `RUN_FINISHED` outcome and `RUN_STARTED` ids (not compared with anything), pending
+//!   tool call or interrupt bookkeeping, `expiresAt`.
+//!
+//! # Emission mode
+//!
+//! [`Verifier::for_emission`] is the server's verifier: it checks each event before the
+//! server emits it. It applies every rule above, plus what the server's emit handles promise:
+//!
+//! * Within one owner (the parent agent, or one `subagentRunId`) at most one text message is
+//!   open at a time: a second `TEXT_MESSAGE_START` while one is open is
+//!   `emit.text-already-open`. Likewise at most one reasoning span and one reasoning message
+//!   (the span may hold the message): `emit.reasoning-already-open`. Different owners stream
+//!   in parallel, and parallel tool calls stay legal.
+//! * Chunk events are self-contained units rather than brackets. A chunk must carry its id
+//!   (`emit.chunk-missing-id`), a `TOOL_CALL_CHUNK` that starts a call must carry
+//!   `toolCallName` (`emit.chunk-missing-name`); the chunk registers its id's owner like an
+//!   opener and is checked like the `START` it expands to (owner agreement, parent message
+//!   owner, not open as explicit events, one open block per owner). A chunk is never "open",
+//!   so it needs no closing before `RUN_FINISHED`.
+//!
+//! The server feeds the `RUN_STARTED` it frames the run with to the verifier first, like any
+//! other event.
+
+mod engine;
+mod violation;
+
+pub use violation::{Violation, ViolationKind};
+
+use crate::Event;
+
+use engine::Engine;
+
+/// The incremental ordering verifier; see the [module docs](self).
+///
+/// Build one per stream: [`Verifier::new`] for a received stream (the 1.0 rules exactly),
+/// [`Verifier::for_emission`] for a stream a server is producing.
+#[derive(Clone, Debug)]
+pub struct Verifier {
+    engine: Engine,
+    emission: bool,
+    checked: usize,
+    failed: Option<Violation>,
+}
+
+impl Default for Verifier {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Verifier {
+    /// A verifier in client mode: exactly the AG-UI 1.0 rules, as the reference client applies
+    /// them. Chunk events pass through untouched (they are expanded before verification).
+    pub fn new() -> Self {
+        Self {
+            engine: Engine::new(false),
+            emission: false,
+            checked: 0,
+            failed: None,
+        }
+    }
+
+    /// A verifier in emission mode: the same rules plus one open text message and one open
+    /// reasoning block per owner, with chunks checked as self-contained units. A rejected
+    /// event leaves the verifier as it was. See [Emission mode](self#emission-mode).
+    pub fn for_emission() -> Self {
+        Self {
+            engine: Engine::new(true),
+            emission: true,
+            checked: 0,
+            failed: None,
+        }
+    }
+
+    /// Whether this verifier is in emission mode.
+    pub fn is_emission(&self) -> bool {
+        self.emission
+    }
+
+    /// Checks the next event of the stream.
+    ///
+    /// # Errors
+    ///
+    /// A [`Violation`] when `event` breaks a rule; its index is the event's position in the
+    /// stream. In client mode the verifier is then terminated and returns that violation for
+    /// every later event; in emission mode the event counts as not emitted.
+    pub fn check(&mut self, event: &Event) -> Result<(), Violation> {
+        if let Some(failed) = &self.failed {
+            return Err(failed.clone());
+        }
+        match self.engine.step(event) {
+            Ok(()) => {
+                self.checked += 1;
+                Ok(())
+            }
+            Err(fail) => {
+                let violation = fail.into_violation(self.checked, event.event_type());
+                if !self.emission {
+                    self.failed = Some(violation.clone());
+                }
+                Err(violation)
+            }
+        }
+    }
+
+    /// How many events were accepted so far (the index the next event will have).
+    pub fn events_checked(&self) -> usize {
+        self.checked
+    }
+
+    /// The violation that terminated a client-mode verifier, if any.
+    pub fn violation(&self) -> Option<&Violation> {
+        self.failed.as_ref()
+    }
+}
+
+/// Checks a whole stream with a client-mode [`Verifier`] and returns the number of events.
+///
+/// ```
+/// use ag_ui::Event;
+///
+/// let events = vec![Event::run_started("t", "r"), Event::run_finished("t", "r")];
+/// assert_eq!(ag_ui::verify::verify_all(&events).unwrap(), 2);
+/// ```
+///
+/// # Errors
+///
+/// The first [`Violation`].
+pub fn verify_all<'a>(events: impl IntoIterator<Item = &'a Event>) -> Result<usize, Violation> {
+    let mut verifier = Verifier::new();
+    for event in events {
+        verifier.check(event)?;
+    }
+    Ok(verifier.events_checked())
+}
+
+/// Wraps an iterator of events so that each is verified as it passes: yields `Ok(event)` for
+/// accepted events, then the first `Err(violation)`, then ends.
+///
+/// ```
+/// use ag_ui::Event;
+/// use ag_ui::verify::{verified, ViolationKind};
+///
+/// let events = vec![Event::text_message_end("m1")];
+/// let out: Vec<_> = verified(events).collect();
+/// assert_eq!(out.len(), 1);
+/// assert_eq!(out[0].as_ref().unwrap_err().kind(), ViolationKind::RunFirstEvent);
+/// ```
+pub fn verified<I>(events: I) -> Verified<I::IntoIter>
+where
+    I: IntoIterator,
+    I::Item: std::borrow::Borrow<Event>,
+{
+    Verified {
+        inner: events.into_iter(),
+        verifier: Verifier::new(),
+        done: false,
+    }
+}
+
+/// The iterator returned by [`verified`].
+#[derive(Debug)]
+pub struct Verified<I> {
+    inner: I,
+    verifier: Verifier,
+    done: bool,
+}
+
+impl<I> Iterator for Verified<I>
+where
+    I: Iterator,
+    I::Item: std::borrow::Borrow<Event>,
+{
+    type Item = Result<I::Item, Violation>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        let event = self.inner.next()?;
+        match self.verifier.check(std::borrow::Borrow::borrow(&event)) {
+            Ok(()) => Some(Ok(event)),
+            Err(violation) => {
+                self.done = true;
+                Some(Err(violation))
+            }
+        }
+    }
+}

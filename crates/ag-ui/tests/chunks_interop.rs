@@ -1,0 +1,213 @@
+//! Differential test of `client::chunks` against the reference `transformChunks` of
+//! @ag-ui/client 1.0.0.
+//!
+//! `interop/chunks/corpus.jsonl` holds a few hundred generated chunked streams
+//! (`interop/chunks/gen-corpus.mjs`, deterministic) and `interop/chunks/expected.jsonl` the
+//! reference's recorded output for each. The test runs the reference live over the corpus
+//! (`node interop/chunks/transform.mjs`), checks it still agrees with the recording, and holds
+//! the Rust normalizer to it: the same events (as JSON) pushed one at a time, the same rejection
+//! (kind and index) after the same events. `normalize_all` must agree as well, except that it
+//! closes what a stream left open at the end of its input, which the reference does not.
+
+#![cfg(feature = "client")]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use ag_ui::client::chunks::{ChunkError, ChunkNormalizer, normalize_all};
+use ag_ui::{Event, EventType};
+use serde_json::Value;
+
+fn interop() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../interop")
+}
+
+fn lines(text: &str) -> Vec<Value> {
+    text.lines()
+        .filter(|line| !line.is_empty())
+        .map(|line| serde_json::from_str(line).expect("a JSON line"))
+        .collect()
+}
+
+/// Runs the reference over the corpus.
+fn reference(corpus: &Path) -> Vec<Value> {
+    let dir = interop();
+    assert!(
+        dir.join("node_modules/@ag-ui/client").is_dir(),
+        "the reference packages are not installed: run `npm ci --prefix interop` first"
+    );
+    let output = Command::new("node")
+        .arg(dir.join("chunks/transform.mjs"))
+        .arg(corpus)
+        .output()
+        .expect("running `node` (is Node.js installed?)");
+    assert!(
+        output.status.success(),
+        "transform.mjs failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    lines(&String::from_utf8(output.stdout).expect("UTF-8 output"))
+}
+
+/// What the streaming normalizer emits, event by event, and the first error.
+fn streamed(events: &[Event]) -> (Vec<Event>, Option<ChunkError>) {
+    let mut normalizer = ChunkNormalizer::new();
+    let mut out = Vec::new();
+    for event in events {
+        match normalizer.push(event.clone()) {
+            Ok(expanded) => out.extend(expanded),
+            Err(error) => return (out, Some(error)),
+        }
+    }
+    (out, None)
+}
+
+fn json(events: &[Event]) -> Vec<Value> {
+    events
+        .iter()
+        .map(|e| serde_json::to_value(e).expect("an event serializes"))
+        .collect()
+}
+
+fn ends_with_run_level_event(events: &[Event]) -> bool {
+    matches!(
+        events.last().map(Event::event_type),
+        Some(
+            EventType::RunStarted
+                | EventType::RunFinished
+                | EventType::RunError
+                | EventType::MessagesSnapshot
+        )
+    )
+}
+
+#[test]
+fn normalizer_matches_the_reference_on_the_corpus() {
+    let corpus_path = interop().join("chunks/corpus.jsonl");
+    let corpus = lines(&std::fs::read_to_string(&corpus_path).expect("reading the corpus"));
+    let recorded = lines(
+        &std::fs::read_to_string(interop().join("chunks/expected.jsonl"))
+            .expect("reading the recorded output"),
+    );
+    let live = reference(&corpus_path);
+    assert_eq!(live.len(), corpus.len(), "one reference result per stream");
+    assert_eq!(
+        recorded.len(),
+        corpus.len(),
+        "one recorded result per stream"
+    );
+
+    let mut completed_with_run_end = 0;
+    let mut left_open = 0;
+    let mut kinds = std::collections::BTreeMap::<String, usize>::new();
+    for (n, ((stream, expected), recorded)) in corpus.iter().zip(&live).zip(&recorded).enumerate() {
+        assert_eq!(
+            expected, recorded,
+            "stream {n}: the live reference differs from the recording"
+        );
+        let events: Vec<Event> = stream
+            .as_array()
+            .expect("a stream is an array")
+            .iter()
+            .enumerate()
+            .map(|(i, e)| {
+                Event::from_value(e).unwrap_or_else(|err| panic!("stream {n}, event {i}: {err}"))
+            })
+            .collect();
+        let reference_events = expected["events"].as_array().expect("events");
+
+        // Streaming: the same events, the same rejection.
+        let (out, error) = streamed(&events);
+        assert_eq!(
+            &json(&out),
+            reference_events,
+            "stream {n}: output differs\ninput: {stream}"
+        );
+        match (&expected["error"], &error) {
+            (Value::Null, None) => {}
+            (reference_error, Some(error)) if !reference_error.is_null() => {
+                assert_eq!(
+                    (error.kind().as_str(), error.index() as u64),
+                    (
+                        reference_error["kind"].as_str().unwrap_or_default(),
+                        reference_error["index"].as_u64().unwrap_or(u64::MAX)
+                    ),
+                    "stream {n}: rejection differs ({error}; reference: {})\ninput: {stream}",
+                    reference_error["message"]
+                );
+                *kinds.entry(error.kind().as_str().to_owned()).or_default() += 1;
+            }
+            (reference_error, error) => panic!(
+                "stream {n}: reference error {reference_error}, ours {error:?}\ninput: {stream}"
+            ),
+        }
+
+        // Whole run: identical when the stream ends with a run-level event; otherwise the
+        // reference's output followed by the ENDs of what was still open.
+        match normalize_all(events.clone()) {
+            Ok(all) => {
+                assert!(
+                    error.is_none(),
+                    "stream {n}: normalize_all accepted a rejected stream"
+                );
+                if ends_with_run_level_event(&events) {
+                    completed_with_run_end += 1;
+                    assert_eq!(
+                        &json(&all),
+                        reference_events,
+                        "stream {n}: normalize_all differs"
+                    );
+                } else {
+                    let (head, tail) = all.split_at(out.len());
+                    assert_eq!(
+                        head, out,
+                        "stream {n}: normalize_all differs before the end"
+                    );
+                    let mut normalizer = ChunkNormalizer::new();
+                    for event in events.iter().cloned() {
+                        normalizer
+                            .push(event)
+                            .expect("accepted above")
+                            .for_each(drop);
+                    }
+                    let ends: Vec<Event> = normalizer.finish().collect();
+                    assert_eq!(tail, ends, "stream {n}: normalize_all closes differently");
+                    assert!(tail.iter().all(|e| matches!(
+                        e.event_type(),
+                        EventType::TextMessageEnd
+                            | EventType::ToolCallEnd
+                            | EventType::ReasoningMessageEnd
+                    )));
+                    if !tail.is_empty() {
+                        left_open += 1;
+                    }
+                }
+            }
+            Err(all_error) => {
+                let error = error.unwrap_or_else(|| {
+                    panic!("stream {n}: normalize_all rejected ({all_error}) what push accepted")
+                });
+                assert_eq!(all_error, error, "stream {n}");
+            }
+        }
+    }
+    // The corpus exercises what it is meant to.
+    assert!(corpus.len() >= 300, "corpus has {} streams", corpus.len());
+    assert!(
+        completed_with_run_end >= 100,
+        "{completed_with_run_end} completed runs"
+    );
+    assert!(left_open >= 10, "{left_open} streams left open at the end");
+    for kind in [
+        "chunk.missing-id",
+        "chunk.missing-name",
+        "chunk.ambiguous",
+        "chunk.owner-mismatch",
+        "chunk.field-mismatch",
+    ] {
+        assert!(
+            kinds.get(kind).copied().unwrap_or(0) >= 5,
+            "{kind} occurs {kinds:?}"
+        );
+    }
+}
