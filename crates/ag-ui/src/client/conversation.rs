@@ -62,7 +62,7 @@ pub enum Chunk {
     /// SSE bytes, in pieces of any size.
     Bytes(Vec<u8>),
     /// One event (from a transport that does not go through bytes).
-    Event(Event),
+    Event(Box<Event>),
 }
 
 /// The response of one run, read piece by piece.
@@ -114,7 +114,7 @@ impl Body for ReplayBody {
     async fn next(&mut self) -> Result<Option<Chunk>, RunError> {
         let event = self.events.get(self.next).cloned();
         self.next += 1;
-        Ok(event.map(Chunk::Event))
+        Ok(event.map(|e| Chunk::Event(Box::new(e))))
     }
 }
 
@@ -487,7 +487,7 @@ impl Conversation {
             };
             let flow = match chunk {
                 Some(Chunk::Bytes(bytes)) => pipeline.push_bytes(&bytes, subscriber),
-                Some(Chunk::Event(event)) => pipeline.push_event(event, subscriber),
+                Some(Chunk::Event(event)) => pipeline.push_event(*event, subscriber),
                 None => match pipeline.finish(subscriber) {
                     Ok(Flow::Continue) => break Ok(RunEnd::Finished),
                     other => other,
