@@ -35,6 +35,8 @@
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+#[cfg(feature = "axum")]
+pub mod axum;
 pub mod capabilities;
 #[cfg(feature = "client")]
 #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
@@ -48,6 +50,9 @@ mod input;
 mod message;
 mod outcome;
 mod serde_util;
+#[cfg(feature = "server")]
+#[cfg_attr(docsrs, doc(cfg(feature = "server")))]
+pub mod server;
 pub mod verify;
 
 pub use capabilities::AgentCapabilities;

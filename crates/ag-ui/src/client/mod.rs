@@ -4,7 +4,8 @@
 //!
 //! - [`chunks`]: expands the `*_CHUNK` shorthand into explicit START / CONTENT / END events.
 //! - [`compat`]: reads pre-1.0 `THINKING_*` events as `REASONING_*`, skips unknown event types.
-//! - [`apply`]: the reducer, events → messages, state, interrupts and pending tool calls.
+//! - [`apply`]: turns a verified event stream back into a conversation (messages, state,
+//!   pending interrupts and tool calls).
 //! - `run`: the whole pipeline from SSE bytes, with subscribers (feature `sse`).
 //! - `conversation`: a conversation kept across runs over any transport (feature `sse`).
 //! - `http`: `HttpAgent`, the HTTP transport (feature `http`).

@@ -1,0 +1,372 @@
+//! The commands that talk over HTTP: `serve` (the demo agent), `run` (one turn against any
+//! AG-UI endpoint) and `demo` (both, in one process).
+
+use std::io::{IsTerminal, Write};
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use ag_ui::axum::{AgentEndpoint, EventStream, RouterExt, RunHandler, StartError};
+use ag_ui::client::apply::Reducer;
+use ag_ui::client::chunks::ChunkNormalizer;
+use ag_ui::encoding::sse::EventDecoder;
+use ag_ui::server::Runner;
+use ag_ui::verify::Verifier;
+use ag_ui::{DecodeErrorKind, Event, Message, PROTOCOL_VERSION, ResumeEntry, RunAgentInput};
+use ag_ui_demo_agent::DemoAgent;
+use futures::{Stream, StreamExt};
+
+use crate::offline::Failure;
+use crate::render::Renderer;
+
+/// Logs one line per run when its stream ends: run id, events, duration.
+struct Logged<H> {
+    inner: H,
+}
+
+struct LoggedStream {
+    inner: EventStream,
+    run_id: String,
+    events: u64,
+    started: Instant,
+    outcome: &'static str,
+}
+
+impl Stream for LoggedStream {
+    type Item = Event;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Event>> {
+        let next = self.inner.as_mut().poll_next(cx);
+        if let Poll::Ready(Some(event)) = &next {
+            self.events += 1;
+            self.outcome = match event {
+                Event::RunFinished(_) => "finished",
+                Event::RunError(_) => "failed",
+                _ => self.outcome,
+            };
+        }
+        next
+    }
+}
+
+impl Drop for LoggedStream {
+    fn drop(&mut self) {
+        let outcome = if self.outcome.is_empty() {
+            "disconnected"
+        } else {
+            self.outcome
+        };
+        tracing::info!(
+            run = %self.run_id,
+            events = self.events,
+            duration_ms = self.started.elapsed().as_millis() as u64,
+            outcome,
+            "run ended"
+        );
+    }
+}
+
+impl<H: RunHandler> RunHandler for Logged<H> {
+    fn run(&self, input: RunAgentInput) -> Result<EventStream, StartError> {
+        let run_id = input.run_id.to_string();
+        tracing::info!(run = %run_id, thread = %input.thread_id, messages = input.messages.len(), "run started");
+        let inner = self.inner.run(input)?;
+        Ok(Box::pin(LoggedStream {
+            inner,
+            run_id,
+            events: 0,
+            started: Instant::now(),
+            outcome: "",
+        }))
+    }
+}
+
+/// The router serving the demo agent at `path`.
+fn demo_router(path: &str, pace: Duration) -> axum::Router {
+    let runner = Runner::new(DemoAgent::new().with_pace(pace));
+    axum::Router::new().agent(path, AgentEndpoint::new(Logged { inner: runner }))
+}
+
+/// `ag-ui serve`: the demo agent on `addr` at `path`, until interrupted.
+pub(crate) async fn serve(addr: SocketAddr, path: &str, pace: Duration) -> Result<(), Failure> {
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(|e| Failure::Usage(format!("cannot listen on {addr}: {e}")))?;
+    let local = listener.local_addr().map_err(Failure::Output)?;
+    // One write; a reader that has gone away (stdout closed) does not stop the server.
+    let banner = format!(
+        "ag-ui demo agent: http://{local}{path}\ntry: ag-ui run http://{local}{path} \"hello\"\n"
+    );
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(banner.as_bytes()).and_then(|()| out.flush());
+    drop(out);
+    axum::serve(listener, demo_router(path, pace))
+        .with_graceful_shutdown(async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
+        .await
+        .map_err(Failure::Output)
+}
+
+/// What `run` sends and how it shows what comes back.
+#[derive(Debug)]
+pub(crate) struct RunOptions {
+    pub(crate) url: String,
+    pub(crate) message: Option<String>,
+    pub(crate) state: Option<serde_json::Value>,
+    pub(crate) headers: Vec<(String, String)>,
+    pub(crate) thread: Option<String>,
+    pub(crate) run_id: Option<String>,
+    pub(crate) resume: Vec<ResumeEntry>,
+    pub(crate) json: bool,
+    pub(crate) color: bool,
+}
+
+fn unique(prefix: &str) -> String {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    format!(
+        "{prefix}-{nanos:x}-{}",
+        COUNTER.fetch_add(1, Ordering::Relaxed)
+    )
+}
+
+/// Parses `--resume ID[=JSON]`: a resolved entry with the JSON payload (`{"approved":true}`
+/// when absent), or `ID=cancel` for a cancelled one.
+pub(crate) fn parse_resume(arg: &str) -> Result<ResumeEntry, String> {
+    let (id, payload) = arg.split_once('=').unwrap_or((arg, ""));
+    if id.is_empty() {
+        return Err(format!("--resume {arg:?}: expected ID or ID=JSON"));
+    }
+    match payload {
+        "" => Ok(ResumeEntry::resolved(
+            id,
+            serde_json::json!({ "approved": true }),
+        )),
+        "cancel" => Ok(ResumeEntry::cancelled(id)),
+        json => serde_json::from_str(json)
+            .map(|p| ResumeEntry::resolved(id, p))
+            .map_err(|e| format!("--resume {id}: the payload is not JSON: {e}")),
+    }
+}
+
+/// Parses `--header K:V`.
+pub(crate) fn parse_header(arg: &str) -> Result<(String, String), String> {
+    match arg.split_once(':') {
+        Some((k, v)) if !k.trim().is_empty() => Ok((k.trim().to_owned(), v.trim().to_owned())),
+        _ => Err(format!("--header {arg:?}: expected NAME:VALUE")),
+    }
+}
+
+/// A spinner on standard error until the first event arrives (only on a terminal).
+fn spinner(enabled: bool) -> Arc<AtomicBool> {
+    let done = Arc::new(AtomicBool::new(!enabled));
+    if enabled {
+        let flag = Arc::clone(&done);
+        tokio::spawn(async move {
+            let frames = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
+            let mut i = 0;
+            while !flag.load(Ordering::Relaxed) {
+                eprint!("\r{} waiting for the agent…", frames[i % frames.len()]);
+                i += 1;
+                tokio::time::sleep(Duration::from_millis(80)).await;
+            }
+            eprint!("\r\x1b[2K");
+        });
+    }
+    done
+}
+
+/// `ag-ui run`: one turn against any AG-UI endpoint, through the whole client pipeline
+/// (decode, chunk normalization, verification, reduction), rendered live or as JSON Lines.
+pub(crate) async fn run(options: RunOptions) -> Result<(), Failure> {
+    let thread = options.thread.clone().unwrap_or_else(|| unique("thread"));
+    let run_id = options.run_id.clone().unwrap_or_else(|| unique("run"));
+    let mut input =
+        RunAgentInput::new(thread, run_id.as_str()).with_protocol_version(PROTOCOL_VERSION);
+    if let Some(message) = &options.message {
+        input = input.with_messages(vec![Message::user(
+            format!("{run_id}-user"),
+            message.as_str(),
+        )]);
+    }
+    if let Some(state) = options.state.clone() {
+        input = input.with_state(state);
+    }
+    if !options.resume.is_empty() {
+        input = input.with_resume(options.resume.clone());
+    }
+    let client = reqwest::Client::new();
+    let mut request = client
+        .post(&options.url)
+        .header("content-type", "application/json")
+        .header("accept", "text/event-stream")
+        .body(serde_json::to_vec(&input).map_err(|e| Failure::Usage(e.to_string()))?);
+    for (k, v) in &options.headers {
+        request = request.header(k, v);
+    }
+    let waiting = spinner(!options.json && std::io::stderr().is_terminal());
+    let response = request.send().await.map_err(|e| {
+        waiting.store(true, Ordering::Relaxed);
+        Failure::Remote(format!("cannot reach {}: {e}", options.url))
+    });
+    let response = response?;
+    if !response.status().is_success() {
+        waiting.store(true, Ordering::Relaxed);
+        let status = response.status();
+        let body = response.text().await.unwrap_or_default();
+        return Err(Failure::Remote(format!("HTTP {status}: {}", body.trim())));
+    }
+
+    let stdout = std::io::stdout();
+    let mut renderer =
+        (!options.json).then(|| Renderer::new(stdout.lock(), options.color, options.url.clone()));
+    let mut json_out = options.json.then(|| std::io::BufWriter::new(stdout.lock()));
+    let mut decoder = EventDecoder::new();
+    let mut normalizer = ChunkNormalizer::new();
+    let mut verifier = Verifier::new();
+    let mut reducer = Reducer::new().with_messages(input.messages.clone());
+    let mut expanded = Vec::new();
+    let mut index = 0usize;
+    let mut failed_run: Option<String> = None;
+    let mut body = response.bytes_stream();
+    let mut ended = false;
+    while !ended {
+        let chunk = match body.next().await {
+            Some(Ok(chunk)) => chunk,
+            Some(Err(e)) => return Err(Failure::Remote(format!("the stream broke off: {e}"))),
+            None => {
+                decoder.finish();
+                ended = true;
+                Default::default()
+            }
+        };
+        decoder.push(&chunk);
+        for result in &mut decoder {
+            waiting.store(true, Ordering::Relaxed);
+            let position = crate::input::Position::Event(index);
+            index += 1;
+            let event = match result {
+                Ok(event) => event,
+                Err(e) if e.kind() == DecodeErrorKind::UnknownEventType => {
+                    eprintln!(
+                        "warning: {position}: skipping an event of unknown type {:?}",
+                        e.event_type().unwrap_or("")
+                    );
+                    continue;
+                }
+                Err(e) => return Err(Failure::Remote(format!("{position}: {e}"))),
+            };
+            normalizer
+                .push_into(event, &mut expanded)
+                .map_err(|e| Failure::Stream {
+                    position,
+                    kind: e.kind().as_str(),
+                    ids: e.id().map(str::to_owned).into_iter().collect(),
+                    message: e.to_string(),
+                })?;
+            for event in expanded.drain(..) {
+                verifier.check(&event).map_err(|v| Failure::Stream {
+                    position,
+                    kind: v.kind().as_str(),
+                    ids: v.ids().to_vec(),
+                    message: v.message().to_owned(),
+                })?;
+                if let Err(e) = reducer.apply(&event) {
+                    return Err(Failure::Stream {
+                        position,
+                        kind: e.kind().as_str(),
+                        ids: Vec::new(),
+                        message: e.to_string(),
+                    });
+                }
+                if let Event::RunError(e) = &event {
+                    failed_run = Some(e.message.clone());
+                }
+                if let Some(renderer) = &mut renderer {
+                    renderer.event(&event)?;
+                }
+                if let Some(out) = &mut json_out {
+                    let mut line = event.to_json();
+                    line.push('\n');
+                    out.write_all(line.as_bytes())?;
+                }
+            }
+        }
+    }
+    waiting.store(true, Ordering::Relaxed);
+    if let Some(renderer) = &mut renderer {
+        renderer.finish()?;
+    }
+    if let Some(out) = &mut json_out {
+        out.flush()?;
+    }
+    match failed_run {
+        Some(message) => Err(Failure::RunError(message)),
+        None => Ok(()),
+    }
+}
+
+/// `ag-ui verify URL`: runs the endpoint once (a user message `message`) and verifies the whole
+/// response as a recorded stream would be verified.
+pub(crate) async fn verify_url(url: &str, message: &str, raw: bool) -> Result<String, Failure> {
+    let input = RunAgentInput::new(unique("thread"), unique("run"))
+        .with_protocol_version(PROTOCOL_VERSION)
+        .with_messages(vec![Message::user(unique("user"), message)]);
+    let response = reqwest::Client::new()
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "text/event-stream")
+        .body(serde_json::to_vec(&input).map_err(|e| Failure::Usage(e.to_string()))?)
+        .send()
+        .await
+        .map_err(|e| Failure::Remote(format!("cannot reach {url}: {e}")))?;
+    let status = response.status();
+    let body = response
+        .bytes()
+        .await
+        .map_err(|e| Failure::Remote(format!("the stream broke off: {e}")))?;
+    if !status.is_success() {
+        return Err(Failure::Remote(format!(
+            "HTTP {status}: {}",
+            String::from_utf8_lossy(&body).trim()
+        )));
+    }
+    crate::offline::verify_reader(&body[..], raw)
+}
+
+/// `ag-ui demo`: the demo agent on a free local port and one rendered turn against it.
+pub(crate) async fn demo(message: String, color: bool, json: bool) -> Result<(), Failure> {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .map_err(Failure::Output)?;
+    let addr = listener.local_addr().map_err(Failure::Output)?;
+    let pace = if json {
+        Duration::ZERO
+    } else {
+        Duration::from_millis(25)
+    };
+    tokio::spawn(async move { axum::serve(listener, demo_router("/", pace)).await });
+    let url = format!("http://{addr}/");
+    if !json {
+        let mut err = std::io::stderr().lock();
+        writeln!(err, "demo agent on {url}; running one turn: {message:?}")?;
+    }
+    run(RunOptions {
+        url,
+        message: Some(message),
+        state: None,
+        headers: Vec::new(),
+        thread: None,
+        run_id: None,
+        resume: Vec::new(),
+        json,
+        color,
+    })
+    .await
+}

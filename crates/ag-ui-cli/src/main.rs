@@ -1,0 +1,257 @@
+//! `ag-ui`: serve a demo agent, talk to any AG-UI agent, verify and transform event streams.
+
+mod input;
+mod live;
+mod offline;
+mod render;
+
+use std::io::IsTerminal;
+use std::net::SocketAddr;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+use offline::{Encoding, Failure};
+
+/// The AG-UI command: serve a demo agent, talk to any AG-UI agent, verify and transform
+/// event streams (JSON Lines, JSON arrays or SSE, detected).
+#[derive(Debug, Parser)]
+#[command(name = "ag-ui", version, about)]
+struct Cli {
+    /// When to colour the output.
+    #[arg(long, value_enum, default_value_t = Color::Auto, global = true)]
+    color: Color,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Color {
+    /// On a terminal.
+    Auto,
+    /// Always.
+    Always,
+    /// Never.
+    Never,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Serve the built-in demo agent (no API keys, no configuration).
+    Serve {
+        /// Address to listen on.
+        #[arg(long, default_value = "127.0.0.1:8000")]
+        addr: SocketAddr,
+        /// Path of the endpoint.
+        #[arg(long, default_value = "/")]
+        path: String,
+        /// Milliseconds between streamed words, so the stream can be watched.
+        #[arg(long, default_value_t = 30)]
+        pace_ms: u64,
+    },
+    /// Run one turn against any AG-UI endpoint and show it live.
+    Run {
+        /// The endpoint (POST).
+        url: String,
+        /// The user's message.
+        message: Option<String>,
+        /// The starting state, as JSON.
+        #[arg(long)]
+        state: Option<String>,
+        /// An extra request header, NAME:VALUE (repeatable).
+        #[arg(long = "header", value_name = "NAME:VALUE")]
+        headers: Vec<String>,
+        /// The thread to continue (for example to answer an interrupt).
+        #[arg(long)]
+        thread: Option<String>,
+        /// The run id to send (default: a fresh one).
+        #[arg(long)]
+        run_id: Option<String>,
+        /// Answer an interrupt: ID (approve), ID=JSON (that payload) or ID=cancel (repeatable).
+        #[arg(long = "resume", value_name = "ID[=JSON]")]
+        resume: Vec<String>,
+        /// Print the verified events as JSON Lines instead of rendering them.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Serve the demo agent on a free local port and run one turn against it.
+    Demo {
+        /// The user's message.
+        #[arg(default_value = "What is AG-UI?")]
+        message: String,
+        /// Print the verified events as JSON Lines instead of rendering them.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Check a stream against every ordering rule of AG-UI 1.0.
+    Verify {
+        /// A file, `-` for standard input, or an endpoint URL to run once and check.
+        input: Option<String>,
+        /// The user message sent when INPUT is a URL.
+        #[arg(long, default_value = "hello")]
+        message: String,
+        /// Verify the events as they are, without expanding chunk events first.
+        #[arg(long)]
+        raw: bool,
+    },
+    /// Expand *_CHUNK events into explicit START / CONTENT / END events.
+    Normalize {
+        /// A file, or `-` for standard input.
+        input: Option<String>,
+        /// Write SSE frames instead of JSON Lines.
+        #[arg(long)]
+        sse: bool,
+    },
+    /// Rebuild the conversation a client would hold: messages, state, pending interrupts.
+    Apply {
+        /// A file, or `-` for standard input.
+        input: Option<String>,
+        /// Apply the events without verifying their order first.
+        #[arg(long)]
+        no_verify: bool,
+    },
+    /// Re-encode a stream.
+    Convert {
+        /// The output encoding.
+        #[arg(long, value_enum)]
+        to: Encoding,
+        /// A file, or `-` for standard input.
+        input: Option<String>,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let color = match cli.color {
+        Color::Always => true,
+        Color::Never => false,
+        Color::Auto => std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
+    };
+    let result = match cli.command {
+        Command::Serve {
+            addr,
+            path,
+            pace_ms,
+        } => {
+            tracing_subscriber::fmt()
+                .with_env_filter(
+                    tracing_subscriber::EnvFilter::try_from_default_env()
+                        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+                )
+                .with_ansi(color)
+                .with_writer(std::io::stderr)
+                .init();
+            runtime().and_then(|rt| {
+                rt.block_on(live::serve(addr, &path, Duration::from_millis(pace_ms)))
+            })
+        }
+        Command::Run {
+            url,
+            message,
+            state,
+            headers,
+            thread,
+            run_id,
+            resume,
+            json,
+        } => run_options(
+            url, message, state, headers, thread, run_id, resume, json, color,
+        )
+        .and_then(|options| runtime().and_then(|rt| rt.block_on(live::run(options)))),
+        Command::Demo { message, json } => {
+            runtime().and_then(|rt| rt.block_on(live::demo(message, color, json)))
+        }
+        Command::Verify {
+            input,
+            message,
+            raw,
+        } => match input.as_deref() {
+            Some(url) if url.starts_with("http://") || url.starts_with("https://") => {
+                runtime().and_then(|rt| rt.block_on(live::verify_url(url, &message, raw)))
+            }
+            path => offline::verify(path, raw),
+        }
+        .and_then(|line| print_line(&line)),
+        Command::Normalize { input, sse } => offline::normalize(
+            input.as_deref(),
+            if sse { Encoding::Sse } else { Encoding::Jsonl },
+        ),
+        Command::Apply { input, no_verify } => offline::apply(input.as_deref(), !no_verify)
+            .and_then(|value| {
+                print_line(&serde_json::to_string_pretty(&value).unwrap_or_default())
+            }),
+        Command::Convert { to, input } => offline::convert(input.as_deref(), to),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        // A reader that went away (`ag-ui normalize big.jsonl | head`) is not an error.
+        Err(Failure::Output(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(failure) => report(&failure),
+    }
+}
+
+fn runtime() -> Result<tokio::runtime::Runtime, Failure> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Failure::Usage(format!("cannot start the async runtime: {e}")))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn run_options(
+    url: String,
+    message: Option<String>,
+    state: Option<String>,
+    headers: Vec<String>,
+    thread: Option<String>,
+    run_id: Option<String>,
+    resume: Vec<String>,
+    json: bool,
+    color: bool,
+) -> Result<live::RunOptions, Failure> {
+    let state = state
+        .map(|s| {
+            serde_json::from_str(&s)
+                .map_err(|e| Failure::Usage(format!("--state is not JSON: {e}")))
+        })
+        .transpose()?;
+    let headers = headers
+        .iter()
+        .map(|h| live::parse_header(h))
+        .collect::<Result<_, _>>()
+        .map_err(Failure::Usage)?;
+    let resume = resume
+        .iter()
+        .map(|r| live::parse_resume(r))
+        .collect::<Result<_, _>>()
+        .map_err(Failure::Usage)?;
+    Ok(live::RunOptions {
+        url,
+        message,
+        state,
+        headers,
+        thread,
+        run_id,
+        resume,
+        json,
+        color,
+    })
+}
+
+fn print_line(line: &str) -> Result<(), Failure> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "{line}")?;
+    out.flush()?;
+    Ok(())
+}
+
+fn report(failure: &Failure) -> ExitCode {
+    match failure {
+        Failure::Stream { .. } => eprintln!("violation: {failure}"),
+        Failure::RunError(_) => {}
+        _ => eprintln!("error: {failure}"),
+    }
+    ExitCode::from(failure.exit_code())
+}

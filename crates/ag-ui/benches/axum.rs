@@ -1,0 +1,78 @@
+#![allow(missing_docs)]
+
+//! Loopback throughput of the axum endpoint: the ~206k-event workload streamed by an
+//! `AgentEndpoint` and read back as typed events by a Rust client (reqwest + `EventDecoder`).
+//!
+//! The reference figure comes from `node interop/bench/http.mjs` on the same workload.
+
+#[path = "workload.rs"]
+mod workload;
+
+use std::sync::Arc;
+
+use ag_ui::axum::AgentEndpoint;
+use ag_ui::encoding::sse::EventDecoder;
+use ag_ui::{Event, RunAgentInput};
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use futures::StreamExt;
+
+fn loopback(c: &mut Criterion) {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let events = Arc::new(workload::events(workload::MESSAGES));
+    let total = events.len();
+    let served = Arc::clone(&events);
+    let handler = move |_: RunAgentInput| {
+        let events = Arc::clone(&served);
+        futures::stream::iter(0..events.len()).map(move |i| events[i].clone())
+    };
+    let url = rt.block_on(async {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let app = AgentEndpoint::new(handler).into_router();
+        tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+        format!("http://{addr}/")
+    });
+    let client = reqwest::Client::new();
+    let body = serde_json::to_string(&RunAgentInput::new("t", "r")).unwrap();
+
+    let mut group = c.benchmark_group("axum");
+    group.sample_size(10);
+    group.throughput(Throughput::Elements(total as u64));
+    group.bench_function("loopback_sse_to_typed_events", |b| {
+        b.iter(|| {
+            rt.block_on(async {
+                let response = client
+                    .post(&url)
+                    .header("content-type", "application/json")
+                    .header("accept", "text/event-stream")
+                    .body(body.clone())
+                    .send()
+                    .await
+                    .unwrap();
+                let mut stream = response.bytes_stream();
+                let mut decoder = EventDecoder::new();
+                let mut count = 0usize;
+                let mut last: Option<Event> = None;
+                while let Some(chunk) = stream.next().await {
+                    decoder.push(&chunk.unwrap());
+                    for event in &mut decoder {
+                        last = Some(event.unwrap());
+                        count += 1;
+                    }
+                }
+                decoder.finish();
+                count += decoder.by_ref().count();
+                assert_eq!(count, total);
+                last
+            })
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, loopback);
+criterion_main!(benches);

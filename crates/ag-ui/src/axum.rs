@@ -1,0 +1,812 @@
+//! Serving agents over HTTP with [axum](https://docs.rs/axum) 0.8.
+//!
+//! An AG-UI endpoint answers `POST <path>` with a [`RunAgentInput`] JSON body by streaming
+//! events back as Server-Sent Events. [`AgentEndpoint`] is that endpoint for anything that
+//! implements [`RunHandler`] — a closure returning a stream of events, or an agent of
+//! [`server`](crate::server) — and it mounts like any other axum route, next to your own routes
+//! and middleware (auth, CORS from tower-http, tracing):
+//!
+//! ```
+//! use ag_ui::axum::{AgentEndpoint, RouterExt};
+//! use ag_ui::{Event, RunAgentInput};
+//! use axum::Router;
+//!
+//! fn echo(input: RunAgentInput) -> impl futures::Stream<Item = Event> + Send + 'static {
+//!     futures::stream::iter([
+//!         Event::run_started(input.thread_id.clone(), input.run_id.clone()),
+//!         Event::run_finished(input.thread_id, input.run_id),
+//!     ])
+//! }
+//!
+//! let app: Router = Router::new()
+//!     .agent("/echo", AgentEndpoint::new(echo))
+//!     .route("/health", axum::routing::get(|| async { "ok" }));
+//! # let _ = app;
+//! ```
+//!
+//! What the endpoint does for you:
+//!
+//! - **Input**: the body is read up to a limit (4 MiB by default; more is `413`), must be
+//!   `application/json` (else `415`), and must parse as a `RunAgentInput` (else `400`, naming the
+//!   field's path). Other methods get `405`. Every rejection is a JSON body
+//!   `{"error": {"kind": …, "message": …, "field": …}}`; [`AgentInput`] is the same extractor
+//!   for your own handlers.
+//! - **Negotiation** on `Accept`: SSE (`text/event-stream`) unless the client accepts nothing
+//!   this endpoint can produce, which is a `406`. Protobuf is not served yet; a client that asks
+//!   only for it gets the `406` rather than a stream it cannot read.
+//! - **Streaming**: headers that keep proxies from buffering (`Cache-Control: no-cache`,
+//!   `X-Accel-Buffering: no`); each event is written as soon as it is emitted (events that are
+//!   already waiting go out in one write, nothing waits for more); a `: keep-alive` comment after
+//!   a quiet interval (15 s by default); optional SSE `id:` fields numbering the events.
+//! - **Cancellation**: when the client disconnects, the response body is dropped, and with it
+//!   the event stream — which, for an agent run by [`server`](crate::server), fires the run's
+//!   cancellation signal and stops the agent.
+//! - **Errors** before the stream starts ([`RunHandler::run`] returning `Err`) are a JSON `5xx`
+//!   (or the status the error names); once streaming, failures are the handler's to report
+//!   in-band as `RUN_ERROR`.
+
+use std::convert::Infallible;
+use std::fmt;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use ::axum::body::{Body, Bytes};
+use ::axum::extract::{FromRequest, Request};
+use ::axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use ::axum::response::{IntoResponse, Response};
+use ::axum::routing::{MethodRouter, on};
+use ::axum::{Router, routing::MethodFilter};
+use futures::Stream;
+use serde_json::json;
+
+use crate::encoding::sse;
+use crate::{Event, RunAgentInput};
+
+/// The default limit on the size of a request body: 4 MiB.
+pub const DEFAULT_BODY_LIMIT: usize = 4 * 1024 * 1024;
+
+/// The default interval of quiet after which a keep-alive comment is sent: 15 seconds.
+pub const DEFAULT_KEEP_ALIVE: Duration = Duration::from_secs(15);
+
+/// A boxed, sendable stream of events, as a [`RunHandler`] returns it.
+pub type EventStream = Pin<Box<dyn Stream<Item = Event> + Send + 'static>>;
+
+/// Something that answers a run request with a stream of events.
+///
+/// Implemented for every `Fn(RunAgentInput) -> impl Stream<Item = Event>` closure or function.
+/// The stream is dropped when the client goes away, so a handler that spawns work should stop
+/// it when its stream is dropped.
+pub trait RunHandler: Send + Sync + 'static {
+    /// Starts a run.
+    ///
+    /// # Errors
+    ///
+    /// A [`StartError`] when the run cannot start; the client receives it as a JSON error
+    /// response with its status, and no stream.
+    fn run(&self, input: RunAgentInput) -> Result<EventStream, StartError>;
+}
+
+impl<F, S> RunHandler for F
+where
+    F: Fn(RunAgentInput) -> S + Send + Sync + 'static,
+    S: Stream<Item = Event> + Send + 'static,
+{
+    fn run(&self, input: RunAgentInput) -> Result<EventStream, StartError> {
+        Ok(Box::pin(self(input)))
+    }
+}
+
+/// An agent of [`server`](crate::server), run by its [`Runner`](crate::server::Runner): each
+/// request starts a run whose events stream back; the client going away cancels it.
+///
+/// A state in the input that does not fit the agent's `State` is the client's mistake and is
+/// answered `400` (kind `invalid-state`); anything else that stops a run from starting is a
+/// `500`.
+impl<A: crate::server::Agent> RunHandler for crate::server::Runner<A> {
+    fn run(&self, input: RunAgentInput) -> Result<EventStream, StartError> {
+        match crate::server::Runner::run(self, input) {
+            Ok(events) => Ok(Box::pin(events)),
+            Err(error) if error.kind() == crate::server::ErrorKind::State => {
+                Err(StartError::new(error.to_string())
+                    .with_status(StatusCode::BAD_REQUEST)
+                    .with_kind("invalid-state"))
+            }
+            Err(error) => Err(StartError::new(error.to_string())),
+        }
+    }
+}
+
+impl<A: crate::server::Agent> AgentEndpoint<crate::server::Runner<A>> {
+    /// An endpoint running `agent`, one run per request. Shorthand for
+    /// `AgentEndpoint::new(Runner::new(agent))`; use that form to configure the runner (for
+    /// example to echo the input in `RUN_STARTED`).
+    pub fn agent(agent: A) -> Self {
+        AgentEndpoint::new(crate::server::Runner::new(agent))
+    }
+}
+
+/// A run could not start. Sent to the client as a JSON error body; the status is `500` unless
+/// set otherwise.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StartError {
+    status: StatusCode,
+    kind: String,
+    message: String,
+}
+
+impl StartError {
+    /// A `500 Internal Server Error` with the given message.
+    pub fn new(message: impl Into<String>) -> Self {
+        Self {
+            status: StatusCode::INTERNAL_SERVER_ERROR,
+            kind: "run-failed".to_owned(),
+            message: message.into(),
+        }
+    }
+
+    /// Sets the status (for example `400` when the input's state does not fit the agent).
+    #[must_use]
+    pub fn with_status(mut self, status: StatusCode) -> Self {
+        self.status = status;
+        self
+    }
+
+    /// Sets the machine-readable kind (default `"run-failed"`).
+    #[must_use]
+    pub fn with_kind(mut self, kind: impl Into<String>) -> Self {
+        self.kind = kind.into();
+        self
+    }
+
+    /// The status sent.
+    pub fn status(&self) -> StatusCode {
+        self.status
+    }
+
+    /// The message sent.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+impl fmt::Display for StartError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} ({})", self.message, self.status)
+    }
+}
+
+impl std::error::Error for StartError {}
+
+impl IntoResponse for StartError {
+    fn into_response(self) -> Response {
+        error_response(self.status, &self.kind, &self.message, None)
+    }
+}
+
+fn error_response(status: StatusCode, kind: &str, message: &str, field: Option<&str>) -> Response {
+    let mut error = json!({ "kind": kind, "message": message });
+    if let Some(field) = field {
+        error["field"] = json!(field);
+    }
+    let body = json!({ "error": error }).to_string();
+    (
+        status,
+        [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        )],
+        body,
+    )
+        .into_response()
+}
+
+/// Why a request body was not accepted as a [`RunAgentInput`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum RejectionKind {
+    /// The `Content-Type` is not `application/json` (`415`).
+    UnsupportedMediaType,
+    /// The body exceeds the limit (`413`).
+    PayloadTooLarge,
+    /// The body could not be read (`400`).
+    UnreadableBody,
+    /// The body is not JSON (`400`).
+    MalformedJson,
+    /// The JSON is not a valid `RunAgentInput` (`400`, with the field's path).
+    InvalidInput,
+    /// The method is not `POST` (`405`).
+    MethodNotAllowed,
+    /// The client accepts no encoding this endpoint produces (`406`).
+    NotAcceptable,
+}
+
+impl RejectionKind {
+    /// The kind's name in the JSON error body.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RejectionKind::UnsupportedMediaType => "unsupported-media-type",
+            RejectionKind::PayloadTooLarge => "payload-too-large",
+            RejectionKind::UnreadableBody => "unreadable-body",
+            RejectionKind::MalformedJson => "malformed-json",
+            RejectionKind::InvalidInput => "invalid-input",
+            RejectionKind::MethodNotAllowed => "method-not-allowed",
+            RejectionKind::NotAcceptable => "not-acceptable",
+        }
+    }
+
+    /// The HTTP status sent for it.
+    pub fn status(self) -> StatusCode {
+        match self {
+            RejectionKind::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            RejectionKind::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            RejectionKind::UnreadableBody
+            | RejectionKind::MalformedJson
+            | RejectionKind::InvalidInput => StatusCode::BAD_REQUEST,
+            RejectionKind::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+            RejectionKind::NotAcceptable => StatusCode::NOT_ACCEPTABLE,
+        }
+    }
+}
+
+/// A request rejected before any run started. Renders as a JSON error body with the kind's
+/// status.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InputRejection {
+    kind: RejectionKind,
+    message: String,
+    field: Option<String>,
+}
+
+impl InputRejection {
+    fn new(kind: RejectionKind, message: impl Into<String>) -> Self {
+        Self {
+            kind,
+            message: message.into(),
+            field: None,
+        }
+    }
+
+    /// What was wrong.
+    pub fn kind(&self) -> RejectionKind {
+        self.kind
+    }
+
+    /// A message for a person.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    /// The path of the offending field (`messages[0].role`), for [`RejectionKind::InvalidInput`].
+    pub fn field(&self) -> Option<&str> {
+        self.field.as_deref()
+    }
+}
+
+impl fmt::Display for InputRejection {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.field {
+            Some(field) => write!(
+                f,
+                "{}: field `{field}`: {}",
+                self.kind.as_str(),
+                self.message
+            ),
+            None => write!(f, "{}: {}", self.kind.as_str(), self.message),
+        }
+    }
+}
+
+impl std::error::Error for InputRejection {}
+
+impl IntoResponse for InputRejection {
+    fn into_response(self) -> Response {
+        error_response(
+            self.kind.status(),
+            self.kind.as_str(),
+            &self.message,
+            self.field.as_deref(),
+        )
+    }
+}
+
+/// Extracts a [`RunAgentInput`] from a JSON request body (up to [`DEFAULT_BODY_LIMIT`]),
+/// rejecting with an [`InputRejection`].
+///
+/// ```
+/// use ag_ui::axum::AgentInput;
+///
+/// async fn handler(AgentInput(input): AgentInput) -> String {
+///     format!("run {} on thread {}", input.run_id, input.thread_id)
+/// }
+/// let _app: axum::Router = axum::Router::new().route("/", axum::routing::post(handler));
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct AgentInput(pub RunAgentInput);
+
+impl<S: Send + Sync> FromRequest<S> for AgentInput {
+    type Rejection = InputRejection;
+
+    async fn from_request(req: Request, _state: &S) -> Result<Self, Self::Rejection> {
+        read_input(req, DEFAULT_BODY_LIMIT).await.map(AgentInput)
+    }
+}
+
+/// Reads and parses the body of `req` as a `RunAgentInput`.
+async fn read_input(req: Request, limit: usize) -> Result<RunAgentInput, InputRejection> {
+    check_content_type(req.headers())?;
+    let body = ::axum::body::to_bytes(req.into_body(), limit)
+        .await
+        .map_err(|e| {
+            if is_length_limit(&e) {
+                InputRejection::new(
+                    RejectionKind::PayloadTooLarge,
+                    format!("the request body exceeds the limit of {limit} bytes"),
+                )
+            } else {
+                InputRejection::new(
+                    RejectionKind::UnreadableBody,
+                    format!("the request body could not be read: {e}"),
+                )
+            }
+        })?;
+    parse_input(&body)
+}
+
+fn is_length_limit(e: &::axum::Error) -> bool {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(err) = source {
+        if err.to_string().contains("length limit exceeded") {
+            return true;
+        }
+        source = err.source();
+    }
+    false
+}
+
+fn check_content_type(headers: &HeaderMap) -> Result<(), InputRejection> {
+    let value = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    let essence = value.split(';').next().unwrap_or("").trim();
+    let json = essence.eq_ignore_ascii_case("application/json")
+        || (essence.len() > 5
+            && essence[..essence.len() - 5].contains('/')
+            && essence.to_ascii_lowercase().ends_with("+json"));
+    if json {
+        Ok(())
+    } else if value.is_empty() {
+        Err(InputRejection::new(
+            RejectionKind::UnsupportedMediaType,
+            "expected Content-Type: application/json, found none",
+        ))
+    } else {
+        Err(InputRejection::new(
+            RejectionKind::UnsupportedMediaType,
+            format!("expected Content-Type: application/json, found {value:?}"),
+        ))
+    }
+}
+
+fn parse_input(body: &[u8]) -> Result<RunAgentInput, InputRejection> {
+    let mut de = serde_json::Deserializer::from_slice(body);
+    let result: Result<RunAgentInput, _> = serde_path_to_error::deserialize(&mut de);
+    if result.is_ok()
+        && let Err(e) = de.end()
+    {
+        return Err(InputRejection::new(
+            RejectionKind::MalformedJson,
+            format!("the body is not valid JSON: {e}"),
+        ));
+    }
+    result.map_err(|err| {
+        let path = err.path().to_string();
+        let inner = err.into_inner();
+        if inner.is_syntax() || inner.is_eof() {
+            return InputRejection::new(
+                RejectionKind::MalformedJson,
+                format!("the body is not valid JSON: {inner}"),
+            );
+        }
+        let (field, message) = crate::decode::locate(&path, &inner.to_string());
+        InputRejection {
+            kind: RejectionKind::InvalidInput,
+            message,
+            field,
+        }
+    })
+}
+
+/// The event encoding chosen for a response.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Encoding {
+    /// Server-Sent Events (`text/event-stream`).
+    Sse,
+}
+
+impl Encoding {
+    /// The response `Content-Type`.
+    pub fn content_type(self) -> &'static str {
+        match self {
+            Encoding::Sse => sse::CONTENT_TYPE,
+        }
+    }
+}
+
+/// Chooses the encoding for an `Accept` header value (`None` when the header is absent).
+///
+/// SSE is chosen when the header is absent or empty, or when it accepts `text/event-stream`
+/// (directly, as `text/*` or as `*/*`) with a non-zero quality.
+///
+/// # Errors
+///
+/// An [`InputRejection`] of kind [`RejectionKind::NotAcceptable`] when nothing this endpoint
+/// produces is acceptable.
+///
+/// ```
+/// use ag_ui::axum::{negotiate, Encoding};
+///
+/// assert_eq!(negotiate(None).unwrap(), Encoding::Sse);
+/// assert_eq!(negotiate(Some("text/event-stream")).unwrap(), Encoding::Sse);
+/// assert_eq!(negotiate(Some("application/json, */*;q=0.1")).unwrap(), Encoding::Sse);
+/// assert!(negotiate(Some("application/json")).is_err());
+/// assert!(negotiate(Some("text/event-stream;q=0")).is_err());
+/// ```
+pub fn negotiate(accept: Option<&str>) -> Result<Encoding, InputRejection> {
+    let Some(accept) = accept.map(str::trim).filter(|a| !a.is_empty()) else {
+        return Ok(Encoding::Sse);
+    };
+    // The most specific matching range decides (exact > text/* > */*), as in RFC 9110.
+    let mut best: Option<(u8, f32)> = None;
+    for range in split_unquoted(accept) {
+        let mut parts = range.split(';');
+        let media = parts.next().unwrap_or("").trim().to_ascii_lowercase();
+        let mut q = 1.0_f32;
+        for param in parts {
+            if let Some((k, v)) = param.split_once('=')
+                && k.trim().eq_ignore_ascii_case("q")
+            {
+                q = v.trim().parse().unwrap_or(0.0);
+            }
+        }
+        let specificity = match media.as_str() {
+            "text/event-stream" => 3,
+            "text/*" => 2,
+            "*/*" => 1,
+            _ => continue,
+        };
+        if best.is_none_or(|(s, _)| specificity > s) {
+            best = Some((specificity, q));
+        }
+    }
+    match best {
+        Some((_, q)) if q > 0.0 => Ok(Encoding::Sse),
+        _ => {
+            let wants_proto = accept
+                .to_ascii_lowercase()
+                .contains("application/vnd.ag-ui.event+proto");
+            let message = if wants_proto {
+                format!(
+                    "Accept: {accept:?} asks for protobuf, which this server does not produce; it produces text/event-stream"
+                )
+            } else {
+                format!(
+                    "Accept: {accept:?} accepts nothing this endpoint produces (text/event-stream)"
+                )
+            };
+            Err(InputRejection::new(RejectionKind::NotAcceptable, message))
+        }
+    }
+}
+
+/// Splits a header value on commas that are not inside double quotes.
+fn split_unquoted(value: &str) -> impl Iterator<Item = &str> {
+    let mut quoted = false;
+    let mut start = 0;
+    let mut pieces = Vec::new();
+    for (i, c) in value.char_indices() {
+        match c {
+            '"' => quoted = !quoted,
+            ',' if !quoted => {
+                pieces.push(&value[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    pieces.push(&value[start..]);
+    pieces.into_iter()
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Config {
+    body_limit: usize,
+    keep_alive: Option<Duration>,
+    event_ids: bool,
+}
+
+/// An AG-UI endpoint serving a [`RunHandler`]: `POST` a `RunAgentInput`, receive the events.
+///
+/// Mount it with [`RouterExt::agent`], or turn it into an axum [`MethodRouter`] (which is also
+/// a tower `Service`) with [`AgentEndpoint::into_method_router`].
+pub struct AgentEndpoint<H> {
+    handler: Arc<H>,
+    config: Config,
+}
+
+impl<H> Clone for AgentEndpoint<H> {
+    fn clone(&self) -> Self {
+        Self {
+            handler: Arc::clone(&self.handler),
+            config: self.config,
+        }
+    }
+}
+
+impl<H> fmt::Debug for AgentEndpoint<H> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AgentEndpoint")
+            .field("config", &self.config)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<H: RunHandler> AgentEndpoint<H> {
+    /// An endpoint with the default body limit and keep-alive interval, without SSE ids.
+    pub fn new(handler: H) -> Self {
+        Self {
+            handler: Arc::new(handler),
+            config: Config {
+                body_limit: DEFAULT_BODY_LIMIT,
+                keep_alive: Some(DEFAULT_KEEP_ALIVE),
+                event_ids: false,
+            },
+        }
+    }
+
+    /// Sets the largest accepted request body, in bytes.
+    #[must_use]
+    pub fn with_body_limit(mut self, bytes: usize) -> Self {
+        self.config.body_limit = bytes;
+        self
+    }
+
+    /// Sets the interval of quiet after which a keep-alive comment is sent (`None`: never).
+    #[must_use]
+    pub fn with_keep_alive(mut self, interval: Option<Duration>) -> Self {
+        self.config.keep_alive = interval;
+        self
+    }
+
+    /// Numbers the events with SSE `id:` fields (1, 2, …) so a client can tell how far it got.
+    #[must_use]
+    pub fn with_event_ids(mut self, enabled: bool) -> Self {
+        self.config.event_ids = enabled;
+        self
+    }
+
+    /// The endpoint as an axum method router: `POST` runs the handler, other methods get a JSON
+    /// `405`.
+    pub fn into_method_router<S: Clone + Send + Sync + 'static>(self) -> MethodRouter<S> {
+        let endpoint = self;
+        on(MethodFilter::POST, move |req: Request| {
+            let endpoint = endpoint.clone();
+            async move { endpoint.serve(req).await }
+        })
+        .fallback(|method: Method| async move {
+            let mut response = InputRejection::new(
+                RejectionKind::MethodNotAllowed,
+                format!("{method} is not allowed; an AG-UI endpoint takes POST with a RunAgentInput body"),
+            )
+            .into_response();
+            response.headers_mut().insert(header::ALLOW, HeaderValue::from_static("POST"));
+            response
+        })
+    }
+
+    /// A router serving the endpoint at `/`.
+    pub fn into_router<S: Clone + Send + Sync + 'static>(self) -> Router<S> {
+        Router::new().route("/", self.into_method_router())
+    }
+
+    async fn serve(&self, req: Request) -> Response {
+        let accept = req
+            .headers()
+            .get(header::ACCEPT)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
+        let encoding = match negotiate(accept.as_deref()) {
+            Ok(encoding) => encoding,
+            Err(rejection) => return rejection.into_response(),
+        };
+        let input = match read_input(req, self.config.body_limit).await {
+            Ok(input) => input,
+            Err(rejection) => return rejection.into_response(),
+        };
+        let run_id = input.run_id.clone();
+        let events = match self.handler.run(input) {
+            Ok(events) => events,
+            Err(error) => {
+                tracing::warn!(%run_id, %error, "run could not start");
+                return error.into_response();
+            }
+        };
+        let body = SseBody::new(events, self.config.keep_alive, self.config.event_ids);
+        let mut response = Response::new(Body::from_stream(body));
+        let headers = response.headers_mut();
+        headers.insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static(encoding.content_type()),
+        );
+        headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+        headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
+        response
+    }
+}
+
+/// Mounting endpoints on a router.
+pub trait RouterExt<S> {
+    /// Serves `endpoint` at `path` (`POST`), beside the router's other routes.
+    #[must_use]
+    fn agent<H: RunHandler>(self, path: &str, endpoint: AgentEndpoint<H>) -> Self;
+}
+
+impl<S: Clone + Send + Sync + 'static> RouterExt<S> for Router<S> {
+    fn agent<H: RunHandler>(self, path: &str, endpoint: AgentEndpoint<H>) -> Self {
+        self.route(path, endpoint.into_method_router())
+    }
+}
+
+/// Most bytes gathered into one write from events that are already waiting.
+const MAX_BATCH: usize = 64 * 1024;
+
+/// The response body: SSE frames for the events as they come, keep-alive comments when quiet.
+struct SseBody {
+    events: EventStream,
+    keep_alive: Option<(Duration, Pin<Box<tokio::time::Sleep>>)>,
+    event_ids: bool,
+    next_id: u64,
+    done: bool,
+}
+
+impl SseBody {
+    fn new(events: EventStream, keep_alive: Option<Duration>, event_ids: bool) -> Self {
+        Self {
+            events,
+            keep_alive: keep_alive.map(|every| (every, Box::pin(tokio::time::sleep(every)))),
+            event_ids,
+            next_id: 1,
+            done: false,
+        }
+    }
+
+    fn write(&mut self, event: &Event, out: &mut Vec<u8>) {
+        if self.event_ids {
+            out.extend_from_slice(b"id: ");
+            out.extend_from_slice(self.next_id.to_string().as_bytes());
+            out.push(b'\n');
+            self.next_id += 1;
+        }
+        sse::encode_into(event, out);
+    }
+}
+
+impl Stream for SseBody {
+    type Item = Result<Bytes, Infallible>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let this = &mut *self;
+        if this.done {
+            return Poll::Ready(None);
+        }
+        let mut out = Vec::new();
+        loop {
+            match this.events.as_mut().poll_next(cx) {
+                Poll::Ready(Some(event)) => {
+                    this.write(&event, &mut out);
+                    if out.len() >= MAX_BATCH {
+                        break;
+                    }
+                }
+                Poll::Ready(None) => {
+                    this.done = true;
+                    break;
+                }
+                Poll::Pending => break,
+            }
+        }
+        if !out.is_empty() {
+            if let Some((every, sleep)) = &mut this.keep_alive {
+                sleep.as_mut().reset(tokio::time::Instant::now() + *every);
+            }
+            return Poll::Ready(Some(Ok(Bytes::from(out))));
+        }
+        if this.done {
+            return Poll::Ready(None);
+        }
+        if let Some((every, sleep)) = &mut this.keep_alive
+            && sleep.as_mut().poll(cx).is_ready()
+        {
+            sleep.as_mut().reset(tokio::time::Instant::now() + *every);
+            return Poll::Ready(Some(Ok(Bytes::from_static(b": keep-alive\n\n"))));
+        }
+        Poll::Pending
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn negotiation_follows_specificity_and_quality() {
+        assert_eq!(negotiate(Some("")).unwrap(), Encoding::Sse);
+        assert_eq!(negotiate(Some("*/*")).unwrap(), Encoding::Sse);
+        assert_eq!(negotiate(Some("text/*")).unwrap(), Encoding::Sse);
+        assert_eq!(
+            negotiate(Some("TEXT/EVENT-STREAM; charset=utf-8")).unwrap(),
+            Encoding::Sse
+        );
+        // The exact range wins over the wildcard, whatever their order.
+        assert!(negotiate(Some("*/*, text/event-stream;q=0")).is_err());
+        assert_eq!(
+            negotiate(Some("text/event-stream;q=0.2, */*;q=0")).unwrap(),
+            Encoding::Sse
+        );
+        let proto = negotiate(Some("application/vnd.ag-ui.event+proto")).unwrap_err();
+        assert_eq!(proto.kind(), RejectionKind::NotAcceptable);
+        assert!(proto.message().contains("protobuf"));
+        assert!(negotiate(Some("application/json, text/html")).is_err());
+        assert_eq!(
+            negotiate(Some(r#"text/plain;x="a,b", text/event-stream"#)).unwrap(),
+            Encoding::Sse
+        );
+    }
+
+    #[test]
+    fn content_types() {
+        let mut h = HeaderMap::new();
+        assert_eq!(
+            check_content_type(&h).unwrap_err().kind(),
+            RejectionKind::UnsupportedMediaType
+        );
+        h.insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json; charset=utf-8"),
+        );
+        assert!(check_content_type(&h).is_ok());
+        h.insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/vnd.api+json"),
+        );
+        assert!(check_content_type(&h).is_ok());
+        h.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/plain"));
+        assert_eq!(
+            check_content_type(&h).unwrap_err().kind(),
+            RejectionKind::UnsupportedMediaType
+        );
+        h.insert(header::CONTENT_TYPE, HeaderValue::from_static("+json"));
+        assert!(check_content_type(&h).is_err());
+    }
+
+    #[test]
+    fn input_errors_name_the_field() {
+        let err =
+            parse_input(br#"{"threadId":"t","runId":"r","messages":[{"id":"m","role":"user"}]}"#)
+                .unwrap_err();
+        assert_eq!(err.kind(), RejectionKind::InvalidInput);
+        assert_eq!(err.field(), Some("messages[0].content"), "{err}");
+        let err = parse_input(br#"{"threadId":"t","messages":[]}"#).unwrap_err();
+        assert_eq!(err.field(), Some("runId"));
+        let err = parse_input(br#"{"threadId":1,"runId":"r","messages":[]}"#).unwrap_err();
+        assert_eq!(err.field(), Some("threadId"));
+        let err = parse_input(br#"{"threadId":"t","runId":"r","messages":[]"#).unwrap_err();
+        assert_eq!(err.kind(), RejectionKind::MalformedJson);
+        let err = parse_input(br#"{"threadId":"t","runId":"r","messages":[]} x"#).unwrap_err();
+        assert_eq!(err.kind(), RejectionKind::MalformedJson);
+        assert!(parse_input(br#"{"threadId":"t","runId":"r","messages":[]}"#).is_ok());
+    }
+}

@@ -1,0 +1,290 @@
+//! What every emitter shares: the sink, the attribution, the id counters, and the state slot.
+
+use std::io;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::sink::Sink;
+use super::{Error, ErrorKind, Result};
+use crate::{Event, EventType, MessageId, SubagentRunId, ToolCallId};
+
+/// The emitting half of a context: the shared sink, the attribution every event gets, and the
+/// counters ids are minted from. Shared by reference with every handle opened from the context.
+#[derive(Debug)]
+pub(crate) struct Emitter {
+    pub(crate) sink: Sink,
+    /// `Some` inside a subagent: stamped on every attributable event.
+    pub(crate) attribution: Option<SubagentRunId>,
+    /// The run id, or the subagent run id: ids are `{prefix}-msg-{n}` and so on.
+    prefix: String,
+    messages: AtomicU64,
+    calls: AtomicU64,
+    subagents: AtomicU64,
+}
+
+impl Emitter {
+    pub(crate) fn new(sink: Sink, attribution: Option<SubagentRunId>, prefix: String) -> Self {
+        Self {
+            sink,
+            attribution,
+            prefix,
+            messages: AtomicU64::new(0),
+            calls: AtomicU64::new(0),
+            subagents: AtomicU64::new(0),
+        }
+    }
+
+    fn mint(&self, counter: &AtomicU64, kind: &str) -> String {
+        let n = counter.fetch_add(1, Ordering::Relaxed) + 1;
+        format!("{}-{kind}-{n}", self.prefix)
+    }
+
+    pub(crate) fn next_message_id(&self) -> MessageId {
+        MessageId::new(self.mint(&self.messages, "msg"))
+    }
+
+    pub(crate) fn next_tool_call_id(&self) -> ToolCallId {
+        ToolCallId::new(self.mint(&self.calls, "call"))
+    }
+
+    pub(crate) fn next_subagent_id(&self) -> SubagentRunId {
+        SubagentRunId::new(self.mint(&self.subagents, "sub"))
+    }
+
+    /// Attributes (inside a subagent) and sends one event.
+    #[inline]
+    pub(crate) fn send(&self, event: Event) -> Result<()> {
+        self.sink.send(attribute(event, self.attribution.as_ref()))
+    }
+
+    /// `emit`: the general form, for the families that need no bracket of their own.
+    pub(crate) fn emit_unordered(&self, event: Event) -> Result<()> {
+        use EventType::*;
+        match event.event_type() {
+            RunStarted | RunFinished | RunError => Err(Error::misuse(format!(
+                "{} frames the run and is emitted by the runner, not by the agent",
+                event.event_type()
+            ))),
+            SubagentStarted | SubagentFinished | SubagentError => Err(Error::misuse(format!(
+                "{} is emitted by a subagent context (`ctx.subagent(..)`), not by hand",
+                event.event_type()
+            ))),
+            TextMessageStart
+            | TextMessageContent
+            | TextMessageEnd
+            | ToolCallStart
+            | ToolCallArgs
+            | ToolCallEnd
+            | ReasoningStart
+            | ReasoningMessageStart
+            | ReasoningMessageContent
+            | ReasoningMessageEnd
+            | ReasoningEnd
+            | StepStarted
+            | StepFinished => {
+                // Refused either way; say why the verifier would refuse it when it would.
+                let event = attribute(event, self.attribution.as_ref());
+                if let Some(violation) = self.sink.dry_check(&event) {
+                    return Err(Error::protocol(violation));
+                }
+                Err(Error::misuse(format!(
+                    "{} belongs to a bracketed block; open it with its handle \
+                     (`assistant_message`, `tool_call`, `reasoning`, `step`) so it is always \
+                     closed",
+                    event.event_type()
+                )))
+            }
+            _ => self.send(event),
+        }
+    }
+}
+
+/// Stamps `owner` on an attributable event.
+#[inline]
+pub(crate) fn attribute(mut event: Event, owner: Option<&SubagentRunId>) -> Event {
+    if let Some(owner) = owner
+        && let Some(slot) = event.attribution_mut()
+    {
+        *slot = Some(owner.clone());
+    }
+    event
+}
+
+/// The run's typed state and the JSON last published to the client.
+#[derive(Debug)]
+pub(crate) struct StateSlot<S> {
+    pub(crate) value: S,
+    /// What the client holds: the input's state, then whatever was last published.
+    pub(crate) published: Option<Value>,
+}
+
+/// Counts the bytes a value serializes to without keeping them.
+struct ByteCount(usize);
+
+impl io::Write for ByteCount {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0 += buf.len();
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+fn json_len(value: &impl Serialize) -> usize {
+    let mut count = ByteCount(0);
+    // Writing into a counter cannot fail for values that serialized once already.
+    let _ = serde_json::to_writer(&mut count, value);
+    count.0
+}
+
+impl<S: Serialize> StateSlot<S> {
+    fn current(&self) -> Result<Value> {
+        serde_json::to_value(&self.value).map_err(|e| {
+            Error::new(
+                ErrorKind::State,
+                format!("the state could not be serialized as JSON: {e}"),
+            )
+            .with_source(e)
+        })
+    }
+
+    /// `STATE_SNAPSHOT` with the whole state.
+    pub(crate) fn publish(&mut self, emitter: &Emitter) -> Result<()> {
+        let value = self.current()?;
+        emitter.send(Event::state_snapshot(value.clone()))?;
+        self.published = Some(value);
+        Ok(())
+    }
+
+    /// `STATE_DELTA` from what the client holds to the current state; a snapshot when the
+    /// patch would not be smaller (or the client holds nothing); nothing when nothing changed.
+    pub(crate) fn publish_delta(&mut self, emitter: &Emitter) -> Result<()> {
+        let value = self.current()?;
+        let Some(published) = &self.published else {
+            emitter.send(Event::state_snapshot(value.clone()))?;
+            self.published = Some(value);
+            return Ok(());
+        };
+        let patch = json_patch::diff(published, &value);
+        if patch.0.is_empty() {
+            return Ok(());
+        }
+        let event = if json_len(&patch) < json_len(&value) {
+            Event::state_delta(patch.0)
+        } else {
+            Event::state_snapshot(value.clone())
+        };
+        emitter.send(event)?;
+        self.published = Some(value);
+        Ok(())
+    }
+}
+
+/// The state parameter of handles opened from a [`SubagentContext`](super::SubagentContext).
+///
+/// The run's typed state lives with the parent agent; a subagent, which may run on another
+/// task, has no access to it, so its handles have no `state_mut` or `publish_state`. (It can
+/// still send `STATE_*` events through `emit`.)
+#[derive(Debug, Default)]
+#[non_exhaustive]
+pub struct Detached;
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use crate::server::RunContext;
+    use crate::{Event, EventType, RunAgentInput};
+
+    fn apply_all(mut state: Value, events: &[Event]) -> Value {
+        for event in events {
+            match event {
+                Event::StateSnapshot(e) => state = e.snapshot.clone(),
+                Event::StateDelta(e) => {
+                    json_patch::patch(&mut state, &e.delta).unwrap();
+                }
+                other => panic!("unexpected {other:?}"),
+            }
+        }
+        state
+    }
+
+    #[test]
+    fn delta_without_a_published_base_is_a_snapshot() {
+        let (mut ctx, mut events) = RunContext::<Value>::new(RunAgentInput::new("t", "r")).unwrap();
+        *ctx.state_mut() = json!({"a": 1});
+        ctx.publish_state_delta().unwrap();
+        assert_eq!(events.drain(), vec![Event::state_snapshot(json!({"a": 1}))]);
+    }
+
+    #[test]
+    fn nothing_changed_emits_nothing() {
+        let input = RunAgentInput::new("t", "r").with_state(json!({"a": [1, 2]}));
+        let (mut ctx, mut events) = RunContext::<Value>::new(input).unwrap();
+        ctx.publish_state_delta().unwrap();
+        ctx.publish_state().unwrap();
+        ctx.publish_state_delta().unwrap();
+        assert_eq!(types(&events.drain()), [EventType::StateSnapshot]);
+    }
+
+    fn types(events: &[Event]) -> Vec<EventType> {
+        events.iter().map(Event::event_type).collect()
+    }
+
+    #[test]
+    fn a_patch_larger_than_the_snapshot_falls_back_to_a_snapshot() {
+        let input = RunAgentInput::new("t", "r").with_state(json!({"a": 1, "b": 2}));
+        let (mut ctx, mut events) = RunContext::<Value>::new(input).unwrap();
+        *ctx.state_mut() = json!({"c": 3});
+        ctx.publish_state_delta().unwrap();
+        assert_eq!(events.drain(), vec![Event::state_snapshot(json!({"c": 3}))]);
+    }
+
+    #[test]
+    fn deltas_applied_in_order_reproduce_the_final_state() {
+        let start = json!({"todos": [], "title": "Plan the week with a rather long title", "n": 0});
+        let input = RunAgentInput::new("t", "r").with_state(start.clone());
+        let (mut ctx, mut events) = RunContext::<Value>::new(input).unwrap();
+        for i in 0..20 {
+            let s = ctx.state_mut();
+            s["n"] = json!(i);
+            s["todos"]
+                .as_array_mut()
+                .unwrap()
+                .push(json!({"id": i, "done": i % 3 == 0}));
+            if i % 4 == 0 {
+                s["todos"][0]["done"] = json!(i % 8 == 0);
+            }
+            if i == 10 {
+                s.as_object_mut().unwrap().remove("title");
+            }
+            ctx.publish_state_delta().unwrap();
+        }
+        let got = events.drain();
+        assert!(got.iter().any(|e| e.event_type() == EventType::StateDelta));
+        assert_eq!(apply_all(start, &got), *ctx.state());
+    }
+
+    #[test]
+    fn an_empty_object_reads_as_the_default_state() {
+        let input = RunAgentInput::new("t", "r").with_state(json!({}));
+        let (ctx, _events) = RunContext::<()>::new(input).unwrap();
+        assert_eq!(*ctx.state(), ());
+    }
+
+    #[test]
+    fn a_state_that_does_not_fit_names_the_path() {
+        #[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
+        struct St {
+            #[allow(dead_code)]
+            items: Vec<u32>,
+        }
+        let input = RunAgentInput::new("t", "r").with_state(json!({"items": [1, "two"]}));
+        let err = RunContext::<St>::new(input).unwrap_err();
+        assert_eq!(err.kind(), crate::server::ErrorKind::State);
+        assert!(err.to_string().contains("items[1]"), "{err}");
+    }
+}

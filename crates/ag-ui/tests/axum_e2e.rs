@@ -1,0 +1,373 @@
+//! The axum endpoint end to end, over a real socket on 127.0.0.1.
+#![cfg(feature = "axum")]
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use ag_ui::axum::{AgentEndpoint, RouterExt, StartError};
+use ag_ui::{Event, RunAgentInput, TextMessageRole};
+use axum::Router;
+use futures::{Stream, StreamExt};
+use serde_json::{Value, json};
+use tokio::sync::{mpsc, oneshot};
+
+async fn spawn(app: Router) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    format!("http://{addr}")
+}
+
+fn input_body(run: &str) -> String {
+    json!({"threadId": "t1", "runId": run, "messages": [{"id": "u1", "role": "user", "content": "hi"}]}).to_string()
+}
+
+fn script(input: RunAgentInput) -> impl Stream<Item = Event> + Send + 'static {
+    let (t, r) = (input.thread_id, input.run_id);
+    let id = format!("{r}-msg");
+    futures::stream::iter(vec![
+        Event::run_started(t.clone(), r.clone()),
+        Event::text_message_start(id.as_str(), TextMessageRole::Assistant),
+        Event::text_message_content(id.as_str(), format!("hello {r}")),
+        Event::text_message_end(id.as_str()),
+        Event::run_finished(t, r),
+    ])
+}
+
+async fn post(url: &str, body: String) -> reqwest::Response {
+    reqwest::Client::new()
+        .post(url)
+        .header("content-type", "application/json")
+        .header("accept", "text/event-stream")
+        .body(body)
+        .send()
+        .await
+        .unwrap()
+}
+
+/// Splits an SSE body into its `data:` payloads as JSON values.
+fn data_events(body: &str) -> Vec<Value> {
+    body.split("\n\n")
+        .filter_map(|block| block.lines().find_map(|l| l.strip_prefix("data: ")))
+        .map(|data| serde_json::from_str(data).unwrap())
+        .collect()
+}
+
+async fn error_of(response: reqwest::Response) -> (u16, Value) {
+    let status = response.status().as_u16();
+    assert_eq!(response.headers()["content-type"], "application/json");
+    (
+        status,
+        serde_json::from_str(&response.text().await.unwrap()).unwrap(),
+    )
+}
+
+#[tokio::test]
+async fn streams_the_events_with_anti_buffering_headers() {
+    let url = spawn(Router::new().agent("/agent", AgentEndpoint::new(script))).await;
+    let response = post(&format!("{url}/agent"), input_body("r1")).await;
+    assert_eq!(response.status(), 200);
+    let headers = response.headers();
+    assert_eq!(headers["content-type"], "text/event-stream");
+    assert_eq!(headers["cache-control"], "no-cache");
+    assert_eq!(headers["x-accel-buffering"], "no");
+    let body = response.text().await.unwrap();
+    let expected: String = script(RunAgentInput::new("t1", "r1"))
+        .collect::<Vec<_>>()
+        .await
+        .iter()
+        .map(|e| format!("data: {}\n\n", e.to_json()))
+        .collect();
+    assert_eq!(body, expected);
+}
+
+#[tokio::test]
+async fn numbers_events_with_sse_ids_when_asked() {
+    let url = spawn(
+        AgentEndpoint::new(script)
+            .with_event_ids(true)
+            .into_router(),
+    )
+    .await;
+    let body = post(&url, input_body("r1")).await.text().await.unwrap();
+    let ids: Vec<&str> = body
+        .lines()
+        .filter_map(|l| l.strip_prefix("id: "))
+        .collect();
+    assert_eq!(ids, ["1", "2", "3", "4", "5"]);
+    assert_eq!(data_events(&body).len(), 5);
+}
+
+#[tokio::test]
+async fn rejects_bad_requests_with_json_errors() {
+    let url = spawn(
+        AgentEndpoint::new(script)
+            .with_body_limit(1024)
+            .into_router(),
+    )
+    .await;
+    let client = reqwest::Client::new();
+
+    let (status, body) = error_of(post(&url, "{not json".to_owned()).await).await;
+    assert_eq!(
+        (status, body["error"]["kind"].as_str()),
+        (400, Some("malformed-json"))
+    );
+
+    let bad = json!({"threadId": "t", "runId": "r", "messages": [{"id": "u", "role": "user"}]})
+        .to_string();
+    let (status, body) = error_of(post(&url, bad).await).await;
+    assert_eq!(
+        (status, body["error"]["kind"].as_str()),
+        (400, Some("invalid-input"))
+    );
+    assert_eq!(body["error"]["field"], "messages[0].content");
+
+    let (status, body) = error_of(post(&url, json!({"threadId": 7}).to_string()).await).await;
+    assert_eq!(status, 400);
+    assert_eq!(body["error"]["field"], "threadId");
+
+    let response = client
+        .post(&url)
+        .header("content-type", "text/plain")
+        .body(input_body("r"))
+        .send()
+        .await
+        .unwrap();
+    let (status, body) = error_of(response).await;
+    assert_eq!(
+        (status, body["error"]["kind"].as_str()),
+        (415, Some("unsupported-media-type"))
+    );
+
+    let big =
+        json!({"threadId": "t", "runId": "r", "messages": [], "state": {"pad": "x".repeat(4096)}})
+            .to_string();
+    let (status, body) = error_of(post(&url, big).await).await;
+    assert_eq!(
+        (status, body["error"]["kind"].as_str()),
+        (413, Some("payload-too-large"))
+    );
+
+    let response = client.get(&url).send().await.unwrap();
+    assert_eq!(response.headers()["allow"], "POST");
+    let (status, body) = error_of(response).await;
+    assert_eq!(
+        (status, body["error"]["kind"].as_str()),
+        (405, Some("method-not-allowed"))
+    );
+
+    let response = client
+        .post(&url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json")
+        .body(input_body("r"))
+        .send()
+        .await
+        .unwrap();
+    let (status, body) = error_of(response).await;
+    assert_eq!(
+        (status, body["error"]["kind"].as_str()),
+        (406, Some("not-acceptable"))
+    );
+
+    // No Accept header at all, or */*: SSE.
+    for accept in [None, Some("*/*")] {
+        let mut request = client
+            .post(&url)
+            .header("content-type", "application/json")
+            .body(input_body("r"));
+        if let Some(accept) = accept {
+            request = request.header("accept", accept);
+        }
+        let response = request.send().await.unwrap();
+        assert_eq!(response.status(), 200);
+        assert_eq!(response.headers()["content-type"], "text/event-stream");
+    }
+}
+
+#[tokio::test]
+async fn a_run_that_cannot_start_is_a_json_5xx() {
+    struct Refuses;
+    impl ag_ui::axum::RunHandler for Refuses {
+        fn run(&self, _: RunAgentInput) -> Result<ag_ui::axum::EventStream, StartError> {
+            Err(StartError::new("the model is not configured")
+                .with_status(axum::http::StatusCode::SERVICE_UNAVAILABLE))
+        }
+    }
+    let url = spawn(AgentEndpoint::new(Refuses).into_router()).await;
+    let (status, body) = error_of(post(&url, input_body("r")).await).await;
+    assert_eq!(status, 503);
+    assert_eq!(body["error"]["message"], "the model is not configured");
+}
+
+#[tokio::test]
+async fn quiet_streams_get_keep_alive_comments() {
+    let slow = |input: RunAgentInput| {
+        futures::stream::once(async move {
+            tokio::time::sleep(Duration::from_millis(400)).await;
+            Event::run_started(input.thread_id, input.run_id)
+        })
+    };
+    let url = spawn(
+        AgentEndpoint::new(slow)
+            .with_keep_alive(Some(Duration::from_millis(50)))
+            .into_router(),
+    )
+    .await;
+    let body = post(&url, input_body("r")).await.text().await.unwrap();
+    let before_data = body.split("data: ").next().unwrap();
+    assert!(
+        before_data.matches(": keep-alive\n\n").count() >= 2,
+        "{body:?}"
+    );
+    assert_eq!(data_events(&body).len(), 1);
+}
+
+#[tokio::test]
+async fn each_event_is_flushed_as_it_is_emitted() {
+    // The handler sends its second event only after the client has received the first: if the
+    // server held events back, this would never finish.
+    let (ack_tx, ack_rx) = mpsc::unbounded_channel::<()>();
+    let ack_rx = Arc::new(tokio::sync::Mutex::new(Some(ack_rx)));
+    let handler = move |input: RunAgentInput| {
+        let ack_rx = Arc::clone(&ack_rx);
+        futures::stream::unfold(0, move |step| {
+            let ack_rx = Arc::clone(&ack_rx);
+            let (t, r) = (input.thread_id.clone(), input.run_id.clone());
+            async move {
+                match step {
+                    0 => Some((Event::run_started(t, r), 1)),
+                    1 => {
+                        let mut guard = ack_rx.lock().await;
+                        guard.as_mut()?.recv().await?;
+                        Some((Event::run_finished(t, r), 2))
+                    }
+                    _ => None,
+                }
+            }
+        })
+    };
+    let url = spawn(AgentEndpoint::new(handler).into_router()).await;
+    let mut body = post(&url, input_body("r")).await.bytes_stream();
+    let run = async {
+        let mut seen = String::new();
+        while let Some(chunk) = body.next().await {
+            seen.push_str(std::str::from_utf8(&chunk.unwrap()).unwrap());
+            let count = data_events(&seen).len();
+            if count == 1 && seen.ends_with("\n\n") {
+                ack_tx.send(()).unwrap();
+            }
+            if count == 2 {
+                return seen;
+            }
+        }
+        seen
+    };
+    let seen = tokio::time::timeout(Duration::from_secs(10), run)
+        .await
+        .expect("the first event was held back");
+    assert_eq!(data_events(&seen).len(), 2);
+}
+
+#[tokio::test]
+async fn a_disconnect_drops_the_run() {
+    struct Dropped(Option<oneshot::Sender<()>>);
+    impl Drop for Dropped {
+        fn drop(&mut self) {
+            if let Some(tx) = self.0.take() {
+                let _ = tx.send(());
+            }
+        }
+    }
+    let (dropped_tx, dropped_rx) = oneshot::channel();
+    let dropped_tx = Arc::new(std::sync::Mutex::new(Some(dropped_tx)));
+    let handler = move |input: RunAgentInput| {
+        let guard = Dropped(dropped_tx.lock().unwrap().take());
+        // One event, then an endless trickle of keep-alive-free silence.
+        futures::stream::once(async move { Event::run_started(input.thread_id, input.run_id) })
+            .chain(futures::stream::pending())
+            .map(move |event| {
+                let _ = &guard;
+                event
+            })
+    };
+    let url = spawn(AgentEndpoint::new(handler).into_router()).await;
+    let response = post(&url, input_body("r")).await;
+    let mut body = response.bytes_stream();
+    let first = body.next().await.unwrap().unwrap();
+    assert!(first.starts_with(b"data: "));
+    drop(body);
+    tokio::time::timeout(Duration::from_secs(5), dropped_rx)
+        .await
+        .expect("the run was not dropped within 5 s of the disconnect")
+        .unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hundred_concurrent_runs_each_get_their_own_stream() {
+    let started = Arc::new(AtomicUsize::new(0));
+    let counter = Arc::clone(&started);
+    let handler = move |input: RunAgentInput| {
+        counter.fetch_add(1, Ordering::Relaxed);
+        script(input)
+    };
+    let url = spawn(AgentEndpoint::new(handler).into_router()).await;
+    let runs = (0..100).map(|i| {
+        let url = url.clone();
+        tokio::spawn(async move {
+            let run = format!("run-{i}");
+            let body = post(&url, input_body(&run)).await.text().await.unwrap();
+            (run, data_events(&body))
+        })
+    });
+    for handle in runs.collect::<Vec<_>>() {
+        let (run, events) = handle.await.unwrap();
+        let expected: Vec<Value> = script(RunAgentInput::new("t1", run.as_str()))
+            .map(|e| serde_json::to_value(&e).unwrap())
+            .collect()
+            .await;
+        assert_eq!(events, expected, "{run}");
+    }
+    assert_eq!(started.load(Ordering::Relaxed), 100);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_agent_that_ignores_cancellation_is_dropped_with_the_response() {
+    use ag_ui::server::{Agent, Outcome, RunContext};
+
+    struct Stubborn(Arc<std::sync::Mutex<Option<oneshot::Sender<()>>>>);
+    struct Guard(Option<oneshot::Sender<()>>);
+    impl Drop for Guard {
+        fn drop(&mut self) {
+            if let Some(tx) = self.0.take() {
+                let _ = tx.send(());
+            }
+        }
+    }
+    impl Agent for Stubborn {
+        type State = ();
+        async fn run(&self, ctx: &mut RunContext<()>) -> ag_ui::server::Result<Outcome> {
+            let _guard = Guard(self.0.lock().unwrap().take());
+            ctx.say("working")?;
+            // Never looks at ctx.cancelled(), never emits again.
+            loop {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+        }
+    }
+    let (tx, dropped) = oneshot::channel();
+    let agent = Stubborn(Arc::new(std::sync::Mutex::new(Some(tx))));
+    let url = spawn(AgentEndpoint::agent(agent).into_router()).await;
+    let mut body = post(&url, input_body("r")).await.bytes_stream();
+    let mut seen = String::new();
+    while !seen.contains("TEXT_MESSAGE_END") {
+        seen.push_str(std::str::from_utf8(&body.next().await.unwrap().unwrap()).unwrap());
+    }
+    drop(body);
+    tokio::time::timeout(Duration::from_secs(5), dropped)
+        .await
+        .expect("the agent kept running 5 s after the client left")
+        .unwrap();
+}
