@@ -52,8 +52,8 @@ use serde_json::Value;
 use crate::client::apply::{PartialJson, Reducer, RunOutcome};
 use crate::client::run::{Flow, Pipeline, RunError, Subscriber};
 use crate::{
-    Context, Event, Interrupt, Message, MessageId, ResumeEntry, RunAgentInput, ThreadId, Tool,
-    ToolCallId, ToolMessage,
+    Context, Event, Interrupt, Message, MessageId, ResumeEntry, ResumeStatus, RunAgentInput,
+    ThreadId, Tool, ToolCallId, ToolMessage,
 };
 
 /// A piece of a response: bytes of an SSE stream, or an event already decoded.
@@ -425,6 +425,23 @@ impl Conversation {
             {
                 return Err(RunError::UnansweredInterrupt(open.id.to_string()));
             }
+            let now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
+            for interrupt in &self.pending_interrupts {
+                let expired = interrupt
+                    .expires_at
+                    .as_deref()
+                    .and_then(timestamp_ms)
+                    .is_some_and(|at| at <= now);
+                let cancelled = resume
+                    .iter()
+                    .flatten()
+                    .any(|r| r.interrupt_id == interrupt.id && r.status == ResumeStatus::Cancelled);
+                if expired && !cancelled {
+                    return Err(RunError::ExpiredInterrupt(interrupt.id.to_string()));
+                }
+            }
         }
         self.runs += 1;
         let mut input = RunAgentInput::new(
@@ -525,6 +542,78 @@ impl Conversation {
     }
 }
 
+/// Milliseconds since the Unix epoch of an ISO 8601 / RFC 3339 date-time
+/// (`2026-01-31T12:00:00Z`, `…T12:00:00.250+02:00`, or a bare date, read as UTC midnight).
+/// `None` for anything else: an unparseable `expiresAt` never expires, as in the reference.
+fn timestamp_ms(text: &str) -> Option<i64> {
+    let b = text.as_bytes();
+    let digits = |range: std::ops::Range<usize>| -> Option<i64> {
+        let part = text.get(range)?;
+        part.bytes()
+            .all(|c| c.is_ascii_digit())
+            .then(|| part.parse().ok())
+            .flatten()
+    };
+    let (year, month, day) = (digits(0..4)?, digits(5..7)?, digits(8..10)?);
+    if b.get(4) != Some(&b'-')
+        || b.get(7) != Some(&b'-')
+        || !(1..=12).contains(&month)
+        || !(1..=31).contains(&day)
+    {
+        return None;
+    }
+    // Days from the civil date (proleptic Gregorian), after H. Hinnant.
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let doy = (153 * ((month + 9) % 12) + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    if b.len() == 10 {
+        return Some(days * 86_400_000);
+    }
+    if !matches!(b.get(10), Some(b'T' | b't' | b' '))
+        || b.get(13) != Some(&b':')
+        || b.get(16) != Some(&b':')
+    {
+        return None;
+    }
+    let (hour, minute, second) = (digits(11..13)?, digits(14..16)?, digits(17..19)?);
+    if hour > 23 || minute > 59 || second > 60 {
+        return None;
+    }
+    let mut at = 19;
+    let mut millis = 0;
+    if b.get(at) == Some(&b'.') {
+        let start = at + 1;
+        at = start;
+        while b.get(at).is_some_and(u8::is_ascii_digit) {
+            at += 1;
+        }
+        let fraction = text.get(start..at.min(start + 3))?;
+        if fraction.is_empty() {
+            return None;
+        }
+        millis = fraction.parse::<i64>().ok()? * 10_i64.pow(3 - fraction.len() as u32);
+    }
+    let offset = match text.get(at..)? {
+        "Z" | "z" => 0,
+        zone if zone.len() == 6
+            && (zone.starts_with('+') || zone.starts_with('-'))
+            && &zone[3..4] == ":" =>
+        {
+            let minutes = digits(at + 1..at + 3)? * 60 + digits(at + 4..at + 6)?;
+            if zone.starts_with('-') {
+                -minutes
+            } else {
+                minutes
+            }
+        }
+        _ => return None,
+    };
+    Some(((days * 24 + hour) * 60 + minute - offset) * 60_000 + second * 1000 + millis)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -574,6 +663,62 @@ mod tests {
         .unwrap();
         assert_eq!(summary.end, RunEnd::Finished);
         assert!(c.pending_interrupts().is_empty());
+    }
+
+    #[test]
+    fn timestamps() {
+        assert_eq!(timestamp_ms("1970-01-01T00:00:00Z"), Some(0));
+        assert_eq!(timestamp_ms("1970-01-01"), Some(0));
+        assert_eq!(
+            timestamp_ms("2000-03-01T00:00:00.5Z"),
+            Some(951_868_800_500)
+        );
+        assert_eq!(
+            timestamp_ms("2000-03-01T02:00:00+02:00"),
+            Some(951_868_800_000)
+        );
+        assert_eq!(timestamp_ms("1969-12-31T23:59:59Z"), Some(-1000));
+        for bad in [
+            "",
+            "soon",
+            "2000-13-01",
+            "2000-01-01T25:00:00Z",
+            "2000-01-01T00:00:00",
+            "2000-01-01T00:00:00+0200",
+        ] {
+            assert_eq!(timestamp_ms(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn expired_interrupts_must_be_cancelled() {
+        let expired = Interrupt::new("old", "approve").with_expires_at("2001-01-01T00:00:00Z");
+        let future = Interrupt::new("new", "approve").with_expires_at("2999-01-01T00:00:00Z");
+        let garbage = Interrupt::new("odd", "approve").with_expires_at("whenever");
+        let stop = Replay::new(vec![
+            Event::run_started("t", "r1"),
+            RunFinishedEvent::new("t", "r1")
+                .with_outcome(RunFinishedOutcome::interrupt(vec![
+                    expired, future, garbage,
+                ]))
+                .into(),
+        ]);
+        let mut c = Conversation::new("t");
+        block_on(c.run(&stop, &mut ())).unwrap();
+        let resolved = |id: &str| ResumeEntry::resolved(id, serde_json::json!(true));
+        let all_resolved = vec![resolved("old"), resolved("new"), resolved("odd")];
+        let err = block_on(c.run_with(&stop, Some(all_resolved), &CancelHandle::new(), &mut ()))
+            .unwrap_err();
+        assert!(
+            matches!(err, RunError::ExpiredInterrupt(ref id) if id == "old"),
+            "{err}"
+        );
+        let answers = vec![
+            ResumeEntry::cancelled("old"),
+            resolved("new"),
+            resolved("odd"),
+        ];
+        block_on(c.run_with(&stop, Some(answers), &CancelHandle::new(), &mut ())).unwrap();
     }
 
     #[test]

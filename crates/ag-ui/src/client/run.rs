@@ -114,6 +114,8 @@ pub enum RunErrorKind {
     Http,
     /// Every open interrupt must be answered by a `resume` entry before the next run.
     UnansweredInterrupt,
+    /// An expired interrupt must be answered with status `cancelled`.
+    ExpiredInterrupt,
 }
 
 impl RunErrorKind {
@@ -127,6 +129,7 @@ impl RunErrorKind {
             RunErrorKind::Transport => "run.transport",
             RunErrorKind::Http => "run.http",
             RunErrorKind::UnansweredInterrupt => "run.unanswered-interrupt",
+            RunErrorKind::ExpiredInterrupt => "run.expired-interrupt",
         }
     }
 }
@@ -161,6 +164,10 @@ pub enum RunError {
     /// An interrupt left open by the last run has no `resume` entry.
     #[error("interrupt {0:?} is open and has no resume entry")]
     UnansweredInterrupt(String),
+    /// An interrupt whose `expiresAt` has passed was answered with something else than
+    /// `cancelled`.
+    #[error("interrupt {0:?} has expired; its resume entry must be cancelled")]
+    ExpiredInterrupt(String),
 }
 
 impl RunError {
@@ -174,6 +181,7 @@ impl RunError {
             RunError::Transport(_) => RunErrorKind::Transport,
             RunError::Http { .. } => RunErrorKind::Http,
             RunError::UnansweredInterrupt(_) => RunErrorKind::UnansweredInterrupt,
+            RunError::ExpiredInterrupt(_) => RunErrorKind::ExpiredInterrupt,
         }
     }
 }
