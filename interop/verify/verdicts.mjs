@@ -9,7 +9,8 @@
 // Usage: node interop/verify/verdicts.mjs <corpus.json>      (corpus: {"streams":[{"events":[...]}]})
 //        import { verdict } from "./verdicts.mjs"             (used by gen.mjs)
 
-import { readFileSync } from "node:fs";
+import { readFileSync, realpathSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { verifyEvents } from "@ag-ui/client";
 import { from } from "rxjs";
 
@@ -77,7 +78,7 @@ export function verdict(events) {
   return { accepted: true };
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
+if (process.argv[1] && realpathSync(process.argv[1]) === realpathSync(fileURLToPath(import.meta.url))) {
   const path = process.argv[2];
   if (!path) {
     console.error("usage: node verdicts.mjs <corpus.json>");

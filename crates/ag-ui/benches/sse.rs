@@ -12,6 +12,9 @@
 //! The reference (@ag-ui/encoder and @ag-ui/client under Node) is timed on the same workload by
 //! `interop/bench/sse.mjs`.
 
+// `criterion_group!` generates a public function without documentation.
+#![allow(missing_docs)]
+
 #[path = "workload.rs"]
 mod workload;
 

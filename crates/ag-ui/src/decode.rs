@@ -244,6 +244,7 @@ impl Event {
     ///
     /// A [`DecodeError`] naming what was wrong: invalid JSON, not an object, no `type`, an
     /// unknown `type`, or an invalid field of a known event (with its path).
+    #[inline]
     pub fn from_slice(bytes: &[u8]) -> Result<Event, DecodeError> {
         match std::str::from_utf8(bytes) {
             Ok(json) => Event::from_json(json),
@@ -256,16 +257,24 @@ impl Event {
     /// # Errors
     ///
     /// As [`Event::from_slice`].
+    #[inline]
     pub fn from_json(json: &str) -> Result<Event, DecodeError> {
         // The fast path: `type` first, as encoders write it, and a valid event. Reading from a
         // `str` spares serde_json a UTF-8 check per string. Anything else takes the slow path,
         // which names what is wrong.
-        if let Some(ty) = leading_type(json.as_bytes()).and_then(|name| name.parse().ok()) {
+        if let Some(name) = leading_type(json.as_bytes())
+            && let Ok(ty) = name.parse::<EventType>()
+        {
+            // After `{"type":"` and the name, the closing quote.
+            let after_type = 9 + name.len() + 1;
+            if let Some(event) = crate::fast_json::read_event(json, after_type, ty) {
+                return Ok(event);
+            }
             let mut de = serde_json::Deserializer::from_str(json);
-            if let Ok(event) = Event::deserialize_as(ty, &mut de) {
-                if de.end().is_ok() {
-                    return Ok(event);
-                }
+            if let Ok(event) = Event::deserialize_as(ty, &mut de)
+                && de.end().is_ok()
+            {
+                return Ok(event);
             }
         }
         Event::decode_slow(json.as_bytes())

@@ -837,6 +837,7 @@ macro_rules! events {
             }
 
             /// Deserializes the payload of an event of type `ty` (the `type` key is ignored).
+            #[inline]
             pub(crate) fn deserialize_as<'de, D: Deserializer<'de>>(
                 ty: EventType,
                 d: D,

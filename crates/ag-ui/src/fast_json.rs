@@ -1,14 +1,18 @@
-//! A direct JSON writer for the events that make up almost every stream (text, tool call and
-//! reasoning fragments, their starts and ends, steps), used by [`crate::Event::write_json`].
+//! Direct JSON reading and writing for the events that make up almost every stream (text,
+//! tool call and reasoning fragments, their starts and ends, steps), used by
+//! [`crate::Event::write_json`] and [`crate::Event::from_json`].
 //!
-//! It writes exactly the bytes the serde serializer writes (same keys, same order, same string
-//! escapes) — a property test compares both on generated events of every type — but skips
-//! serde's per-field machinery: keys are constants and strings are scanned eight bytes at a
-//! time. Events it does not cover (or that carry `rawEvent` or `metadata`) go through serde.
+//! The writer produces exactly the bytes the serde serializer produces (same keys, same order,
+//! same string escapes) but skips serde's per-field machinery: keys are constants and strings
+//! are scanned eight bytes at a time. The reader takes compact JSON of the covered events with
+//! plain strings and integers and builds the event directly; anything else (escapes,
+//! whitespace, `rawEvent`, `metadata`, unknown or duplicate keys, a bad value) is left to serde,
+//! which accepts or rejects it with a precise error. Property tests hold both to serde: the
+//! writer on generated events of every type, the reader on generated and mangled JSON.
 
 use std::io::Write;
 
-use crate::{Content, Event, MessageId, SubagentRunId, TextMessageRole};
+use crate::{Content, Event, EventType, MessageId, SubagentRunId, TextMessageRole};
 
 /// Writes `event` if it is one of the covered shapes; returns `false` (having written nothing)
 /// otherwise.
@@ -305,6 +309,239 @@ pub(crate) fn write_str(out: &mut Vec<u8>, s: &str) {
     out.push(b'"');
 }
 
+/// Largest magnitude of a `timestamp` (2^53 − 1).
+const MAX_SAFE: i64 = 9_007_199_254_740_991;
+
+/// A value the direct reader understands: a string without escapes, or a plain integer.
+#[derive(Clone, Copy)]
+enum Raw<'a> {
+    Str(&'a str),
+    Int(i64),
+}
+
+/// The members of a compact JSON object, after its leading `"type"` member.
+struct Members<'a> {
+    keys: [&'a str; 8],
+    values: [Raw<'a>; 8],
+    len: usize,
+    /// Which members were taken; any left over is a key the reader does not handle.
+    taken: u8,
+}
+
+impl<'a> Members<'a> {
+    /// Reads `,"key":value` pairs up to the closing brace at the very end of `json`. `None` for
+    /// anything unusual: whitespace, escapes, nested values, floats, more than eight members.
+    fn parse(json: &'a str, mut at: usize) -> Option<Self> {
+        let bytes = json.as_bytes();
+        let mut members = Members {
+            keys: [""; 8],
+            values: [Raw::Int(0); 8],
+            len: 0,
+            taken: 0,
+        };
+        loop {
+            match *bytes.get(at)? {
+                b'}' if at + 1 == bytes.len() => return Some(members),
+                b',' if members.len < 8 => {}
+                _ => return None,
+            }
+            if bytes.get(at + 1) != Some(&b'"') {
+                return None;
+            }
+            let (key, next) = plain_str(json, at + 2)?;
+            if bytes.get(next) != Some(&b':') {
+                return None;
+            }
+            at = next + 1;
+            let value = match *bytes.get(at)? {
+                b'"' => {
+                    let (value, next) = plain_str(json, at + 1)?;
+                    at = next;
+                    Raw::Str(value)
+                }
+                b'-' | b'0'..=b'9' => {
+                    let (value, next) = plain_int(bytes, at)?;
+                    at = next;
+                    Raw::Int(value)
+                }
+                _ => return None,
+            };
+            if members.keys[..members.len].contains(&key) {
+                return None; // a duplicate: serde reports it
+            }
+            members.keys[members.len] = key;
+            members.values[members.len] = value;
+            members.len += 1;
+        }
+    }
+
+    fn take(&mut self, key: &str) -> Option<Raw<'a>> {
+        let index = self.keys[..self.len].iter().position(|k| *k == key)?;
+        self.taken |= 1 << index;
+        Some(self.values[index])
+    }
+
+    /// A required string member.
+    fn string(&mut self, key: &str) -> Option<String> {
+        match self.take(key)? {
+            Raw::Str(s) => Some(s.to_owned()),
+            Raw::Int(_) => None,
+        }
+    }
+
+    /// An optional string member: `Err` when present with another type.
+    fn opt_string<T: From<String>>(&mut self, key: &str) -> Result<Option<T>, ()> {
+        match self.take(key) {
+            None => Ok(None),
+            Some(Raw::Str(s)) => Ok(Some(T::from(s.to_owned()))),
+            Some(Raw::Int(_)) => Err(()),
+        }
+    }
+
+    /// Whether every member was taken.
+    fn done(&self) -> bool {
+        u32::from(self.taken) == (1u32 << self.len) - 1
+    }
+}
+
+/// A string starting after its opening quote at `at`, without escapes or control characters;
+/// returns it and the position after its closing quote.
+fn plain_str(json: &str, at: usize) -> Option<(&str, usize)> {
+    let bytes = json.as_bytes();
+    let end = next_escape(bytes, at)?;
+    if bytes[end] != b'"' {
+        return None;
+    }
+    // Both ends are ASCII quotes, so the slice is on character boundaries.
+    Some((json.get(at..end)?, end + 1))
+}
+
+/// A JSON integer (no fraction, no exponent) within ±(2^53 − 1).
+fn plain_int(bytes: &[u8], at: usize) -> Option<(i64, usize)> {
+    let negative = bytes[at] == b'-';
+    let start = at + usize::from(negative);
+    let digits = bytes[start..]
+        .iter()
+        .take_while(|b| b.is_ascii_digit())
+        .count();
+    if digits == 0 || digits > 16 || (digits > 1 && bytes[start] == b'0') {
+        return None;
+    }
+    let end = start + digits;
+    if matches!(bytes.get(end), Some(b'.' | b'e' | b'E')) {
+        return None;
+    }
+    let mut value: i64 = 0;
+    for &b in &bytes[start..end] {
+        value = value * 10 + i64::from(b - b'0');
+    }
+    if value > MAX_SAFE {
+        return None;
+    }
+    Some((if negative { -value } else { value }, end))
+}
+
+fn text_role(raw: Option<Raw<'_>>) -> Result<Option<TextMessageRole>, ()> {
+    match raw {
+        None => Ok(None),
+        Some(Raw::Str("developer")) => Ok(Some(TextMessageRole::Developer)),
+        Some(Raw::Str("system")) => Ok(Some(TextMessageRole::System)),
+        Some(Raw::Str("assistant")) => Ok(Some(TextMessageRole::Assistant)),
+        Some(Raw::Str("user")) => Ok(Some(TextMessageRole::User)),
+        Some(_) => Err(()),
+    }
+}
+
+/// Reads the common events directly from compact JSON whose `type` member (of type `ty`) ends
+/// at `at`. `None` when the event is of another type or shape, or anything about it is
+/// unusual; the caller then reads it with serde, which accepts or rejects it with a precise
+/// error. What this returns is exactly what serde would.
+pub(crate) fn read_event(json: &str, at: usize, ty: EventType) -> Option<Event> {
+    use crate::event::*;
+    let mut m = Members::parse(json, at)?;
+    let mut event: Event = match ty {
+        EventType::TextMessageStart => {
+            let mut e = TextMessageStartEvent::new(m.string("messageId")?);
+            e.role = text_role(m.take("role")).ok()?;
+            e.name = m.opt_string("name").ok()?;
+            e.subagent_run_id = m.opt_string("subagentRunId").ok()?;
+            e.into()
+        }
+        EventType::TextMessageContent => {
+            let mut e = TextMessageContentEvent::new(m.string("messageId")?, m.string("delta")?);
+            e.subagent_run_id = m.opt_string("subagentRunId").ok()?;
+            e.into()
+        }
+        EventType::TextMessageEnd => {
+            let mut e = TextMessageEndEvent::new(m.string("messageId")?);
+            e.subagent_run_id = m.opt_string("subagentRunId").ok()?;
+            e.into()
+        }
+        EventType::TextMessageChunk => {
+            let mut e = TextMessageChunkEvent::new();
+            e.message_id = m.opt_string("messageId").ok()?;
+            e.role = text_role(m.take("role")).ok()?;
+            e.delta = m.opt_string("delta").ok()?;
+            e.name = m.opt_string("name").ok()?;
+            e.subagent_run_id = m.opt_string("subagentRunId").ok()?;
+            e.into()
+        }
+        EventType::ToolCallStart => {
+            let mut e = ToolCallStartEvent::new(m.string("toolCallId")?, m.string("toolCallName")?);
+            e.parent_message_id = m.opt_string("parentMessageId").ok()?;
+            e.subagent_run_id = m.opt_string("subagentRunId").ok()?;
+            e.into()
+        }
+        EventType::ToolCallArgs => {
+            let mut e = ToolCallArgsEvent::new(m.string("toolCallId")?, m.string("delta")?);
+            e.subagent_run_id = m.opt_string("subagentRunId").ok()?;
+            e.into()
+        }
+        EventType::ToolCallEnd => {
+            let mut e = ToolCallEndEvent::new(m.string("toolCallId")?);
+            e.subagent_run_id = m.opt_string("subagentRunId").ok()?;
+            e.into()
+        }
+        EventType::ReasoningStart => {
+            let mut e = ReasoningStartEvent::new(m.string("messageId")?);
+            e.subagent_run_id = m.opt_string("subagentRunId").ok()?;
+            e.into()
+        }
+        EventType::ReasoningMessageStart => {
+            if !matches!(m.take("role"), Some(Raw::Str("reasoning"))) {
+                return None;
+            }
+            let mut e = ReasoningMessageStartEvent::new(m.string("messageId")?);
+            e.subagent_run_id = m.opt_string("subagentRunId").ok()?;
+            e.into()
+        }
+        EventType::ReasoningMessageContent => {
+            let mut e =
+                ReasoningMessageContentEvent::new(m.string("messageId")?, m.string("delta")?);
+            e.subagent_run_id = m.opt_string("subagentRunId").ok()?;
+            e.into()
+        }
+        EventType::ReasoningMessageEnd => {
+            let mut e = ReasoningMessageEndEvent::new(m.string("messageId")?);
+            e.subagent_run_id = m.opt_string("subagentRunId").ok()?;
+            e.into()
+        }
+        EventType::ReasoningEnd => {
+            let mut e = ReasoningEndEvent::new(m.string("messageId")?);
+            e.subagent_run_id = m.opt_string("subagentRunId").ok()?;
+            e.into()
+        }
+        _ => return None,
+    };
+    match m.take("timestamp") {
+        None => {}
+        Some(Raw::Int(ts)) => *event.timestamp_mut() = Some(ts),
+        Some(Raw::Str(_)) => return None,
+    }
+    // Unknown members are ignored by serde; leave them (and the warnings about them) to it.
+    m.done().then_some(event)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -335,6 +572,119 @@ mod tests {
         for b in 0u8..=255 {
             let w = u64::from_le_bytes([b'a', b'b', b'c', b, b'd', b'e', b'f', b'g']);
             assert_eq!(word_needs_escape(w), byte_needs_escape(b), "{b}");
+        }
+    }
+
+    mod reader {
+        use super::super::*;
+        use proptest::prelude::*;
+
+        const TYPES: &[&str] = &[
+            "TEXT_MESSAGE_START",
+            "TEXT_MESSAGE_CONTENT",
+            "TEXT_MESSAGE_END",
+            "TEXT_MESSAGE_CHUNK",
+            "TOOL_CALL_START",
+            "TOOL_CALL_ARGS",
+            "TOOL_CALL_END",
+            "REASONING_START",
+            "REASONING_MESSAGE_START",
+            "REASONING_MESSAGE_CONTENT",
+            "REASONING_MESSAGE_END",
+            "REASONING_END",
+            "STEP_STARTED",
+        ];
+        const KEYS: &[&str] = &[
+            "messageId",
+            "delta",
+            "role",
+            "name",
+            "subagentRunId",
+            "timestamp",
+            "toolCallId",
+            "toolCallName",
+            "parentMessageId",
+            "type",
+            "extra",
+            "rawEvent",
+            "message\\u0049d",
+        ];
+        const VALUES: &[&str] = &[
+            "\"m1\"",
+            "\"\"",
+            "\"héllo ✓\"",
+            "\"a\\\"b\"",
+            "\"tab\there\"",
+            "\"assistant\"",
+            "\"user\"",
+            "\"reasoning\"",
+            "\"tool\"",
+            "0",
+            "-0",
+            "17",
+            "-42",
+            "007",
+            "1.5",
+            "1e3",
+            "9007199254740991",
+            "9007199254740992",
+            "-9007199254740991",
+            "null",
+            "true",
+            "{}",
+            "[]",
+        ];
+
+        fn member() -> impl Strategy<Value = String> {
+            (prop::sample::select(KEYS), prop::sample::select(VALUES))
+                .prop_map(|(k, v)| format!(",\"{k}\":{v}"))
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(4096))]
+
+            /// Whatever the direct reader accepts, serde reads to the same event.
+            #[test]
+            fn the_direct_reader_agrees_with_serde(
+                ty in prop::sample::select(TYPES),
+                members in prop::collection::vec(member(), 0..5),
+                tail in prop::sample::select(vec!["}", "} ", "", ",}", "}}"]),
+            ) {
+                let json = format!("{{\"type\":\"{ty}\"{}{tail}", members.concat());
+                let ty: EventType = ty.parse().unwrap();
+                if let Some(fast) = read_event(&json, 9 + ty.as_str().len() + 1, ty) {
+                    let mut de = serde_json::Deserializer::from_str(&json);
+                    let slow = Event::deserialize_as(ty, &mut de).and_then(|e| de.end().map(|()| e));
+                    prop_assert_eq!(Some(fast), slow.ok(), "{}", json);
+                }
+            }
+        }
+
+        #[test]
+        fn the_direct_reader_takes_the_common_shapes() {
+            for json in [
+                r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"d","subagentRunId":"s","timestamp":-5}"#,
+                r#"{"type":"TOOL_CALL_START","toolCallId":"c","toolCallName":"n","parentMessageId":"m"}"#,
+                r#"{"type":"REASONING_MESSAGE_START","messageId":"m","role":"reasoning"}"#,
+                r#"{"type":"TEXT_MESSAGE_CHUNK"}"#,
+            ] {
+                let ty: EventType = json[9..].split('"').next().unwrap().parse().unwrap();
+                let fast = read_event(json, 9 + ty.as_str().len() + 1, ty);
+                assert!(fast.is_some(), "{json}");
+                assert_eq!(fast.unwrap().to_json(), json);
+            }
+            for json in [
+                r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"a\nb"}"#,
+                r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"d","metadata":{}}"#,
+                r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"d","extra":1}"#,
+                r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m"}"#,
+            ] {
+                let ty = EventType::TextMessageContent;
+                assert!(
+                    read_event(json, 9 + ty.as_str().len() + 1, ty).is_none(),
+                    "{json}"
+                );
+            }
         }
     }
 }

@@ -1,6 +1,8 @@
 //! Bad input is a typed error naming the event index, the event type and the field — never a
 //! panic, never a silently different event.
 
+#![cfg(feature = "sse")]
+
 use ag_ui::encoding::sse::{self, EventDecoder};
 use ag_ui::{DecodeErrorKind, Event, EventType};
 use serde_json::json;

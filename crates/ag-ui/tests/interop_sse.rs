@@ -4,6 +4,8 @@
 //!
 //! Needs `npm ci --prefix interop` (CI runs it first).
 
+#![cfg(feature = "sse")]
+
 mod common;
 
 use std::path::{Path, PathBuf};

@@ -1,6 +1,8 @@
 //! The cross-SDK fixture `null-omission.json`: every case decodes, re-encodes through the SSE
 //! writer, and equals `expected` as JSON.
 
+#![cfg(feature = "sse")]
+
 use std::path::PathBuf;
 
 use ag_ui::Event;

@@ -7,6 +7,10 @@
 //! deterministic and the file is up to date), asks the reference for its verdicts live with
 //! `interop/verify/verdicts.mjs`, and asserts that our verifier gives the same verdict on every
 //! stream: accepted, or rejected with the same kind at the same event index.
+//!
+//! Emission mode is held to the reference the other way round: whatever it lets a server emit
+//! (the corpus, and 400 chunk-heavy mixes, with the refused events left out) passes the
+//! reference client's `transformChunks` + `verifyEvents` (`interop/verify/pipeline.mjs`).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -120,4 +124,173 @@ fn verdicts_match_the_reference_on_every_stream() {
     );
     // The corpus exercises both sides.
     assert!(rejected > 200 && streams.len() - rejected > 200);
+}
+
+/// Emission mode keeps a server's stream valid for the reference client: every corpus stream,
+/// with the events emission mode rejects left out (as the server leaves them unemitted), is
+/// accepted by the reference's chunk expansion plus verifier.
+#[test]
+fn what_emission_mode_lets_through_the_reference_client_accepts() {
+    let root = root();
+    let corpus: Value = serde_json::from_slice(&std::fs::read(corpus_path()).unwrap()).unwrap();
+    let mut emitted: Vec<Vec<&Value>> = Vec::new();
+    let (mut kept, mut dropped, mut chunks) = (0usize, 0usize, 0usize);
+    for stream in corpus["streams"].as_array().unwrap() {
+        let mut verifier = Verifier::for_emission();
+        let mut out = Vec::new();
+        for json in stream["events"].as_array().unwrap() {
+            let event = Event::from_value(json).unwrap();
+            match verifier.check(&event) {
+                Ok(()) => {
+                    chunks += usize::from(event.is_chunk());
+                    kept += 1;
+                    out.push(json);
+                }
+                Err(_) => dropped += 1,
+            }
+        }
+        emitted.push(out);
+    }
+    // Both sides are exercised: most events pass, many are refused, chunks are among them.
+    assert!(
+        kept > 10_000 && dropped > 1_000 && chunks > 30,
+        "{kept} {dropped} {chunks}"
+    );
+
+    let path = std::env::temp_dir().join(format!("ag-ui-emitted-{}.json", std::process::id()));
+    std::fs::write(&path, serde_json::to_vec(&emitted).unwrap()).unwrap();
+    let verdicts: Vec<Value> =
+        serde_json::from_slice(&node(&[&root.join("interop/verify/pipeline.mjs"), &path])).unwrap();
+    let _ = std::fs::remove_file(&path);
+    let failures: Vec<String> = verdicts
+        .iter()
+        .zip(corpus["streams"].as_array().unwrap())
+        .filter(|(v, _)| v.get("accepted").is_none())
+        .map(|(v, s)| format!("{}: {v}", s["name"]))
+        .collect();
+    assert!(
+        failures.is_empty(),
+        "the reference rejected:\n{}",
+        failures.join("\n")
+    );
+}
+
+/// Chunk-heavy streams: random mixes of chunks and explicit events over a few ids and lanes
+/// (deterministic), filtered by emission mode, must all pass the reference client's chunk
+/// expansion and verifier.
+#[test]
+fn emission_mode_chunk_mixes_pass_the_reference_client() {
+    use ag_ui::{
+        MessageId, TextMessageChunkEvent, TextMessageRole, ToolCallChunkEvent, ToolCallStartEvent,
+    };
+    let mut seed: u64 = 0x0ddc_0ffe_e5ee_d5a1;
+    let mut next = move |n: u64| {
+        seed = seed
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (seed >> 33) % n
+    };
+    const IDS: [&str; 3] = ["a", "b", ""];
+    const TAGS: [Option<&str>; 4] = [None, None, Some("s1"), Some("s2")];
+    let mut streams: Vec<Vec<Value>> = Vec::new();
+    let (mut kept_chunks, mut dropped) = (0usize, 0usize);
+    for _ in 0..400 {
+        let mut verifier = Verifier::for_emission();
+        let mut out = Vec::new();
+        let mut offer = |event: Event, out: &mut Vec<Value>| match verifier.check(&event) {
+            Ok(()) => {
+                kept_chunks += usize::from(event.is_chunk());
+                out.push(serde_json::to_value(&event).unwrap());
+            }
+            Err(_) => dropped += 1,
+        };
+        offer(Event::run_started("t", "r"), &mut out);
+        for _ in 0..(10 + next(30)) {
+            let id = IDS[next(3) as usize];
+            let tag = TAGS[next(4) as usize];
+            let mut event = match next(14) {
+                0..=2 => {
+                    let mut e = TextMessageChunkEvent::new()
+                        .with_message_id(id)
+                        .with_delta("x");
+                    if next(4) == 0 {
+                        e = e.with_role(TextMessageRole::User);
+                    }
+                    if next(4) == 0 {
+                        e = e.with_name("n");
+                    }
+                    e.into()
+                }
+                3 | 4 => {
+                    let mut e = ToolCallChunkEvent::new()
+                        .with_tool_call_id(id)
+                        .with_delta("{}");
+                    if next(3) != 0 {
+                        e = e.with_tool_call_name(if next(4) == 0 { "g" } else { "f" });
+                    }
+                    if next(3) == 0 {
+                        e = e.with_parent_message_id(IDS[next(3) as usize]);
+                    }
+                    e.into()
+                }
+                5 => Event::reasoning_message_chunk(Some(MessageId::new(id)), Some("r".into())),
+                6 => Event::text_message_start(id, TextMessageRole::Assistant),
+                7 => Event::text_message_content(id, "y"),
+                8 => Event::text_message_end(id),
+                9 => ToolCallStartEvent::new(id, "f")
+                    .with_parent_message_id(IDS[next(3) as usize])
+                    .into(),
+                10 => Event::tool_call_end(id),
+                11 => Event::tool_call_result(IDS[next(3) as usize], id, "ok"),
+                12 => Event::reasoning_message_start(id),
+                _ => Event::custom("c", serde_json::json!(1)),
+            };
+            if let Some(tag) = tag {
+                event = event.with_subagent_run_id(tag);
+            }
+            offer(event, &mut out);
+        }
+        // Close what the emitter still holds open, as a server's handles would, then finish.
+        for id in IDS {
+            for tag in TAGS {
+                for end in [
+                    Event::text_message_end(id),
+                    Event::tool_call_end(id),
+                    Event::reasoning_message_end(id),
+                ] {
+                    let end = match tag {
+                        Some(t) => end.with_subagent_run_id(t),
+                        None => end,
+                    };
+                    // Refused unless open: a server's handles only close what they opened.
+                    offer(end, &mut out);
+                }
+            }
+        }
+        offer(Event::run_finished("t", "r"), &mut out);
+        streams.push(out);
+    }
+    assert!(
+        kept_chunks > 1_000 && dropped > 500,
+        "{kept_chunks} {dropped}"
+    );
+
+    let root = root();
+    let path = std::env::temp_dir().join(format!("ag-ui-chunk-mix-{}.json", std::process::id()));
+    std::fs::write(&path, serde_json::to_vec(&streams).unwrap()).unwrap();
+    let verdicts: Vec<Value> =
+        serde_json::from_slice(&node(&[&root.join("interop/verify/pipeline.mjs"), &path])).unwrap();
+    let _ = std::fs::remove_file(&path);
+    let failures: Vec<String> = verdicts
+        .iter()
+        .enumerate()
+        .filter(|(_, v)| v.get("accepted").is_none())
+        .map(|(i, v)| format!("stream {i}: {v}\n  {}", Value::Array(streams[i].clone())))
+        .collect();
+    assert!(
+        failures.is_empty(),
+        "the reference rejected {} streams:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }

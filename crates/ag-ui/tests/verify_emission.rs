@@ -216,9 +216,19 @@ fn chunks_are_self_contained() {
         rejected(&[rs(), at(tmk(Some("c1")), "s1"), at(tmk(Some("c1")), "s2")]),
         [(2, K::OwnerMismatch)]
     );
+    // (Once s1's lane has closed; while it streams, c1 is open on the client.)
+    assert_eq!(
+        rejected(&[
+            rs(),
+            at(tmk(Some("c1")), "s1"),
+            at(cu(), "s1"),
+            at(tms("c1"), "s2")
+        ]),
+        [(3, K::OwnerMismatch)]
+    );
     assert_eq!(
         rejected(&[rs(), at(tmk(Some("c1")), "s1"), at(tms("c1"), "s2")]),
-        [(2, K::OwnerMismatch)]
+        [(2, K::TextAlreadyOpen)]
     );
     // A chunk for an id open as explicit events would expand into a second START.
     assert_eq!(
@@ -254,6 +264,75 @@ fn chunks_are_self_contained() {
             tck(Some("t1"), None)
         ]),
         [(3, K::EmitChunkMissingName)]
+    );
+    // A continuation keeps its lane's owner and the opener's fields.
+    assert_eq!(
+        rejected(&[
+            rs(),
+            at(tms("c1"), "s1"),
+            at(tme("c1"), "s1"),
+            tmk(Some("c1")),
+            at(tmk(Some("c1")), "s1")
+        ]),
+        [(4, K::OwnerMismatch)]
+    );
+    let text_chunk = |role: TextMessageRole| -> Event {
+        ag_ui::TextMessageChunkEvent::new()
+            .with_message_id("m9")
+            .with_role(role)
+            .into()
+    };
+    assert_eq!(
+        rejected(&[rs(), tmk(Some("m9")), text_chunk(TextMessageRole::User)]),
+        [(2, K::EmitChunkFieldMismatch)]
+    );
+    assert!(
+        rejected(&[
+            rs(),
+            tmk(Some("m9")),
+            text_chunk(TextMessageRole::Assistant),
+            rf()
+        ])
+        .is_empty()
+    );
+    assert_eq!(
+        rejected(&[
+            rs(),
+            tms("p"),
+            tme("p"),
+            tck_in("t7", "p"),
+            tck_in("t7", "q")
+        ]),
+        [(4, K::EmitChunkFieldMismatch)]
+    );
+    // While another lane streams an id as chunks, the client holds it open.
+    assert_eq!(
+        rejected(&[rs(), at(tmk(Some("c1")), "s1"), tms("c1")]),
+        [(2, K::TextAlreadyOpen)]
+    );
+    assert_eq!(
+        rejected(&[rs(), at(tck(Some("t5"), Some("f")), "s1"), tcs("t5")]),
+        [(2, K::ToolAlreadyOpen)]
+    );
+    assert_eq!(
+        rejected(&[rs(), at(rmk(Some("x5")), "s1"), rms("x5")]),
+        [(2, K::ReasoningMessageAlreadyOpen)]
+    );
+    // The own lane closes first: reopening explicitly is fine.
+    assert!(rejected(&[rs(), tmk(Some("c2")), tms("c2"), tme("c2"), rf()]).is_empty());
+    // Re-owning a message another lane streams as chunks (a tool result is the last writer).
+    assert_eq!(
+        rejected(&[rs(), at(tmk(Some("c3")), "s1"), tcr("c3", "t1")]),
+        [(2, K::OwnerMismatch)]
+    );
+    assert!(
+        rejected(&[
+            rs(),
+            at(tmk(Some("c3")), "s1"),
+            at(tcr("c3", "t1"), "s1"),
+            rf()
+        ])
+        .is_empty()
     );
     // ... but an event of another lane does not.
     assert!(

@@ -1003,6 +1003,50 @@ fn r55_emission_chunk_owner_mismatch() {
     assert_eq!(results[2].as_ref().unwrap_err().kind(), K::OwnerMismatch);
 }
 
+#[test]
+fn r54_emission_chunks_are_never_ambiguous() {
+    // Ambiguity needs an id-less, untagged chunk; client mode leaves chunks to expansion,
+    // emission mode requires the id, so no chunk has to be resolved by lane.
+    let stream = [
+        rs(),
+        at(tmk(Some("a")), "s1"),
+        at(tmk(Some("b")), "s2"),
+        tmk(None),
+    ];
+    accepts(&stream);
+    let results = emit_all(&stream);
+    assert_eq!(
+        results[3].as_ref().unwrap_err().kind(),
+        K::EmitChunkMissingId
+    );
+}
+
+#[test]
+fn r56_emission_chunk_field_mismatch() {
+    let named = |name: &str| -> Event {
+        ag_ui::TextMessageChunkEvent::new()
+            .with_message_id("m1")
+            .with_name(name)
+            .into()
+    };
+    let results = emit_all(&[rs(), named("a"), named("b")]);
+    assert_eq!(
+        results[2].as_ref().unwrap_err().kind(),
+        K::EmitChunkFieldMismatch
+    );
+    let results = emit_all(&[rs(), tck(Some("t1"), Some("f")), tck(Some("t1"), Some("g"))]);
+    assert_eq!(
+        results[2].as_ref().unwrap_err().kind(),
+        K::EmitChunkFieldMismatch
+    );
+    // Repeating the opener's values, or leaving them out, is fine.
+    assert!(
+        emit_all(&[rs(), named("a"), named("a"), tmk(Some("m1")), rf()])
+            .iter()
+            .all(Result::is_ok)
+    );
+}
+
 // ---------- §6.4 and §8: deliberately not enforced ----------
 
 #[test]

@@ -109,8 +109,7 @@ async fn the_official_client_rebuilds_the_demo_turn() {
     // The parent's answer, unattributed.
     let answer = assistants
         .iter()
-        .filter(|m| m.get("subagentRunId").is_none() && m["content"].is_string())
-        .last()
+        .rfind(|m| m.get("subagentRunId").is_none() && m["content"].is_string())
         .unwrap();
     assert!(
         answer["content"]

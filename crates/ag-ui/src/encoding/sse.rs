@@ -401,7 +401,12 @@ impl FrameDecoder {
             }
         }
         let rest = &self.buf[self.pos..];
-        match memchr::memchr2(b'\n', b'\r', rest) {
+        // A blank line (every frame's end) needs no search.
+        let found = match rest.first() {
+            Some(b'\n' | b'\r') => Some(0),
+            _ => memchr::memchr2(b'\n', b'\r', rest),
+        };
+        match found {
             None => Line::Incomplete,
             Some(at) => {
                 let start = self.pos;
@@ -471,18 +476,16 @@ impl FrameDecoder {
                 self.event.push_str(&String::from_utf8_lossy(value));
                 self.has_event = true;
             }
-            b"id" => {
-                if !value.contains(&0) {
-                    self.last_event_id = Some(String::from_utf8_lossy(value).into_owned());
-                }
+            // An id with a NUL is ignored, as the SSE rules say.
+            b"id" if !value.contains(&0) => {
+                self.last_event_id = Some(String::from_utf8_lossy(value).into_owned());
             }
-            b"retry" => {
-                if !value.is_empty() && value.iter().all(u8::is_ascii_digit) {
-                    self.retry = std::str::from_utf8(value)
-                        .ok()
-                        .and_then(|v| v.parse().ok())
-                        .or(self.retry);
-                }
+            b"retry" if !value.is_empty() && value.iter().all(u8::is_ascii_digit) => {
+                // Out of range for u64: keep the previous value.
+                self.retry = std::str::from_utf8(value)
+                    .ok()
+                    .and_then(|v| v.parse().ok())
+                    .or(self.retry);
             }
             _ => {}
         }
@@ -601,6 +604,7 @@ impl EventDecoder {
     /// [`Event::from_slice`]), or it names an event type of no AG-UI 1.0 event
     /// ([`DecodeErrorKind::UnknownEventType`], which a reader may skip). Decoding can go on
     /// after any of them.
+    #[inline]
     pub fn next_event(&mut self) -> Option<Result<Event, DecodeError>> {
         match self.frames.next_frame() {
             Err(e) => Some(Err(e)),
@@ -626,6 +630,7 @@ fn read_frame(data: &[u8]) -> Result<Event, DecodeError> {
 impl Iterator for EventDecoder {
     type Item = Result<Event, DecodeError>;
 
+    #[inline]
     fn next(&mut self) -> Option<Self::Item> {
         self.next_event()
     }

@@ -10,7 +10,8 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 
 use crate::{
-    Event, EventType, Message, ReasoningEncryptedValueSubtype, Role, SubagentRunId, ToolCallId,
+    Event, EventType, Message, ReasoningEncryptedValueSubtype, Role, SubagentRunId,
+    TextMessageRole, ToolCallId,
 };
 
 use super::violation::{Violation, ViolationKind};
@@ -131,13 +132,35 @@ enum ChunkKind {
     Reasoning,
 }
 
+/// Emission mode: the chunk stream the client's expander would hold open in a lane, with the
+/// opener's fields that continuation chunks must repeat unchanged.
+#[derive(Clone, Debug)]
+struct Lane {
+    kind: ChunkKind,
+    id: Box<str>,
+    /// Text: the established role (the opener's, or assistant).
+    role: TextMessageRole,
+    /// Text: the display name; tool: the tool name.
+    name: Option<Box<str>>,
+    /// Tool: the parent message.
+    parent: Option<Box<str>>,
+}
+
+/// The fields of a chunk beyond its id and tag.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct ChunkFields<'a> {
+    role: Option<TextMessageRole>,
+    name: Option<&'a str>,
+    parent: Option<&'a str>,
+}
+
 /// Emission mode only: what each owner has open, and the chunk stream pending in each lane.
 #[derive(Clone, Debug, Default)]
 struct Emission {
     text: HashMap<Owner, Box<str>>,
     span: HashMap<Owner, Box<str>>,
     reasoning_message: HashMap<Owner, Box<str>>,
-    lanes: HashMap<Owner, (ChunkKind, Box<str>)>,
+    lanes: HashMap<Owner, Lane>,
 }
 
 impl Emission {
@@ -362,6 +385,24 @@ impl Engine {
                 let tag = tag_of(&e.subagent_run_id);
                 let owner = self.owners.intern(tag);
                 let id = e.message_id.as_str();
+                // Emission mode: re-owning a message whose chunk stream is pending in another
+                // lane would make the END the client synthesizes for it disagree.
+                if let Some(emission) = &self.emission
+                    && let Some((&lane_owner, _)) = emission.lanes.iter().find(|(o, lane)| {
+                        lane.kind == ChunkKind::Text && &*lane.id == id && **o != owner
+                    })
+                {
+                    return Err(Fail::new(
+                        ViolationKind::OwnerMismatch,
+                        vec![id.to_owned(), tag.unwrap_or_default().to_owned()],
+                        format!(
+                            "TOOL_CALL_RESULT from {} re-owns message {} while {} is still streaming it as chunks: the TEXT_MESSAGE_END that closes the chunk stream would disagree",
+                            tag_label(tag),
+                            show(id),
+                            self.owners.label(lane_owner)
+                        ),
+                    ));
+                }
                 self.recent_text.forget(id);
                 match self.messages.get_mut(id) {
                     Some(entry) => entry.owner = owner,
@@ -469,8 +510,11 @@ impl Engine {
                     ChunkKind::Text,
                     e.message_id.as_ref().map(|m| m.as_str()),
                     tag_of(&e.subagent_run_id),
-                    None,
-                    None,
+                    ChunkFields {
+                        role: e.role,
+                        name: e.name.as_deref(),
+                        parent: None,
+                    },
                 )?;
             }
             Event::ToolCallChunk(e) if self.emission.is_some() => {
@@ -478,8 +522,11 @@ impl Engine {
                     ChunkKind::Tool,
                     e.tool_call_id.as_ref().map(ToolCallId::as_str),
                     tag_of(&e.subagent_run_id),
-                    Some(e.tool_call_name.is_some()),
-                    e.parent_message_id.as_ref().map(|p| p.as_str()),
+                    ChunkFields {
+                        role: None,
+                        name: e.tool_call_name.as_deref(),
+                        parent: e.parent_message_id.as_ref().map(|p| p.as_str()),
+                    },
                 )?;
             }
             Event::ReasoningMessageChunk(e) if self.emission.is_some() => {
@@ -487,8 +534,7 @@ impl Engine {
                     ChunkKind::Reasoning,
                     e.message_id.as_ref().map(|m| m.as_str()),
                     tag_of(&e.subagent_run_id),
-                    None,
-                    None,
+                    ChunkFields::default(),
                 )?;
             }
             // `Event` is non-exhaustive within the crate too only by attribute; every 1.0
@@ -607,6 +653,7 @@ impl Engine {
     }
 
     fn text_start(&mut self, id: &str, tag: Option<&str>) -> Check {
+        self.chunk_pending_elsewhere(ChunkKind::Text, EventType::TextMessageStart, id, tag)?;
         let existing = self.messages.get(id).map(|e| (e.owner, e.open.is_some()));
         if let Some((_, true)) = existing {
             return Err(Fail::new(
@@ -702,6 +749,7 @@ impl Engine {
     }
 
     fn tool_start(&mut self, id: &str, parent: Option<&str>, tag: Option<&str>) -> Check {
+        self.chunk_pending_elsewhere(ChunkKind::Tool, EventType::ToolCallStart, id, tag)?;
         let existing = self.tool_calls.get(id).map(|e| (e.owner, e.open.is_some()));
         if let Some((_, true)) = existing {
             return Err(Fail::new(
@@ -824,6 +872,9 @@ impl Engine {
 
     fn reasoning_start(&mut self, ty: EventType, id: &str, tag: Option<&str>) -> Check {
         let span = ty == EventType::ReasoningStart;
+        if !span {
+            self.chunk_pending_elsewhere(ChunkKind::Reasoning, ty, id, tag)?;
+        }
         let existing = self
             .reasoning
             .get(id)
@@ -1200,9 +1251,9 @@ impl Engine {
         kind: ChunkKind,
         id: Option<&str>,
         tag: Option<&str>,
-        has_name: Option<bool>,
-        parent: Option<&str>,
+        fields: ChunkFields<'_>,
     ) -> Check {
+        let parent = fields.parent;
         let ty = match kind {
             ChunkKind::Text => EventType::TextMessageChunk,
             ChunkKind::Tool => EventType::ToolCallChunk,
@@ -1235,8 +1286,55 @@ impl Engine {
         let streaming = emission
             .lanes
             .iter()
-            .find(|(_, (k, open))| *k == kind && &**open == id)
-            .map(|(&owner, _)| owner);
+            .find(|(_, lane)| lane.kind == kind && &*lane.id == id);
+        // The chunk continues that stream: its tag must name the lane's owner (the expander
+        // rejects anything else), and the opener's fields must not change.
+        if let Some((&lane_owner, lane)) = streaming {
+            if self.owners.disagrees(tag, lane_owner) {
+                return Err(Fail::new(
+                    ViolationKind::OwnerMismatch,
+                    vec![id.to_owned(), tag.unwrap_or_default().to_owned()],
+                    format!(
+                        "{ty} continues the chunk stream {} of {} but was sent by {}",
+                        show(id),
+                        self.owners.label(lane_owner),
+                        tag_label(tag)
+                    ),
+                ));
+            }
+            let changed = match kind {
+                ChunkKind::Text => {
+                    if fields.role.is_some_and(|r| r != lane.role) {
+                        Some("role")
+                    } else if fields.name.is_some() && fields.name != lane.name.as_deref() {
+                        Some("name")
+                    } else {
+                        None
+                    }
+                }
+                ChunkKind::Tool => {
+                    if fields.name.is_some() && fields.name != lane.name.as_deref() {
+                        Some("toolCallName")
+                    } else if parent.is_some() && parent != lane.parent.as_deref() {
+                        Some("parentMessageId")
+                    } else {
+                        None
+                    }
+                }
+                ChunkKind::Reasoning => None,
+            };
+            if let Some(field) = changed {
+                return Err(Fail::new(
+                    ViolationKind::EmitChunkFieldMismatch,
+                    vec![id.to_owned()],
+                    format!(
+                        "{ty} continues {} with a different {field} than the chunk that opened it: repeat the opener's value or leave it out",
+                        show(id)
+                    ),
+                ));
+            }
+        }
+        let streaming = streaming.map(|(&owner, _)| owner);
         let continues = streaming.is_some();
         let (open_now, recorded) = match kind {
             ChunkKind::Text => match self.messages.get(id) {
@@ -1285,7 +1383,7 @@ impl Engine {
         }
         let mut inherited = None;
         if kind == ChunkKind::Tool && !continues {
-            if has_name == Some(false) {
+            if fields.name.is_none() {
                 return Err(Fail::new(
                     ViolationKind::EmitChunkMissingName,
                     vec![id.to_owned()],
@@ -1295,7 +1393,7 @@ impl Engine {
                     ),
                 ));
             }
-            inherited = self.owner_check_for_tool(id, parent, tag, None)?;
+            inherited = self.owner_check_for_tool(id, parent, tag, recorded)?;
         }
         let owner = match (recorded, streaming) {
             (Some(owner), _) => owner,
@@ -1367,10 +1465,56 @@ impl Engine {
         if !continues {
             let lane = self.owners.intern(tag);
             if let Some(emission) = &mut self.emission {
-                emission.lanes.insert(lane, (kind, id.into()));
+                emission.lanes.insert(
+                    lane,
+                    Lane {
+                        kind,
+                        id: id.into(),
+                        role: fields.role.unwrap_or_default(),
+                        name: fields.name.map(Into::into),
+                        parent: parent.map(Into::into),
+                    },
+                );
             }
         }
         Ok(())
+    }
+
+    /// Emission mode: an explicit opener for an id that another lane is still streaming as
+    /// chunks (its own lane is closed first, so that one does not count) would be a second
+    /// START for an open id on the client.
+    fn chunk_pending_elsewhere(
+        &self,
+        kind: ChunkKind,
+        ty: EventType,
+        id: &str,
+        tag: Option<&str>,
+    ) -> Check {
+        let Some(emission) = &self.emission else {
+            return Ok(());
+        };
+        let own = self.owners.find(tag);
+        let Some((&lane_owner, _)) = emission
+            .lanes
+            .iter()
+            .find(|(o, lane)| lane.kind == kind && &*lane.id == id && Some(**o) != own)
+        else {
+            return Ok(());
+        };
+        let violation = match kind {
+            ChunkKind::Text => ViolationKind::TextAlreadyOpen,
+            ChunkKind::Tool => ViolationKind::ToolAlreadyOpen,
+            ChunkKind::Reasoning => ViolationKind::ReasoningMessageAlreadyOpen,
+        };
+        Err(Fail::new(
+            violation,
+            vec![id.to_owned()],
+            format!(
+                "{ty} for {} which {} is still streaming as chunks",
+                show(id),
+                self.owners.label(lane_owner)
+            ),
+        ))
     }
 
     /// Emission mode: an explicit event closes the chunk stream pending in its own lane.

@@ -122,10 +122,22 @@
 //!   in parallel, and parallel tool calls stay legal.
 //! * Chunk events are self-contained units rather than brackets. A chunk must carry its id
 //!   (`emit.chunk-missing-id`), a `TOOL_CALL_CHUNK` that starts a call must carry
-//!   `toolCallName` (`emit.chunk-missing-name`); the chunk registers its id's owner like an
+//!   `toolCallName` (`emit.chunk-missing-name`), and a chunk that continues a chunk stream
+//!   must keep its lane's owner (`owner.mismatch`) and repeat the opener's text `role` and
+//!   `name`, tool `toolCallName` and `parentMessageId` unchanged, or leave them out
+//!   (`emit.chunk-field-mismatch`). The chunk registers its id's owner like an
 //!   opener and is checked like the `START` it expands to (owner agreement, parent message
 //!   owner, not open as explicit events, one open block per owner). A chunk is never "open",
 //!   so it needs no closing before `RUN_FINISHED`.
+//! * While a lane (an owner) streams an id as chunks, the client's chunk expansion holds that
+//!   id open until an event of the same lane arrives. So an explicit `START` for that id from
+//!   another owner is rejected as already open, and a `TOOL_CALL_RESULT` from another owner
+//!   may not re-own that message (`owner.mismatch`): the `END` the client synthesizes would
+//!   disagree.
+//!
+//! Everything emission mode accepts is accepted by the reference client: the differential
+//! tests feed emission-filtered streams through `transformChunks` and `verifyEvents` of
+//! @ag-ui/client 1.0.0.
 //!
 //! The server feeds the `RUN_STARTED` it frames the run with to the verifier first, like any
 //! other event.
@@ -193,6 +205,7 @@ impl Verifier {
     /// A [`Violation`] when `event` breaks a rule; its index is the event's position in the
     /// stream. In client mode the verifier is then terminated and returns that violation for
     /// every later event; in emission mode the event counts as not emitted.
+    #[inline]
     pub fn check(&mut self, event: &Event) -> Result<(), Violation> {
         if let Some(failed) = &self.failed {
             return Err(failed.clone());
@@ -202,14 +215,18 @@ impl Verifier {
                 self.checked += 1;
                 Ok(())
             }
-            Err(fail) => {
-                let violation = fail.into_violation(self.checked, event.event_type());
-                if !self.emission {
-                    self.failed = Some(violation.clone());
-                }
-                Err(violation)
-            }
+            Err(fail) => self.fail(fail, event),
         }
+    }
+
+    /// Turns a failed rule into the violation, terminating a client-mode verifier.
+    #[cold]
+    fn fail(&mut self, fail: engine::Fail, event: &Event) -> Result<(), Violation> {
+        let violation = fail.into_violation(self.checked, event.event_type());
+        if !self.emission {
+            self.failed = Some(violation.clone());
+        }
+        Err(violation)
     }
 
     /// How many events were accepted so far (the index the next event will have).

@@ -8,7 +8,11 @@ macro_rules! kinds {
     ($( $(#[$doc:meta])* $variant:ident = $name:literal, rules = [$($rule:literal),*]; )*) => {
         /// Which rule a [`Violation`] broke. The kind strings ([`ViolationKind::as_str`]) are
         /// the stable names of the protocol's rule catalogue (`rules.md`), plus the `emit.*`
-        /// kinds of [emission mode](super::Verifier::for_emission).
+        /// kinds of [emission mode](super::Verifier::for_emission). The catalogue's null and
+        /// shape kinds (`attribution.null`, `subagent.missing-field`, `subagent.null-field`,
+        /// `subagent.bad-outcome`) have no variant: a typed event cannot break them, the decoder
+        /// reports such input as `schema.invalid`. The `chunk.*` kinds belong to chunk
+        /// expansion.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
         #[non_exhaustive]
         pub enum ViolationKind {
@@ -102,6 +106,9 @@ kinds! {
     EmitChunkMissingId = "emit.chunk-missing-id", rules = [];
     /// Emission mode: a `TOOL_CALL_CHUNK` that starts a call without `toolCallName`.
     EmitChunkMissingName = "emit.chunk-missing-name", rules = [];
+    /// Emission mode: a chunk continuing a chunk stream changes a field its opener set (text
+    /// `role` or `name`; tool `toolCallName` or `parentMessageId`).
+    EmitChunkFieldMismatch = "emit.chunk-field-mismatch", rules = [];
 }
 
 impl ViolationKind {

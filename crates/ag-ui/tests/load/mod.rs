@@ -65,7 +65,7 @@ pub async fn load(url: &str, runs: usize, events: usize) -> usize {
                 // Counters only: the check itself must not hold the stream.
                 let mut received = Received::default();
                 let message = format!("{run}-m");
-                let mut check = |event: Event, received: &mut Received| {
+                let check = |event: Event, received: &mut Received| {
                     if let Event::TextMessageContent(e) = &event {
                         assert_eq!(e.message_id.as_str(), message);
                         assert_eq!(
