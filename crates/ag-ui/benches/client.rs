@@ -1,6 +1,23 @@
 //! Client-side throughput on the shared workload at about 10k, 50k and 206k events: the
-//! reducer alone, and decoding JSON + reducing. Flat per-event cost across the three sizes is
+//! reducer alone, decoding JSON lines + reducing, and the full pipeline (SSE bytes in 64 KiB
+//! pieces → frames → compatibility → chunk expansion → verifier → reducer). Flat per-event cost across the three sizes is
 //! the linearity claim; compare with `node interop/bench/client.mjs` for the reference.
+
+//!
+//! Recorded on the 2-core shared machine, 2026-11-29, in one run (`node interop/bench/client.mjs`
+//! then `cargo bench --bench client`), events/s:
+//!
+//! | events | reducer (ours) | `defaultApplyEvents` | pipeline from SSE bytes (ours) | `HttpAgent.runAgent` (local HTTP) |
+//! |---|---|---|---|---|
+//! | 9,996 | 13.2 M | 5,050 | 1.05 M | 5,426 |
+//! | 49,965 | 11.7 M | 1,738 | 1.29 M | 1,781 |
+//! | 206,002 | 11.0 M | 411 | 1.31 M | 454 |
+//!
+//! Peak memory (`examples/client_memory.rs`, growth of peak RSS over the run, 64 KiB reads):
+//! 2.78 MB for 206k events whose final messages and state are 1.47 MB as JSON (1.89×).
+
+// criterion_group! generates an undocumented public function.
+#![allow(missing_docs)]
 
 #[path = "workload.rs"]
 mod workload;
@@ -10,6 +27,7 @@ use std::time::Duration;
 
 use ag_ui::Event;
 use ag_ui::client::apply::Reducer;
+use ag_ui::client::run::Pipeline;
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 
 /// Message counts giving about 10k, 50k and 206k events.
@@ -73,5 +91,37 @@ fn decode_and_reduce(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, reducer, decode_and_reduce);
+fn pipeline(c: &mut Criterion) {
+    let mut group = c.benchmark_group("client/pipeline");
+    group
+        .sample_size(10)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(3));
+    for messages in SIZES {
+        let events = workload::events(messages);
+        let mut bytes = Vec::new();
+        for event in &events {
+            ag_ui::encoding::sse::encode_into(event, &mut bytes);
+        }
+        group.throughput(Throughput::Elements(events.len() as u64));
+        group.bench_with_input(
+            BenchmarkId::from_parameter(events.len()),
+            &bytes,
+            |b, bytes| {
+                b.iter(|| {
+                    // As from a socket: 64 KiB at a time.
+                    let mut pipeline = Pipeline::new(Reducer::new());
+                    for piece in bytes.chunks(64 * 1024) {
+                        pipeline.push_bytes(piece, &mut ()).expect("a valid stream");
+                    }
+                    pipeline.finish(&mut ()).expect("a valid stream");
+                    pipeline
+                });
+            },
+        );
+    }
+    group.finish();
+}
+
+criterion_group!(benches, reducer, decode_and_reduce, pipeline);
 criterion_main!(benches);

@@ -562,17 +562,17 @@ impl Reducer {
         self.messages.insert(position, message);
         for moved in position + 1..self.messages.len() {
             let message = &self.messages[moved];
-            if let Some(p) = self.by_id.get_mut(message.id()) {
-                if *p == moved - 1 {
-                    *p = moved;
-                }
+            if let Some(p) = self.by_id.get_mut(message.id())
+                && *p == moved - 1
+            {
+                *p = moved;
             }
             if let Message::Assistant(a) = message {
                 for call in a.tool_calls.iter().flatten() {
-                    if let Some((p, _)) = self.tool_calls.get_mut(&call.id) {
-                        if *p == moved - 1 {
-                            *p = moved;
-                        }
+                    if let Some((p, _)) = self.tool_calls.get_mut(&call.id)
+                        && *p == moved - 1
+                    {
+                        *p = moved;
                     }
                 }
             }
@@ -707,7 +707,10 @@ impl Reducer {
             Ok(p) => p,
             Err(applied) => return applied,
         };
-        let merged = merge_metadata(self.messages[position].metadata_mut(), metadata);
+        let message = &mut self.messages[position];
+        // The text grew by appending; give back the spare capacity now that it is complete.
+        shrink_text(message);
+        let merged = merge_metadata(message.metadata_mut(), metadata);
         Applied {
             new_message: Some(position),
             ..Applied::updated_if(merged, position)
@@ -822,6 +825,7 @@ impl Reducer {
         let Some((m, call)) = self.tool_call_mut(id.as_str()) else {
             return unknown_tool_call(id);
         };
+        call.function.arguments.shrink_to_fit();
         let merged = merge_metadata(&mut call.metadata, metadata);
         self.partial_args.remove(id);
         Applied {
@@ -1083,6 +1087,24 @@ fn merge_metadata(target: &mut Option<Metadata>, incoming: Option<&Metadata>) ->
     true
 }
 
+fn shrink_text(message: &mut Message) {
+    match message {
+        Message::Developer(m) => m.content.shrink_to_fit(),
+        Message::System(m) => m.content.shrink_to_fit(),
+        Message::Reasoning(m) => m.content.shrink_to_fit(),
+        Message::Assistant(m) => m.content.iter_mut().for_each(String::shrink_to_fit),
+        Message::User(UserMessage {
+            content: Content::Text(t),
+            ..
+        })
+        | Message::Tool(ToolMessage {
+            content: Content::Text(t),
+            ..
+        }) => t.shrink_to_fit(),
+        _ => {}
+    }
+}
+
 fn append_content(content: &mut Content, delta: &str) {
     match content {
         Content::Text(text) => text.push_str(delta),
@@ -1095,11 +1117,11 @@ fn append_content(content: &mut Content, delta: &str) {
 fn set_encrypted_value(message: &mut Message, call: usize, value: &str) -> bool {
     let value = Some(value.to_owned());
     if call != usize::MAX {
-        if let Message::Assistant(a) = message {
-            if let Some(c) = a.tool_calls.as_mut().and_then(|c| c.get_mut(call)) {
-                c.encrypted_value = value;
-                return true;
-            }
+        if let Message::Assistant(a) = message
+            && let Some(c) = a.tool_calls.as_mut().and_then(|c| c.get_mut(call))
+        {
+            c.encrypted_value = value;
+            return true;
         }
         return false;
     }
