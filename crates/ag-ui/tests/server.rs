@@ -347,22 +347,26 @@ fn subagent_outcomes_nesting_and_attribution() {
 }
 
 /// What one subagent emits, deterministic in its index.
-fn work(sub: &mut ag_ui::server::SubagentContext, i: usize) -> Result<()> {
-    for round in 0..20 {
-        let mut m = sub.assistant_message()?;
-        for word in 0..5 {
-            m.delta(format!("s{i} r{round} w{word} "))?;
-        }
-        drop(m);
-        if round % 5 == 0 {
-            let mut call = sub.tool_call("lookup")?;
-            call.args(format!("{{\"i\":{i}}}"))?;
-            drop(call);
-            sub.think("checking")?;
-        }
-        std::thread::yield_now();
+/// One round of helper `i`'s work: a message, and every fifth round a tool call and a thought.
+fn work_round(sub: &mut ag_ui::server::SubagentContext, i: usize, round: usize) -> Result<()> {
+    let mut m = sub.assistant_message()?;
+    for word in 0..5 {
+        m.delta(format!("s{i} r{round} w{word} "))?;
+    }
+    drop(m);
+    if round % 5 == 0 {
+        let mut call = sub.tool_call("lookup")?;
+        call.args(format!("{{\"i\":{i}}}"))?;
+        drop(call);
+        sub.think("checking")?;
     }
     Ok(())
+}
+
+const ROUNDS: usize = 20;
+
+fn work(sub: &mut ag_ui::server::SubagentContext, i: usize) -> Result<()> {
+    (0..ROUNDS).try_for_each(|round| work_round(sub, i, round))
 }
 
 struct Fanout;
@@ -373,11 +377,17 @@ impl Agent for Fanout {
     async fn run(&self, ctx: &mut RunContext<()>) -> Result<Outcome> {
         ctx.say("Spawning helpers")?;
         let mut tasks = Vec::new();
+        // Every helper finishes a round before any starts the next, so the four lanes are
+        // certain to interleave on the wire, however the threads are scheduled.
+        let barrier = std::sync::Arc::new(tokio::sync::Barrier::new(4));
         for i in 0..4 {
             let mut sub = ctx.subagent(format!("helper-{i}"))?;
+            let barrier = std::sync::Arc::clone(&barrier);
             tasks.push(tokio::spawn(async move {
-                tokio::task::yield_now().await;
-                work(&mut sub, i)?;
+                for round in 0..ROUNDS {
+                    work_round(&mut sub, i, round)?;
+                    barrier.wait().await;
+                }
                 if i == 3 {
                     sub.fail(&Error::agent("helper 3 always fails"))
                 } else {
@@ -435,7 +445,7 @@ async fn concurrent_subagents_regroup_into_their_exact_output() {
         .filter(|w| w[0].subagent_run_id() != w[1].subagent_run_id())
         .count();
     assert!(
-        interleaved > 8,
+        interleaved >= ROUNDS,
         "the lanes should interleave ({interleaved} switches)"
     );
 }
