@@ -11,13 +11,13 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use ag_ui::axum::{AgentEndpoint, EventStream, RouterExt, RunHandler, StartError};
 use ag_ui::client::apply::Reducer;
-use ag_ui::client::chunks::ChunkNormalizer;
-use ag_ui::encoding::sse::EventDecoder;
+use ag_ui::client::conversation::{CancelHandle, Conversation};
+use ag_ui::client::http::HttpAgent;
+use ag_ui::client::run::{Flow, RunError, Subscriber};
 use ag_ui::server::Runner;
-use ag_ui::verify::Verifier;
-use ag_ui::{DecodeErrorKind, Event, Message, PROTOCOL_VERSION, ResumeEntry, RunAgentInput};
+use ag_ui::{Event, Message, PROTOCOL_VERSION, ResumeEntry, RunAgentInput};
 use ag_ui_demo_agent::DemoAgent;
-use futures::{Stream, StreamExt};
+use futures::Stream;
 
 use crate::offline::Failure;
 use crate::render::Renderer;
@@ -119,7 +119,6 @@ pub(crate) struct RunOptions {
     pub(crate) state: Option<serde_json::Value>,
     pub(crate) headers: Vec<(String, String)>,
     pub(crate) thread: Option<String>,
-    pub(crate) run_id: Option<String>,
     pub(crate) resume: Vec<ResumeEntry>,
     pub(crate) json: bool,
     pub(crate) color: bool,
@@ -182,131 +181,128 @@ fn spinner(enabled: bool) -> Arc<AtomicBool> {
     done
 }
 
-/// `ag-ui run`: one turn against any AG-UI endpoint, through the whole client pipeline
-/// (decode, chunk normalization, verification, reduction), rendered live or as JSON Lines.
-pub(crate) async fn run(options: RunOptions) -> Result<(), Failure> {
-    let thread = options.thread.clone().unwrap_or_else(|| unique("thread"));
-    let run_id = options.run_id.clone().unwrap_or_else(|| unique("run"));
-    let mut input =
-        RunAgentInput::new(thread, run_id.as_str()).with_protocol_version(PROTOCOL_VERSION);
-    if let Some(message) = &options.message {
-        input = input.with_messages(vec![Message::user(
-            format!("{run_id}-user"),
-            message.as_str(),
-        )]);
-    }
-    if let Some(state) = options.state.clone() {
-        input = input.with_state(state);
-    }
-    if !options.resume.is_empty() {
-        input = input.with_resume(options.resume.clone());
-    }
-    let client = reqwest::Client::new();
-    let mut request = client
-        .post(&options.url)
-        .header("content-type", "application/json")
-        .header("accept", "text/event-stream")
-        .body(serde_json::to_vec(&input).map_err(|e| Failure::Usage(e.to_string()))?);
-    for (k, v) in &options.headers {
-        request = request.header(k, v);
-    }
-    let waiting = spinner(!options.json && std::io::stderr().is_terminal());
-    let response = request.send().await.map_err(|e| {
-        waiting.store(true, Ordering::Relaxed);
-        Failure::Remote(format!("cannot reach {}: {e}", options.url))
-    });
-    let response = response?;
-    if !response.status().is_success() {
-        waiting.store(true, Ordering::Relaxed);
-        let status = response.status();
-        let body = response.text().await.unwrap_or_default();
-        return Err(Failure::Remote(format!("HTTP {status}: {}", body.trim())));
+/// Shows a run as its events arrive: rendered, or as JSON Lines. Remembers a `RUN_ERROR` and the
+/// first write error (which stops the run).
+struct Printer {
+    renderer: Option<Renderer<std::io::Stdout>>,
+    json: Option<std::io::BufWriter<std::io::Stdout>>,
+    waiting: Arc<AtomicBool>,
+    failed_run: Option<String>,
+    io_error: Option<std::io::Error>,
+}
+
+impl Printer {
+    fn show(&mut self, event: &Event) -> std::io::Result<()> {
+        if let Some(renderer) = &mut self.renderer {
+            renderer.event(event)?;
+        }
+        if let Some(out) = &mut self.json {
+            let mut line = event.to_json();
+            line.push('\n');
+            out.write_all(line.as_bytes())?;
+        }
+        Ok(())
     }
 
-    let stdout = std::io::stdout();
-    let mut renderer =
-        (!options.json).then(|| Renderer::new(stdout.lock(), options.color, options.url.clone()));
-    let mut json_out = options.json.then(|| std::io::BufWriter::new(stdout.lock()));
-    let mut decoder = EventDecoder::new();
-    let mut normalizer = ChunkNormalizer::new();
-    let mut verifier = Verifier::new();
-    let mut reducer = Reducer::new().with_messages(input.messages.clone());
-    let mut expanded = Vec::new();
-    let mut index = 0usize;
-    let mut failed_run: Option<String> = None;
-    let mut body = response.bytes_stream();
-    let mut ended = false;
-    while !ended {
-        let chunk = match body.next().await {
-            Some(Ok(chunk)) => chunk,
-            Some(Err(e)) => return Err(Failure::Remote(format!("the stream broke off: {e}"))),
-            None => {
-                decoder.finish();
-                ended = true;
-                Default::default()
-            }
-        };
-        decoder.push(&chunk);
-        for result in &mut decoder {
-            waiting.store(true, Ordering::Relaxed);
-            let position = crate::input::Position::Event(index);
-            index += 1;
-            let event = match result {
-                Ok(event) => event,
-                Err(e) if e.kind() == DecodeErrorKind::UnknownEventType => {
-                    eprintln!(
-                        "warning: {position}: skipping an event of unknown type {:?}",
-                        e.event_type().unwrap_or("")
-                    );
-                    continue;
-                }
-                Err(e) => return Err(Failure::Remote(format!("{position}: {e}"))),
-            };
-            normalizer
-                .push_into(event, &mut expanded)
-                .map_err(|e| Failure::Stream {
-                    position,
-                    kind: e.kind().as_str(),
-                    ids: e.id().map(str::to_owned).into_iter().collect(),
-                    message: e.to_string(),
-                })?;
-            for event in expanded.drain(..) {
-                verifier.check(&event).map_err(|v| Failure::Stream {
-                    position,
-                    kind: v.kind().as_str(),
-                    ids: v.ids().to_vec(),
-                    message: v.message().to_owned(),
-                })?;
-                if let Err(e) = reducer.apply(&event) {
-                    return Err(Failure::Stream {
-                        position,
-                        kind: e.kind().as_str(),
-                        ids: Vec::new(),
-                        message: e.to_string(),
-                    });
-                }
-                if let Event::RunError(e) = &event {
-                    failed_run = Some(e.message.clone());
-                }
-                if let Some(renderer) = &mut renderer {
-                    renderer.event(&event)?;
-                }
-                if let Some(out) = &mut json_out {
-                    let mut line = event.to_json();
-                    line.push('\n');
-                    out.write_all(line.as_bytes())?;
-                }
+    fn finish(&mut self) -> std::io::Result<()> {
+        if let Some(renderer) = &mut self.renderer {
+            renderer.finish()?;
+        }
+        if let Some(out) = &mut self.json {
+            out.flush()?;
+        }
+        Ok(())
+    }
+}
+
+impl Subscriber for Printer {
+    fn on_event(&mut self, event: &Event, _: &Reducer) -> Flow {
+        self.waiting.store(true, Ordering::Relaxed);
+        if let Event::RunError(e) = event {
+            self.failed_run = Some(e.message.clone());
+        }
+        match self.show(event) {
+            Ok(()) => Flow::Continue,
+            Err(e) => {
+                self.io_error = Some(e);
+                Flow::Stop
             }
         }
     }
+}
+
+/// A pipeline failure, as the command reports it.
+fn run_failure(url: &str, error: RunError) -> Failure {
+    let stream =
+        |position: usize, kind: &'static str, ids: Vec<String>, message: String| Failure::Stream {
+            position: crate::input::Position::Event(position),
+            kind,
+            ids,
+            message,
+        };
+    match error {
+        RunError::Verify(v) => stream(
+            v.index(),
+            v.kind().as_str(),
+            v.ids().to_vec(),
+            v.message().to_owned(),
+        ),
+        RunError::Chunk(e) => stream(
+            e.index(),
+            e.kind().as_str(),
+            e.id().map(str::to_owned).into_iter().collect(),
+            e.to_string(),
+        ),
+        RunError::Http { status, body } => {
+            Failure::Remote(format!("HTTP {status}: {}", body.trim()))
+        }
+        RunError::Transport(message) => Failure::Remote(format!("cannot reach {url}: {message}")),
+        RunError::UnansweredInterrupt(id) => {
+            Failure::Usage(format!("interrupt {id:?} needs a --resume answer"))
+        }
+        other => Failure::Remote(other.to_string()),
+    }
+}
+
+/// `ag-ui run`: one turn of a [`Conversation`] with any AG-UI endpoint through [`HttpAgent`]
+/// and the SDK's client pipeline (decoding, chunk normalization, verification, the reducer),
+/// rendered live or as JSON Lines.
+pub(crate) async fn run(options: RunOptions) -> Result<(), Failure> {
+    let mut conversation =
+        Conversation::new(options.thread.clone().unwrap_or_else(|| unique("thread")));
+    if let Some(state) = options.state.clone() {
+        conversation = conversation.with_state(state);
+    }
+    if let Some(message) = &options.message {
+        conversation.add_user_message(message.as_str());
+    }
+    let mut agent = HttpAgent::new(options.url.as_str());
+    for (name, value) in &options.headers {
+        agent = agent.with_header(name, value);
+    }
+    let waiting = spinner(!options.json && std::io::stderr().is_terminal());
+    let mut printer = Printer {
+        renderer: (!options.json)
+            .then(|| Renderer::new(std::io::stdout(), options.color, options.url.clone())),
+        json: options
+            .json
+            .then(|| std::io::BufWriter::new(std::io::stdout())),
+        waiting: Arc::clone(&waiting),
+        failed_run: None,
+        io_error: None,
+    };
+    let resume = (!options.resume.is_empty()).then(|| options.resume.clone());
+    let result = conversation
+        .run_with(&agent, resume, &CancelHandle::new(), &mut printer)
+        .await;
     waiting.store(true, Ordering::Relaxed);
-    if let Some(renderer) = &mut renderer {
-        renderer.finish()?;
+    let finished = printer.finish();
+    if let Some(e) = printer.io_error.take() {
+        return Err(Failure::Output(e));
     }
-    if let Some(out) = &mut json_out {
-        out.flush()?;
-    }
-    match failed_run {
+    result.map_err(|e| run_failure(&options.url, e))?;
+    finished?;
+    match printer.failed_run {
         Some(message) => Err(Failure::RunError(message)),
         None => Ok(()),
     }
@@ -363,7 +359,6 @@ pub(crate) async fn demo(message: String, color: bool, json: bool) -> Result<(),
         state: None,
         headers: Vec::new(),
         thread: None,
-        run_id: None,
         resume: Vec::new(),
         json,
         color,

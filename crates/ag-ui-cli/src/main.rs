@@ -65,9 +65,6 @@ enum Command {
         /// The thread to continue (for example to answer an interrupt).
         #[arg(long)]
         thread: Option<String>,
-        /// The run id to send (default: a fresh one).
-        #[arg(long)]
-        run_id: Option<String>,
         /// Answer an interrupt: ID (approve), ID=JSON (that payload) or ID=cancel (repeatable).
         #[arg(long = "resume", value_name = "ID[=JSON]")]
         resume: Vec<String>,
@@ -152,13 +149,10 @@ fn main() -> ExitCode {
             state,
             headers,
             thread,
-            run_id,
             resume,
             json,
-        } => run_options(
-            url, message, state, headers, thread, run_id, resume, json, color,
-        )
-        .and_then(|options| runtime().and_then(|rt| rt.block_on(live::run(options)))),
+        } => run_options(url, message, state, headers, thread, resume, json, color)
+            .and_then(|options| runtime().and_then(|rt| rt.block_on(live::run(options)))),
         Command::Demo { message, json } => {
             runtime().and_then(|rt| rt.block_on(live::demo(message, color, json)))
         }
@@ -205,7 +199,6 @@ fn run_options(
     state: Option<String>,
     headers: Vec<String>,
     thread: Option<String>,
-    run_id: Option<String>,
     resume: Vec<String>,
     json: bool,
     color: bool,
@@ -232,7 +225,6 @@ fn run_options(
         state,
         headers,
         thread,
-        run_id,
         resume,
         json,
         color,

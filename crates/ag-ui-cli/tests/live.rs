@@ -96,8 +96,6 @@ fn run_json_prints_exactly_the_agents_events() {
         "--json",
         "--thread",
         "t1",
-        "--run-id",
-        "r1",
     ]);
     assert_eq!(
         out.status.code(),
@@ -111,9 +109,10 @@ fn run_json_prints_exactly_the_agents_events() {
         .map(|l| Event::from_json(l).unwrap())
         .collect();
 
-    // The same agent, run in-process on the same input.
-    let input = RunAgentInput::new("t1", "r1")
-        .with_messages(vec![Message::user("r1-user", "What is AG-UI?")]);
+    // The same agent, run in-process on the same input (a conversation names its runs after
+    // the thread: the first run on t1 is t1-run-1).
+    let input = RunAgentInput::new("t1", "t1-run-1")
+        .with_messages(vec![Message::user("u", "What is AG-UI?")]);
     let expected: Vec<Event> = tokio::runtime::Runtime::new().unwrap().block_on(async {
         Runner::new(DemoAgent::new())
             .run(input)
@@ -138,8 +137,6 @@ fn an_interrupt_is_shown_and_answered_with_resume() {
         "never",
         "--thread",
         "t2",
-        "--run-id",
-        "r1",
     ]);
     assert_eq!(
         out.status.code(),
@@ -182,7 +179,7 @@ fn failures_are_named_with_a_non_zero_exit() {
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(
-        err.starts_with("error: HTTP 400 Bad Request: {\"error\":{\"kind\":\"invalid-state\""),
+        err.starts_with("error: HTTP 400: {\"error\":{\"kind\":\"invalid-state\""),
         "{err}"
     );
 
