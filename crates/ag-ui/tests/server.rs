@@ -354,7 +354,7 @@ fn work_round(sub: &mut ag_ui::server::SubagentContext, i: usize, round: usize) 
         m.delta(format!("s{i} r{round} w{word} "))?;
     }
     drop(m);
-    if round % 5 == 0 {
+    if round.is_multiple_of(5) {
         let mut call = sub.tool_call("lookup")?;
         call.args(format!("{{\"i\":{i}}}"))?;
         drop(call);
