@@ -371,3 +371,68 @@ async fn an_agent_that_ignores_cancellation_is_dropped_with_the_response() {
         .expect("the agent kept running 5 s after the client left")
         .unwrap();
 }
+
+#[tokio::test]
+async fn endpoints_live_beside_other_routes_behind_the_users_middleware() {
+    use axum::extract::Request;
+    use axum::http::StatusCode;
+    use axum::middleware::{self, Next};
+    use axum::response::{IntoResponse, Response};
+
+    async fn require_token(req: Request, next: Next) -> Response {
+        match req
+            .headers()
+            .get("authorization")
+            .and_then(|v| v.to_str().ok())
+        {
+            Some("Bearer secret") => next.run(req).await,
+            _ => StatusCode::UNAUTHORIZED.into_response(),
+        }
+    }
+    let echo_a = |input: RunAgentInput| {
+        script(RunAgentInput::new(
+            input.thread_id,
+            format!("a-{}", input.run_id),
+        ))
+    };
+    let echo_b = |input: RunAgentInput| {
+        script(RunAgentInput::new(
+            input.thread_id,
+            format!("b-{}", input.run_id),
+        ))
+    };
+    let app = Router::new()
+        .agent("/agents/a", AgentEndpoint::new(echo_a))
+        .agent("/agents/b", AgentEndpoint::new(echo_b))
+        .route("/health", axum::routing::get(|| async { "ok" }))
+        .layer(middleware::from_fn(require_token));
+    let url = spawn(app).await;
+    let client = reqwest::Client::new();
+    let run = |path: &'static str, token: Option<&'static str>| {
+        let mut request = client
+            .post(format!("{url}{path}"))
+            .header("content-type", "application/json")
+            .body(input_body("r"));
+        if let Some(token) = token {
+            request = request.header("authorization", token);
+        }
+        request.send()
+    };
+    assert_eq!(run("/agents/a", None).await.unwrap().status(), 401);
+    for (path, run_id) in [("/agents/a", "a-r"), ("/agents/b", "b-r")] {
+        let body = run(path, Some("Bearer secret"))
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        assert_eq!(data_events(&body)[0]["runId"], run_id, "{path}");
+    }
+    let health = client
+        .get(format!("{url}/health"))
+        .header("authorization", "Bearer secret")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(health.text().await.unwrap(), "ok");
+}
