@@ -101,12 +101,12 @@ macro_rules! event_struct {
             #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "timestamp")]
             pub timestamp: Option<i64>,
             /// The provider-native event this one was derived from. A legacy `null` reads as
-            /// absent.
+            /// absent. Boxed: it is rare, and every event is moved through the pipeline.
             #[serde(default, skip_serializing_if = "Option::is_none")]
-            pub raw_event: Option<Value>,
-            /// Open-by-key extra information; never `null` itself.
+            pub raw_event: Option<Box<Value>>,
+            /// Open-by-key extra information; never `null` itself. Boxed, as `raw_event`.
             #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "non_null")]
-            pub metadata: Option<Metadata>,
+            pub metadata: Option<Box<Metadata>>,
         }
 
         impl $name {
@@ -151,14 +151,14 @@ macro_rules! event_struct {
             /// Sets the provider-native event this one was derived from.
             #[must_use]
             pub fn with_raw_event(mut self, raw_event: Value) -> Self {
-                self.raw_event = Some(raw_event);
+                self.raw_event = Some(Box::new(raw_event));
                 self
             }
 
             /// Sets the metadata.
             #[must_use]
             pub fn with_metadata(mut self, metadata: Metadata) -> Self {
-                self.metadata = Some(metadata);
+                self.metadata = Some(Box::new(metadata));
                 self
             }
         }
@@ -857,14 +857,14 @@ macro_rules! events {
             /// The provider-native event this one was derived from, if any.
             pub fn raw_event(&self) -> Option<&Value> {
                 match self {
-                    $( Event::$variant(e) => e.raw_event.as_ref(), )*
+                    $( Event::$variant(e) => e.raw_event.as_deref(), )*
                 }
             }
 
             /// The event's metadata, if any.
             pub fn metadata(&self) -> Option<&Metadata> {
                 match self {
-                    $( Event::$variant(e) => e.metadata.as_ref(), )*
+                    $( Event::$variant(e) => e.metadata.as_deref(), )*
                 }
             }
 
@@ -876,14 +876,14 @@ macro_rules! events {
             }
 
             /// Mutable access to the raw event.
-            pub fn raw_event_mut(&mut self) -> &mut Option<Value> {
+            pub fn raw_event_mut(&mut self) -> &mut Option<Box<Value>> {
                 match self {
                     $( Event::$variant(e) => &mut e.raw_event, )*
                 }
             }
 
             /// Mutable access to the metadata.
-            pub fn metadata_mut(&mut self) -> &mut Option<Metadata> {
+            pub fn metadata_mut(&mut self) -> &mut Option<Box<Metadata>> {
                 match self {
                     $( Event::$variant(e) => &mut e.metadata, )*
                 }
@@ -1065,14 +1065,14 @@ impl Event {
     /// Sets the raw event.
     #[must_use]
     pub fn with_raw_event(mut self, raw_event: Value) -> Self {
-        *self.raw_event_mut() = Some(raw_event);
+        *self.raw_event_mut() = Some(Box::new(raw_event));
         self
     }
 
     /// Sets the metadata.
     #[must_use]
     pub fn with_metadata(mut self, metadata: Metadata) -> Self {
-        *self.metadata_mut() = Some(metadata);
+        *self.metadata_mut() = Some(Box::new(metadata));
         self
     }
 

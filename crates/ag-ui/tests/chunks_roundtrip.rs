@@ -255,7 +255,7 @@ fn chunked(events: &[Event], repeat_ids: bool) -> Vec<Event> {
                 chunk.metadata = s.metadata.clone();
                 if let Some((next, delta)) = follower(s.message_id.as_str()) {
                     chunk.delta = delta;
-                    chunk.raw_event = next.raw_event().cloned();
+                    chunk.raw_event = next.raw_event().cloned().map(Box::new);
                     i += 1;
                 }
                 out.push(attribute(chunk.into()));
@@ -268,7 +268,7 @@ fn chunked(events: &[Event], repeat_ids: bool) -> Vec<Event> {
                 chunk.metadata = s.metadata.clone();
                 if let Some((next, delta)) = follower(s.tool_call_id.as_str()) {
                     chunk.delta = delta;
-                    chunk.raw_event = next.raw_event().cloned();
+                    chunk.raw_event = next.raw_event().cloned().map(Box::new);
                     i += 1;
                 }
                 out.push(attribute(chunk.into()));
@@ -279,7 +279,7 @@ fn chunked(events: &[Event], repeat_ids: bool) -> Vec<Event> {
                 chunk.metadata = s.metadata.clone();
                 if let Some((next, delta)) = follower(s.message_id.as_str()) {
                     chunk.delta = delta;
-                    chunk.raw_event = next.raw_event().cloned();
+                    chunk.raw_event = next.raw_event().cloned().map(Box::new);
                     i += 1;
                 }
                 out.push(attribute(chunk.into()));

@@ -414,21 +414,21 @@ impl Reducer {
             }
             Event::TextMessageStart(e) => self.text_start(e),
             Event::TextMessageContent(e) => {
-                self.append_text(&e.message_id, &e.delta, e.metadata.as_ref())
+                self.append_text(&e.message_id, &e.delta, e.metadata.as_deref())
             }
-            Event::TextMessageEnd(e) => self.end_text(&e.message_id, e.metadata.as_ref()),
+            Event::TextMessageEnd(e) => self.end_text(&e.message_id, e.metadata.as_deref()),
             Event::ReasoningMessageStart(e) => self.reasoning_start(
                 &e.message_id,
                 e.subagent_run_id.as_ref(),
-                e.metadata.as_ref(),
+                e.metadata.as_deref(),
             ),
             Event::ReasoningMessageContent(e) => {
-                self.append_text(&e.message_id, &e.delta, e.metadata.as_ref())
+                self.append_text(&e.message_id, &e.delta, e.metadata.as_deref())
             }
-            Event::ReasoningMessageEnd(e) => self.end_text(&e.message_id, e.metadata.as_ref()),
+            Event::ReasoningMessageEnd(e) => self.end_text(&e.message_id, e.metadata.as_deref()),
             Event::ToolCallStart(e) => self.tool_call_start(e),
             Event::ToolCallArgs(e) => self.tool_call_args(&e.tool_call_id, &e.delta, e),
-            Event::ToolCallEnd(e) => self.tool_call_end(&e.tool_call_id, e.metadata.as_ref()),
+            Event::ToolCallEnd(e) => self.tool_call_end(&e.tool_call_id, e.metadata.as_deref()),
             Event::ToolCallResult(e) => self.tool_call_result(e),
             Event::StateSnapshot(e) => {
                 self.state = e.snapshot.clone();
@@ -636,7 +636,10 @@ impl Reducer {
                 (self.push(message), true)
             }
         };
-        let merged = merge_metadata(self.messages[position].metadata_mut(), e.metadata.as_ref());
+        let merged = merge_metadata(
+            self.messages[position].metadata_mut(),
+            e.metadata.as_deref(),
+        );
         if created {
             Applied::messages(MessagesChange::Appended(position))
         } else {
@@ -747,7 +750,7 @@ impl Reducer {
                 call.function.name.clone_from(&e.tool_call_name);
                 w
             });
-            let merged = merge_metadata(&mut call.metadata, e.metadata.as_ref());
+            let merged = merge_metadata(&mut call.metadata, e.metadata.as_deref());
             return Applied {
                 warning,
                 ..Applied::updated_if(renamed || merged, m)
@@ -792,7 +795,7 @@ impl Reducer {
         };
         let calls = message.tool_calls.get_or_insert_with(Vec::new);
         let mut call = ToolCall::new(e.tool_call_id.clone(), e.tool_call_name.clone(), "");
-        merge_metadata(&mut call.metadata, e.metadata.as_ref());
+        merge_metadata(&mut call.metadata, e.metadata.as_deref());
         calls.push(call);
         self.tool_calls
             .insert(e.tool_call_id.clone(), (position, calls.len() - 1));
@@ -814,7 +817,7 @@ impl Reducer {
             return unknown_tool_call(id);
         };
         call.function.arguments.push_str(delta);
-        merge_metadata(&mut call.metadata, e.metadata.as_ref());
+        merge_metadata(&mut call.metadata, e.metadata.as_deref());
         if let Some(scanner) = self.partial_args.get_mut(id) {
             scanner.push(delta);
         }
@@ -842,7 +845,7 @@ impl Reducer {
             e.content.clone(),
         );
         message.subagent_run_id = e.subagent_run_id.clone();
-        merge_metadata(&mut message.metadata, e.metadata.as_ref());
+        merge_metadata(&mut message.metadata, e.metadata.as_deref());
         let message = Message::Tool(message);
         match self.tool_calls.get(&e.tool_call_id) {
             Some(&(call_at, _)) => {
@@ -885,7 +888,7 @@ impl Reducer {
             has_activity |= message.role() == Role::Activity;
             has_reasoning |= message.role() == Role::Reasoning;
         }
-        let authority = activity_authority(e.metadata.as_ref());
+        let authority = activity_authority(e.metadata.as_deref());
         let keep_local = |message: &Message| match message {
             Message::Activity(a) => match &authority {
                 Authority::Legacy => !has_activity,
@@ -954,7 +957,7 @@ impl Reducer {
             },
         };
         if let Some(p) = position {
-            merge_metadata(self.messages[p].metadata_mut(), e.metadata.as_ref());
+            merge_metadata(self.messages[p].metadata_mut(), e.metadata.as_deref());
         }
         Applied {
             new_message: position.filter(|_| created),
@@ -978,7 +981,7 @@ impl Reducer {
                 ..Applied::none()
             };
         };
-        let merged = merge_metadata(&mut activity.metadata, e.metadata.as_ref());
+        let merged = merge_metadata(&mut activity.metadata, e.metadata.as_deref());
         let mut content = Value::Object(activity.content.clone());
         let failure = match json_patch::patch(&mut content, &e.patch) {
             Ok(()) => match content {

@@ -526,8 +526,8 @@ pub fn event_of(ty: EventType) -> BoxedStrategy<Event> {
     )
         .prop_map(|(mut event, ts, raw, metadata, sub)| {
             *event.timestamp_mut() = ts;
-            *event.raw_event_mut() = raw;
-            *event.metadata_mut() = metadata;
+            *event.raw_event_mut() = raw.map(Box::new);
+            *event.metadata_mut() = metadata.map(Box::new);
             if let (Some(slot), Some(sub)) = (event.attribution_mut(), sub) {
                 *slot = Some(sub.into());
             }
