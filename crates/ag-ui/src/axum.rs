@@ -58,7 +58,7 @@ use ::axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use ::axum::response::{IntoResponse, Response};
 use ::axum::routing::{MethodRouter, on};
 use ::axum::{Router, routing::MethodFilter};
-use futures::Stream;
+use futures::{Stream, StreamExt};
 use serde_json::json;
 
 use crate::encoding::sse;
@@ -333,36 +333,39 @@ impl<S: Send + Sync> FromRequest<S> for AgentInput {
     }
 }
 
-/// Reads and parses the body of `req` as a `RunAgentInput`.
+/// Reads and parses the body of `req` as a `RunAgentInput`, refusing a body over `limit`
+/// bytes as soon as it is known to be too large (from `Content-Length`, or while reading).
 async fn read_input(req: Request, limit: usize) -> Result<RunAgentInput, InputRejection> {
     check_content_type(req.headers())?;
-    let body = ::axum::body::to_bytes(req.into_body(), limit)
-        .await
-        .map_err(|e| {
-            if is_length_limit(&e) {
-                InputRejection::new(
-                    RejectionKind::PayloadTooLarge,
-                    format!("the request body exceeds the limit of {limit} bytes"),
-                )
-            } else {
-                InputRejection::new(
-                    RejectionKind::UnreadableBody,
-                    format!("the request body could not be read: {e}"),
-                )
-            }
-        })?;
-    parse_input(&body)
-}
-
-fn is_length_limit(e: &::axum::Error) -> bool {
-    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
-    while let Some(err) = source {
-        if err.to_string().contains("length limit exceeded") {
-            return true;
-        }
-        source = err.source();
+    let too_large = || {
+        InputRejection::new(
+            RejectionKind::PayloadTooLarge,
+            format!("the request body exceeds the limit of {limit} bytes"),
+        )
+    };
+    let declared = req
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if declared.is_some_and(|n| n > limit as u64) {
+        return Err(too_large());
     }
-    false
+    let mut body = Vec::with_capacity(declared.map_or(0, |n| n as usize));
+    let mut chunks = req.into_body().into_data_stream();
+    while let Some(chunk) = chunks.next().await {
+        let chunk = chunk.map_err(|e| {
+            InputRejection::new(
+                RejectionKind::UnreadableBody,
+                format!("the request body could not be read: {e}"),
+            )
+        })?;
+        if body.len() + chunk.len() > limit {
+            return Err(too_large());
+        }
+        body.extend_from_slice(&chunk);
+    }
+    parse_input(&body)
 }
 
 fn check_content_type(headers: &HeaderMap) -> Result<(), InputRejection> {
@@ -685,9 +688,9 @@ impl SseBody {
 
     fn write(&mut self, event: &Event, out: &mut Vec<u8>) {
         if self.event_ids {
-            out.extend_from_slice(b"id: ");
-            out.extend_from_slice(self.next_id.to_string().as_bytes());
-            out.push(b'\n');
+            use std::io::Write as _;
+            // Writing into a Vec cannot fail.
+            let _ = writeln!(out, "id: {}", self.next_id);
             self.next_id += 1;
         }
         sse::encode_into(event, out);

@@ -436,3 +436,44 @@ async fn endpoints_live_beside_other_routes_behind_the_users_middleware() {
         .unwrap();
     assert_eq!(health.text().await.unwrap(), "ok");
 }
+
+#[tokio::test]
+async fn a_chunked_body_over_the_limit_is_refused_while_reading() {
+    let url = spawn(
+        AgentEndpoint::new(script)
+            .with_body_limit(1024)
+            .into_router(),
+    )
+    .await;
+    // No Content-Length: the limit is enforced as the chunks arrive.
+    let pieces: Vec<Result<Vec<u8>, std::io::Error>> =
+        (0..8).map(|_| Ok(vec![b' '; 300])).collect();
+    let response = reqwest::Client::new()
+        .post(&url)
+        .header("content-type", "application/json")
+        .body(reqwest::Body::wrap_stream(futures::stream::iter(pieces)))
+        .send()
+        .await
+        .unwrap();
+    let (status, body) = error_of(response).await;
+    assert_eq!(
+        (status, body["error"]["kind"].as_str()),
+        (413, Some("payload-too-large"))
+    );
+
+    // A chunked body under the limit is read whole.
+    let pieces: Vec<Result<Vec<u8>, std::io::Error>> = input_body("r")
+        .into_bytes()
+        .chunks(7)
+        .map(|c| Ok(c.to_vec()))
+        .collect();
+    let response = reqwest::Client::new()
+        .post(&url)
+        .header("content-type", "application/json")
+        .body(reqwest::Body::wrap_stream(futures::stream::iter(pieces)))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    assert_eq!(data_events(&response.text().await.unwrap()).len(), 5);
+}
