@@ -440,6 +440,25 @@ impl ChunkError {
         self
     }
 
+    /// A continuation chunk that repeats opener field `field` of stream `id` with a different
+    /// value (`found` where the opener had `expected`).
+    fn field_mismatch(
+        index: usize,
+        chunk: Kind,
+        tag: Option<&SubagentRunId>,
+        id: &str,
+        field: &'static str,
+        found: &str,
+        expected: Option<&str>,
+    ) -> Self {
+        let mut error = ChunkError::new(ChunkErrorKind::FieldMismatch, index, chunk, tag)
+            .with_id(id)
+            .with_field(field);
+        error.0.found = Some(found.to_owned());
+        error.0.expected = expected.map(str::to_owned);
+        error
+    }
+
     /// The rule that was broken.
     pub fn kind(&self) -> ChunkErrorKind {
         self.0.kind
@@ -873,13 +892,15 @@ impl State {
             && message_id.as_ref().is_none_or(|m| m == id)
         {
             let mismatch = |field: &'static str, found: &str, expected: Option<&str>| {
-                let mut error =
-                    ChunkError::new(ChunkErrorKind::FieldMismatch, index, kind, tag.as_ref())
-                        .with_id(id.as_str())
-                        .with_field(field);
-                error.0.found = Some(found.to_owned());
-                error.0.expected = expected.map(str::to_owned);
-                error
+                ChunkError::field_mismatch(
+                    index,
+                    kind,
+                    tag.as_ref(),
+                    id.as_str(),
+                    field,
+                    found,
+                    expected,
+                )
             };
             if let Some(role) = role
                 && role != *open_role
@@ -984,13 +1005,15 @@ impl State {
             && tool_call_id.as_ref().is_none_or(|c| c == id)
         {
             let mismatch = |field: &'static str, found: &str, expected: Option<&str>| {
-                let mut error =
-                    ChunkError::new(ChunkErrorKind::FieldMismatch, index, kind, tag.as_ref())
-                        .with_id(id.as_str())
-                        .with_field(field);
-                error.0.found = Some(found.to_owned());
-                error.0.expected = expected.map(str::to_owned);
-                error
+                ChunkError::field_mismatch(
+                    index,
+                    kind,
+                    tag.as_ref(),
+                    id.as_str(),
+                    field,
+                    found,
+                    expected,
+                )
             };
             if let Some(found) = &tool_call_name
                 && found != name
