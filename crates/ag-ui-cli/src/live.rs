@@ -32,6 +32,7 @@ struct LoggedStream {
     run_id: String,
     events: u64,
     started: Instant,
+    /// How the run ended: "finished", "failed", or "disconnected" until a terminal event.
     outcome: &'static str,
 }
 
@@ -54,11 +55,7 @@ impl Stream for LoggedStream {
 
 impl Drop for LoggedStream {
     fn drop(&mut self) {
-        let outcome = if self.outcome.is_empty() {
-            "disconnected"
-        } else {
-            self.outcome
-        };
+        let outcome = self.outcome;
         tracing::info!(
             run = %self.run_id,
             events = self.events,
@@ -79,7 +76,7 @@ impl<H: RunHandler> RunHandler for Logged<H> {
             run_id,
             events: 0,
             started: Instant::now(),
-            outcome: "",
+            outcome: "disconnected",
         }))
     }
 }

@@ -216,3 +216,58 @@ fn verify_runs_a_url_once_and_checks_the_stream() {
         "{line}"
     );
 }
+
+#[test]
+fn serve_logs_each_run_with_its_id_events_and_duration() {
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ag-ui"))
+        .args([
+            "serve",
+            "--addr",
+            "127.0.0.1:0",
+            "--pace-ms",
+            "0",
+            "--color",
+            "never",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut first = String::new();
+    stdout.read_line(&mut first).unwrap();
+    let url = first
+        .trim()
+        .strip_prefix("ag-ui demo agent: ")
+        .unwrap()
+        .to_owned();
+    let (tx, rx) = mpsc::channel();
+    let stderr = BufReader::new(child.stderr.take().unwrap());
+    std::thread::spawn(move || {
+        for line in stderr.lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let out = ag_ui(&["run", &url, "hi", "--json", "--thread", "t3"]);
+    assert_eq!(out.status.code(), Some(0));
+    let events = String::from_utf8(out.stdout).unwrap().lines().count();
+    let ended = loop {
+        let line = rx
+            .recv_timeout(Duration::from_secs(10))
+            .expect("serve logged no end of the run");
+        if line.contains("run ended") {
+            break line;
+        }
+    };
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(ended.contains("run=t3-run-1"), "{ended}");
+    assert!(ended.contains(&format!("events={events}")), "{ended}");
+    assert!(ended.contains("duration_ms="), "{ended}");
+    assert!(ended.contains("outcome=\"finished\""), "{ended}");
+}
