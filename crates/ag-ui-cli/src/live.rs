@@ -183,6 +183,8 @@ fn spinner(enabled: bool) -> Arc<AtomicBool> {
 struct Printer {
     renderer: Option<Renderer<std::io::Stdout>>,
     json: Option<std::io::BufWriter<std::io::Stdout>>,
+    /// Reused for each JSON line.
+    line: Vec<u8>,
     waiting: Arc<AtomicBool>,
     failed_run: Option<String>,
     io_error: Option<std::io::Error>,
@@ -194,9 +196,10 @@ impl Printer {
             renderer.event(event)?;
         }
         if let Some(out) = &mut self.json {
-            let mut line = event.to_json();
-            line.push('\n');
-            out.write_all(line.as_bytes())?;
+            self.line.clear();
+            event.write_json(&mut self.line);
+            self.line.push(b'\n');
+            out.write_all(&self.line)?;
         }
         Ok(())
     }
@@ -284,6 +287,7 @@ pub(crate) async fn run(options: RunOptions) -> Result<(), Failure> {
         json: options
             .json
             .then(|| std::io::BufWriter::new(std::io::stdout())),
+        line: Vec::new(),
         waiting: Arc::clone(&waiting),
         failed_run: None,
         io_error: None,
