@@ -759,19 +759,41 @@ event_struct! {
 #[error("unknown AG-UI event type {0:?}")]
 pub struct UnknownEventType(pub String);
 
+/// The payload type of a variant of [`Event`]: the struct, or a box of it.
+macro_rules! payload {
+    (inline $ty:ident) => { $ty };
+    (boxed $ty:ident) => { Box<$ty> };
+}
+
+/// Wraps an event struct as the payload of its variant.
+macro_rules! wrap {
+    (inline $e:expr) => {
+        $e
+    };
+    (boxed $e:expr) => {
+        Box::new($e)
+    };
+}
+
 macro_rules! events {
-    ($( $(#[$doc:meta])* $variant:ident($ty:ident) = $wire:literal, attributed = $attr:tt; )*) => {
+    ($( $(#[$doc:meta])* $variant:ident($store:ident $ty:ident) = $wire:literal, attributed = $attr:tt; )*) => {
         /// One AG-UI event. Serializes as a JSON object whose `type` names the variant.
         ///
         /// Build events with the constructors ([`Event::text_message_start`], …) or from the
         /// per-event structs (`TextMessageStartEvent::new(..).into()`); read them with
         /// [`Event::from_json`] and friends, which report what was wrong as a
         /// [`DecodeError`](crate::DecodeError).
+        ///
+        /// The six large, rare events (`RUN_FINISHED`, `ACTIVITY_SNAPSHOT`, `RAW`, `CUSTOM`,
+        /// `SUBAGENT_STARTED`, `SUBAGENT_FINISHED`) are boxed, so that an `Event` is 128 bytes
+        /// and a stream of content events moves and reads as little memory as possible.
+        /// Matching is unchanged (`Event::RunFinished(e) => e.outcome`); build them with
+        /// `.into()` or the constructors.
         #[derive(Clone, Debug, PartialEq, Serialize)]
         #[serde(tag = "type")]
         #[non_exhaustive]
         pub enum Event {
-            $( $(#[$doc])* #[serde(rename = $wire)] $variant($ty), )*
+            $( $(#[$doc])* #[serde(rename = $wire)] $variant(payload!($store $ty)), )*
         }
 
         /// The `type` of an event, without its payload.
@@ -823,7 +845,7 @@ macro_rules! events {
         $(
             impl From<$ty> for Event {
                 fn from(event: $ty) -> Self {
-                    Event::$variant(event)
+                    Event::$variant(wrap!($store event))
                 }
             }
         )*
@@ -843,7 +865,7 @@ macro_rules! events {
                 d: D,
             ) -> Result<Event, D::Error> {
                 match ty {
-                    $( EventType::$variant => <$ty>::deserialize(d).map(Event::$variant), )*
+                    $( EventType::$variant => <$ty>::deserialize(d).map(Event::from), )*
                 }
             }
 
@@ -894,67 +916,67 @@ macro_rules! events {
 
 events! {
     /// `TEXT_MESSAGE_START`
-    TextMessageStart(TextMessageStartEvent) = "TEXT_MESSAGE_START", attributed = true;
+    TextMessageStart(inline TextMessageStartEvent) = "TEXT_MESSAGE_START", attributed = true;
     /// `TEXT_MESSAGE_CONTENT`
-    TextMessageContent(TextMessageContentEvent) = "TEXT_MESSAGE_CONTENT", attributed = true;
+    TextMessageContent(inline TextMessageContentEvent) = "TEXT_MESSAGE_CONTENT", attributed = true;
     /// `TEXT_MESSAGE_END`
-    TextMessageEnd(TextMessageEndEvent) = "TEXT_MESSAGE_END", attributed = true;
+    TextMessageEnd(inline TextMessageEndEvent) = "TEXT_MESSAGE_END", attributed = true;
     /// `TEXT_MESSAGE_CHUNK`
-    TextMessageChunk(TextMessageChunkEvent) = "TEXT_MESSAGE_CHUNK", attributed = true;
+    TextMessageChunk(inline TextMessageChunkEvent) = "TEXT_MESSAGE_CHUNK", attributed = true;
     /// `TOOL_CALL_START`
-    ToolCallStart(ToolCallStartEvent) = "TOOL_CALL_START", attributed = true;
+    ToolCallStart(inline ToolCallStartEvent) = "TOOL_CALL_START", attributed = true;
     /// `TOOL_CALL_ARGS`
-    ToolCallArgs(ToolCallArgsEvent) = "TOOL_CALL_ARGS", attributed = true;
+    ToolCallArgs(inline ToolCallArgsEvent) = "TOOL_CALL_ARGS", attributed = true;
     /// `TOOL_CALL_END`
-    ToolCallEnd(ToolCallEndEvent) = "TOOL_CALL_END", attributed = true;
+    ToolCallEnd(inline ToolCallEndEvent) = "TOOL_CALL_END", attributed = true;
     /// `TOOL_CALL_CHUNK`
-    ToolCallChunk(ToolCallChunkEvent) = "TOOL_CALL_CHUNK", attributed = true;
+    ToolCallChunk(inline ToolCallChunkEvent) = "TOOL_CALL_CHUNK", attributed = true;
     /// `TOOL_CALL_RESULT`
-    ToolCallResult(ToolCallResultEvent) = "TOOL_CALL_RESULT", attributed = true;
+    ToolCallResult(inline ToolCallResultEvent) = "TOOL_CALL_RESULT", attributed = true;
     /// `STATE_SNAPSHOT`
-    StateSnapshot(StateSnapshotEvent) = "STATE_SNAPSHOT", attributed = true;
+    StateSnapshot(inline StateSnapshotEvent) = "STATE_SNAPSHOT", attributed = true;
     /// `STATE_DELTA`
-    StateDelta(StateDeltaEvent) = "STATE_DELTA", attributed = true;
+    StateDelta(inline StateDeltaEvent) = "STATE_DELTA", attributed = true;
     /// `MESSAGES_SNAPSHOT`
-    MessagesSnapshot(MessagesSnapshotEvent) = "MESSAGES_SNAPSHOT", attributed = false;
+    MessagesSnapshot(inline MessagesSnapshotEvent) = "MESSAGES_SNAPSHOT", attributed = false;
     /// `ACTIVITY_SNAPSHOT`
-    ActivitySnapshot(ActivitySnapshotEvent) = "ACTIVITY_SNAPSHOT", attributed = true;
+    ActivitySnapshot(boxed ActivitySnapshotEvent) = "ACTIVITY_SNAPSHOT", attributed = true;
     /// `ACTIVITY_DELTA`
-    ActivityDelta(ActivityDeltaEvent) = "ACTIVITY_DELTA", attributed = true;
+    ActivityDelta(inline ActivityDeltaEvent) = "ACTIVITY_DELTA", attributed = true;
     /// `RAW`
-    Raw(RawEvent) = "RAW", attributed = true;
+    Raw(boxed RawEvent) = "RAW", attributed = true;
     /// `CUSTOM`
-    Custom(CustomEvent) = "CUSTOM", attributed = true;
+    Custom(boxed CustomEvent) = "CUSTOM", attributed = true;
     /// `RUN_STARTED`
-    RunStarted(RunStartedEvent) = "RUN_STARTED", attributed = false;
+    RunStarted(inline RunStartedEvent) = "RUN_STARTED", attributed = false;
     /// `RUN_FINISHED`
-    RunFinished(RunFinishedEvent) = "RUN_FINISHED", attributed = false;
+    RunFinished(boxed RunFinishedEvent) = "RUN_FINISHED", attributed = false;
     /// `RUN_ERROR`
-    RunError(RunErrorEvent) = "RUN_ERROR", attributed = false;
+    RunError(inline RunErrorEvent) = "RUN_ERROR", attributed = false;
     /// `STEP_STARTED`
-    StepStarted(StepStartedEvent) = "STEP_STARTED", attributed = true;
+    StepStarted(inline StepStartedEvent) = "STEP_STARTED", attributed = true;
     /// `STEP_FINISHED`
-    StepFinished(StepFinishedEvent) = "STEP_FINISHED", attributed = true;
+    StepFinished(inline StepFinishedEvent) = "STEP_FINISHED", attributed = true;
     /// `REASONING_START`
-    ReasoningStart(ReasoningStartEvent) = "REASONING_START", attributed = true;
+    ReasoningStart(inline ReasoningStartEvent) = "REASONING_START", attributed = true;
     /// `REASONING_MESSAGE_START`
-    ReasoningMessageStart(ReasoningMessageStartEvent) = "REASONING_MESSAGE_START", attributed = true;
+    ReasoningMessageStart(inline ReasoningMessageStartEvent) = "REASONING_MESSAGE_START", attributed = true;
     /// `REASONING_MESSAGE_CONTENT`
-    ReasoningMessageContent(ReasoningMessageContentEvent) = "REASONING_MESSAGE_CONTENT", attributed = true;
+    ReasoningMessageContent(inline ReasoningMessageContentEvent) = "REASONING_MESSAGE_CONTENT", attributed = true;
     /// `REASONING_MESSAGE_END`
-    ReasoningMessageEnd(ReasoningMessageEndEvent) = "REASONING_MESSAGE_END", attributed = true;
+    ReasoningMessageEnd(inline ReasoningMessageEndEvent) = "REASONING_MESSAGE_END", attributed = true;
     /// `REASONING_MESSAGE_CHUNK`
-    ReasoningMessageChunk(ReasoningMessageChunkEvent) = "REASONING_MESSAGE_CHUNK", attributed = true;
+    ReasoningMessageChunk(inline ReasoningMessageChunkEvent) = "REASONING_MESSAGE_CHUNK", attributed = true;
     /// `REASONING_END`
-    ReasoningEnd(ReasoningEndEvent) = "REASONING_END", attributed = true;
+    ReasoningEnd(inline ReasoningEndEvent) = "REASONING_END", attributed = true;
     /// `REASONING_ENCRYPTED_VALUE`
-    ReasoningEncryptedValue(ReasoningEncryptedValueEvent) = "REASONING_ENCRYPTED_VALUE", attributed = true;
+    ReasoningEncryptedValue(inline ReasoningEncryptedValueEvent) = "REASONING_ENCRYPTED_VALUE", attributed = true;
     /// `SUBAGENT_STARTED`
-    SubagentStarted(SubagentStartedEvent) = "SUBAGENT_STARTED", attributed = false;
+    SubagentStarted(boxed SubagentStartedEvent) = "SUBAGENT_STARTED", attributed = false;
     /// `SUBAGENT_FINISHED`
-    SubagentFinished(SubagentFinishedEvent) = "SUBAGENT_FINISHED", attributed = false;
+    SubagentFinished(boxed SubagentFinishedEvent) = "SUBAGENT_FINISHED", attributed = false;
     /// `SUBAGENT_ERROR`
-    SubagentError(SubagentErrorEvent) = "SUBAGENT_ERROR", attributed = false;
+    SubagentError(inline SubagentErrorEvent) = "SUBAGENT_ERROR", attributed = false;
 }
 
 impl fmt::Display for EventType {

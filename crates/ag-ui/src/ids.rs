@@ -18,20 +18,24 @@
 
 use std::borrow::Borrow;
 use std::fmt;
+use std::sync::Arc;
 
-use serde::{Deserialize, Serialize};
+use serde::de::{self, Deserializer, Visitor};
+use serde::{Deserialize, Serialize, Serializer};
 
 macro_rules! id_type {
     ($(#[$doc:meta])* $name:ident) => {
         $(#[$doc])*
-        #[derive(Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-        #[serde(transparent)]
-        pub struct $name(String);
+        ///
+        /// Shared, not copied: cloning an id (as every CONTENT event of a stream does) bumps a
+        /// reference count instead of allocating.
+        #[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub struct $name(Arc<str>);
 
         impl $name {
             /// Wraps a string as this kind of id. Any string is a valid id.
-            pub fn new(id: impl Into<String>) -> Self {
-                Self(id.into())
+            pub fn new(id: impl AsRef<str>) -> Self {
+                Self(Arc::from(id.as_ref()))
             }
 
             /// The id as a string slice.
@@ -39,15 +43,21 @@ macro_rules! id_type {
                 &self.0
             }
 
-            /// Unwraps the id into its string.
+            /// Copies the id into a `String`.
             pub fn into_string(self) -> String {
-                self.0
+                String::from(&*self.0)
+            }
+        }
+
+        impl Default for $name {
+            fn default() -> Self {
+                Self::new("")
             }
         }
 
         impl fmt::Debug for $name {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                fmt::Debug::fmt(&self.0, f)
+                fmt::Debug::fmt(&*self.0, f)
             }
         }
 
@@ -57,21 +67,33 @@ macro_rules! id_type {
             }
         }
 
+        impl Serialize for $name {
+            fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.serialize_str(&self.0)
+            }
+        }
+
+        impl<'de> Deserialize<'de> for $name {
+            fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                deserializer.deserialize_str(IdVisitor).map(Self)
+            }
+        }
+
         impl From<&str> for $name {
             fn from(id: &str) -> Self {
-                Self(id.to_owned())
+                Self::new(id)
             }
         }
 
         impl From<String> for $name {
             fn from(id: String) -> Self {
-                Self(id)
+                Self(Arc::from(id))
             }
         }
 
         impl From<&String> for $name {
             fn from(id: &String) -> Self {
-                Self(id.clone())
+                Self::new(id)
             }
         }
 
@@ -83,7 +105,7 @@ macro_rules! id_type {
 
         impl From<$name> for String {
             fn from(id: $name) -> Self {
-                id.0
+                id.into_string()
             }
         }
 
@@ -101,16 +123,35 @@ macro_rules! id_type {
 
         impl PartialEq<str> for $name {
             fn eq(&self, other: &str) -> bool {
-                self.0 == other
+                &*self.0 == other
             }
         }
 
         impl PartialEq<&str> for $name {
             fn eq(&self, other: &&str) -> bool {
-                self.0 == *other
+                &*self.0 == *other
             }
         }
     };
+}
+
+/// Reads an id from a JSON string with one allocation, borrowed or not.
+struct IdVisitor;
+
+impl Visitor<'_> for IdVisitor {
+    type Value = Arc<str>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a string")
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(Arc::from(v))
+    }
+
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
+        Ok(Arc::from(v))
+    }
 }
 
 id_type! {

@@ -322,7 +322,7 @@ mod tests {
 
     fn finished(outcome: Outcome) -> crate::RunFinishedEvent {
         match outcome.into_event(&RunAgentInput::new("t", "r")) {
-            Event::RunFinished(e) => e,
+            Event::RunFinished(e) => *e,
             other => panic!("{other:?}"),
         }
     }
