@@ -176,6 +176,17 @@ fn leading_type(bytes: &[u8]) -> Option<&str> {
     std::str::from_utf8(&rest[..end]).ok()
 }
 
+/// [`leading_type`] of a string, without checking it again.
+#[inline]
+fn leading_type_str(json: &str) -> Option<&str> {
+    let rest = json.strip_prefix("{\"type\":\"")?;
+    let end = rest.bytes().position(|b| b == b'"' || b == b'\\')?;
+    // `end` is at an ASCII byte, so on a character boundary.
+    (rest.as_bytes()[end] == b'"')
+        .then(|| rest.get(..end))
+        .flatten()
+}
+
 /// Resolves a `type` string to an [`EventType`], or the matching error.
 fn resolve(ty: Option<&str>) -> Result<EventType, DecodeError> {
     match ty {
@@ -262,7 +273,7 @@ impl Event {
         // The fast path: `type` first, as encoders write it, and a valid event. Reading from a
         // `str` spares serde_json a UTF-8 check per string. Anything else takes the slow path,
         // which names what is wrong.
-        if let Some(name) = leading_type(json.as_bytes())
+        if let Some(name) = leading_type_str(json)
             && let Ok(ty) = name.parse::<EventType>()
         {
             // After `{"type":"` and the name, the closing quote.

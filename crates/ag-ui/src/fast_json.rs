@@ -382,18 +382,18 @@ impl<'a> Members<'a> {
     }
 
     /// A required string member.
-    fn string(&mut self, key: &str) -> Option<String> {
+    fn string(&mut self, key: &str) -> Option<&'a str> {
         match self.take(key)? {
-            Raw::Str(s) => Some(s.to_owned()),
+            Raw::Str(s) => Some(s),
             Raw::Int(_) => None,
         }
     }
 
     /// An optional string member: `Err` when present with another type.
-    fn opt_string<T: From<String>>(&mut self, key: &str) -> Result<Option<T>, ()> {
+    fn opt_string<T: From<&'a str>>(&mut self, key: &str) -> Result<Option<T>, ()> {
         match self.take(key) {
             None => Ok(None),
-            Some(Raw::Str(s)) => Ok(Some(T::from(s.to_owned()))),
+            Some(Raw::Str(s)) => Ok(Some(T::from(s))),
             Some(Raw::Int(_)) => Err(()),
         }
     }

@@ -109,7 +109,7 @@ pub fn decode(bytes: &[u8]) -> Result<Vec<Event>, DecodeError> {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Frame<'a> {
     index: u64,
-    data: &'a [u8],
+    data: &'a str,
     event: Option<&'a str>,
     id: Option<&'a str>,
 }
@@ -122,6 +122,12 @@ impl<'a> Frame<'a> {
 
     /// The frame's data: its `data:` lines joined by `\n`.
     pub fn data(&self) -> &'a [u8] {
+        self.data.as_bytes()
+    }
+
+    /// The frame's data as text. The stream is read as UTF-8, as the SSE rules say: invalid
+    /// sequences read as U+FFFD.
+    pub fn text(&self) -> &'a str {
         self.data
     }
 
@@ -152,7 +158,7 @@ impl<'a> Frame<'a> {
 /// let mut frames = FrameDecoder::new();
 /// frames.push(b"\xEF\xBB\xBFid: 7\revent: note\rdata: a\r\ndata:b\r\n\r\n: comment\n\ndata: c");
 /// let frame = frames.next_frame().unwrap().unwrap();
-/// assert_eq!((frame.index(), frame.data()), (0, &b"a\nb"[..]));
+/// assert_eq!((frame.index(), frame.text()), (0, "a\nb"));
 /// assert_eq!((frame.event(), frame.id()), (Some("note"), Some("7")));
 /// assert!(frames.next_frame().unwrap().is_none()); // "data: c" may go on
 /// frames.finish();
@@ -163,12 +169,14 @@ impl<'a> Frame<'a> {
 #[derive(Debug)]
 pub struct FrameDecoder {
     max_event_size: usize,
-    /// Unprocessed input; `buf[pos..]` is still to be read.
-    buf: Vec<u8>,
+    /// Unprocessed input, already read as UTF-8; `buf[pos..]` is still to be read.
+    buf: String,
     pos: usize,
+    /// The start of a UTF-8 sequence cut by the end of the last push, completed by the next.
+    utf8_tail: Vec<u8>,
     /// The current frame's data, its `data:` lines joined by `\n`, once it has two lines or
     /// spans two pushes; until then `data_range` points at its only line inside `buf`.
-    data: Vec<u8>,
+    data: String,
     data_range: Option<(usize, usize)>,
     has_data: bool,
     /// The current frame's `event:` field.
@@ -210,9 +218,10 @@ impl FrameDecoder {
     pub fn new() -> Self {
         Self {
             max_event_size: DEFAULT_MAX_EVENT_SIZE,
-            buf: Vec::new(),
+            buf: String::new(),
             pos: 0,
-            data: Vec::new(),
+            utf8_tail: Vec::new(),
+            data: String::new(),
             data_range: None,
             has_data: false,
             event: String::new(),
@@ -260,12 +269,17 @@ impl FrameDecoder {
             self.buf.drain(..self.pos);
             self.pos = 0;
         }
-        self.buf.extend_from_slice(bytes);
+        push_utf8(&mut self.buf, &mut self.utf8_tail, bytes);
     }
 
     /// Marks the end of the input: a last frame without its closing blank line is delivered by
     /// the following calls to [`next_frame`](Self::next_frame).
     pub fn finish(&mut self) {
+        if !self.finished && !self.utf8_tail.is_empty() {
+            // A sequence cut by the end of the stream.
+            self.utf8_tail.clear();
+            self.buf.push(char::REPLACEMENT_CHARACTER);
+        }
         self.finished = true;
     }
 
@@ -273,13 +287,16 @@ impl FrameDecoder {
     pub fn reset(&mut self) {
         let max = self.max_event_size;
         let mut buf = std::mem::take(&mut self.buf);
+        let mut utf8_tail = std::mem::take(&mut self.utf8_tail);
         let mut data = std::mem::take(&mut self.data);
         let mut event = std::mem::take(&mut self.event);
         buf.clear();
+        utf8_tail.clear();
         data.clear();
         event.clear();
         *self = Self {
             buf,
+            utf8_tail,
             data,
             event,
             ..Self::new().with_max_event_size(max)
@@ -380,7 +397,7 @@ impl FrameDecoder {
     /// Drops a leading byte order mark. Returns `false` while too few bytes have arrived to
     /// tell.
     fn check_bom(&mut self) -> bool {
-        let head = &self.buf[self.pos..];
+        let head = &self.buf.as_bytes()[self.pos..];
         if head.len() < BOM.len() && BOM.starts_with(head) && !self.finished {
             return false;
         }
@@ -395,12 +412,12 @@ impl FrameDecoder {
     fn next_line(&mut self) -> Line {
         if self.after_cr && self.pos < self.buf.len() {
             self.after_cr = false;
-            if self.buf[self.pos] == b'\n' {
+            if self.buf.as_bytes()[self.pos] == b'\n' {
                 self.pos += 1;
                 self.frame_bytes += 1;
             }
         }
-        let rest = &self.buf[self.pos..];
+        let rest = &self.buf.as_bytes()[self.pos..];
         // A blank line (every frame's end) needs no search.
         let found = match rest.first() {
             Some(b'\n' | b'\r') => Some(0),
@@ -447,7 +464,7 @@ impl FrameDecoder {
 
     /// Applies one non-empty line of the current frame.
     fn field(&mut self, start: usize, end: usize) {
-        let line = &self.buf[start..end];
+        let line = &self.buf.as_bytes()[start..end];
         // `name` is `line[..name_end]`, the value `buf[value_start..end]`.
         let (name_end, value_start) = match memchr::memchr(b':', line) {
             Some(0) => return, // a comment
@@ -460,8 +477,8 @@ impl FrameDecoder {
         if &line[..name_end] == b"data" {
             if self.has_data {
                 self.own_data();
-                self.data.push(b'\n');
-                self.data.extend_from_slice(&self.buf[value_start..end]);
+                self.data.push('\n');
+                self.data.push_str(&self.buf[value_start..end]);
             } else {
                 // Most frames have one data line: point at it instead of copying it.
                 self.data_range = Some((value_start, end));
@@ -473,19 +490,16 @@ impl FrameDecoder {
         match &line[..name_end] {
             b"event" => {
                 self.event.clear();
-                self.event.push_str(&String::from_utf8_lossy(value));
+                self.event.push_str(value);
                 self.has_event = true;
             }
             // An id with a NUL is ignored, as the SSE rules say.
-            b"id" if !value.contains(&0) => {
-                self.last_event_id = Some(String::from_utf8_lossy(value).into_owned());
+            b"id" if !value.contains('\0') => {
+                self.last_event_id = Some(value.to_owned());
             }
-            b"retry" if !value.is_empty() && value.iter().all(u8::is_ascii_digit) => {
+            b"retry" if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) => {
                 // Out of range for u64: keep the previous value.
-                self.retry = std::str::from_utf8(value)
-                    .ok()
-                    .and_then(|v| v.parse().ok())
-                    .or(self.retry);
+                self.retry = value.parse().ok().or(self.retry);
             }
             _ => {}
         }
@@ -495,7 +509,7 @@ impl FrameDecoder {
     fn own_data(&mut self) {
         if let Some((start, end)) = self.data_range.take() {
             self.data.clear();
-            self.data.extend_from_slice(&self.buf[start..end]);
+            self.data.push_str(&self.buf[start..end]);
         }
     }
 
@@ -611,19 +625,62 @@ impl EventDecoder {
             Ok(None) => None,
             Ok(Some(frame)) => {
                 let index = frame.index();
-                Some(read_frame(frame.data()).map_err(|e| e.with_index(index)))
+                Some(Event::from_json(frame.text()).map_err(|e| e.with_index(index)))
             }
         }
     }
 }
 
-/// Reads a frame's data as an event. The data is UTF-8 by the SSE rules; invalid sequences
-/// are read as U+FFFD, as the reference client's decoder does.
-#[inline]
-fn read_frame(data: &[u8]) -> Result<Event, DecodeError> {
-    match std::str::from_utf8(data) {
-        Ok(json) => Event::from_json(json),
-        Err(_) => Event::from_json(&String::from_utf8_lossy(data)),
+/// Appends `input` to `buf` read as UTF-8, as the SSE rules (and the reference client's
+/// streaming `TextDecoder`) read a stream: each invalid sequence becomes U+FFFD, exactly as
+/// [`String::from_utf8_lossy`] would replace it in the whole stream. A sequence cut by the end
+/// of `input` waits in `tail` for the next call; [`FrameDecoder::finish`] replaces it if the
+/// stream ends there. Reading the stream once here, in large pieces, spares every frame its
+/// own check.
+fn push_utf8(buf: &mut String, tail: &mut Vec<u8>, mut input: &[u8]) {
+    // Complete a cut sequence one byte at a time: it needs at most three more.
+    while !tail.is_empty() && !input.is_empty() {
+        tail.push(input[0]);
+        input = &input[1..];
+        match std::str::from_utf8(tail) {
+            Ok(s) => {
+                buf.push_str(s);
+                tail.clear();
+            }
+            Err(e) => match e.error_len() {
+                None => {}
+                Some(bad) => {
+                    // Invalid: replace the bad bytes and read what followed them again.
+                    buf.push(char::REPLACEMENT_CHARACTER);
+                    let rest: Vec<u8> = tail[e.valid_up_to() + bad..].to_vec();
+                    tail.clear();
+                    push_utf8(buf, tail, &rest);
+                }
+            },
+        }
+    }
+    loop {
+        match std::str::from_utf8(input) {
+            Ok(s) => {
+                buf.push_str(s);
+                return;
+            }
+            Err(e) => {
+                let (valid, rest) = input.split_at(e.valid_up_to());
+                // `valid` is exactly the checked prefix.
+                buf.push_str(std::str::from_utf8(valid).unwrap_or_default());
+                match e.error_len() {
+                    None => {
+                        tail.extend_from_slice(rest);
+                        return;
+                    }
+                    Some(bad) => {
+                        buf.push(char::REPLACEMENT_CHARACTER);
+                        input = &rest[bad..];
+                    }
+                }
+            }
+        }
     }
 }
 
@@ -815,6 +872,72 @@ mod tests {
         let events =
             decode(b"data: {\"type\":\"STEP_STARTED\",\"stepName\":\"a\xFFb\"}\n\n").unwrap();
         assert_eq!(events, [Event::step_started("a\u{FFFD}b")]);
+    }
+
+    /// Reads `input` pushed in the pieces `cuts` makes, then finished, as one frame's text.
+    fn text_in_pieces(input: &[u8], cuts: &[usize]) -> String {
+        let mut buf = String::new();
+        let mut tail = Vec::new();
+        let mut at = 0;
+        for &cut in cuts {
+            let cut = cut.clamp(at, input.len());
+            push_utf8(&mut buf, &mut tail, &input[at..cut]);
+            at = cut;
+        }
+        push_utf8(&mut buf, &mut tail, &input[at..]);
+        if !tail.is_empty() {
+            buf.push(char::REPLACEMENT_CHARACTER);
+        }
+        buf
+    }
+
+    #[test]
+    fn utf8_is_read_as_the_whole_stream_would_be_lossily() {
+        let cases: [&[u8]; 8] = [
+            "é—🎉".as_bytes(),
+            b"a\xFFb",
+            b"\xE2\x82A",        // a truncated sequence before ASCII
+            b"\xF0\x9F\x8E",     // truncated at the end of the stream
+            b"\xED\xA0\x80x",    // a surrogate
+            b"\xC0\xAF\x80",     // overlong
+            b"\xF4\x90\x80\x80", // above U+10FFFF
+            b"ok\xE2\x82\xAC\xE2",
+        ];
+        for input in cases {
+            let whole = String::from_utf8_lossy(input);
+            for a in 0..=input.len() {
+                for b in a..=input.len() {
+                    assert_eq!(
+                        text_in_pieces(input, &[a, b]),
+                        whole,
+                        "{input:?} cut at {a}, {b}"
+                    );
+                }
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_bytes_in_any_pieces_read_as_from_utf8_lossy(
+            input in proptest::collection::vec(
+                proptest::prop_oneof![
+                    proptest::prelude::any::<u8>(),
+                    0x80u8..0xC0,
+                    0xE0u8..0xF5,
+                    proptest::prelude::Just(b'a'),
+                ],
+                0..40,
+            ),
+            cuts in proptest::collection::vec(0usize..40, 0..6),
+        ) {
+            let mut cuts = cuts;
+            cuts.sort_unstable();
+            proptest::prop_assert_eq!(
+                text_in_pieces(&input, &cuts),
+                String::from_utf8_lossy(&input)
+            );
+        }
     }
 
     #[test]
