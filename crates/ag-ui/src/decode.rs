@@ -24,6 +24,7 @@ use serde::Deserialize;
 use serde::de::{self, Deserializer};
 use serde_json::Value;
 
+use crate::fast_json::IdCache;
 use crate::{Event, EventType};
 
 /// What kind of problem a [`DecodeError`] reports.
@@ -270,6 +271,12 @@ impl Event {
     /// As [`Event::from_slice`].
     #[inline]
     pub fn from_json(json: &str) -> Result<Event, DecodeError> {
+        Event::from_json_sharing(json, &mut IdCache::default())
+    }
+
+    /// [`Event::from_json`] for a stream decoder: ids equal to the last ones read share them.
+    #[inline]
+    pub(crate) fn from_json_sharing(json: &str, ids: &mut IdCache) -> Result<Event, DecodeError> {
         // The fast path: `type` first, as encoders write it, and a valid event. Reading from a
         // `str` spares serde_json a UTF-8 check per string. Anything else takes the slow path,
         // which names what is wrong.
@@ -278,7 +285,7 @@ impl Event {
         {
             // After `{"type":"` and the name, the closing quote.
             let after_type = 9 + name.len() + 1;
-            if let Some(event) = crate::fast_json::read_event(json, after_type, ty) {
+            if let Some(event) = crate::fast_json::read_event(json, after_type, ty, ids) {
                 return Ok(event);
             }
             let mut de = serde_json::Deserializer::from_str(json);

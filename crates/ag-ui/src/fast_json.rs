@@ -12,7 +12,7 @@
 
 use std::io::Write;
 
-use crate::{Content, Event, EventType, MessageId, SubagentRunId, TextMessageRole};
+use crate::{Content, Event, EventType, MessageId, SubagentRunId, TextMessageRole, ToolCallId};
 
 /// Writes `event` if it is one of the covered shapes; returns `false` (having written nothing)
 /// otherwise.
@@ -398,9 +398,49 @@ impl<'a> Members<'a> {
         }
     }
 
+    /// A required id member, shared with the last id read into `slot` when it is the same.
+    fn id<T: Id>(&mut self, key: &str, slot: &mut Option<T>) -> Option<T> {
+        match self.take(key)? {
+            Raw::Str(s) => Some(cached(slot, s)),
+            Raw::Int(_) => None,
+        }
+    }
+
+    /// An optional id member: `Err` when present with another type.
+    fn opt_id<T: Id>(&mut self, key: &str, slot: &mut Option<T>) -> Result<Option<T>, ()> {
+        match self.take(key) {
+            None => Ok(None),
+            Some(Raw::Str(s)) => Ok(Some(cached(slot, s))),
+            Some(Raw::Int(_)) => Err(()),
+        }
+    }
+
     /// Whether every member was taken.
     fn done(&self) -> bool {
         u32::from(self.taken) == (1u32 << self.len) - 1
+    }
+}
+
+/// The last ids a stream decoder read, by kind. A stream names the same message, tool call and
+/// subagent run in event after event; reading an id equal to the last one shares it (a
+/// reference count) instead of allocating a copy.
+#[derive(Debug, Default)]
+pub(crate) struct IdCache {
+    message: Option<MessageId>,
+    tool_call: Option<ToolCallId>,
+    subagent: Option<SubagentRunId>,
+}
+
+/// The id newtypes, for [`cached`].
+trait Id: Clone + AsRef<str> + for<'s> From<&'s str> {}
+impl<T: Clone + AsRef<str> + for<'s> From<&'s str>> Id for T {}
+
+/// `s` as an id: the one in `slot` when equal, else a new one, remembered in `slot`.
+#[inline]
+fn cached<T: Id>(slot: &mut Option<T>, s: &str) -> T {
+    match slot {
+        Some(id) if id.as_ref() == s => id.clone(),
+        _ => slot.insert(T::from(s)).clone(),
     }
 }
 
@@ -456,79 +496,88 @@ fn text_role(raw: Option<Raw<'_>>) -> Result<Option<TextMessageRole>, ()> {
 /// at `at`. `None` when the event is of another type or shape, or anything about it is
 /// unusual; the caller then reads it with serde, which accepts or rejects it with a precise
 /// error. What this returns is exactly what serde would.
-pub(crate) fn read_event(json: &str, at: usize, ty: EventType) -> Option<Event> {
+pub(crate) fn read_event(json: &str, at: usize, ty: EventType, ids: &mut IdCache) -> Option<Event> {
     use crate::event::*;
     let mut m = Members::parse(json, at)?;
     let mut event: Event = match ty {
         EventType::TextMessageStart => {
-            let mut e = TextMessageStartEvent::new(m.string("messageId")?);
+            let mut e = TextMessageStartEvent::new(m.id("messageId", &mut ids.message)?);
             e.role = text_role(m.take("role")).ok()?;
             e.name = m.opt_string("name").ok()?;
-            e.subagent_run_id = m.opt_string("subagentRunId").ok()?;
+            e.subagent_run_id = m.opt_id("subagentRunId", &mut ids.subagent).ok()?;
             e.into()
         }
         EventType::TextMessageContent => {
-            let mut e = TextMessageContentEvent::new(m.string("messageId")?, m.string("delta")?);
-            e.subagent_run_id = m.opt_string("subagentRunId").ok()?;
+            let mut e = TextMessageContentEvent::new(
+                m.id("messageId", &mut ids.message)?,
+                m.string("delta")?,
+            );
+            e.subagent_run_id = m.opt_id("subagentRunId", &mut ids.subagent).ok()?;
             e.into()
         }
         EventType::TextMessageEnd => {
-            let mut e = TextMessageEndEvent::new(m.string("messageId")?);
-            e.subagent_run_id = m.opt_string("subagentRunId").ok()?;
+            let mut e = TextMessageEndEvent::new(m.id("messageId", &mut ids.message)?);
+            e.subagent_run_id = m.opt_id("subagentRunId", &mut ids.subagent).ok()?;
             e.into()
         }
         EventType::TextMessageChunk => {
             let mut e = TextMessageChunkEvent::new();
-            e.message_id = m.opt_string("messageId").ok()?;
+            e.message_id = m.opt_id("messageId", &mut ids.message).ok()?;
             e.role = text_role(m.take("role")).ok()?;
             e.delta = m.opt_string("delta").ok()?;
             e.name = m.opt_string("name").ok()?;
-            e.subagent_run_id = m.opt_string("subagentRunId").ok()?;
+            e.subagent_run_id = m.opt_id("subagentRunId", &mut ids.subagent).ok()?;
             e.into()
         }
         EventType::ToolCallStart => {
-            let mut e = ToolCallStartEvent::new(m.string("toolCallId")?, m.string("toolCallName")?);
-            e.parent_message_id = m.opt_string("parentMessageId").ok()?;
-            e.subagent_run_id = m.opt_string("subagentRunId").ok()?;
+            let mut e = ToolCallStartEvent::new(
+                m.id("toolCallId", &mut ids.tool_call)?,
+                m.string("toolCallName")?,
+            );
+            e.parent_message_id = m.opt_id("parentMessageId", &mut ids.message).ok()?;
+            e.subagent_run_id = m.opt_id("subagentRunId", &mut ids.subagent).ok()?;
             e.into()
         }
         EventType::ToolCallArgs => {
-            let mut e = ToolCallArgsEvent::new(m.string("toolCallId")?, m.string("delta")?);
-            e.subagent_run_id = m.opt_string("subagentRunId").ok()?;
+            let mut e =
+                ToolCallArgsEvent::new(m.id("toolCallId", &mut ids.tool_call)?, m.string("delta")?);
+            e.subagent_run_id = m.opt_id("subagentRunId", &mut ids.subagent).ok()?;
             e.into()
         }
         EventType::ToolCallEnd => {
-            let mut e = ToolCallEndEvent::new(m.string("toolCallId")?);
-            e.subagent_run_id = m.opt_string("subagentRunId").ok()?;
+            let mut e = ToolCallEndEvent::new(m.id("toolCallId", &mut ids.tool_call)?);
+            e.subagent_run_id = m.opt_id("subagentRunId", &mut ids.subagent).ok()?;
             e.into()
         }
         EventType::ReasoningStart => {
-            let mut e = ReasoningStartEvent::new(m.string("messageId")?);
-            e.subagent_run_id = m.opt_string("subagentRunId").ok()?;
+            let mut e = ReasoningStartEvent::new(m.id("messageId", &mut ids.message)?);
+            e.subagent_run_id = m.opt_id("subagentRunId", &mut ids.subagent).ok()?;
             e.into()
         }
         EventType::ReasoningMessageStart => {
             if !matches!(m.take("role"), Some(Raw::Str("reasoning"))) {
                 return None;
             }
-            let mut e = ReasoningMessageStartEvent::new(m.string("messageId")?);
-            e.subagent_run_id = m.opt_string("subagentRunId").ok()?;
+            let mut e = ReasoningMessageStartEvent::new(m.id("messageId", &mut ids.message)?);
+            e.subagent_run_id = m.opt_id("subagentRunId", &mut ids.subagent).ok()?;
             e.into()
         }
         EventType::ReasoningMessageContent => {
-            let mut e =
-                ReasoningMessageContentEvent::new(m.string("messageId")?, m.string("delta")?);
-            e.subagent_run_id = m.opt_string("subagentRunId").ok()?;
+            let mut e = ReasoningMessageContentEvent::new(
+                m.id("messageId", &mut ids.message)?,
+                m.string("delta")?,
+            );
+            e.subagent_run_id = m.opt_id("subagentRunId", &mut ids.subagent).ok()?;
             e.into()
         }
         EventType::ReasoningMessageEnd => {
-            let mut e = ReasoningMessageEndEvent::new(m.string("messageId")?);
-            e.subagent_run_id = m.opt_string("subagentRunId").ok()?;
+            let mut e = ReasoningMessageEndEvent::new(m.id("messageId", &mut ids.message)?);
+            e.subagent_run_id = m.opt_id("subagentRunId", &mut ids.subagent).ok()?;
             e.into()
         }
         EventType::ReasoningEnd => {
-            let mut e = ReasoningEndEvent::new(m.string("messageId")?);
-            e.subagent_run_id = m.opt_string("subagentRunId").ok()?;
+            let mut e = ReasoningEndEvent::new(m.id("messageId", &mut ids.message)?);
+            e.subagent_run_id = m.opt_id("subagentRunId", &mut ids.subagent).ok()?;
             e.into()
         }
         _ => return None,
@@ -652,10 +701,14 @@ mod tests {
             ) {
                 let json = format!("{{\"type\":\"{ty}\"{}{tail}", members.concat());
                 let ty: EventType = ty.parse().unwrap();
-                if let Some(fast) = read_event(&json, 9 + ty.as_str().len() + 1, ty) {
+                let at = 9 + ty.as_str().len() + 1;
+                let mut ids = IdCache::default();
+                if let Some(fast) = read_event(&json, at, ty, &mut ids) {
                     let mut de = serde_json::Deserializer::from_str(&json);
                     let slow = Event::deserialize_as(ty, &mut de).and_then(|e| de.end().map(|()| e));
-                    prop_assert_eq!(Some(fast), slow.ok(), "{}", json);
+                    prop_assert_eq!(Some(&fast), slow.as_ref().ok(), "{}", json);
+                    // Read again, now sharing the ids of the first reading: the same event.
+                    prop_assert_eq!(read_event(&json, at, ty, &mut ids), Some(fast), "{}", json);
                 }
             }
         }
@@ -669,7 +722,7 @@ mod tests {
                 r#"{"type":"TEXT_MESSAGE_CHUNK"}"#,
             ] {
                 let ty: EventType = json[9..].split('"').next().unwrap().parse().unwrap();
-                let fast = read_event(json, 9 + ty.as_str().len() + 1, ty);
+                let fast = read_event(json, 9 + ty.as_str().len() + 1, ty, &mut IdCache::default());
                 assert!(fast.is_some(), "{json}");
                 assert_eq!(fast.unwrap().to_json(), json);
             }
@@ -681,7 +734,8 @@ mod tests {
             ] {
                 let ty = EventType::TextMessageContent;
                 assert!(
-                    read_event(json, 9 + ty.as_str().len() + 1, ty).is_none(),
+                    read_event(json, 9 + ty.as_str().len() + 1, ty, &mut IdCache::default())
+                        .is_none(),
                     "{json}"
                 );
             }

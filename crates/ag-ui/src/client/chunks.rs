@@ -193,7 +193,10 @@ where
     I: IntoIterator<Item = Event>,
 {
     let events = events.into_iter();
-    let mut out = Vec::with_capacity(events.size_hint().0);
+    // Expansion adds a START and an END per chunk stream: an eighth more than the input covers
+    // streams of eight chunks or more without growing (and copying) the vector at the end.
+    let expected = events.size_hint().0;
+    let mut out = Vec::with_capacity(expected.saturating_add(expected / 8));
     let mut normalizer = ChunkNormalizer::new();
     for event in events {
         normalizer.push_into(event, &mut out)?;

@@ -56,6 +56,7 @@
 //! assert_eq!(sse::decode(&bytes).unwrap(), events);
 //! ```
 
+use crate::fast_json::IdCache;
 use crate::{DecodeError, DecodeErrorKind, Event};
 
 /// The media type of an SSE response.
@@ -568,6 +569,7 @@ impl FrameDecoder {
 #[derive(Debug, Default)]
 pub struct EventDecoder {
     frames: FrameDecoder,
+    ids: IdCache,
 }
 
 impl EventDecoder {
@@ -625,7 +627,10 @@ impl EventDecoder {
             Ok(None) => None,
             Ok(Some(frame)) => {
                 let index = frame.index();
-                Some(Event::from_json(frame.text()).map_err(|e| e.with_index(index)))
+                Some(
+                    Event::from_json_sharing(frame.text(), &mut self.ids)
+                        .map_err(|e| e.with_index(index)),
+                )
             }
         }
     }
@@ -938,6 +943,45 @@ mod tests {
                 String::from_utf8_lossy(&input)
             );
         }
+    }
+
+    #[test]
+    fn a_stream_decoder_shares_repeated_ids() {
+        let mut d = EventDecoder::new();
+        d.push(
+            b"data: {\"type\":\"TEXT_MESSAGE_CONTENT\",\"messageId\":\"m1\",\"delta\":\"a\",\"subagentRunId\":\"s\"}\n\n\
+              data: {\"type\":\"TEXT_MESSAGE_CONTENT\",\"messageId\":\"m1\",\"delta\":\"b\",\"subagentRunId\":\"s\"}\n\n\
+              data: {\"type\":\"TEXT_MESSAGE_END\",\"messageId\":\"m2\"}\n\n",
+        );
+        let events: Vec<Event> = d.by_ref().map(Result::unwrap).collect();
+        let (Event::TextMessageContent(a), Event::TextMessageContent(b), Event::TextMessageEnd(c)) =
+            (&events[0], &events[1], &events[2])
+        else {
+            panic!("unexpected events: {events:?}");
+        };
+        assert_eq!((a.delta.as_str(), b.delta.as_str()), ("a", "b"));
+        assert_eq!(a.message_id, b.message_id);
+        assert_eq!(
+            a.message_id.as_str().as_ptr(),
+            b.message_id.as_str().as_ptr()
+        );
+        let (sa, sb) = (
+            a.subagent_run_id.as_ref().unwrap(),
+            b.subagent_run_id.as_ref().unwrap(),
+        );
+        assert_eq!(sa.as_str().as_ptr(), sb.as_str().as_ptr());
+        assert_eq!(c.message_id, "m2");
+        // Stateless decoding copies.
+        let one = Event::from_json(r#"{"type":"TEXT_MESSAGE_END","messageId":"m2"}"#).unwrap();
+        let two = Event::from_json(r#"{"type":"TEXT_MESSAGE_END","messageId":"m2"}"#).unwrap();
+        let (Event::TextMessageEnd(one), Event::TextMessageEnd(two)) = (one, two) else {
+            unreachable!()
+        };
+        assert_eq!(one.message_id, two.message_id);
+        assert_ne!(
+            one.message_id.as_str().as_ptr(),
+            two.message_id.as_str().as_ptr()
+        );
     }
 
     #[test]
