@@ -710,16 +710,15 @@ enum Resolved {
 impl State {
     /// Expands one event into `out`. On error nothing has been emitted and nothing changed.
     #[inline]
-    fn push(&mut self, mut event: Event, out: &mut Vec<Event>) -> Result<(), ChunkError> {
+    fn push(&mut self, event: Event, out: &mut Vec<Event>) -> Result<(), ChunkError> {
         let index = self.next_index;
         self.next_index += 1;
-        // Chunks are read in place and their fields taken out one by one: moving a whole event
-        // into a local costs a large copy per chunk.
-        match &mut event {
+        // Chunks are taken apart by value: the compiler reads their fields where they lie.
+        match event {
             Event::TextMessageChunk(chunk) => self.text(index, chunk, out),
             Event::ToolCallChunk(chunk) => self.tool(index, chunk, out),
             Event::ReasoningMessageChunk(chunk) => self.reasoning(index, chunk, out),
-            _ => {
+            event => {
                 self.pass(event, out);
                 Ok(())
             }
@@ -857,7 +856,7 @@ impl State {
     fn text(
         &mut self,
         index: usize,
-        chunk: &mut TextMessageChunkEvent,
+        chunk: TextMessageChunkEvent,
         out: &mut Vec<Event>,
     ) -> Result<(), ChunkError> {
         let TextMessageChunkEvent {
@@ -870,15 +869,6 @@ impl State {
             raw_event,
             metadata,
         } = chunk;
-        let (message_id, role, delta, name, tag, raw_event, metadata) = (
-            message_id.take(),
-            role.take(),
-            delta.take(),
-            name.take(),
-            tag.take(),
-            raw_event.take(),
-            metadata.take(),
-        );
         let kind = Kind::Text;
         let resolved = self.resolve(
             index,
@@ -974,7 +964,7 @@ impl State {
     fn tool(
         &mut self,
         index: usize,
-        chunk: &mut ToolCallChunkEvent,
+        chunk: ToolCallChunkEvent,
         out: &mut Vec<Event>,
     ) -> Result<(), ChunkError> {
         let ToolCallChunkEvent {
@@ -987,15 +977,6 @@ impl State {
             raw_event,
             metadata,
         } = chunk;
-        let (tool_call_id, tool_call_name, delta, tag, parent_message_id, raw_event, metadata) = (
-            tool_call_id.take(),
-            tool_call_name.take(),
-            delta.take(),
-            tag.take(),
-            parent_message_id.take(),
-            raw_event.take(),
-            metadata.take(),
-        );
         let kind = Kind::Tool;
         let resolved = self.resolve(
             index,
@@ -1100,7 +1081,7 @@ impl State {
     fn reasoning(
         &mut self,
         index: usize,
-        chunk: &mut ReasoningMessageChunkEvent,
+        chunk: ReasoningMessageChunkEvent,
         out: &mut Vec<Event>,
     ) -> Result<(), ChunkError> {
         let ReasoningMessageChunkEvent {
@@ -1111,13 +1092,6 @@ impl State {
             raw_event,
             metadata,
         } = chunk;
-        let (message_id, delta, tag, raw_event, metadata) = (
-            message_id.take(),
-            delta.take(),
-            tag.take(),
-            raw_event.take(),
-            metadata.take(),
-        );
         let kind = Kind::Reasoning;
         let resolved = self.resolve(
             index,
