@@ -1577,6 +1577,42 @@ mod tests {
         verify_all(events).err().map(|v| (v.kind(), v.index()))
     }
 
+    /// What the engine holds: entries in its tables, whatever the number of events.
+    fn held(engine: &super::Engine) -> usize {
+        engine.messages.len()
+            + engine.tool_calls.len()
+            + engine.reasoning.len()
+            + engine.activities.len()
+            + engine.steps.len()
+            + engine.subagents.len()
+            + engine.owners.names.len()
+    }
+
+    #[test]
+    fn memory_grows_with_entities_not_with_events() {
+        let mut engine = super::Engine::new(false);
+        let mut step = |event: Event| engine.step(&event).unwrap();
+        step(Event::run_started("t", "r"));
+        step(Event::text_message_start("m1", TextMessageRole::Assistant));
+        step(Event::tool_call_start("c1", "f"));
+        let after_openers = held(&engine);
+        for i in 0..10_000 {
+            let mut step = |event: Event| engine.step(&event).unwrap();
+            step(Event::text_message_content("m1", "x"));
+            step(Event::tool_call_args("c1", "{}"));
+            if i % 1000 == 0 {
+                assert_eq!(held(&engine), after_openers, "after {i} deltas");
+            }
+        }
+        engine.step(&Event::text_message_end("m1")).unwrap();
+        engine.step(&Event::tool_call_end("c1")).unwrap();
+        assert_eq!(held(&engine), after_openers);
+        // A new run releases the last one's entities.
+        engine.step(&Event::run_finished("t", "r")).unwrap();
+        engine.step(&Event::run_started("t", "r2")).unwrap();
+        assert_eq!(held(&engine), 0);
+    }
+
     #[test]
     fn the_recent_entity_cache_is_forgotten_when_it_goes_stale() {
         let rs = || Event::run_started("t", "r");
