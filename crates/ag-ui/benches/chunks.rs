@@ -10,17 +10,19 @@
 //! cargo bench -p ag-ui --bench chunks
 //! ```
 //!
-//! Recorded on the 2-core development machine (shared with other builds, so absolute figures
-//! move with the load; the reference was timed right before and right after the criterion run):
+//! Recorded 2026-11-30 on the 2-core development machine (load average 1.1–1.7); the reference
+//! timed right before the criterion run (median / best of 10 rounds):
 //!
-//! | run | reference `transformChunks` (median of 10 rounds) | `push` | `push_by_ref` | `normalize_all` |
-//! |---|---|---|---|---|
-//! | 2026-11-29 23:26 | 2.11 M/s before, 3.25 M/s after | 9.39 M/s (21.4 ms) | 12.97 M/s (15.5 ms) | 5.37 M/s (37.4 ms) |
-//! | 2026-11-29 23:10 | 2.10 M/s before, 1.33 M/s after | 4.76 M/s (42.3 ms) | 6.39 M/s (31.5 ms) | 2.68 M/s (75.1 ms) |
+//! | | input events/s | ratio to the reference's median / best |
+//! |---|---|---|
+//! | reference `transformChunks` | 3.07 / 3.42 M | — |
+//! | `push` | 17.7 M | 5.8× / 5.2× |
+//! | `push_by_ref` | 26.1 M | 8.5× / 7.6× |
+//! | `normalize_all` | 39.7 M | 12.9× / 11.6× |
 //!
-//! That is `push` 2.3–4.4× the reference, `push_by_ref` 3.0–6.1×. Most of the remaining cost is
-//! moving 336-byte `Event` values (the input, the buffer, the caller's copy) and one id
-//! allocation per synthesized event; `normalize_all` also page-faults its 69 MB output vector.
+//! The reference timed right after that run was disturbed (1.53 M/s) and is not counted. On
+//! 2026-11-29, with 336-byte events, ids copied per CONTENT and `normalize_all` growing its
+//! vector once more at the end, `push` ran at 4.8–9.4 M/s and `normalize_all` at 2.7–5.4 M/s.
 //!
 //! Each iteration starts from a fresh copy of the input, cloned outside the measurement; the
 //! emptied input buffer is freed outside it too (the reference's input array outlives its

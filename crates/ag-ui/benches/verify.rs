@@ -2,23 +2,23 @@
 //! in client and emission mode. Compare with `interop/bench/verify.mjs`, which times the
 //! reference `verifyEvents` of @ag-ui/client 1.0.0 on the same events.
 //!
-//! Recorded 2026-11-29 on the 2-core build machine under load (load average 9–10; the process
-//! got about a third of a core), each pair measured back to back, 206,002 events:
+//! ```text
+//! cargo run --release -p ag-ui --example workload -- jsonl explicit > /tmp/w.jsonl
+//! node interop/bench/verify.mjs /tmp/w.jsonl 20
+//! cargo bench -p ag-ui --bench verify
+//! ```
 //!
-//! | run | `check/client` (mean) | `check/emission` | reference `verifyEvents` (median / best) | ratio (median / mean) |
+//! Recorded 2026-11-30 on the 2-core build machine (load average 1.1–1.7), 206,002 events, the
+//! reference timed right before and right after the criterion run (20 rounds each):
+//!
+//! | run | `check/client` (mean) | `check/emission` | reference best / median | ratio to best / median |
 //! |---|---|---|---|---|
-//! | 1 | 9.57 ms (21.5 M ev/s) | 13.8 ms | 174 ms / 59 ms (1.18 M ev/s) | 18× |
-//! | 2 | 13.4 ms (15.4 M ev/s) | 13.3 ms | 112 ms / 44 ms (1.83 M ev/s) | 8.4× |
-//! | 3 | 11.7 ms (17.6 M ev/s) | 11.6 ms | 199 ms / 174 ms (1.03 M ev/s) | 17× |
-//! | 4 | 7.75 ms (26.6 M ev/s) | 7.15 ms | 140 ms / 123 ms (1.48 M ev/s) | 18× |
-//! | 5 | 5.92 ms (34.8 M ev/s) | 5.91 ms | 92.8 ms / 76.5 ms (2.22 M ev/s) | 16× |
+//! | 1 | 116.0 M ev/s | 106.8 M ev/s | 4.42 / 4.21 M ev/s (after) | 26× / 28× |
+//! | 2 | 103.3 M ev/s | 102.0 M ev/s | 4.63 / 4.15 M ev/s | 22× / 25× |
 //!
-//! (Runs 1–2 before `check` was inlined and its failure path made cold; 3–5 after.)
-//!
-//! Best cases: ours 3.4–4.0 ms (best of 30–40 passes, 52–61 M ev/s) against the reference's best 44 ms
-//! (4.7 M ev/s): 11×. Ours is bound by memory: reading each event's discriminant, id and tag
-//! from a 336-byte `Event` costs 3.4 ms on its own (best case) for this workload; the check
-//! itself on a cache-hot event is about 3.5 ns.
+//! The check itself is a few nanoseconds on a cache-hot event; the rest is reading 128 bytes
+//! per event from memory (an `Event` was 336 bytes on 2026-11-29, then 208, when this ran at
+//! 35–83 M ev/s).
 
 // `criterion_group!` generates an undocumented function.
 #![allow(missing_docs)]
