@@ -13,8 +13,18 @@
 //! | 49,965 | 11.7 M | 1,738 | 1.29 M | 1,781 |
 //! | 206,002 | 11.0 M | 411 | 1.31 M | 454 |
 //!
+//! And on 2026-11-30, after ids became shared, `Event` shrank to 128 bytes and the SSE decoder
+//! stopped checking each frame's UTF-8 again (the reference skipped at 206k: over budget):
+//!
+//! | events | reducer (ours) | `defaultApplyEvents` | pipeline from SSE bytes (ours) | `HttpAgent.runAgent` (local HTTP) |
+//! |---|---|---|---|---|
+//! | 9,996 | 31.3 M | 17,921 | 3.59 M | 12,829 (280×) |
+//! | 49,965 | 25.3 M | 4,160 | 3.48 M | 4,590 (758×) |
+//! | 206,002 | 23.7 M | — | 3.53 M | — |
+//!
 //! Peak memory (`examples/client_memory.rs`, growth of peak RSS over the run, 64 KiB reads):
-//! 2.78 MB for 206k events whose final messages and state are 1.47 MB as JSON (1.89×).
+//! 2.78 MB for 206k events whose final messages and state are 1.47 MB as JSON (1.89×); on
+//! 2026-11-30, 2.61–2.74 MB (1.78–1.86×, three runs).
 
 // criterion_group! generates an undocumented public function.
 #![allow(missing_docs)]
