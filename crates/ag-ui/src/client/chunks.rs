@@ -709,7 +709,11 @@ enum Resolved {
 
 impl State {
     /// Expands one event into `out`. On error nothing has been emitted and nothing changed.
-    #[inline]
+    ///
+    /// Not inlined, so that [`ChunkNormalizer::push`] stays small enough to inline into its
+    /// caller, and the `Expanded` it returns lives in registers there instead of going through
+    /// memory.
+    #[inline(never)]
     fn push(&mut self, event: Event, out: &mut Vec<Event>) -> Result<(), ChunkError> {
         let index = self.next_index;
         self.next_index += 1;
