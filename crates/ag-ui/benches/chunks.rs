@@ -10,19 +10,21 @@
 //! cargo bench -p ag-ui --bench chunks
 //! ```
 //!
-//! Recorded 2026-11-30 on the 2-core development machine (load average 1.1–1.7); the reference
-//! timed right before the criterion run (median / best of 10 rounds):
+//! Recorded 2026-11-30 on the 2-core development machine (load average 1.2–1.5): the reference
+//! timed before, between and after two criterion runs (median / best of 10 rounds each).
 //!
 //! | | input events/s | ratio to the reference's median / best |
 //! |---|---|---|
-//! | reference `transformChunks` | 3.07 / 3.42 M | — |
-//! | `push` | 17.7 M | 5.8× / 5.2× |
-//! | `push_by_ref` | 26.1 M | 8.5× / 7.6× |
-//! | `normalize_all` | 39.7 M | 12.9× / 11.6× |
+//! | reference `transformChunks` | 3.37–3.65 / 3.44–3.75 M | — |
+//! | `push` | 24.5–24.7 M | 6.7–7.3× / 6.5–7.2× |
+//! | `push_by_ref` | 26.5–26.6 M | 7.3–7.9× / 7.1–7.7× |
+//! | `normalize_all` | 42.4–42.9 M | 11.6–12.7× / 11.3–12.5× |
 //!
-//! The reference timed right after that run was disturbed (1.53 M/s) and is not counted. On
-//! 2026-11-29, with 336-byte events, ids copied per CONTENT and `normalize_all` growing its
+//! On 2026-11-29, with 336-byte events, ids copied per CONTENT and `normalize_all` growing its
 //! vector once more at the end, `push` ran at 4.8–9.4 M/s and `normalize_all` at 2.7–5.4 M/s.
+//! Earlier on 2026-11-30, before `ChunkNormalizer::push` was made small enough to inline (its
+//! result went through memory, and a load of it stalled behind the frees of the previous
+//! events), `push` ran at 17.7–18.5 M/s.
 //!
 //! Each iteration starts from a fresh copy of the input, cloned outside the measurement; the
 //! emptied input buffer is freed outside it too (the reference's input array outlives its
