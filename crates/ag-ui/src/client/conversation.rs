@@ -369,15 +369,16 @@ impl Conversation {
             };
             let args = serde_json::from_str(&arguments)
                 .unwrap_or_else(|_| PartialJson::from_text(&arguments).value());
-            let mut message = match handler(&args) {
-                Ok(text) => ToolMessage::new(MessageId::new(""), id.clone(), text),
+            let result = handler(&args);
+            let message_id = MessageId::new(self.next_id("tool"));
+            let message = match result {
+                Ok(text) => ToolMessage::new(message_id, id.clone(), text),
                 Err(error) => {
-                    let mut m = ToolMessage::new(MessageId::new(""), id.clone(), "");
+                    let mut m = ToolMessage::new(message_id, id.clone(), "");
                     m.error = Some(error);
                     m
                 }
             };
-            message.id = MessageId::new(self.next_id("tool"));
             self.messages.push(Message::Tool(message));
             answered += 1;
         }

@@ -18,9 +18,10 @@
 //! let mut conversation = Conversation::new("thread-1");
 //! conversation.add_user_message("What is the weather in Paris?");
 //! let summary = conversation.run(&agent, &mut ()).await?;
-//! for id in &summary.new_messages {
-//!     println!("{id}");
-//! }
+//! // The messages the run added are in the conversation, after the question.
+//! assert!(!summary.new_messages.is_empty());
+//! let added = &conversation.messages()[conversation.messages().len() - summary.new_messages.len()..];
+//! assert!(added.iter().map(|m| m.id()).eq(&summary.new_messages));
 //! # Ok(())
 //! # }
 //! ```
