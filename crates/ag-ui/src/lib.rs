@@ -27,15 +27,121 @@
 //!
 //! | module | what | feature |
 //! |---|---|---|
-//! | crate root | the wire model | always |
-//! | [`verify`] | the ordering verifier | always |
-//! | `encoding::sse` | SSE writer and incremental decoder | `sse` |
-//! | `client` | chunk normalization, the reducer, the run pipeline | `client` |
-//! | `server` | `RunContext`, RAII emit handles, the runner | `server` |
+//! | crate root | the wire model: [`Event`], the event structs, ids, messages, input, outcomes | always |
+//! | [`verify`] | the ordering verifier, for both sides | always |
+//! | [`capabilities`] | what an agent says it supports (`AgentCapabilities`) | always |
+//! | `encoding::sse` | the SSE writer and an incremental, bounded decoder | `sse` |
+//! | `client::chunks`, `client::compat`, `client::apply` | chunk expansion, pre-1.0 compatibility, the reducer | `client` |
+//! | `client::run`, `client::conversation` | the run pipeline from SSE bytes; a conversation across runs | `client` + `sse` |
+//! | `client::http` | `HttpAgent`, the HTTP transport | `http` |
+//! | `server` | `RunContext`, RAII emit handles, subagents, the `Agent` trait and the runner | `server` |
+//! | `axum` | serving agents with axum 0.8 | `axum` |
+//!
+//! ## Server quick start
+//!
+//! An agent is an `async fn run` against a [`server::RunContext`]; `ag_ui::axum` serves it at a
+//! path of your router. This program serves one and talks to it with the client below.
+//!
+//! ```
+//! # #[cfg(all(feature = "axum", feature = "http"))]
+//! # mod quick_start {
+//! use ag_ui::axum::{AgentEndpoint, RouterExt};
+//! use ag_ui::server::{Agent, Outcome, Result, RunContext};
+//!
+//! struct Hello;
+//!
+//! impl Agent for Hello {
+//!     type State = ();
+//!
+//!     async fn run(&self, ctx: &mut RunContext<()>) -> Result<Outcome> {
+//!         ctx.think("A greeting is in order.")?;
+//!         let mut message = ctx.assistant_message()?;
+//!         for word in ["Hello", " from", " Rust."] {
+//!             message.delta(word)?;
+//!         }
+//!         message.end()?;
+//!         Ok(Outcome::success())
+//!     }
+//! }
+//!
+//! # #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+//! # pub async fn main() -> std::io::Result<()> {
+//! let app = axum::Router::new().agent("/agent", AgentEndpoint::agent(Hello));
+//! let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+//! let url = format!("http://{}/agent", listener.local_addr()?);
+//! tokio::spawn(async move { axum::serve(listener, app).await });
+//! # // The client quick start below, against this server.
+//! # use ag_ui::client::conversation::Conversation;
+//! # use ag_ui::client::http::HttpAgent;
+//! # let mut conversation = Conversation::new("thread-1");
+//! # conversation.add_user_message("Hi");
+//! # conversation.run(&HttpAgent::new(url), &mut ()).await.unwrap();
+//! # assert_eq!(conversation.messages().last().unwrap().text(), Some("Hello from Rust."));
+//! # Ok(())
+//! # }
+//! # }
+//! # #[cfg(all(feature = "axum", feature = "http"))]
+//! # fn main() -> std::io::Result<()> { quick_start::main() }
+//! # #[cfg(not(all(feature = "axum", feature = "http")))]
+//! # fn main() {}
+//! ```
+//!
+//! ## Client quick start
+//!
+//! A `client::conversation::Conversation` keeps the thread, messages, state and open interrupts
+//! across runs; each run goes through the whole client pipeline (decoding, chunk normalization,
+//! verification, the reducer).
+//!
+//! ```
+//! # #[cfg(all(feature = "axum", feature = "http"))]
+//! # mod quick_start {
+//! use ag_ui::client::conversation::Conversation;
+//! use ag_ui::client::http::HttpAgent;
+//!
+//! # #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+//! # pub async fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # // An agent to talk to: it echoes the user's words and counts the turns in its state.
+//! # use ag_ui::server::{Agent, Outcome, RunContext};
+//! # #[derive(Default, serde::Serialize, serde::Deserialize)]
+//! # struct Turns { turns: u32 }
+//! # struct Echo;
+//! # impl Agent for Echo {
+//! #     type State = Turns;
+//! #     async fn run(&self, ctx: &mut RunContext<Turns>) -> ag_ui::server::Result<Outcome> {
+//! #         let said = ctx.input().messages.last().and_then(|m| m.text()).unwrap_or("").to_owned();
+//! #         ctx.say(format!("You said: {said}"))?;
+//! #         ctx.state_mut().turns += 1;
+//! #         ctx.publish_state()?;
+//! #         Ok(Outcome::success())
+//! #     }
+//! # }
+//! # let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+//! # let url = format!("http://{}/", listener.local_addr()?);
+//! # let app = ag_ui::axum::AgentEndpoint::agent(Echo).into_router();
+//! # tokio::spawn(async move { axum::serve(listener, app).await });
+//! let agent = HttpAgent::new(url); // any AG-UI endpoint
+//! let mut conversation = Conversation::new("thread-1");
+//! conversation.add_user_message("Hello");
+//! conversation.run(&agent, &mut ()).await?;
+//! conversation.add_user_message("Again");
+//! let summary = conversation.run(&agent, &mut ()).await?;
+//!
+//! assert_eq!(summary.new_messages.len(), 1);
+//! assert_eq!(conversation.messages().last().unwrap().text(), Some("You said: Again"));
+//! assert_eq!(conversation.state()["turns"], 2);
+//! # Ok(())
+//! # }
+//! # }
+//! # #[cfg(all(feature = "axum", feature = "http"))]
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> { quick_start::main() }
+//! # #[cfg(not(all(feature = "axum", feature = "http")))]
+//! # fn main() {}
+//! ```
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 #[cfg(feature = "axum")]
+#[cfg_attr(docsrs, doc(cfg(feature = "axum")))]
 pub mod axum;
 pub mod capabilities;
 #[cfg(feature = "client")]
@@ -81,7 +187,81 @@ pub type Metadata = serde_json::Map<String, serde_json::Value>;
 /// The protocol version this crate speaks.
 pub const PROTOCOL_VERSION: &str = "1.0";
 
-/// The README's quick starts, compiled and run as doctests.
-#[cfg(all(doctest, feature = "axum", feature = "http"))]
-#[doc = include_str!("../../../README.md")]
-pub struct ReadmeDoctests;
+#[cfg(test)]
+mod readme {
+    /// The lines rustdoc shows of each ```` ``` ```` block of the crate docs (hidden `# ` lines
+    /// dropped), in order.
+    fn visible_doc_blocks(source: &str) -> Vec<String> {
+        let docs = source
+            .lines()
+            .filter_map(|line| line.strip_prefix("//!"))
+            .map(|line| line.strip_prefix(' ').unwrap_or(line));
+        let mut blocks = Vec::new();
+        let mut current: Option<Vec<&str>> = None;
+        for line in docs {
+            match (&mut current, line.starts_with("```")) {
+                (None, true) => current = Some(Vec::new()),
+                (Some(_), true) => blocks.push(current.take().unwrap_or_default()),
+                (Some(block), false) => {
+                    let trimmed = line.trim();
+                    if trimmed != "#" && !trimmed.starts_with("# ") {
+                        block.push(line);
+                    }
+                }
+                (None, false) => {}
+            }
+        }
+        blocks.into_iter().map(|b| collapse(&b)).collect()
+    }
+
+    /// The README's `rust` blocks.
+    fn readme_blocks(readme: &str) -> Vec<String> {
+        let mut blocks = Vec::new();
+        let mut current: Option<Vec<&str>> = None;
+        for line in readme.lines() {
+            match (&mut current, line) {
+                (None, "```rust") => current = Some(Vec::new()),
+                (Some(_), "```") => blocks.push(current.take().unwrap_or_default()),
+                (Some(block), _) => block.push(line),
+                (None, _) => {}
+            }
+        }
+        blocks.into_iter().map(|b| collapse(&b)).collect()
+    }
+
+    /// Joins lines, with runs of blank lines (left where hidden lines were) made one.
+    fn collapse(lines: &[&str]) -> String {
+        let mut out = String::new();
+        let mut blank = false;
+        for line in lines {
+            if line.trim().is_empty() {
+                blank = true;
+                continue;
+            }
+            if blank && !out.is_empty() {
+                out.push('\n');
+            }
+            blank = false;
+            out.push_str(line);
+            out.push('\n');
+        }
+        out
+    }
+
+    #[test]
+    fn readme_snippets_are_the_visible_lines_of_the_doctested_quick_starts() {
+        let readme = readme_blocks(include_str!("../../../README.md"));
+        let docs = visible_doc_blocks(include_str!("lib.rs"));
+        assert_eq!(
+            readme.len(),
+            2,
+            "the README has the server and the client quick start"
+        );
+        for snippet in &readme {
+            assert!(
+                docs.contains(snippet),
+                "this README snippet is not a doctested block of the crate docs:\n{snippet}"
+            );
+        }
+    }
+}
