@@ -143,7 +143,7 @@ struct CallSlot {
 /// copied into the turn's reused buffer.
 ///
 /// ```
-/// use ag_ui::llm::{ChatChunk, ChunkDelta, ChunkMapper, ToolCallDelta};
+/// use ag_ui::llm::{ChatChunk, ChunkMapper, ToolCallDelta};
 /// use ag_ui::{Event, EventType, RunAgentInput};
 /// use ag_ui::server::RunContext;
 ///
@@ -151,10 +151,11 @@ struct CallSlot {
 /// let mut mapper = ChunkMapper::new(ctx.stream_writer());
 /// mapper.push(ChatChunk::text("Let me check.")).unwrap();
 /// mapper
-///     .push(ChatChunk::delta(ChunkDelta {
-///         tool_calls: vec![ToolCallDelta::new(0, Some("weather"), Some(r#"{"city":"Oslo"}"#))],
-///         ..ChunkDelta::default()
-///     }))
+///     .push(ChatChunk::tool_calls(vec![ToolCallDelta::new(
+///         0,
+///         Some("weather"),
+///         Some(r#"{"city":"Oslo"}"#),
+///     )]))
 ///     .unwrap();
 /// mapper.push(ChatChunk::finish("tool_calls")).unwrap();
 /// let turn = mapper.finish().unwrap();
@@ -327,26 +328,24 @@ impl ChunkMapper {
             .filter(|t| !t.is_empty())
             .or(delta.refusal.filter(|t| !t.is_empty()));
         if let Some(text) = text {
-            self.close_reasoning()?;
-            self.close_calls()?;
-            let id = match &self.text_open {
-                Some(id) => id.clone(),
-                None => {
-                    let id = if self.text_segments == 0 {
-                        self.message_id()
-                    } else {
-                        self.writer.next_message_id()
-                    };
-                    self.text_segments += 1;
-                    self.writer
-                        .open_message(id.clone(), TextMessageRole::Assistant)?;
-                    self.text_open = Some(id.clone());
-                    id
-                }
-            };
+            if self.text_open.is_none() {
+                self.close_reasoning()?;
+                self.close_calls()?;
+                let id = if self.text_segments == 0 {
+                    self.message_id()
+                } else {
+                    self.writer.next_message_id()
+                };
+                self.text_segments += 1;
+                self.writer
+                    .open_message(id.clone(), TextMessageRole::Assistant)?;
+                self.text_open = Some(id);
+            }
             self.count(text.len())?;
             self.text.push_str(&text);
-            self.writer.message_delta(&id, text)?;
+            if let Some(id) = &self.text_open {
+                self.writer.message_delta(id, text)?;
+            }
         }
         for call in delta.tool_calls {
             self.tool_call(call)?;

@@ -281,6 +281,22 @@ impl ChatChunk {
         })
     }
 
+    /// A chunk with one choice holding a reasoning delta (`reasoning_content`).
+    pub fn reasoning(text: impl Into<String>) -> Self {
+        Self::delta(ChunkDelta {
+            reasoning_content: Some(text.into()),
+            ..ChunkDelta::default()
+        })
+    }
+
+    /// A chunk with one choice holding tool-call fragments.
+    pub fn tool_calls(calls: Vec<ToolCallDelta>) -> Self {
+        Self::delta(ChunkDelta {
+            tool_calls: calls,
+            ..ChunkDelta::default()
+        })
+    }
+
     /// A chunk with an empty delta and `reason`.
     pub fn finish(reason: impl Into<String>) -> Self {
         Self {
