@@ -293,14 +293,12 @@ pub fn to_chat_messages(
                     tool_call_id: m.tool_call_id.as_str().to_owned(),
                 });
             }
-            Message::Reasoning(m) => {
-                if options.replay_reasoning {
-                    let joined = match reasoning.take() {
-                        Some(before) => before + &m.content,
-                        None => m.content.clone(),
-                    };
-                    reasoning = Some(joined);
-                }
+            Message::Reasoning(m) if options.replay_reasoning => {
+                let joined = match reasoning.take() {
+                    Some(before) => before + &m.content,
+                    None => m.content.clone(),
+                };
+                reasoning = Some(joined);
             }
             _ => {}
         }

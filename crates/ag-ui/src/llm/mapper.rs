@@ -625,3 +625,250 @@ impl ChunkDecoder {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::llm::wire::ProviderError;
+    use crate::server::{Events, RunContext};
+    use crate::{Event, EventType, RunAgentInput, verify};
+
+    fn context() -> (RunContext<()>, Events) {
+        RunContext::<()>::new(RunAgentInput::new("t", "r")).unwrap()
+    }
+
+    /// The events so far, checked as a run of their own.
+    fn verified(events: &mut Events) -> Vec<Event> {
+        let mut all = vec![Event::run_started("t", "r")];
+        all.extend(events.drain());
+        verify::verify_all(&all).unwrap();
+        all.remove(0);
+        all
+    }
+
+    fn types(events: &[Event]) -> Vec<EventType> {
+        events.iter().map(Event::event_type).collect()
+    }
+
+    #[test]
+    fn text_after_reasoning_after_text_opens_a_new_message() {
+        let (ctx, mut events) = context();
+        let mut mapper = ChunkMapper::new(ctx.stream_writer());
+        mapper.push(ChatChunk::text("a")).unwrap();
+        mapper.push(ChatChunk::reasoning("r")).unwrap();
+        mapper.push(ChatChunk::text("b")).unwrap();
+        let turn = mapper.finish().unwrap();
+        assert_eq!(turn.text, "ab");
+        assert_eq!(turn.reasoning, "r");
+        assert_eq!(turn.message_id.unwrap().as_str(), "r-msg-1");
+        let events = verified(&mut events);
+        assert_eq!(events[2], Event::text_message_end("r-msg-1"));
+        assert_eq!(events[3], Event::reasoning_start("r-msg-2"));
+        assert_eq!(
+            events[8],
+            Event::text_message_start("r-msg-3", TextMessageRole::Assistant)
+        );
+        assert_eq!(events.len(), 11);
+    }
+
+    #[test]
+    fn empty_and_role_only_deltas_and_other_choices_emit_nothing() {
+        let (ctx, mut events) = context();
+        let mut mapper = ChunkMapper::new(ctx.stream_writer());
+        mapper.push(ChatChunk::text("")).unwrap();
+        mapper.push(ChatChunk::default()).unwrap();
+        let mut other = ChatChunk::text("second choice");
+        other.choices[0].index = 1;
+        mapper.push(other).unwrap();
+        let turn = mapper.finish().unwrap();
+        assert!(events.drain().is_empty());
+        assert_eq!(turn.message_id, None);
+        assert_eq!(turn.finish_reason, None);
+    }
+
+    #[test]
+    fn a_name_repeated_on_every_fragment_is_not_doubled_and_a_changed_one_is_refused() {
+        let (ctx, mut events) = context();
+        let mut mapper = ChunkMapper::new(ctx.stream_writer());
+        for args in ["{\"a\":", "1}"] {
+            mapper
+                .push(ChatChunk::tool_calls(vec![ToolCallDelta::new(
+                    0,
+                    Some("f"),
+                    Some(args),
+                )]))
+                .unwrap();
+        }
+        let err = mapper
+            .push(ChatChunk::tool_calls(vec![ToolCallDelta::new(
+                0,
+                Some("g"),
+                None,
+            )]))
+            .unwrap_err();
+        assert_eq!(err.kind(), LlmErrorKind::MalformedChunk);
+        drop(mapper);
+        let events = verified(&mut events);
+        assert_eq!(
+            types(&events),
+            [
+                EventType::ToolCallStart,
+                EventType::ToolCallArgs,
+                EventType::ToolCallArgs,
+                EventType::ToolCallEnd,
+            ]
+        );
+        let Event::ToolCallStart(start) = &events[0] else {
+            panic!()
+        };
+        assert_eq!(start.tool_call_name, "f");
+    }
+
+    #[test]
+    fn a_call_that_never_gets_a_name_is_malformed_and_the_stream_stays_valid() {
+        let (ctx, mut events) = context();
+        let mut mapper = ChunkMapper::new(ctx.stream_writer());
+        mapper.push(ChatChunk::text("x")).unwrap();
+        let err = mapper
+            .push(ChatChunk::tool_calls(vec![ToolCallDelta::new(
+                0,
+                None,
+                Some("{}"),
+            )]))
+            .unwrap_err();
+        assert_eq!(err.kind(), LlmErrorKind::MalformedChunk);
+        assert_eq!(err.message(), "tool call 0 has no function name");
+        drop(mapper);
+        assert_eq!(verified(&mut events).len(), 3);
+    }
+
+    #[test]
+    fn a_call_with_a_name_and_no_arguments_is_started_at_the_end_of_the_turn() {
+        let (ctx, mut events) = context();
+        let mut mapper = ChunkMapper::new(ctx.stream_writer());
+        mapper
+            .push(ChatChunk::tool_calls(vec![ToolCallDelta::new(
+                0,
+                Some("now"),
+                None,
+            )]))
+            .unwrap();
+        assert!(events.is_empty(), "the name may still grow");
+        mapper.push(ChatChunk::finish("tool_calls")).unwrap();
+        let turn = mapper.finish().unwrap();
+        assert_eq!(turn.finish_reason, Some(FinishReason::ToolCalls));
+        assert_eq!(turn.tool_calls[0].arguments, "");
+        assert_eq!(
+            types(&verified(&mut events)),
+            [EventType::ToolCallStart, EventType::ToolCallEnd]
+        );
+    }
+
+    #[test]
+    fn a_turn_is_bounded_by_configuration_not_by_the_provider() {
+        let (ctx, mut events) = context();
+        let mut mapper = ChunkMapper::new(ctx.stream_writer()).with_max_turn_bytes(8);
+        mapper.push(ChatChunk::text("12345")).unwrap();
+        let err = mapper.push(ChatChunk::text("6789")).unwrap_err();
+        assert_eq!(err.kind(), LlmErrorKind::TooLarge);
+        drop(mapper);
+        assert_eq!(verified(&mut events).len(), 3);
+
+        let mut mapper = ChunkMapper::new(ctx.stream_writer()).with_max_tool_calls(2);
+        for index in 0..2 {
+            mapper
+                .push(ChatChunk::tool_calls(vec![ToolCallDelta::new(
+                    index,
+                    Some("f"),
+                    Some("{}"),
+                )]))
+                .unwrap();
+        }
+        let err = mapper
+            .push(ChatChunk::tool_calls(vec![ToolCallDelta::new(
+                u32::MAX,
+                Some("f"),
+                None,
+            )]))
+            .unwrap_err();
+        assert_eq!(err.kind(), LlmErrorKind::TooLarge);
+        drop(mapper);
+        verified(&mut events);
+    }
+
+    #[test]
+    fn an_error_chunk_is_a_provider_error() {
+        let (ctx, _events) = context();
+        let mut mapper = ChunkMapper::new(ctx.stream_writer());
+        let chunk = ChatChunk {
+            error: Some(ProviderError {
+                message: "boom".into(),
+                kind: Some("server_error".into()),
+                code: None,
+            }),
+            ..ChatChunk::default()
+        };
+        let err = mapper.push(chunk).unwrap_err();
+        assert_eq!(err.kind(), LlmErrorKind::Provider);
+        assert_eq!(
+            err.message(),
+            "the provider reported an error mid-stream (server_error): boom"
+        );
+    }
+
+    #[test]
+    fn usage_maps_onto_token_usage() {
+        let chunk: ChatChunk = serde_json::from_str(
+            r#"{"choices":null,"model":"m1","usage":{"prompt_tokens":10,"completion_tokens":4,"total_tokens":14,
+                "prompt_tokens_details":{"cached_tokens":6},"completion_tokens_details":{"reasoning_tokens":3}}}"#,
+        )
+        .unwrap();
+        let (ctx, _events) = context();
+        let mut mapper = ChunkMapper::new(ctx.stream_writer());
+        mapper.push(chunk).unwrap();
+        let usage = mapper
+            .finish()
+            .unwrap()
+            .token_usage("deepseek", "x")
+            .unwrap();
+        assert_eq!(usage.provider.as_deref(), Some("deepseek"));
+        assert_eq!(usage.model.as_deref(), Some("m1"));
+        assert_eq!(
+            (usage.input_tokens, usage.output_tokens, usage.total_tokens),
+            (Some(10), Some(4), Some(14))
+        );
+        assert_eq!(usage.cached_input_tokens, Some(6));
+        assert_eq!(usage.reasoning_tokens, Some(3));
+    }
+
+    #[test]
+    fn finish_reasons() {
+        assert_eq!(FinishReason::parse("stop"), FinishReason::Stop);
+        assert_eq!(
+            FinishReason::parse("function_call"),
+            FinishReason::ToolCalls
+        );
+        assert_eq!(FinishReason::parse("length"), FinishReason::Length);
+        assert_eq!(
+            FinishReason::parse("content_filter"),
+            FinishReason::ContentFilter
+        );
+        assert_eq!(
+            FinishReason::parse("recitation"),
+            FinishReason::Other("recitation".into())
+        );
+    }
+
+    #[test]
+    fn the_decoder_bounds_frames_and_ignores_what_follows_done() {
+        let mut decoder = ChunkDecoder::new().with_max_chunk_size(64);
+        decoder.push(format!("data: {}\n\n", "x".repeat(100)).as_bytes());
+        let err = decoder.next_chunk().unwrap_err();
+        assert_eq!(err.kind(), LlmErrorKind::TooLarge);
+        decoder.push(b": keep-alive\n\ndata: [DONE]\n\ndata: {\"late\":1}\n\n");
+        assert_eq!(decoder.next_chunk().unwrap(), Some(Decoded::Done));
+        assert!(decoder.is_done());
+        decoder.finish();
+        assert_eq!(decoder.next_chunk().unwrap(), None);
+    }
+}
