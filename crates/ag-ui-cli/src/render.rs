@@ -1,19 +1,85 @@
 //! Rendering a live run in the terminal: streaming text, dimmed reasoning, tool calls with
 //! their arguments and results, state changes, subagents grouped and labelled, the outcome.
 //!
-//! The renderer writes as events arrive and keeps only what it needs to label lines (which
-//! stream is being written, subagent names, tool names); it never holds the conversation.
+//! The renderer writes each delta as it arrives and keeps only what it needs to label lines:
+//! which stream holds the current line, the heading of each open stream, subagent and tool
+//! names. It never holds a message's text. When two streams take turns, each resumes on a
+//! line of its own, labelled, with `… ` in place of its heading, so no line mixes two streams.
+//!
+//! Everything that comes from the agent is shown harmlessly: control characters (other than
+//! newline and tab in text) and the characters that reorder text are shown escaped
+//! ([`visible`]), and the resume command is quoted for a POSIX shell ([`shell_quote`]).
 
+use std::borrow::Cow;
 use std::collections::HashMap;
+use std::fmt::Write as _;
 use std::io::{self, Write};
 
 use ag_ui::{Event, RunFinishedOutcome, SubagentFinishedOutcome};
+
+/// Whether `c` is shown escaped: a control character (C0, DEL, C1; newline and tab are kept
+/// when `keep_lines`), or a character that reorders the text after it (bidirectional
+/// formatting).
+fn hidden(c: char, keep_lines: bool) -> bool {
+    match c {
+        '\n' | '\t' => !keep_lines,
+        '\u{061c}'
+        | '\u{200e}'
+        | '\u{200f}'
+        | '\u{202a}'..='\u{202e}'
+        | '\u{2066}'..='\u{2069}' => true,
+        c => c.is_control(),
+    }
+}
+
+/// `text` safe to show on a terminal: each control character (other than newline and tab when
+/// `keep_lines`) and each bidirectional formatting character is written as its escape, e.g.
+/// ESC as `\u{1b}`. Borrowed when nothing needs escaping.
+pub(crate) fn visible(text: &str, keep_lines: bool) -> Cow<'_, str> {
+    // Every such character starts with one of these bytes in UTF-8: C0 and DEL are single
+    // bytes, C1 starts with 0xC2, U+061C with 0xD8, the others with 0xE2.
+    let suspect = |b: &u8| *b < 0x20 || *b == 0x7f || *b == 0xc2 || *b == 0xd8 || *b == 0xe2;
+    if !text.as_bytes().iter().any(suspect) || !text.chars().any(|c| hidden(c, keep_lines)) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        if hidden(c, keep_lines) {
+            let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// `word` as one word of a POSIX shell command: unchanged when it holds only characters no
+/// shell treats specially, else in single quotes (a quote inside written `'\\''`).
+pub(crate) fn shell_quote(word: &str) -> Cow<'_, str> {
+    let plain = !word.is_empty()
+        && word
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"@%+=:,./_-".contains(&b));
+    if plain {
+        Cow::Borrowed(word)
+    } else {
+        Cow::Owned(format!("'{}'", word.replace('\'', "'\\''")))
+    }
+}
 
 /// ANSI styles, or nothing when colours are off.
 #[derive(Clone, Copy, Debug)]
 struct Style {
     on: bool,
 }
+
+const DIM: &str = "2";
+const BOLD: &str = "1";
+const CYAN: &str = "36";
+const GREEN: &str = "32";
+const YELLOW: &str = "33";
+const RED: &str = "31";
+const MAGENTA: &str = "35";
 
 impl Style {
     fn paint(self, code: &str, text: &str) -> String {
@@ -24,47 +90,74 @@ impl Style {
         }
     }
     fn dim(self, text: &str) -> String {
-        self.paint("2", text)
+        self.paint(DIM, text)
     }
     fn bold(self, text: &str) -> String {
-        self.paint("1", text)
+        self.paint(BOLD, text)
     }
     fn cyan(self, text: &str) -> String {
-        self.paint("36", text)
+        self.paint(CYAN, text)
     }
     fn green(self, text: &str) -> String {
-        self.paint("32", text)
+        self.paint(GREEN, text)
     }
     fn yellow(self, text: &str) -> String {
-        self.paint("33", text)
+        self.paint(YELLOW, text)
     }
     fn red(self, text: &str) -> String {
-        self.paint("31", text)
+        self.paint(RED, text)
     }
     fn magenta(self, text: &str) -> String {
-        self.paint("35", text)
+        self.paint(MAGENTA, text)
     }
 }
 
-/// Which stream the current line belongs to.
-#[derive(Clone, Debug, PartialEq, Eq)]
-enum Line {
-    /// At the start of a line.
-    Fresh,
-    /// In the middle of a text, reasoning or tool-argument stream.
-    Stream { kind: &'static str, id: String },
+/// A field of an event, shown on one line.
+fn one_line(text: &str) -> Cow<'_, str> {
+    visible(text, false)
+}
+
+/// The kinds of streams: each has its own id space.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Text = 0,
+    Reasoning = 1,
+    Tool = 2,
+}
+
+impl Kind {
+    /// The style of the stream's heading and text.
+    fn codes(self) -> (&'static str, Option<&'static str>) {
+        match self {
+            Kind::Text => (BOLD, None),
+            Kind::Reasoning => (DIM, Some(DIM)),
+            Kind::Tool => (CYAN, None),
+        }
+    }
+}
+
+/// An open stream: its heading (already made visible, unstyled) and whether it was shown.
+#[derive(Debug)]
+struct Open {
+    head: String,
+    shown: bool,
 }
 
 /// Renders events to a terminal (or any writer).
 pub(crate) struct Renderer<W: Write> {
     out: W,
     style: Style,
-    line: Line,
+    /// The stream holding the current line (its kind and id), if any.
+    line: Option<Kind>,
+    line_id: String,
+    /// The current line of the stream is empty: its last piece ended with a newline.
+    at_start: bool,
+    /// Open streams by kind, then id.
+    open: [HashMap<String, Open>; 3],
+    /// Subagent names (made visible) by run id, for labels.
     subagents: HashMap<String, String>,
+    /// Tool names (made visible) by call id, for results and pending calls; cleared per run.
     tools: HashMap<String, String>,
-    /// Streams that could not be written live because another stream held the line: their
-    /// prefix and text so far, written as one line when they end (or take the line).
-    pending: HashMap<(&'static str, String), String>,
     /// The URL the run went to, for the resume hint.
     url: String,
 }
@@ -74,10 +167,12 @@ impl<W: Write> Renderer<W> {
         Self {
             out,
             style: Style { on: color },
-            line: Line::Fresh,
+            line: None,
+            line_id: String::new(),
+            at_start: false,
+            open: Default::default(),
             subagents: HashMap::new(),
             tools: HashMap::new(),
-            pending: HashMap::new(),
             url: url.into(),
         }
     }
@@ -86,173 +181,226 @@ impl<W: Write> Renderer<W> {
         match owner {
             None => String::new(),
             Some(id) => {
-                let name = self.subagents.get(id).map_or(id, String::as_str);
+                let name = match self.subagents.get(id) {
+                    Some(name) => Cow::Borrowed(name.as_str()),
+                    None => one_line(id),
+                };
                 format!("{} ", self.style.magenta(&format!("│ [{name}]")))
             }
         }
     }
 
+    fn holds(&self, kind: Kind, id: &str) -> bool {
+        self.line == Some(kind) && self.line_id == id
+    }
+
     /// Ends the current stream's line if one is open.
     fn break_line(&mut self) -> io::Result<()> {
-        if self.line != Line::Fresh {
+        if self.line.take().is_some() && !self.at_start {
             writeln!(self.out)?;
-            self.line = Line::Fresh;
         }
         Ok(())
     }
 
-    /// Writes a whole line of its own.
+    /// Writes `text` (made visible by the caller) as lines of their own, each labelled.
     fn say(&mut self, owner: Option<&str>, text: &str) -> io::Result<()> {
         self.break_line()?;
         let label = self.label(owner);
-        writeln!(self.out, "{label}{text}")
+        for line in text.split('\n') {
+            writeln!(self.out, "{label}{line}")?;
+        }
+        Ok(())
     }
 
-    /// Continues (or starts) the line of stream `id`, prefixing `head` when the line is new.
-    /// While another stream holds the line, the text is kept and shown when this stream takes
-    /// the line or ends, so concurrent streams never mix words on one line.
-    fn stream(
+    /// Writes `piece` of the stream holding the line, labelling each new line of it.
+    fn write_piece(
         &mut self,
         owner: Option<&str>,
-        kind: &'static str,
-        id: &str,
-        head: &str,
+        code: Option<&str>,
         piece: &str,
     ) -> io::Result<()> {
-        let here = Line::Stream {
-            kind,
-            id: id.to_owned(),
-        };
-        if self.line == here {
-            return write!(self.out, "{piece}");
-        }
-        let key = (kind, id.to_owned());
-        if self.line == Line::Fresh {
-            let start = match self.pending.remove(&key) {
-                Some(buffered) => buffered,
-                None => format!("{}{head}", self.label(owner)),
+        let piece = visible(piece, true);
+        for part in piece.split_inclusive('\n') {
+            if self.at_start {
+                let label = self.label(owner);
+                self.out.write_all(label.as_bytes())?;
+            }
+            let (text, newline) = match part.strip_suffix('\n') {
+                Some(text) => (text, true),
+                None => (part, false),
             };
-            write!(self.out, "{start}{piece}")?;
-            self.line = here;
-            return Ok(());
+            match code {
+                Some(code) if self.style.on && !text.is_empty() => {
+                    write!(self.out, "\x1b[{code}m{text}\x1b[0m")?
+                }
+                _ => self.out.write_all(text.as_bytes())?,
+            }
+            if newline {
+                self.out.write_all(b"\n")?;
+            }
+            self.at_start = newline;
         }
-        let label = self.label(owner);
-        self.pending
-            .entry(key)
-            .or_insert_with(|| format!("{label}{head}"))
-            .push_str(piece);
         Ok(())
     }
 
-    /// Ends stream `id`: its line ends, or its kept text is written as a line of its own.
-    fn end_stream(&mut self, kind: &'static str, id: &str) -> io::Result<()> {
-        if self.line
-            == (Line::Stream {
-                kind,
-                id: id.to_owned(),
-            })
-        {
-            return self.break_line();
-        }
-        if let Some(buffered) = self.pending.remove(&(kind, id.to_owned())) {
+    /// Opens stream `id` with its heading; nothing is shown until it has something to show.
+    fn start(&mut self, kind: Kind, id: &str, head: String) {
+        self.open[kind as usize].insert(id.to_owned(), Open { head, shown: false });
+    }
+
+    /// Continues stream `id` with `piece`. A stream that does not hold the line takes a new
+    /// one: labelled, with its heading the first time and `… ` after.
+    fn stream(&mut self, owner: Option<&str>, kind: Kind, id: &str, piece: &str) -> io::Result<()> {
+        let (head_code, text_code) = kind.codes();
+        if !self.holds(kind, id) {
             self.break_line()?;
-            writeln!(self.out, "{buffered}")?;
+            let label = self.label(owner);
+            let open = self.open[kind as usize]
+                .entry(id.to_owned())
+                .or_insert_with(|| Open {
+                    head: String::new(),
+                    shown: false,
+                });
+            let head = if std::mem::replace(&mut open.shown, true) {
+                self.style.dim("… ")
+            } else {
+                self.style.paint(head_code, &open.head)
+            };
+            write!(self.out, "{label}{head}")?;
+            self.line = Some(kind);
+            self.line_id.clear();
+            self.line_id.push_str(id);
+            self.at_start = false;
+        }
+        self.write_piece(owner, text_code, piece)
+    }
+
+    /// Ends stream `id`, writing `closing` (styled as its heading) if any. A stream never
+    /// shown is shown now, heading and closing on one line.
+    fn end(&mut self, owner: Option<&str>, kind: Kind, id: &str, closing: &str) -> io::Result<()> {
+        let shown = self.open[kind as usize]
+            .get(id)
+            .is_some_and(|open| open.shown);
+        if !closing.is_empty() || !shown {
+            let (head_code, _) = kind.codes();
+            let closing = self.style.paint(head_code, closing);
+            self.stream(owner, kind, id, "")?;
+            write!(self.out, "{closing}")?;
+        }
+        self.open[kind as usize].remove(id);
+        if self.holds(kind, id) {
+            self.break_line()?;
         }
         Ok(())
     }
 
-    /// Renders one event. Returns whether it ends the run.
+    fn tool_name<'a>(&'a self, id: &'a str) -> Cow<'a, str> {
+        match self.tools.get(id) {
+            Some(name) => Cow::Borrowed(name.as_str()),
+            None => one_line(id),
+        }
+    }
+
+    /// Renders one event.
     pub(crate) fn event(&mut self, event: &Event) -> io::Result<()> {
         let owner = event.attribution().map(|s| s.as_str().to_owned());
         let owner = owner.as_deref();
         let s = self.style;
         match event {
-            Event::RunStarted(e) => self.say(
-                None,
-                &s.dim(&format!("● run {} on thread {}", e.run_id, e.thread_id)),
-            )?,
-            Event::TextMessageStart(e) => {
-                let who = format!("{}: ", e.effective_role().as_str());
-                self.stream(owner, "text", e.message_id.as_str(), &s.bold(&who), "")?;
-            }
-            Event::TextMessageContent(e) => self.stream(
-                owner,
-                "text",
-                e.message_id.as_str(),
-                &s.bold("assistant: "),
-                &e.delta,
-            )?,
-            Event::TextMessageEnd(e) => self.end_stream("text", e.message_id.as_str())?,
-            Event::ReasoningMessageStart(e) => self.stream(
-                owner,
-                "reasoning",
-                e.message_id.as_str(),
-                &s.dim("thinking: "),
-                "",
-            )?,
-            Event::ReasoningMessageContent(e) => {
-                let piece = s.dim(&e.delta);
-                self.stream(
-                    owner,
-                    "reasoning",
-                    e.message_id.as_str(),
-                    &s.dim("thinking: "),
-                    &piece,
+            Event::RunStarted(e) => {
+                self.tools.clear();
+                self.say(
+                    None,
+                    &s.dim(&format!(
+                        "● run {} on thread {}",
+                        one_line(e.run_id.as_str()),
+                        one_line(e.thread_id.as_str())
+                    )),
                 )?
             }
-            Event::ReasoningMessageEnd(e) => self.end_stream("reasoning", e.message_id.as_str())?,
+            Event::TextMessageStart(e) => {
+                let head = format!("{}: ", e.effective_role().as_str());
+                self.start(Kind::Text, e.message_id.as_str(), head);
+            }
+            Event::TextMessageContent(e) => {
+                let id = e.message_id.as_str();
+                if !self.open[Kind::Text as usize].contains_key(id) {
+                    self.start(Kind::Text, id, "assistant: ".to_owned());
+                }
+                self.stream(owner, Kind::Text, id, &e.delta)?
+            }
+            Event::TextMessageEnd(e) => self.end(owner, Kind::Text, e.message_id.as_str(), "")?,
+            Event::ReasoningMessageStart(e) => self.start(
+                Kind::Reasoning,
+                e.message_id.as_str(),
+                "thinking: ".to_owned(),
+            ),
+            Event::ReasoningMessageContent(e) => {
+                let id = e.message_id.as_str();
+                if !self.open[Kind::Reasoning as usize].contains_key(id) {
+                    self.start(Kind::Reasoning, id, "thinking: ".to_owned());
+                }
+                self.stream(owner, Kind::Reasoning, id, &e.delta)?
+            }
+            Event::ReasoningMessageEnd(e) => {
+                self.end(owner, Kind::Reasoning, e.message_id.as_str(), "")?
+            }
             // The span around reasoning messages shows nothing of its own.
             Event::ReasoningStart(_) | Event::ReasoningEnd(_) => {}
             Event::ReasoningEncryptedValue(e) => self.say(
                 owner,
-                &s.dim(&format!("(encrypted reasoning for {})", e.entity_id)),
+                &s.dim(&format!(
+                    "(encrypted reasoning for {})",
+                    one_line(e.entity_id.as_str())
+                )),
             )?,
             Event::ToolCallStart(e) => {
-                self.tools
-                    .insert(e.tool_call_id.as_str().to_owned(), e.tool_call_name.clone());
-                let head = s.cyan(&format!("→ {}(", e.tool_call_name));
-                self.stream(owner, "tool", e.tool_call_id.as_str(), &head, "")?;
+                let name = one_line(&e.tool_call_name).into_owned();
+                let id = e.tool_call_id.as_str();
+                self.start(Kind::Tool, id, format!("→ {name}("));
+                self.tools.insert(id.to_owned(), name);
             }
             Event::ToolCallArgs(e) => {
-                let name = self
-                    .tools
-                    .get(e.tool_call_id.as_str())
-                    .cloned()
-                    .unwrap_or_default();
-                let head = s.cyan(&format!("→ {name}("));
-                self.stream(owner, "tool", e.tool_call_id.as_str(), &head, &e.delta)?;
+                let id = e.tool_call_id.as_str();
+                if !self.open[Kind::Tool as usize].contains_key(id) {
+                    let head = format!("→ {}(", self.tool_name(id));
+                    self.start(Kind::Tool, id, head);
+                }
+                self.stream(owner, Kind::Tool, id, &e.delta)?
             }
             Event::ToolCallEnd(e) => {
-                let name = self
-                    .tools
-                    .get(e.tool_call_id.as_str())
-                    .cloned()
-                    .unwrap_or_default();
-                let head = s.cyan(&format!("→ {name}("));
-                self.stream(owner, "tool", e.tool_call_id.as_str(), &head, &s.cyan(")"))?;
-                self.end_stream("tool", e.tool_call_id.as_str())?;
+                let id = e.tool_call_id.as_str();
+                if !self.open[Kind::Tool as usize].contains_key(id) {
+                    let head = format!("→ {}(", self.tool_name(id));
+                    self.start(Kind::Tool, id, head);
+                }
+                self.end(owner, Kind::Tool, id, ")")?
             }
             Event::ToolCallResult(e) => {
-                let name = self
-                    .tools
-                    .get(e.tool_call_id.as_str())
-                    .cloned()
-                    .unwrap_or_else(|| e.tool_call_id.to_string());
+                let name = self.tool_name(e.tool_call_id.as_str()).into_owned();
                 self.say(
                     owner,
-                    &format!("{} {}", s.cyan(&format!("← {name}:")), e.content.flatten()),
+                    &format!(
+                        "{} {}",
+                        s.cyan(&format!("← {name}:")),
+                        visible(&e.content.flatten(), true)
+                    ),
                 )?
             }
-            Event::StateSnapshot(e) => {
-                self.say(owner, &s.yellow(&format!("state = {}", e.snapshot)))?
-            }
+            Event::StateSnapshot(e) => self.say(
+                owner,
+                &s.yellow(&format!("state = {}", one_line(&e.snapshot.to_string()))),
+            )?,
             Event::StateDelta(e) => {
                 let ops: Vec<String> = e
                     .delta
                     .iter()
                     .map(|op| serde_json::to_string(op).unwrap_or_default())
                     .collect();
-                self.say(owner, &s.yellow(&format!("state Δ {}", ops.join(" "))))?
+                self.say(
+                    owner,
+                    &s.yellow(&format!("state Δ {}", one_line(&ops.join(" ")))),
+                )?
             }
             Event::MessagesSnapshot(e) => self.say(
                 None,
@@ -261,44 +409,55 @@ impl<W: Write> Renderer<W> {
                     e.messages.len()
                 )),
             )?,
-            Event::ActivitySnapshot(e) => self.say(
-                owner,
-                &s.dim(&format!(
-                    "activity {} {}: {}",
-                    e.activity_type,
-                    e.message_id,
-                    serde_json::Value::Object(e.content.clone())
-                )),
-            )?,
+            Event::ActivitySnapshot(e) => {
+                let content = serde_json::Value::Object(e.content.clone()).to_string();
+                self.say(
+                    owner,
+                    &s.dim(&format!(
+                        "activity {} {}: {}",
+                        one_line(&e.activity_type),
+                        one_line(e.message_id.as_str()),
+                        one_line(&content)
+                    )),
+                )?
+            }
             Event::ActivityDelta(e) => self.say(
                 owner,
-                &s.dim(&format!("activity {} {} Δ", e.activity_type, e.message_id)),
+                &s.dim(&format!(
+                    "activity {} {} Δ",
+                    one_line(&e.activity_type),
+                    one_line(e.message_id.as_str())
+                )),
             )?,
-            Event::StepStarted(e) => self.say(owner, &s.dim(&format!("▸ {}", e.step_name)))?,
-            Event::StepFinished(e) => self.say(owner, &s.dim(&format!("✓ {}", e.step_name)))?,
-            Event::Custom(e) => {
-                self.say(owner, &s.dim(&format!("custom {}: {}", e.name, e.value)))?
+            Event::StepStarted(e) => {
+                self.say(owner, &s.dim(&format!("▸ {}", one_line(&e.step_name))))?
             }
+            Event::StepFinished(e) => {
+                self.say(owner, &s.dim(&format!("✓ {}", one_line(&e.step_name))))?
+            }
+            Event::Custom(e) => self.say(
+                owner,
+                &s.dim(&format!(
+                    "custom {}: {}",
+                    one_line(&e.name),
+                    one_line(&e.value.to_string())
+                )),
+            )?,
             Event::Raw(_) => {}
             Event::SubagentStarted(e) => {
-                self.subagents
-                    .insert(e.subagent_run_id.as_str().to_owned(), e.name.clone());
+                let name = one_line(&e.name).into_owned();
                 let about = e
                     .description
                     .as_deref()
-                    .map(|d| format!(" — {d}"))
+                    .map(|d| format!(" — {}", one_line(d)))
                     .unwrap_or_default();
-                self.say(
-                    None,
-                    &s.magenta(&format!("┌ subagent {} started{about}", e.name)),
-                )?
+                let line = s.magenta(&format!("┌ subagent {name} started{about}"));
+                self.subagents
+                    .insert(e.subagent_run_id.as_str().to_owned(), name);
+                self.say(None, &line)?
             }
             Event::SubagentFinished(e) => {
-                let name = self
-                    .subagents
-                    .get(e.subagent_run_id.as_str())
-                    .cloned()
-                    .unwrap_or_else(|| e.subagent_run_id.to_string());
+                let name = self.subagent_name(e.subagent_run_id.as_str());
                 let how = match &e.outcome {
                     Some(SubagentFinishedOutcome::Suspended { .. }) => "suspended",
                     _ => "finished",
@@ -306,61 +465,111 @@ impl<W: Write> Renderer<W> {
                 self.say(None, &s.magenta(&format!("└ subagent {name} {how}")))?
             }
             Event::SubagentError(e) => {
-                let name = self
-                    .subagents
-                    .get(e.subagent_run_id.as_str())
-                    .cloned()
-                    .unwrap_or_else(|| e.subagent_run_id.to_string());
+                let name = self.subagent_name(e.subagent_run_id.as_str());
                 self.say(
                     None,
-                    &s.red(&format!("└ subagent {name} failed: {}", e.message)),
+                    &s.red(&format!(
+                        "└ subagent {name} failed: {}",
+                        visible(&e.message, true)
+                    )),
                 )?
             }
-            Event::RunFinished(e) => match &e.outcome {
-                Some(RunFinishedOutcome::Interrupt { interrupts }) => {
-                    self.say(None, &s.yellow("⏸ the run is waiting for you:"))?;
-                    for i in interrupts {
-                        let message = i.message.as_deref().unwrap_or("");
-                        self.say(
-                            None,
-                            &format!("  {} ({}) {message}", s.bold(i.id.as_str()), i.reason),
-                        )?;
-                    }
-                    let ids: Vec<String> = interrupts
-                        .iter()
-                        .map(|i| format!("--resume {}='{{\"approved\":true}}'", i.id))
-                        .collect();
-                    let hint = format!(
-                        "  resume with: ag-ui run {} --thread {} {}",
-                        self.url,
-                        e.thread_id,
-                        ids.join(" ")
-                    );
-                    self.say(None, &s.dim(&hint))?
-                }
-                Some(RunFinishedOutcome::Cancelled) => self.say(None, &s.yellow("■ cancelled"))?,
-                _ => {
-                    let result = e
-                        .result
-                        .as_ref()
-                        .map(|r| format!(" {}", s.dim(&r.to_string())))
-                        .unwrap_or_default();
-                    self.say(None, &format!("{}{result}", s.green("✓ done")))?
-                }
-            },
+            Event::RunFinished(e) => self.finished(e)?,
             Event::RunError(e) => {
                 let code = e
                     .code
                     .as_deref()
-                    .map(|c| format!(" ({c})"))
+                    .map(|c| format!(" ({})", one_line(c)))
                     .unwrap_or_default();
-                self.say(None, &s.red(&format!("✗ run failed: {}{code}", e.message)))?
+                self.say(
+                    None,
+                    &s.red(&format!(
+                        "✗ run failed: {}{code}",
+                        visible(&e.message, true)
+                    )),
+                )?
             }
             // Chunks never reach the renderer (they are normalized first); future events are
             // shown by type.
             other => self.say(owner, &s.dim(&format!("({})", other.event_type())))?,
         }
         self.out.flush()
+    }
+
+    fn subagent_name(&self, id: &str) -> String {
+        match self.subagents.get(id) {
+            Some(name) => name.clone(),
+            None => one_line(id).into_owned(),
+        }
+    }
+
+    /// `RUN_FINISHED`: done (with the result), cancelled, waiting for interrupts to be answered
+    /// (with the command that answers them), or waiting for frontend tool results.
+    fn finished(&mut self, e: &ag_ui::RunFinishedEvent) -> io::Result<()> {
+        let s = self.style;
+        match &e.outcome {
+            Some(RunFinishedOutcome::Interrupt { interrupts }) => {
+                self.say(None, &s.yellow("⏸ the run is waiting for you:"))?;
+                for i in interrupts {
+                    let message = i.message.as_deref().map(|m| visible(m, true));
+                    self.say(
+                        None,
+                        &format!(
+                            "  {} ({}) {}",
+                            s.bold(&one_line(i.id.as_str())),
+                            one_line(&i.reason),
+                            message.unwrap_or_default()
+                        ),
+                    )?;
+                }
+                let mut command = vec![
+                    "ag-ui".to_owned(),
+                    "run".to_owned(),
+                    self.url.clone(),
+                    "--thread".to_owned(),
+                    e.thread_id.to_string(),
+                ];
+                for i in interrupts {
+                    command.push("--resume".to_owned());
+                    command.push(format!("{}={{\"approved\":true}}", i.id));
+                }
+                let command: Vec<Cow<'_, str>> =
+                    command.iter().map(|word| shell_quote(word)).collect();
+                let hint = format!("  resume with: {}", one_line(&command.join(" ")));
+                self.say(None, &s.dim(&hint))
+            }
+            Some(RunFinishedOutcome::Cancelled) => self.say(None, &s.yellow("■ cancelled")),
+            outcome => {
+                let result = e
+                    .result
+                    .as_ref()
+                    .map(|r| format!(" {}", s.dim(&one_line(&r.to_string()))))
+                    .unwrap_or_default();
+                self.say(None, &format!("{}{result}", s.green("✓ done")))?;
+                let pending = match outcome {
+                    Some(RunFinishedOutcome::Success {
+                        pending_tool_call_ids: Some(ids),
+                    }) => ids.as_slice(),
+                    _ => &[],
+                };
+                if pending.is_empty() {
+                    return Ok(());
+                }
+                self.say(
+                    None,
+                    &s.yellow("⧗ waiting for the results of frontend tool calls:"),
+                )?;
+                for id in pending {
+                    let line = format!(
+                        "  {} ({})",
+                        s.cyan(&self.tool_name(id.as_str())),
+                        one_line(id.as_str())
+                    );
+                    self.say(None, &line)?;
+                }
+                Ok(())
+            }
+        }
     }
 
     /// Ends any open line.
@@ -438,15 +647,16 @@ thinking: Let me think.
 state Δ {\"op\":\"add\",\"path\":\"/n\",\"value\":1}
 ┌ subagent researcher started
 ┌ subagent critic started
-│ [researcher] assistant: Facts here
+│ [researcher] assistant: Facts
 │ [critic] assistant: Catch
+│ [researcher] …  here
 └ subagent researcher finished
 └ subagent critic finished
 ✓ research
 assistant: Hello world
 ⏸ the run is waiting for you:
   ok-1 (confirmation) Save?
-  resume with: ag-ui run http://127.0.0.1:8000/ --thread t --resume ok-1='{\"approved\":true}'
+  resume with: ag-ui run http://127.0.0.1:8000/ --thread t --resume 'ok-1={\"approved\":true}'
 "
         );
     }
@@ -466,5 +676,152 @@ assistant: Hello world
             String::from_utf8(out).unwrap()
         };
         assert_eq!(coloured, "\x1b[31m✗ run failed: x\x1b[0m\n");
+    }
+
+    fn events(jsonl: &str) -> Vec<Event> {
+        jsonl
+            .lines()
+            .map(|line| Event::from_json(line).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn a_tool_call_is_shown_once_when_another_event_interleaves() {
+        let out = render(&events(
+            r#"{"type":"TOOL_CALL_START","toolCallId":"c1","toolCallName":"search"}
+{"type":"TOOL_CALL_ARGS","toolCallId":"c1","delta":"{\"q\":"}
+{"type":"STATE_SNAPSHOT","snapshot":{"n":1}}
+{"type":"TOOL_CALL_ARGS","toolCallId":"c1","delta":"\"x\"}"}
+{"type":"TOOL_CALL_END","toolCallId":"c1"}
+{"type":"TOOL_CALL_START","toolCallId":"c2","toolCallName":"fetch"}
+{"type":"STEP_STARTED","stepName":"s"}
+{"type":"TOOL_CALL_ARGS","toolCallId":"c2","delta":"{}"}
+{"type":"TOOL_CALL_END","toolCallId":"c2"}
+{"type":"TOOL_CALL_START","toolCallId":"c3","toolCallName":"now"}
+{"type":"TOOL_CALL_END","toolCallId":"c3"}"#,
+        ));
+        assert_eq!(
+            out,
+            "→ search({\"q\":\nstate = {\"n\":1}\n… \"x\"})\n▸ s\n→ fetch({})\n→ now()\n"
+        );
+    }
+
+    #[test]
+    fn concurrent_subagents_never_share_a_line_and_every_line_is_labelled() {
+        let out = render(&events(
+            r#"{"type":"SUBAGENT_STARTED","subagentRunId":"s1","name":"researcher"}
+{"type":"SUBAGENT_STARTED","subagentRunId":"s2","name":"critic"}
+{"type":"TEXT_MESSAGE_START","messageId":"a","role":"assistant","subagentRunId":"s1"}
+{"type":"TEXT_MESSAGE_START","messageId":"b","role":"assistant","subagentRunId":"s2"}
+{"type":"TEXT_MESSAGE_CONTENT","messageId":"a","delta":"one\ntw","subagentRunId":"s1"}
+{"type":"TEXT_MESSAGE_CONTENT","messageId":"b","delta":"Catch","subagentRunId":"s2"}
+{"type":"TEXT_MESSAGE_END","messageId":"b","subagentRunId":"s2"}
+{"type":"TEXT_MESSAGE_CONTENT","messageId":"a","delta":"o\n","subagentRunId":"s1"}
+{"type":"TEXT_MESSAGE_CONTENT","messageId":"a","delta":"three","subagentRunId":"s1"}
+{"type":"TEXT_MESSAGE_END","messageId":"a","subagentRunId":"s1"}"#,
+        ));
+        assert_eq!(
+            out,
+            "┌ subagent researcher started\n┌ subagent critic started\n\
+             │ [researcher] assistant: one\n│ [researcher] tw\n\
+             │ [critic] assistant: Catch\n\
+             │ [researcher] … o\n│ [researcher] three\n"
+        );
+    }
+
+    #[test]
+    fn pending_frontend_tool_calls_are_shown_at_the_end() {
+        let out = render(&events(
+            r#"{"type":"RUN_STARTED","threadId":"t","runId":"r"}
+{"type":"TOOL_CALL_START","toolCallId":"c1","toolCallName":"confirm"}
+{"type":"TOOL_CALL_ARGS","toolCallId":"c1","delta":"{}"}
+{"type":"TOOL_CALL_END","toolCallId":"c1"}
+{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":{"type":"success","pendingToolCallIds":["c1","c9"]}}"#,
+        ));
+        assert_eq!(
+            out,
+            "● run r on thread t\n→ confirm({})\n✓ done\n\
+             ⧗ waiting for the results of frontend tool calls:\n  confirm (c1)\n  c9 (c9)\n"
+        );
+    }
+
+    #[test]
+    fn escapes_from_the_agent_are_shown_harmlessly() {
+        let out = render(&events(
+            r#"{"type":"RUN_STARTED","threadId":"t\u001b[2J","runId":"r\u009b31m"}
+{"type":"TEXT_MESSAGE_START","messageId":"m"}
+{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"hi \u001b]0;pwned\u0007 there\r\n\tok \u202eevil"}
+{"type":"TEXT_MESSAGE_END","messageId":"m"}
+{"type":"TOOL_CALL_START","toolCallId":"c\u001b[1m","toolCallName":"x\u001b[31m"}
+{"type":"TOOL_CALL_END","toolCallId":"c\u001b[1m"}
+{"type":"TOOL_CALL_RESULT","messageId":"tr","toolCallId":"c\u001b[1m","content":"\u001b[5mblink"}
+{"type":"SUBAGENT_STARTED","subagentRunId":"s\u001b","name":"n\u001b[8m"}
+{"type":"STEP_STARTED","stepName":"st\u001b","subagentRunId":"s\u001b"}
+{"type":"SUBAGENT_ERROR","subagentRunId":"s\u001b","message":"bad\u001b[0m"}
+{"type":"RUN_ERROR","message":"boom\u001b]8;;http://evil\u0007","code":"c\u001b"}"#,
+        ));
+        for c in ['\u{1b}', '\u{9b}', '\u{7}', '\r', '\u{202e}'] {
+            assert!(!out.contains(c), "{c:?} reached the terminal: {out:?}");
+        }
+        assert_eq!(
+            out,
+            "● run r\\u{9b}31m on thread t\\u{1b}[2J\n\
+             assistant: hi \\u{1b}]0;pwned\\u{7} there\\u{d}\n\tok \\u{202e}evil\n\
+             → x\\u{1b}[31m()\n\
+             ← x\\u{1b}[31m: \\u{1b}[5mblink\n\
+             ┌ subagent n\\u{1b}[8m started\n\
+             │ [n\\u{1b}[8m] ▸ st\\u{1b}\n\
+             └ subagent n\\u{1b}[8m failed: bad\\u{1b}[0m\n\
+             ✗ run failed: boom\\u{1b}]8;;http://evil\\u{7} (c\\u{1b})\n"
+        );
+    }
+
+    #[test]
+    fn the_resume_command_is_quoted_for_the_shell() {
+        let out = render(&events(
+            r#"{"type":"RUN_FINISHED","threadId":"t x","runId":"r","outcome":{"type":"interrupt","interrupts":[{"id":"a b","reason":"r"},{"id":"it's","reason":"r"},{"id":"$(touch pwned)`id`","reason":"r"},{"id":"e\u001b[2J","reason":"r"}]}}"#,
+        ));
+        let hint = out
+            .lines()
+            .find_map(|l| l.strip_prefix("  resume with: "))
+            .unwrap();
+        assert_eq!(
+            hint,
+            "ag-ui run http://127.0.0.1:8000/ --thread 't x' \
+             --resume 'a b={\"approved\":true}' \
+             --resume 'it'\\''s={\"approved\":true}' \
+             --resume '$(touch pwned)`id`={\"approved\":true}' \
+             --resume 'e\\u{1b}[2J={\"approved\":true}'"
+        );
+        // A POSIX shell reads back exactly the words: nothing is expanded or run.
+        let words = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(format!("printf '%s\\n' {hint}"))
+            .output()
+            .unwrap();
+        assert_eq!(
+            String::from_utf8(words.stdout).unwrap(),
+            "ag-ui\nrun\nhttp://127.0.0.1:8000/\n--thread\nt x\n\
+             --resume\na b={\"approved\":true}\n--resume\nit's={\"approved\":true}\n\
+             --resume\n$(touch pwned)`id`={\"approved\":true}\n\
+             --resume\ne\\u{1b}[2J={\"approved\":true}\n"
+        );
+    }
+
+    #[test]
+    fn visible_escapes_controls_and_keeps_plain_text_borrowed() {
+        assert!(matches!(
+            visible("plain ünïcode → text", false),
+            Cow::Borrowed(_)
+        ));
+        assert_eq!(visible("a\nb\tc", true), "a\nb\tc");
+        assert_eq!(visible("a\nb\tc", false), "a\\u{a}b\\u{9}c");
+        assert_eq!(
+            visible("\u{1b}[0m\u{7f}\u{9b}\u{61c}\u{200f}\u{2066}x", true),
+            "\\u{1b}[0m\\u{7f}\\u{9b}\\u{61c}\\u{200f}\\u{2066}x"
+        );
+        assert_eq!(shell_quote("ok-1"), "ok-1");
+        assert_eq!(shell_quote(""), "''");
+        assert_eq!(shell_quote("a'b"), "'a'\\''b'");
     }
 }
