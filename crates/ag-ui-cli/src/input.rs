@@ -7,6 +7,12 @@ use std::io::{BufRead, BufReader, Read};
 use ag_ui::encoding::sse::EventDecoder;
 use ag_ui::{DecodeError, DecodeErrorKind, Event};
 
+/// The longest JSON Lines line accepted, its `\n` excluded: the SSE frame limit.
+pub(crate) const MAX_LINE: usize = ag_ui::encoding::sse::DEFAULT_MAX_EVENT_SIZE;
+
+/// The UTF-8 byte order mark some editors put at the start of a file.
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
 /// How a stream of events is encoded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Format {
@@ -111,14 +117,7 @@ pub(crate) fn for_each_event<E: From<InputError>>(
         Format::Jsonl => {
             let mut line = Vec::new();
             let mut number = 0;
-            loop {
-                line.clear();
-                let read = reader.read_until(b'\n', &mut line).map_err(|e| {
-                    InputError::new(Position::Line(number + 1), format!("read error: {e}"))
-                })?;
-                if read == 0 {
-                    break;
-                }
+            while read_line(&mut reader, &mut line, number + 1)? {
                 number += 1;
                 if line.iter().all(u8::is_ascii_whitespace) {
                     continue;
@@ -167,9 +166,44 @@ pub(crate) fn for_each_event<E: From<InputError>>(
     Ok(format)
 }
 
+/// Reads the next line of JSON Lines (terminator included) into `line`, at most
+/// [`MAX_LINE`] bytes. Returns `false` at the end of the input.
+fn read_line(
+    reader: &mut impl BufRead,
+    line: &mut Vec<u8>,
+    number: usize,
+) -> Result<bool, InputError> {
+    line.clear();
+    loop {
+        let buf = reader
+            .fill_buf()
+            .map_err(|e| InputError::new(Position::Line(number), format!("read error: {e}")))?;
+        if buf.is_empty() {
+            return Ok(!line.is_empty());
+        }
+        let (take, done) = match buf.iter().position(|&b| b == b'\n') {
+            Some(end) => (end + 1, true),
+            None => (buf.len(), false),
+        };
+        if line.len() + take > MAX_LINE + usize::from(done) {
+            return Err(InputError::new(
+                Position::Line(number),
+                format!("the line is longer than the limit of {MAX_LINE} bytes"),
+            ));
+        }
+        line.extend_from_slice(&buf[..take]);
+        reader.consume(take);
+        if done {
+            return Ok(true);
+        }
+    }
+}
+
 /// Looks at the first non-blank bytes: `[` is a JSON array, `{` JSON Lines, anything that
-/// starts an SSE line (`data:`, `:`, `event:`, `id:`, `retry:`) SSE.
+/// starts an SSE line (`data:`, `:`, `event:`, `id:`, `retry:`) SSE. A leading UTF-8 byte order
+/// mark is dropped.
 fn detect(reader: &mut impl BufRead) -> Result<Format, InputError> {
+    let mut first = true;
     loop {
         let buf = reader
             .fill_buf()
@@ -180,22 +214,17 @@ fn detect(reader: &mut impl BufRead) -> Result<Format, InputError> {
                 "the input is empty: expected JSON Lines, a JSON array or SSE",
             ));
         }
-        let bom = if buf.starts_with(b"\xEF\xBB\xBF") {
-            3
-        } else {
-            0
-        };
-        let skip = buf[bom..]
-            .iter()
-            .take_while(|b| b.is_ascii_whitespace())
-            .count();
-        if bom + skip == buf.len() {
-            // All blank so far: drop it and look further.
-            let n = buf.len();
-            reader.consume(n);
+        if std::mem::take(&mut first) && buf.starts_with(BOM) {
+            reader.consume(BOM.len());
             continue;
         }
-        let rest = &buf[bom + skip..];
+        let skip = buf.iter().take_while(|b| b.is_ascii_whitespace()).count();
+        if skip == buf.len() {
+            // All blank so far: drop it and look further.
+            reader.consume(skip);
+            continue;
+        }
+        let rest = &buf[skip..];
         return match rest[0] {
             b'[' => Ok(Format::Array),
             b'{' => Ok(Format::Jsonl),
@@ -270,5 +299,55 @@ mod tests {
             read(b"{\"type\":\"FUTURE\"}\n{\"type\":\"STEP_STARTED\",\"stepName\":\"a\"}\n")
                 .unwrap();
         assert_eq!(events, vec![Event::step_started("a")]);
+    }
+
+    #[test]
+    fn a_leading_byte_order_mark_is_dropped_in_every_encoding() {
+        let step = Event::step_started("a");
+        for (text, format) in [
+            (
+                &b"\xEF\xBB\xBF{\"type\":\"STEP_STARTED\",\"stepName\":\"a\"}\n"[..],
+                Format::Jsonl,
+            ),
+            (
+                &b"\xEF\xBB\xBF\n {\"type\":\"STEP_STARTED\",\"stepName\":\"a\"}"[..],
+                Format::Jsonl,
+            ),
+            (
+                &b"\xEF\xBB\xBF[{\"type\":\"STEP_STARTED\",\"stepName\":\"a\"}]"[..],
+                Format::Array,
+            ),
+            (
+                &b"\xEF\xBB\xBFdata: {\"type\":\"STEP_STARTED\",\"stepName\":\"a\"}\n\n"[..],
+                Format::Sse,
+            ),
+        ] {
+            assert_eq!(read(text).unwrap(), (format, vec![step.clone()]));
+        }
+        // Only at the very start: elsewhere it is not blank.
+        assert!(read(b" \xEF\xBB\xBF{}").is_err());
+    }
+
+    #[test]
+    fn a_json_lines_line_is_bounded() {
+        let event = b"{\"type\":\"STEP_STARTED\",\"stepName\":\"a\"}";
+        // A line of exactly the limit (padded with blanks) is read, terminator and all.
+        let mut fits = event.to_vec();
+        fits.resize(MAX_LINE, b' ');
+        fits.push(b'\n');
+        fits.extend_from_slice(event);
+        assert_eq!(read(&fits).unwrap().1.len(), 2);
+        // One byte more, on line 2, is an error naming the line and the limit.
+        let mut over = event.to_vec();
+        over.push(b'\n');
+        over.extend_from_slice(event);
+        over.resize(event.len() + 1 + MAX_LINE + 1, b' ');
+        over.extend_from_slice(b"\n");
+        let err = read(&over).unwrap_err();
+        assert_eq!(err.position, Position::Line(2));
+        assert_eq!(
+            err.message,
+            format!("the line is longer than the limit of {MAX_LINE} bytes")
+        );
     }
 }
