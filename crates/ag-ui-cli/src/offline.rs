@@ -425,6 +425,7 @@ pub(crate) fn apply(path: Option<&str>, verify: bool) -> Result<serde_json::Valu
             message: e.to_string(),
         })?;
         if let Some(warning) = &applied.warning {
+            let warning = crate::render::visible(&warning.to_string(), false).into_owned();
             eprintln!("warning: {position}: {warning}");
         }
         Ok(())

@@ -156,7 +156,7 @@ pub(crate) struct Renderer<W: Write> {
     open: [HashMap<String, Open>; 3],
     /// Subagent names (made visible) by run id, for labels.
     subagents: HashMap<String, String>,
-    /// Tool names (made visible) by call id, for results and pending calls; cleared per run.
+    /// Tool names (made visible) by call id, for results and pending calls.
     tools: HashMap<String, String>,
     /// The URL the run went to, for the resume hint.
     url: String,
@@ -308,7 +308,10 @@ impl<W: Write> Renderer<W> {
         let s = self.style;
         match event {
             Event::RunStarted(e) => {
+                // What a run opened and named is forgotten with it.
                 self.tools.clear();
+                self.subagents.clear();
+                self.open.iter_mut().for_each(HashMap::clear);
                 self.say(
                     None,
                     &s.dim(&format!(
@@ -522,19 +525,26 @@ impl<W: Write> Renderer<W> {
                         ),
                     )?;
                 }
-                let mut command = vec![
+                let command = [
                     "ag-ui".to_owned(),
                     "run".to_owned(),
                     self.url.clone(),
                     "--thread".to_owned(),
                     e.thread_id.to_string(),
                 ];
+                let mut command: Vec<String> = command
+                    .iter()
+                    .map(|word| shell_quote(word).into_owned())
+                    .collect();
                 for i in interrupts {
+                    // ID='PAYLOAD': two quoted parts of one word.
                     command.push("--resume".to_owned());
-                    command.push(format!("{}={{\"approved\":true}}", i.id));
+                    command.push(format!(
+                        "{}={}",
+                        shell_quote(i.id.as_str()),
+                        shell_quote("{\"approved\":true}")
+                    ));
                 }
-                let command: Vec<Cow<'_, str>> =
-                    command.iter().map(|word| shell_quote(word)).collect();
                 let hint = format!("  resume with: {}", one_line(&command.join(" ")));
                 self.say(None, &s.dim(&hint))
             }
@@ -656,7 +666,7 @@ state Δ {\"op\":\"add\",\"path\":\"/n\",\"value\":1}
 assistant: Hello world
 ⏸ the run is waiting for you:
   ok-1 (confirmation) Save?
-  resume with: ag-ui run http://127.0.0.1:8000/ --thread t --resume 'ok-1={\"approved\":true}'
+  resume with: ag-ui run http://127.0.0.1:8000/ --thread t --resume ok-1='{\"approved\":true}'
 "
         );
     }
@@ -788,10 +798,10 @@ assistant: Hello world
         assert_eq!(
             hint,
             "ag-ui run http://127.0.0.1:8000/ --thread 't x' \
-             --resume 'a b={\"approved\":true}' \
-             --resume 'it'\\''s={\"approved\":true}' \
-             --resume '$(touch pwned)`id`={\"approved\":true}' \
-             --resume 'e\\u{1b}[2J={\"approved\":true}'"
+             --resume 'a b'='{\"approved\":true}' \
+             --resume 'it'\\''s'='{\"approved\":true}' \
+             --resume '$(touch pwned)`id`'='{\"approved\":true}' \
+             --resume 'e\\u{1b}[2J'='{\"approved\":true}'"
         );
         // A POSIX shell reads back exactly the words: nothing is expanded or run.
         let words = std::process::Command::new("sh")

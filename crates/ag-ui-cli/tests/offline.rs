@@ -212,7 +212,8 @@ fn malformed_input_is_one_error_line_and_exit_2() {
         (&garbage[..], "error: input: not JSON Lines"),
         (&b"{\"type\":\"RUN_STARTED\",\"threadId\":"[..], "error: line 1: "),
         (&b"{\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n{\"type\":\"TEXT_MESSAGE_START\"}\n"[..], "error: line 2: TEXT_MESSAGE_START: field `messageId`"),
-        (&b"[{\"type\":\"RUN_STARTED\"}"[..], "error: input: not a JSON array"),
+        (&b"[{\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}"[..], "error: input: not a JSON array of events: the input ends before its closing ']'"),
+        (&b"[{\"type\":\"RUN_STARTED\"}]"[..], "error: event 0: RUN_STARTED: field `threadId`"),
         (&b"data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\ndata: {\"type\":\"RAW\"}\n\n"[..], "error: event 1: RAW: field `event`"),
     ] {
         for command in [&["verify"][..], &["normalize"], &["apply"], &["convert", "--to", "jsonl"]] {
@@ -297,14 +298,32 @@ fn verify_says_when_no_known_event_was_read() {
         let out = ag_ui(args, unknown.as_bytes());
         assert_eq!(out.status.code(), Some(1), "{args:?}");
         assert_eq!(stdout(&out), "");
-        let err = stderr(&out);
-        assert!(
-            err.ends_with(
-                "error: no known AG-UI event in the input (events of unknown types are skipped)\n"
-            ),
-            "{err}"
+        assert_eq!(
+            stderr(&out),
+            "warning: line 1: skipping an event of unknown type \"FUTURE_EVENT\"\n\
+             warning: line 2: skipping an event of unknown type \"ANOTHER\"\n\
+             error: no known AG-UI event in the input (events of unknown types are skipped)\n"
         );
     }
+    // Ten warnings at most, then a count; a type's escapes are shown harmlessly.
+    let many = "{\"type\":\"X\\u001b[2J\\u009b\"}\n".repeat(25);
+    let out = ag_ui(&["verify"], many.as_bytes());
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(
+        !err.contains('\u{1b}') && !err.contains('\u{9b}'),
+        "{err:?}"
+    );
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 12, "{err}");
+    assert_eq!(
+        lines[0],
+        "warning: line 1: skipping an event of unknown type \"X\\u{1b}[2J\\u{9b}\""
+    );
+    assert_eq!(
+        lines[10],
+        "warning: 15 more events of unknown types skipped"
+    );
 }
 
 #[test]
@@ -513,7 +532,7 @@ fn run_renders_escapes_from_the_agent_harmlessly_and_quotes_the_resume_command()
     );
     assert!(
         shown.contains(&format!(
-            "  resume with: ag-ui run {url} --thread 't x' --resume '$(touch pwned)={{\"approved\":true}}'\n"
+            "  resume with: ag-ui run {url} --thread 't x' --resume '$(touch pwned)'='{{\"approved\":true}}'\n"
         )),
         "{shown}"
     );
