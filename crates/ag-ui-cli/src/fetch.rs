@@ -116,7 +116,7 @@ pub(crate) async fn verify_url(
         )));
     }
     let (sender, pieces) = mpsc::channel(QUEUE);
-    let verifier = tokio::task::spawn_blocking(move || {
+    let mut verifier = tokio::task::spawn_blocking(move || {
         offline::verify_reader(
             Body {
                 pieces,
@@ -128,27 +128,38 @@ pub(crate) async fn verify_url(
         )
     });
     let mut body = response.bytes_stream();
+    // Dropped at the end of the body (the verifier then reads the end of its input).
+    let mut sender = Some(sender);
     let mut broke_off = None;
-    while let Some(piece) = body.next().await {
-        let piece = match piece {
-            Ok(piece) => Ok(piece),
-            Err(e) => {
-                let message = format!("the stream broke off: {e}");
-                broke_off = Some(message.clone());
-                Err(message)
+    let verdict = loop {
+        tokio::select! {
+            // The verifier may be done before the body is (a violation, an oversized frame),
+            // however long the agent keeps the stream open.
+            verdict = &mut verifier => break verdict,
+            piece = body.next(), if sender.is_some() => {
+                let Some(to_verifier) = &sender else { continue };
+                let piece = match piece {
+                    None => {
+                        sender = None;
+                        continue;
+                    }
+                    Some(Ok(piece)) => Ok(piece),
+                    Some(Err(e)) => {
+                        let message = format!("the stream broke off: {e}");
+                        broke_off = Some(message.clone());
+                        Err(message)
+                    }
+                };
+                let failed = piece.is_err();
+                // An error means the verifier has stopped: it is about to answer.
+                if to_verifier.send(piece).await.is_err() || failed {
+                    sender = None;
+                }
             }
-        };
-        let failed = piece.is_err();
-        // The verifier has stopped (a violation, or a frame over the limit): stop reading.
-        if sender.send(piece).await.is_err() || failed {
-            break;
         }
-    }
-    drop(sender);
+    };
     drop(body);
-    let verdict = verifier
-        .await
-        .map_err(|e| Failure::Usage(format!("the verifier stopped: {e}")))?;
+    let verdict = verdict.map_err(|e| Failure::Usage(format!("the verifier stopped: {e}")))?;
     match (verdict, broke_off) {
         // The reader failed because the download did: say so, not "read error".
         (Err(Failure::Input(_)), Some(message)) => Err(Failure::Remote(message)),

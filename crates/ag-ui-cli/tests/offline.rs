@@ -475,12 +475,28 @@ fn verify_url_reports_a_stream_cut_off_mid_run_and_http_errors_harmlessly() {
     server.join().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
 
-    // A violation stops the download at once and is reported as for a file.
+    // A violation is reported at once, as for a file, though the agent keeps the stream open
+    // (here for up to 30 s, or until the client hangs up).
     let bad = "data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\n\
                data: {\"type\":\"TEXT_MESSAGE_END\",\"messageId\":\"m9\"}\n\n";
-    let (url, server) = one_shot("200 OK", "text/event-stream", answer(bad.to_owned()));
+    let (url, server) = one_shot("200 OK", "text/event-stream", move |socket| {
+        use std::io::Read;
+        socket.write_all(bad.as_bytes()).unwrap();
+        socket.flush().unwrap();
+        socket
+            .set_read_timeout(Some(std::time::Duration::from_secs(30)))
+            .unwrap();
+        let _ = socket.read(&mut [0; 1]);
+        bad.len() as u64
+    });
+    let started = std::time::Instant::now();
     let out = ag_ui_url(&["verify", &url]);
+    let took = started.elapsed();
     server.join().unwrap();
+    assert!(
+        took < std::time::Duration::from_secs(20),
+        "verify waited for the stream to end: {took:?}"
+    );
     assert_eq!(out.status.code(), Some(1));
     assert!(
         stderr(&out).starts_with("violation: event 1: text.not-open [m9]"),
