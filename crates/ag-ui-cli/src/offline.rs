@@ -217,6 +217,9 @@ struct Open {
     run: Option<String>,
     /// Open entities by category (see [`CATEGORIES`]) and id, with their opening order.
     entities: [HashMap<String, u64>; 6],
+    /// Open steps by owner and name, with their opening order: the parent's `research` and a
+    /// subagent's are two steps. (Reported in category 4.)
+    steps: HashMap<(Option<String>, String), u64>,
     seq: u64,
 }
 
@@ -243,16 +246,13 @@ impl Open {
     fn clear(&mut self) {
         self.run = None;
         self.entities.iter_mut().for_each(HashMap::clear);
+        self.steps.clear();
     }
 
     fn see(&mut self, event: &Event) {
-        /// A step is open per owner and name: the parent's `research` and a subagent's are two.
-        fn step(name: &str, owner: Option<&ag_ui::SubagentRunId>) -> String {
-            match owner {
-                None => name.to_owned(),
-                Some(owner) => format!("{name} (subagent {owner})"),
-            }
-        }
+        let step = |owner: &Option<ag_ui::SubagentRunId>, name: &str| {
+            (owner.as_ref().map(|o| o.to_string()), name.to_owned())
+        };
         match event {
             Event::RunStarted(e) => {
                 self.clear();
@@ -268,10 +268,12 @@ impl Open {
             Event::ReasoningStart(e) => self.open(3, e.message_id.to_string()),
             Event::ReasoningEnd(e) => self.close(3, e.message_id.as_str()),
             Event::StepStarted(e) => {
-                self.open(4, step(&e.step_name, e.subagent_run_id.as_ref()));
+                self.seq += 1;
+                let key = step(&e.subagent_run_id, &e.step_name);
+                self.steps.insert(key, self.seq);
             }
             Event::StepFinished(e) => {
-                self.close(4, &step(&e.step_name, e.subagent_run_id.as_ref()));
+                self.steps.remove(&step(&e.subagent_run_id, &e.step_name));
             }
             Event::SubagentStarted(e) => self.open(5, e.subagent_run_id.to_string()),
             Event::SubagentFinished(e) => self.close(5, e.subagent_run_id.as_str()),
@@ -285,14 +287,27 @@ impl Open {
     fn report(&self) -> Option<String> {
         let run = self.run.as_deref()?;
         let mut report = format!("run {run}");
-        for (category, open) in CATEGORIES.iter().zip(&self.entities) {
-            if open.is_empty() {
+        for (category, name) in CATEGORIES.iter().enumerate() {
+            let mut ids: Vec<(String, u64)> = if category == 4 {
+                self.steps
+                    .iter()
+                    .map(|((owner, step), &seq)| match owner {
+                        None => (step.clone(), seq),
+                        Some(owner) => (format!("{step} (subagent {owner})"), seq),
+                    })
+                    .collect()
+            } else {
+                self.entities[category]
+                    .iter()
+                    .map(|(id, &seq)| (id.clone(), seq))
+                    .collect()
+            };
+            if ids.is_empty() {
                 continue;
             }
-            let mut ids: Vec<(&String, &u64)> = open.iter().collect();
-            ids.sort_unstable_by_key(|&(_, seq)| *seq);
-            let ids: Vec<&str> = ids.into_iter().map(|(id, _)| id.as_str()).collect();
-            report.push_str(&format!("; {category} [{}]", ids.join(", ")));
+            ids.sort_unstable_by_key(|&(_, seq)| seq);
+            let ids: Vec<String> = ids.into_iter().map(|(id, _)| id).collect();
+            report.push_str(&format!("; {name} [{}]", ids.join(", ")));
         }
         Some(report)
     }
@@ -436,4 +451,30 @@ pub(crate) fn apply(path: Option<&str>, verify: bool) -> Result<serde_json::Valu
         "pendingInterrupts": reducer.pending_interrupts(),
         "pendingToolCallIds": reducer.pending_tool_call_ids(),
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn open_steps_are_told_apart_by_owner_whatever_their_names() {
+        let mut open = Open::default();
+        for event in [
+            Event::run_started("t", "r"),
+            Event::step_started("plan (subagent s1)"),
+            Event::step_started("plan").with_subagent_run_id("s1"),
+            Event::step_finished("plan").with_subagent_run_id("s1"),
+        ] {
+            open.see(&event);
+        }
+        assert_eq!(
+            open.report().as_deref(),
+            Some("run r; steps [plan (subagent s1)]")
+        );
+        open.see(&Event::step_finished("plan (subagent s1)"));
+        assert_eq!(open.report().as_deref(), Some("run r"));
+        open.see(&Event::run_finished("t", "r"));
+        assert_eq!(open.report(), None);
+    }
 }

@@ -303,8 +303,7 @@ impl<W: Write> Renderer<W> {
 
     /// Renders one event.
     pub(crate) fn event(&mut self, event: &Event) -> io::Result<()> {
-        let owner = event.attribution().map(|s| s.as_str().to_owned());
-        let owner = owner.as_deref();
+        let owner = event.attribution().map(|s| s.as_str());
         let s = self.style;
         match event {
             Event::RunStarted(e) => {
