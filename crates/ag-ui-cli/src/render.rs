@@ -833,4 +833,34 @@ assistant: Hello world
         assert_eq!(shell_quote(""), "''");
         assert_eq!(shell_quote("a'b"), "'a'\\''b'");
     }
+
+    #[test]
+    fn every_delta_is_written_when_it_arrives_and_none_is_kept() {
+        let mut renderer = Renderer::new(Vec::new(), false, "u");
+        for event in [
+            Event::text_message_start("a", TextMessageRole::Assistant).with_subagent_run_id("s1"),
+            Event::text_message_start("b", TextMessageRole::Assistant).with_subagent_run_id("s2"),
+            Event::text_message_content("a", "A holds the line").with_subagent_run_id("s1"),
+        ] {
+            renderer.event(&event).unwrap();
+        }
+        // While the other stream holds the line and after, each delta is out at once.
+        for i in 0..100 {
+            let delta = format!("<b{i}>");
+            let owner = if i % 2 == 0 { "s2" } else { "s1" };
+            let id = if i % 2 == 0 { "b" } else { "a" };
+            let before = renderer.out.len();
+            renderer
+                .event(&Event::text_message_content(id, delta.as_str()).with_subagent_run_id(owner))
+                .unwrap();
+            let written = String::from_utf8(renderer.out[before..].to_vec()).unwrap();
+            assert!(written.ends_with(&delta), "{written:?}");
+        }
+        // What the renderer holds is the streams' headings, never their text.
+        let kept: usize = renderer.open[Kind::Text as usize]
+            .values()
+            .map(|open| open.head.len())
+            .sum();
+        assert_eq!(kept, "assistant: ".len() * 2);
+    }
 }
