@@ -223,6 +223,9 @@ struct Open {
     seq: u64,
 }
 
+/// How many open ids of one category the report names; the rest are counted.
+const MAX_NAMED: usize = 10;
+
 /// The categories [`Open`] tracks, in the order they are reported.
 const CATEGORIES: [&str; 6] = [
     "text messages",
@@ -306,7 +309,11 @@ impl Open {
                 continue;
             }
             ids.sort_unstable_by_key(|&(_, seq)| seq);
-            let ids: Vec<String> = ids.into_iter().map(|(id, _)| id).collect();
+            let more = ids.len().saturating_sub(MAX_NAMED);
+            let mut ids: Vec<String> = ids.into_iter().take(MAX_NAMED).map(|(id, _)| id).collect();
+            if more > 0 {
+                ids.push(format!("and {more} more"));
+            }
             report.push_str(&format!("; {name} [{}]", ids.join(", ")));
         }
         Some(report)
@@ -474,6 +481,13 @@ mod tests {
         );
         open.see(&Event::step_finished("plan (subagent s1)"));
         assert_eq!(open.report().as_deref(), Some("run r"));
+        for i in 0..25 {
+            open.see(&Event::tool_call_start(format!("c{i}"), "f"));
+        }
+        assert_eq!(
+            open.report().as_deref(),
+            Some("run r; tool calls [c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, and 15 more]")
+        );
         open.see(&Event::run_finished("t", "r"));
         assert_eq!(open.report(), None);
     }
