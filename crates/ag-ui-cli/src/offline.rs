@@ -326,6 +326,8 @@ struct Verification {
     open: Open,
     events: usize,
     runs: usize,
+    /// Runs that ended with `RUN_ERROR` (valid, but not a success: the verdict says so).
+    failed: usize,
 }
 
 impl Verification {
@@ -335,23 +337,30 @@ impl Verification {
             open: Open::default(),
             events: 0,
             runs: 0,
+            failed: 0,
         }
     }
 
     fn push(&mut self, item: Positioned) -> Result<(), Failure> {
         self.events += 1;
         let Self {
-            stages, open, runs, ..
+            stages,
+            open,
+            runs,
+            failed,
+            ..
         } = self;
         stages.push(item, &mut |_, event: &Event| {
-            Self::see(open, runs, event);
+            Self::see(open, runs, failed, event);
             Ok(())
         })
     }
 
-    fn see(open: &mut Open, runs: &mut usize, event: &Event) {
-        if event.event_type() == EventType::RunStarted {
-            *runs += 1;
+    fn see(open: &mut Open, runs: &mut usize, failed: &mut usize, event: &Event) {
+        match event.event_type() {
+            EventType::RunStarted => *runs += 1,
+            EventType::RunError => *failed += 1,
+            _ => {}
         }
         open.see(event);
     }
@@ -359,16 +368,23 @@ impl Verification {
     /// The verdict at the end of the input: `ok: N events, M runs`, or why not.
     fn finish(mut self, partial: bool) -> Result<String, Failure> {
         let Self {
-            stages, open, runs, ..
+            stages,
+            open,
+            runs,
+            failed,
+            ..
         } = &mut self;
         stages.finish(&mut |_, event: &Event| {
-            Self::see(open, runs, event);
+            Self::see(open, runs, failed, event);
             Ok(())
         })?;
         if self.events == 0 {
             return Err(Failure::NothingKnown);
         }
-        let ok = format!("ok: {} events, {} runs", self.events, self.runs);
+        let mut ok = format!("ok: {} events, {} runs", self.events, self.runs);
+        if self.failed > 0 {
+            ok.push_str(&format!(" ({} ended with RUN_ERROR)", self.failed));
+        }
         match self.open.report() {
             None => Ok(ok),
             Some(open) if partial => Ok(format!("{ok} (partial: still open: {open})")),

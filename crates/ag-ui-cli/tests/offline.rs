@@ -284,7 +284,12 @@ fn verify_reports_a_run_cut_off_at_the_end_of_input_unless_partial() {
                   {\"type\":\"TEXT_MESSAGE_START\",\"messageId\":\"m\"}\n\
                   {\"type\":\"RUN_ERROR\",\"message\":\"boom\"}\n";
     let out = ag_ui(&["verify"], failed.as_bytes());
-    assert_eq!(stdout(&out), "ok: 3 events, 1 runs\n", "{}", stderr(&out));
+    assert_eq!(
+        stdout(&out),
+        "ok: 3 events, 1 runs (1 ended with RUN_ERROR)\n",
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]
