@@ -1,10 +1,13 @@
 //! Rendering a live run in the terminal: streaming text, dimmed reasoning, tool calls with
 //! their arguments and results, state changes, subagents grouped and labelled, the outcome.
 //!
-//! The renderer writes each delta as it arrives and keeps only what it needs to label lines:
+//! The renderer writes each delta as it arrives and keeps only what it needs for its lines:
 //! which stream holds the current line, the heading of each open stream, subagent and tool
-//! names. It never holds a message's text. When two streams take turns, each resumes on a
-//! line of its own, labelled, with `… ` in place of its heading, so no line mixes two streams.
+//! names, and, for a stream whose text arrives while another holds the line, that text up to
+//! about a line ([`WAITING_MAX`] bytes). It never holds a message. A waiting stream takes the
+//! line when the line is free (at a line start, or when its holder ends), when it ends, or
+//! when its waiting text reaches the bound; it resumes on a line of its own, labelled, with `… `
+//! in place of its heading. So no line mixes two streams, and memory is bounded per stream.
 //!
 //! Everything that comes from the agent is shown harmlessly: control characters (other than
 //! newline and tab in text) and the characters that reorder text are shown escaped
@@ -136,11 +139,24 @@ impl Kind {
     }
 }
 
-/// An open stream: its heading (already made visible, unstyled) and whether it was shown.
+/// How much of a stream's text may wait while another stream holds the line: about a line.
+/// Past it, the waiting stream takes the line (the holder resumes on a line of its own later).
+const WAITING_MAX: usize = 256;
+
+/// An open stream.
 #[derive(Debug)]
 struct Open {
+    /// Its heading, made visible, unstyled.
     head: String,
+    /// Whether its heading was written (it then resumes with `… `).
     shown: bool,
+    /// The subagent it belongs to, for its label.
+    owner: Option<String>,
+    /// Text that arrived while another stream held the line (made visible; at most about
+    /// [`WAITING_MAX`] bytes).
+    waiting: String,
+    /// Opening order, so that waiting text is written in a stable order.
+    seq: u64,
 }
 
 /// Renders events to a terminal (or any writer).
@@ -154,6 +170,7 @@ pub(crate) struct Renderer<W: Write> {
     at_start: bool,
     /// Open streams by kind, then id.
     open: [HashMap<String, Open>; 3],
+    seq: u64,
     /// Subagent names (made visible) by run id, for labels.
     subagents: HashMap<String, String>,
     /// Tool names (made visible) by call id, for results and pending calls.
@@ -171,6 +188,7 @@ impl<W: Write> Renderer<W> {
             line_id: String::new(),
             at_start: false,
             open: Default::default(),
+            seq: 0,
             subagents: HashMap::new(),
             tools: HashMap::new(),
             url: url.into(),
@@ -202,8 +220,10 @@ impl<W: Write> Renderer<W> {
         Ok(())
     }
 
-    /// Writes `text` (made visible by the caller) as lines of their own, each labelled.
+    /// Writes `text` (made visible by the caller) as lines of their own, each labelled, after
+    /// any text still waiting.
     fn say(&mut self, owner: Option<&str>, text: &str) -> io::Result<()> {
+        self.flush_waiting()?;
         self.break_line()?;
         let label = self.label(owner);
         for line in text.split('\n') {
@@ -244,52 +264,104 @@ impl<W: Write> Renderer<W> {
     }
 
     /// Opens stream `id` with its heading; nothing is shown until it has something to show.
-    fn start(&mut self, kind: Kind, id: &str, head: String) {
-        self.open[kind as usize].insert(id.to_owned(), Open { head, shown: false });
+    fn start(&mut self, kind: Kind, id: &str, owner: Option<&str>, head: String) {
+        self.seq += 1;
+        self.open[kind as usize].insert(
+            id.to_owned(),
+            Open {
+                head,
+                shown: false,
+                owner: owner.map(str::to_owned),
+                waiting: String::new(),
+                seq: self.seq,
+            },
+        );
     }
 
-    /// Continues stream `id` with `piece`. A stream that does not hold the line takes a new
-    /// one: labelled, with its heading the first time and `… ` after.
+    /// Gives the line to stream `id` (open): the holder's line ends, and `id` starts a line,
+    /// labelled, with its heading the first time and `… ` after, then what was waiting.
+    fn take_line(&mut self, kind: Kind, id: &str) -> io::Result<()> {
+        self.break_line()?;
+        let Some(open) = self.open[kind as usize].get_mut(id) else {
+            return Ok(());
+        };
+        let shown = std::mem::replace(&mut open.shown, true);
+        let waiting = std::mem::take(&mut open.waiting);
+        let owner = open.owner.clone();
+        let head = if shown {
+            self.style.dim("… ")
+        } else {
+            self.style.paint(kind.codes().0, &open.head)
+        };
+        let label = self.label(owner.as_deref());
+        write!(self.out, "{label}{head}")?;
+        self.line = Some(kind);
+        self.line_id.clear();
+        self.line_id.push_str(id);
+        self.at_start = false;
+        self.write_piece(owner.as_deref(), kind.codes().1, &waiting)
+    }
+
+    /// Continues stream `id` with `piece`: written at once if the stream holds the line or the
+    /// line is free (at a line start). Otherwise it waits, up to about a line, so that no line
+    /// mixes two streams; past that the stream takes the line.
     fn stream(&mut self, owner: Option<&str>, kind: Kind, id: &str, piece: &str) -> io::Result<()> {
-        let (head_code, text_code) = kind.codes();
         if !self.holds(kind, id) {
-            self.break_line()?;
-            let label = self.label(owner);
-            let open = self.open[kind as usize]
-                .entry(id.to_owned())
-                .or_insert_with(|| Open {
-                    head: String::new(),
-                    shown: false,
-                });
-            let head = if std::mem::replace(&mut open.shown, true) {
-                self.style.dim("… ")
-            } else {
-                self.style.paint(head_code, &open.head)
+            let free = self.line.is_none() || self.at_start;
+            let waited = {
+                let Some(open) = self.open[kind as usize].get_mut(id) else {
+                    return Ok(());
+                };
+                if !free {
+                    open.waiting.push_str(&visible(piece, true));
+                }
+                open.waiting.len()
             };
-            write!(self.out, "{label}{head}")?;
-            self.line = Some(kind);
-            self.line_id.clear();
-            self.line_id.push_str(id);
-            self.at_start = false;
+            if free || waited > WAITING_MAX {
+                self.take_line(kind, id)?;
+            }
+            if !free {
+                return Ok(());
+            }
         }
-        self.write_piece(owner, text_code, piece)
+        self.write_piece(owner, kind.codes().1, piece)
     }
 
-    /// Ends stream `id`, writing `closing` (styled as its heading) if any. A stream never
-    /// shown is shown now, heading and closing on one line.
-    fn end(&mut self, owner: Option<&str>, kind: Kind, id: &str, closing: &str) -> io::Result<()> {
-        let shown = self.open[kind as usize]
-            .get(id)
-            .is_some_and(|open| open.shown);
-        if !closing.is_empty() || !shown {
-            let (head_code, _) = kind.codes();
-            let closing = self.style.paint(head_code, closing);
-            self.stream(owner, kind, id, "")?;
+    /// Ends stream `id`, writing what was waiting and `closing` (styled as its heading). A
+    /// stream never shown is shown now, heading and closing on one line.
+    fn end(&mut self, kind: Kind, id: &str, closing: &str) -> io::Result<()> {
+        let Some(open) = self.open[kind as usize].get(id) else {
+            return Ok(());
+        };
+        let write = !closing.is_empty() || !open.shown || !open.waiting.is_empty();
+        if write {
+            if !self.holds(kind, id) {
+                self.take_line(kind, id)?;
+            }
+            let closing = self.style.paint(kind.codes().0, closing);
             write!(self.out, "{closing}")?;
         }
         self.open[kind as usize].remove(id);
         if self.holds(kind, id) {
             self.break_line()?;
+        }
+        Ok(())
+    }
+
+    /// Writes the text of every stream still waiting, each on lines of its own, in the order
+    /// the streams were opened.
+    fn flush_waiting(&mut self) -> io::Result<()> {
+        let mut waiting: Vec<(u64, Kind, String)> = Vec::new();
+        for kind in [Kind::Text, Kind::Reasoning, Kind::Tool] {
+            for (id, open) in &self.open[kind as usize] {
+                if !open.waiting.is_empty() {
+                    waiting.push((open.seq, kind, id.clone()));
+                }
+            }
+        }
+        waiting.sort_unstable_by_key(|&(seq, _, _)| seq);
+        for (_, kind, id) in waiting {
+            self.take_line(kind, &id)?;
         }
         Ok(())
     }
@@ -322,30 +394,31 @@ impl<W: Write> Renderer<W> {
             }
             Event::TextMessageStart(e) => {
                 let head = format!("{}: ", e.effective_role().as_str());
-                self.start(Kind::Text, e.message_id.as_str(), head);
+                self.start(Kind::Text, e.message_id.as_str(), owner, head);
             }
             Event::TextMessageContent(e) => {
                 let id = e.message_id.as_str();
                 if !self.open[Kind::Text as usize].contains_key(id) {
-                    self.start(Kind::Text, id, "assistant: ".to_owned());
+                    self.start(Kind::Text, id, owner, "assistant: ".to_owned());
                 }
                 self.stream(owner, Kind::Text, id, &e.delta)?
             }
-            Event::TextMessageEnd(e) => self.end(owner, Kind::Text, e.message_id.as_str(), "")?,
+            Event::TextMessageEnd(e) => self.end(Kind::Text, e.message_id.as_str(), "")?,
             Event::ReasoningMessageStart(e) => self.start(
                 Kind::Reasoning,
                 e.message_id.as_str(),
+                owner,
                 "thinking: ".to_owned(),
             ),
             Event::ReasoningMessageContent(e) => {
                 let id = e.message_id.as_str();
                 if !self.open[Kind::Reasoning as usize].contains_key(id) {
-                    self.start(Kind::Reasoning, id, "thinking: ".to_owned());
+                    self.start(Kind::Reasoning, id, owner, "thinking: ".to_owned());
                 }
                 self.stream(owner, Kind::Reasoning, id, &e.delta)?
             }
             Event::ReasoningMessageEnd(e) => {
-                self.end(owner, Kind::Reasoning, e.message_id.as_str(), "")?
+                self.end(Kind::Reasoning, e.message_id.as_str(), "")?
             }
             // The span around reasoning messages shows nothing of its own.
             Event::ReasoningStart(_) | Event::ReasoningEnd(_) => {}
@@ -359,14 +432,14 @@ impl<W: Write> Renderer<W> {
             Event::ToolCallStart(e) => {
                 let name = one_line(&e.tool_call_name).into_owned();
                 let id = e.tool_call_id.as_str();
-                self.start(Kind::Tool, id, format!("→ {name}("));
+                self.start(Kind::Tool, id, owner, format!("→ {name}("));
                 self.tools.insert(id.to_owned(), name);
             }
             Event::ToolCallArgs(e) => {
                 let id = e.tool_call_id.as_str();
                 if !self.open[Kind::Tool as usize].contains_key(id) {
                     let head = format!("→ {}(", self.tool_name(id));
-                    self.start(Kind::Tool, id, head);
+                    self.start(Kind::Tool, id, owner, head);
                 }
                 self.stream(owner, Kind::Tool, id, &e.delta)?
             }
@@ -374,9 +447,9 @@ impl<W: Write> Renderer<W> {
                 let id = e.tool_call_id.as_str();
                 if !self.open[Kind::Tool as usize].contains_key(id) {
                     let head = format!("→ {}(", self.tool_name(id));
-                    self.start(Kind::Tool, id, head);
+                    self.start(Kind::Tool, id, owner, head);
                 }
-                self.end(owner, Kind::Tool, id, ")")?
+                self.end(Kind::Tool, id, ")")?
             }
             Event::ToolCallResult(e) => {
                 let name = self.tool_name(e.tool_call_id.as_str()).into_owned();
@@ -581,8 +654,9 @@ impl<W: Write> Renderer<W> {
         }
     }
 
-    /// Ends any open line.
+    /// Writes what is still waiting and ends any open line.
     pub(crate) fn finish(&mut self) -> io::Result<()> {
+        self.flush_waiting()?;
         self.break_line()?;
         self.out.flush()
     }
@@ -656,9 +730,8 @@ thinking: Let me think.
 state Δ {\"op\":\"add\",\"path\":\"/n\",\"value\":1}
 ┌ subagent researcher started
 ┌ subagent critic started
-│ [researcher] assistant: Facts
+│ [researcher] assistant: Facts here
 │ [critic] assistant: Catch
-│ [researcher] …  here
 └ subagent researcher finished
 └ subagent critic finished
 ✓ research
@@ -835,32 +908,55 @@ assistant: Hello world
     }
 
     #[test]
-    fn every_delta_is_written_when_it_arrives_and_none_is_kept() {
+    fn waiting_text_is_bounded_and_every_delta_is_shown_on_its_streams_lines() {
         let mut renderer = Renderer::new(Vec::new(), false, "u");
         for event in [
+            Event::subagent_started("s1", "researcher"),
+            Event::subagent_started("s2", "critic"),
             Event::text_message_start("a", TextMessageRole::Assistant).with_subagent_run_id("s1"),
             Event::text_message_start("b", TextMessageRole::Assistant).with_subagent_run_id("s2"),
-            Event::text_message_content("a", "A holds the line").with_subagent_run_id("s1"),
         ] {
             renderer.event(&event).unwrap();
         }
-        // While the other stream holds the line and after, each delta is out at once.
-        for i in 0..100 {
-            let delta = format!("<b{i}>");
-            let owner = if i % 2 == 0 { "s2" } else { "s1" };
-            let id = if i % 2 == 0 { "b" } else { "a" };
-            let before = renderer.out.len();
+        let (mut a_text, mut b_text) = (String::new(), String::new());
+        for i in 0..2000 {
+            let (id, owner, text) = if i % 7 == 0 {
+                ("a", "s1", &mut a_text)
+            } else {
+                ("b", "s2", &mut b_text)
+            };
+            let delta = format!("<{id}{i:04}>");
+            text.push_str(&delta);
             renderer
                 .event(&Event::text_message_content(id, delta.as_str()).with_subagent_run_id(owner))
                 .unwrap();
-            let written = String::from_utf8(renderer.out[before..].to_vec()).unwrap();
-            assert!(written.ends_with(&delta), "{written:?}");
+            // What waits is about a line per stream, never a message.
+            for open in renderer.open[Kind::Text as usize].values() {
+                assert!(open.waiting.len() <= WAITING_MAX + delta.len());
+            }
         }
-        // What the renderer holds is the streams' headings, never their text.
-        let kept: usize = renderer.open[Kind::Text as usize]
-            .values()
-            .map(|open| open.head.len())
-            .sum();
-        assert_eq!(kept, "assistant: ".len() * 2);
+        for event in [
+            Event::text_message_end("a").with_subagent_run_id("s1"),
+            Event::text_message_end("b").with_subagent_run_id("s2"),
+        ] {
+            renderer.event(&event).unwrap();
+        }
+        renderer.finish().unwrap();
+        let out = String::from_utf8(renderer.out).unwrap();
+        // Each line is one stream's, labelled; joined, each stream's lines are its text.
+        let (mut a_shown, mut b_shown) = (String::new(), String::new());
+        for line in out.lines().skip(2) {
+            let (shown, rest) = match line.strip_prefix("│ [researcher] ") {
+                Some(rest) => (&mut a_shown, rest),
+                None => (&mut b_shown, line.strip_prefix("│ [critic] ").unwrap()),
+            };
+            let text = rest
+                .strip_prefix("assistant: ")
+                .or_else(|| rest.strip_prefix("… "))
+                .unwrap();
+            shown.push_str(text);
+        }
+        assert_eq!(a_shown, a_text);
+        assert_eq!(b_shown, b_text);
     }
 }
