@@ -97,8 +97,9 @@ pub(crate) fn open(path: Option<&str>) -> Result<Box<dyn Read>, InputError> {
 }
 
 /// Reads every event of `reader`, detecting the format from the first bytes, and hands each to
-/// `each` as it is read (the input is never held whole, except a JSON array). Events of an
-/// unknown type are skipped with a warning on standard error, as AG-UI clients do.
+/// `each` as it is read: only the event being read is held, at most [`MAX_LINE`] bytes (a JSON
+/// Lines line, a JSON array element or an SSE frame). Events of an unknown type are skipped with
+/// a warning on standard error (the first [`MAX_WARNINGS`], then a count), as AG-UI clients do.
 pub(crate) fn for_each_event<E: From<InputError>>(
     reader: impl Read,
     mut each: impl FnMut(Positioned) -> Result<(), E>,
