@@ -162,7 +162,9 @@ pub(crate) async fn verify_url(
     let verdict = verdict.map_err(|e| Failure::Usage(format!("the verifier stopped: {e}")))?;
     match (verdict, broke_off) {
         // The reader failed because the download did: say so, not "read error".
-        (Err(Failure::Input(_)), Some(message)) => Err(Failure::Remote(message)),
+        (Err(Failure::Input(e)), Some(message)) if e.message.contains(&message) => {
+            Err(Failure::Remote(message))
+        }
         (verdict, _) => verdict,
     }
 }
