@@ -509,6 +509,22 @@ fn verify_url_reports_a_stream_cut_off_mid_run_and_http_errors_harmlessly() {
         stderr(&out)
     );
 
+    // A response that breaks off (shorter than its length) is a failure of the agent, not
+    // bad input, and never passes.
+    let (url, server) = one_shot(
+        "200 OK",
+        "text/event-stream\r\ncontent-length: 100000",
+        answer(cut.to_owned()),
+    );
+    let out = ag_ui_url(&["verify", &url, "--partial"]);
+    server.join().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).starts_with("error: the stream broke off: "),
+        "{}",
+        stderr(&out)
+    );
+
     // An error page reaches the terminal without its escapes, on one line.
     let (url, server) = one_shot(
         "500 Internal Server Error",
