@@ -34,17 +34,26 @@ fn unique(prefix: &str) -> String {
     )
 }
 
-/// The body as a [`Read`], fed by the download task. A broken download is a read error.
+/// The body as a [`Read`], fed by the download task. A broken download is a read error, once
+/// every byte that came before it has been read.
 struct Body {
     pieces: mpsc::Receiver<Result<Bytes, String>>,
     current: Bytes,
     offset: usize,
+    /// The download broke off; reported by the next read that would wait.
+    broken: Option<String>,
 }
 
 impl Body {
     /// Takes the next piece: waits for one when `wait`, else only one already there. `None`
     /// at the end of the body (or when `!wait` and nothing is there).
     fn next_piece(&mut self, wait: bool) -> std::io::Result<Option<()>> {
+        if wait && let Some(e) = self.broken.take() {
+            return Err(std::io::Error::other(e));
+        }
+        if self.broken.is_some() {
+            return Ok(None);
+        }
         let piece = if wait {
             self.pieces.blocking_recv()
         } else {
@@ -57,7 +66,12 @@ impl Body {
                 self.offset = 0;
                 Ok(Some(()))
             }
-            Some(Err(e)) => Err(std::io::Error::other(e)),
+            Some(Err(e)) if wait => Err(std::io::Error::other(e)),
+            // Bytes already read in this call go first.
+            Some(Err(e)) => {
+                self.broken = Some(e);
+                Ok(None)
+            }
         }
     }
 }
@@ -122,6 +136,7 @@ pub(crate) async fn verify_url(
                 pieces,
                 current: Bytes::new(),
                 offset: 0,
+                broken: None,
             },
             raw,
             partial,
@@ -166,5 +181,48 @@ pub(crate) async fn verify_url(
             Err(Failure::Remote(message))
         }
         (verdict, _) => verdict,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_body_reads_every_byte_before_the_break_then_fails() {
+        let (sender, pieces) = mpsc::channel(QUEUE);
+        sender.try_send(Ok(Bytes::from_static(b"ab"))).unwrap();
+        sender.try_send(Ok(Bytes::from_static(b"cd"))).unwrap();
+        sender.try_send(Err("broke".to_owned())).unwrap();
+        drop(sender);
+        let mut body = Body {
+            pieces,
+            current: Bytes::new(),
+            offset: 0,
+            broken: None,
+        };
+        let mut buf = [0; 16];
+        // What has arrived is read in one go, the break held back.
+        assert_eq!(body.read(&mut buf).unwrap(), 4);
+        assert_eq!(&buf[..4], b"abcd");
+        let err = body.read(&mut buf).unwrap_err();
+        assert_eq!(err.to_string(), "broke");
+    }
+
+    #[test]
+    fn the_body_ends_when_the_download_does() {
+        let (sender, pieces) = mpsc::channel(QUEUE);
+        sender.try_send(Ok(Bytes::from_static(b"xyz"))).unwrap();
+        drop(sender);
+        let mut body = Body {
+            pieces,
+            current: Bytes::new(),
+            offset: 0,
+            broken: None,
+        };
+        let mut buf = [0; 2];
+        assert_eq!(body.read(&mut buf).unwrap(), 2);
+        assert_eq!(body.read(&mut buf).unwrap(), 1);
+        assert_eq!(body.read(&mut buf).unwrap(), 0);
     }
 }
