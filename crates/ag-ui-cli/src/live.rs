@@ -15,7 +15,7 @@ use ag_ui::client::conversation::{CancelHandle, Conversation};
 use ag_ui::client::http::HttpAgent;
 use ag_ui::client::run::{Flow, RunError, Subscriber};
 use ag_ui::server::Runner;
-use ag_ui::{Event, Message, PROTOCOL_VERSION, ResumeEntry, RunAgentInput};
+use ag_ui::{Event, ResumeEntry, RunAgentInput};
 use ag_ui_demo_agent::DemoAgent;
 use futures::Stream;
 
@@ -307,34 +307,6 @@ pub(crate) async fn run(options: RunOptions) -> Result<(), Failure> {
         Some(message) => Err(Failure::RunError(message)),
         None => Ok(()),
     }
-}
-
-/// `ag-ui verify URL`: runs the endpoint once (a user message `message`) and verifies the whole
-/// response as a recorded stream would be verified.
-pub(crate) async fn verify_url(url: &str, message: &str, raw: bool) -> Result<String, Failure> {
-    let input = RunAgentInput::new(unique("thread"), unique("run"))
-        .with_protocol_version(PROTOCOL_VERSION)
-        .with_messages(vec![Message::user(unique("user"), message)]);
-    let response = reqwest::Client::new()
-        .post(url)
-        .header("content-type", "application/json")
-        .header("accept", "text/event-stream")
-        .body(serde_json::to_vec(&input).map_err(|e| Failure::Usage(e.to_string()))?)
-        .send()
-        .await
-        .map_err(|e| Failure::Remote(format!("cannot reach {url}: {e}")))?;
-    let status = response.status();
-    let body = response
-        .bytes()
-        .await
-        .map_err(|e| Failure::Remote(format!("the stream broke off: {e}")))?;
-    if !status.is_success() {
-        return Err(Failure::Remote(format!(
-            "HTTP {status}: {}",
-            String::from_utf8_lossy(&body).trim()
-        )));
-    }
-    crate::offline::verify_reader(&body[..], raw)
 }
 
 /// `ag-ui demo`: the demo agent on a free local port and one rendered turn against it.

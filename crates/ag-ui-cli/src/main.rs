@@ -1,5 +1,6 @@
 //! `ag-ui`: serve a demo agent, talk to any AG-UI agent, verify and transform event streams.
 
+mod fetch;
 mod input;
 mod live;
 mod offline;
@@ -91,6 +92,9 @@ enum Command {
         /// Verify the events as they are, without expanding chunk events first.
         #[arg(long)]
         raw: bool,
+        /// Accept a recording that ends inside a run (by default that is incomplete, exit 1).
+        #[arg(long)]
+        partial: bool,
     },
     /// Expand *_CHUNK events into explicit START / CONTENT / END events.
     Normalize {
@@ -160,11 +164,12 @@ fn main() -> ExitCode {
             input,
             message,
             raw,
+            partial,
         } => match input.as_deref() {
             Some(url) if url.starts_with("http://") || url.starts_with("https://") => {
-                runtime().and_then(|rt| rt.block_on(live::verify_url(url, &message, raw)))
+                runtime().and_then(|rt| rt.block_on(fetch::verify_url(url, &message, raw, partial)))
             }
-            path => offline::verify(path, raw),
+            path => offline::verify(path, raw, partial),
         }
         .and_then(|line| print_line(&line)),
         Command::Normalize { input, sse } => offline::normalize(
@@ -240,10 +245,13 @@ fn print_line(line: &str) -> Result<(), Failure> {
 }
 
 fn report(failure: &Failure) -> ExitCode {
+    // One line, and nothing from the input reaches the terminal as a control sequence.
+    let text = render::visible(&failure.to_string(), false).into_owned();
     match failure {
-        Failure::Stream { .. } => eprintln!("violation: {failure}"),
+        Failure::Stream { .. } => eprintln!("violation: {text}"),
+        Failure::Incomplete(_) => eprintln!("incomplete: {text}"),
         Failure::RunError(_) => {}
-        _ => eprintln!("error: {failure}"),
+        _ => eprintln!("error: {text}"),
     }
     ExitCode::from(failure.exit_code())
 }
