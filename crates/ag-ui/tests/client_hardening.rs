@@ -336,7 +336,15 @@ async fn a_success_that_is_not_an_event_stream_is_a_typed_error() {
         let _ = stream.write_all(&bytes).await;
     })
     .await;
-    let cases: [(&str, u16, Option<&str>, Option<&str>, &str); 5] = [
+    // (path, status, content type, content encoding, message)
+    type Case = (
+        &'static str,
+        u16,
+        Option<&'static str>,
+        Option<&'static str>,
+        &'static str,
+    );
+    let cases: [Case; 5] = [
         (
             "/json",
             200,
@@ -740,4 +748,41 @@ async fn invalid_urls_and_headers_fail_before_anything_is_sent() {
     );
     assert!(!err.to_string().contains("bad"), "the value is not shown");
     assert!(server.received().is_empty());
+}
+
+#[tokio::test]
+async fn a_connection_that_cannot_be_made_in_time_is_a_connect_timeout() {
+    // A listener that never accepts, its accept queue filled: the kernel leaves further
+    // connection attempts unanswered, as a host that drops packets would.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let mut filler = Vec::new();
+    let filled = loop {
+        let attempt = tokio::time::timeout(
+            Duration::from_millis(200),
+            tokio::net::TcpStream::connect(addr),
+        )
+        .await;
+        match attempt {
+            Ok(Ok(stream)) if filler.len() < 4096 => filler.push(stream),
+            Ok(_) => break false,
+            Err(_) => break true,
+        }
+    };
+    assert!(filled, "the accept queue never filled");
+    let agent = HttpAgent::new(format!("http://{addr}/"))
+        .with_connect_timeout(Duration::from_millis(300))
+        .with_idle_timeout(Duration::from_secs(20));
+    let started = std::time::Instant::now();
+    let err = run_once(&agent).await.1.unwrap_err();
+    assert!(
+        matches!(err, RunError::Timeout(Timeout::Connect(d)) if d == Duration::from_millis(300)),
+        "{err}"
+    );
+    assert_eq!(
+        err.to_string(),
+        "connecting took longer than 300ms (connect timeout)"
+    );
+    assert!(started.elapsed() < Duration::from_secs(5));
+    drop(listener);
 }

@@ -135,14 +135,16 @@ impl HttpAgent {
     /// reports an invalid header when the request is sent. Use
     /// [`try_with_header`](Self::try_with_header) to learn it at once.
     #[must_use]
-    pub fn with_header(self, name: &str, value: &str) -> Self {
-        match self.try_with_header_inner(name, value) {
-            Ok(agent) => agent,
-            Err((mut agent, error)) => {
-                agent.invalid_header.get_or_insert(error);
-                agent
+    pub fn with_header(mut self, name: &str, value: &str) -> Self {
+        match header(name, value) {
+            Ok((name, value)) => {
+                self.headers.insert(name, value);
+            }
+            Err(error) => {
+                self.invalid_header.get_or_insert(error);
             }
         }
+        self
     }
 
     /// Sends this header with every run (replacing an earlier value of the same name).
@@ -163,21 +165,9 @@ impl HttpAgent {
     /// # Errors
     /// [`RunError::InvalidRequest`] naming the header when its name or value is not valid in
     /// HTTP (the value is not shown: it may be a secret).
-    pub fn try_with_header(self, name: &str, value: &str) -> Result<Self, RunError> {
-        self.try_with_header_inner(name, value)
-            .map_err(|(_, message)| RunError::InvalidRequest(message))
-    }
-
-    fn try_with_header_inner(mut self, name: &str, value: &str) -> Result<Self, (Self, String)> {
-        let name_ok = match HeaderName::from_bytes(name.as_bytes()) {
-            Ok(n) => n,
-            Err(e) => return Err((self, format!("header {name:?}: {e}"))),
-        };
-        let value_ok = match HeaderValue::from_str(value) {
-            Ok(v) => v,
-            Err(e) => return Err((self, format!("header {name:?}: {e}"))),
-        };
-        self.headers.insert(name_ok, value_ok);
+    pub fn try_with_header(mut self, name: &str, value: &str) -> Result<Self, RunError> {
+        let (name, value) = header(name, value).map_err(RunError::InvalidRequest)?;
+        self.headers.insert(name, value);
         Ok(self)
     }
 
@@ -269,6 +259,14 @@ impl HttpAgent {
         body.truncate(ERROR_BODY_LIMIT);
         String::from_utf8_lossy(&body).into_owned()
     }
+}
+
+/// A header as HTTP types, or what is wrong with it (naming the header, not its value).
+fn header(name: &str, value: &str) -> Result<(HeaderName, HeaderValue), String> {
+    let name_ok =
+        HeaderName::from_bytes(name.as_bytes()).map_err(|e| format!("header {name:?}: {e}"))?;
+    let value_ok = HeaderValue::from_str(value).map_err(|e| format!("header {name:?}: {e}"))?;
+    Ok((name_ok, value_ok))
 }
 
 /// The `Display` of an error and all its sources, joined with `: `.
@@ -417,22 +415,22 @@ impl Transport for HttpAgent {
                     .get(LOCATION)
                     .and_then(|l| l.to_str().ok())
                     .and_then(|l| response.url().join(l).ok());
-                if let Some(target) = target {
-                    if target.origin() != response.url().origin() {
-                        let preserves_method = matches!(
-                            status,
-                            StatusCode::TEMPORARY_REDIRECT | StatusCode::PERMANENT_REDIRECT
-                        );
-                        if !(self.cross_origin_redirects && preserves_method) {
-                            return Err(RunError::Redirect {
-                                status: status.as_u16(),
-                                location: target.to_string(),
-                            });
-                        }
-                        credentials = false;
-                        url = target;
-                        continue;
+                if let Some(target) = target
+                    && target.origin() != response.url().origin()
+                {
+                    let preserves_method = matches!(
+                        status,
+                        StatusCode::TEMPORARY_REDIRECT | StatusCode::PERMANENT_REDIRECT
+                    );
+                    if !(self.cross_origin_redirects && preserves_method) {
+                        return Err(RunError::Redirect {
+                            status: status.as_u16(),
+                            location: target.to_string(),
+                        });
                     }
+                    credentials = false;
+                    url = target;
+                    continue;
                 }
             }
             if !status.is_success() {

@@ -218,7 +218,7 @@ pub enum RunError {
         /// The run that was still in progress; `None` when no run started at all.
         run_id: Option<String>,
         /// What that run still had open.
-        open: OpenEntities,
+        open: Box<OpenEntities>,
     },
     /// The response is not an AG-UI event stream.
     #[error("the response is not an AG-UI event stream: HTTP {status}, {}", not_ag_ui_message(.content_type.as_deref(), .content_encoding.as_deref()))]
@@ -626,7 +626,7 @@ impl Pipeline {
         if !self.verifier.has_started() || self.verifier.in_run() {
             return Err(RunError::Incomplete {
                 run_id: self.run_id.as_ref().map(|id| id.to_string()),
-                open: self.verifier.open(),
+                open: Box::new(self.verifier.open()),
             });
         }
         Ok(())

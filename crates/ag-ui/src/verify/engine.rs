@@ -1254,7 +1254,7 @@ impl Engine {
 
     /// Everything the current run has open, each category in opening order.
     pub(super) fn open(&self) -> OpenEntities {
-        fn ordered<'a>(open: impl Iterator<Item = (u64, String)>) -> Vec<String> {
+        fn ordered(open: impl Iterator<Item = (u64, String)>) -> Vec<String> {
             let mut open: Vec<(u64, String)> = open.collect();
             open.sort_unstable_by_key(|x| x.0);
             open.into_iter().map(|x| x.1).collect()
