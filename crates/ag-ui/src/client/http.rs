@@ -10,7 +10,9 @@
 //!   of) the body; its `Display` shows a short, sanitized excerpt;
 //! - a success that is not an event stream (another content type, none, `204 No Content`, or
 //!   a `Content-Encoding` the client does not decode such as `gzip`) is a
-//!   [`RunError::NotAgUi`] naming what came back;
+//!   [`RunError::NotAgUi`] naming what came back (stricter than the reference client, which
+//!   reads any response but the protobuf media type as SSE: a login page or a JSON error
+//!   answered with `200` then fails, named, instead of reading as an empty run);
 //! - a redirect to another origin (scheme, host, port) is not followed
 //!   ([`RunError::Redirect`]) unless [`with_cross_origin_redirects`](
 //!   HttpAgent::with_cross_origin_redirects) allows it, and then only without the custom
