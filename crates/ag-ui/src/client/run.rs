@@ -204,7 +204,10 @@ pub enum RunError {
     #[error("interrupt {0:?} has expired; its resume entry must be cancelled")]
     ExpiredInterrupt(String),
     /// The agent ended the run with `RUN_ERROR`.
-    #[error("the run failed: {message}{}", code.as_ref().map(|c| format!(" (code {c})")).unwrap_or_default())]
+    #[error("the run failed: {}", printable(&match code {
+        Some(code) => format!("{message} (code {code})"),
+        None => message.clone(),
+    }))]
     RunFailed {
         /// The `RUN_ERROR` message.
         message: String,
@@ -277,8 +280,25 @@ impl fmt::Display for Timeout {
     }
 }
 
+/// `text` with control characters (terminal escapes, line breaks) written as `\u{…}`
+/// escapes: what a peer sent is shown, never obeyed by a terminal.
+fn printable(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(char::is_control) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if c.is_control() {
+            out.extend(c.escape_unicode());
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 fn incomplete_message(run_id: Option<&str>, open: &OpenEntities) -> String {
-    match run_id {
+    let text = match run_id {
         None => "the response ended before any run started (no RUN_STARTED)".to_owned(),
         Some(run) if open.is_empty() => {
             format!("the response ended in the middle of run {run} (no RUN_FINISHED or RUN_ERROR)")
@@ -286,7 +306,8 @@ fn incomplete_message(run_id: Option<&str>, open: &OpenEntities) -> String {
         Some(run) => format!(
             "the response ended in the middle of run {run} (no RUN_FINISHED or RUN_ERROR); still open: {open}"
         ),
-    }
+    };
+    printable(&text).into_owned()
 }
 
 fn not_ag_ui_message(content_type: Option<&str>, encoding: Option<&str>) -> String {
@@ -747,6 +768,86 @@ mod tests {
             .unwrap_err();
         let RunError::Decode(e) = err else { panic!() };
         assert_eq!(e.kind(), DecodeErrorKind::TooLarge);
+    }
+
+    #[test]
+    fn check_end_lists_everything_still_open_in_opening_order() {
+        let mut pipeline = Pipeline::new(Reducer::new());
+        for event in [
+            Event::run_started("t", "r1"),
+            Event::reasoning_start("think"),
+            Event::reasoning_message_start("rm"),
+            Event::subagent_started("s1", "helper"),
+            Event::step_started("plan").with_subagent_run_id("s1"),
+            Event::step_started("plan"),
+            Event::text_message_start("m2", TextMessageRole::Assistant),
+            Event::text_message_start("m1", TextMessageRole::Assistant),
+            Event::text_message_start("done", TextMessageRole::Assistant),
+            Event::text_message_end("done"),
+            Event::tool_call_start("c1", "search"),
+        ] {
+            pipeline.push_event(event, &mut ()).unwrap();
+        }
+        pipeline.finish(&mut ()).unwrap();
+        let err = pipeline.check_end().unwrap_err();
+        let RunError::Incomplete { run_id, open } = &err else {
+            panic!("{err}")
+        };
+        assert_eq!(run_id.as_deref(), Some("r1"));
+        assert_eq!(open.steps, ["plan (subagent s1)", "plan"]);
+        assert_eq!(open.text_messages, ["m2", "m1"]);
+        assert_eq!(open.reasoning_spans, ["think"]);
+        assert_eq!(open.reasoning_messages, ["rm"]);
+        assert_eq!(open.tool_calls, ["c1"]);
+        assert_eq!(open.subagents, ["s1"]);
+        assert_eq!(err.kind().as_str(), "run.incomplete");
+        // After RUN_FINISHED nothing is open: a complete run passes.
+        let mut done = Pipeline::new(Reducer::new());
+        done.push_event(Event::run_started("t", "r"), &mut ())
+            .unwrap();
+        done.push_event(Event::run_finished("t", "r"), &mut ())
+            .unwrap();
+        done.finish(&mut ()).unwrap();
+        done.check_end().unwrap();
+    }
+
+    #[test]
+    fn what_a_peer_sent_is_shown_without_control_characters() {
+        let mut pipeline = Pipeline::new(Reducer::new());
+        pipeline
+            .push_event(Event::run_started("t", "r\u{1b}[2J"), &mut ())
+            .unwrap();
+        let shown = pipeline.check_end().unwrap_err().to_string();
+        assert!(shown.contains("run r\\u{1b}[2J "), "{shown}");
+        assert!(!shown.contains('\u{1b}'));
+        pipeline
+            .push_event(Event::run_error("bad\nnews\u{7}"), &mut ())
+            .unwrap();
+        assert_eq!(
+            pipeline.check_end().unwrap_err().to_string(),
+            "the run failed: bad\\u{a}news\\u{7}"
+        );
+    }
+
+    #[test]
+    fn http_excerpts() {
+        assert_eq!(http_excerpt(""), "(empty body)");
+        assert_eq!(http_excerpt(r#"{"error":"no token"}"#), "no token");
+        assert_eq!(
+            http_excerpt(r#"{"error":{"code":"E1","message":"m"}}"#),
+            "E1: m"
+        );
+        assert_eq!(http_excerpt(r#"{"message":"gone"}"#), "gone");
+        assert_eq!(http_excerpt(r#"{"other":1}"#), r#"{"other":1}"#);
+        assert_eq!(
+            http_excerpt("<html><body><h1>Bad\n Gateway</h1><p>nginx</p></body></html>"),
+            "Bad Gateway nginx"
+        );
+        assert_eq!(http_excerpt("<html><TITLE> Oops </TITLE></html>"), "Oops");
+        assert_eq!(http_excerpt("a\u{1b}[31mb\r\nc"), "a [31mb c");
+        let long = http_excerpt(&"é".repeat(300));
+        assert_eq!(long.chars().count(), 201);
+        assert!(long.ends_with('…'));
     }
 
     #[test]
