@@ -693,6 +693,44 @@ async fn a_redirect_within_the_origin_is_followed_with_the_headers() {
     assert_eq!(received.len(), 2);
     assert!(received[1].head.starts_with("POST /new "));
     assert_eq!(received[1].header("x-api-key"), Some("k"));
+
+    // A client that follows nothing itself: the agent follows within the origin.
+    let client = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let agent = agent.with_client(client);
+    assert_eq!(run_once(&agent).await.1.unwrap(), RunEnd::Finished);
+    let received = server.received();
+    assert_eq!(received.len(), 2);
+    assert_eq!(received[1].header("x-api-key"), Some("k"));
+}
+
+#[tokio::test]
+async fn credentials_stay_behind_once_the_origin_changed() {
+    // first → (307) other → (307, same origin) other/final: nothing of the first's headers
+    // reaches either hop of the other origin.
+    let mut other = server(|path, mut stream| async move {
+        let bytes = if path == "/hop" {
+            response("307 Temporary Redirect", &["location: /final"], b"")
+        } else {
+            let mut bytes = SSE_HEADERS.as_bytes().to_vec();
+            bytes.extend(finished_run("r"));
+            bytes
+        };
+        let _ = stream.write_all(&bytes).await;
+    })
+    .await;
+    let first = redirecting("308 Permanent Redirect", other.url("/hop")).await;
+    let agent = HttpAgent::new(first.url("/"))
+        .with_header("x-api-key", "secret-key")
+        .with_cross_origin_redirects(true);
+    assert_eq!(run_once(&agent).await.1.unwrap(), RunEnd::Finished);
+    let received = other.received();
+    assert_eq!(received.len(), 2);
+    for request in &received {
+        assert_eq!(request.header("x-api-key"), None, "{}", request.head);
+    }
 }
 
 // ----- errors say what and why -----

@@ -417,22 +417,26 @@ impl Transport for HttpAgent {
                     .get(LOCATION)
                     .and_then(|l| l.to_str().ok())
                     .and_then(|l| response.url().join(l).ok());
-                if let Some(target) = target
-                    && target.origin() != response.url().origin()
-                {
+                // The agent's own client follows redirects within the origin itself; a client
+                // given with `with_client` may leave them to this loop.
+                if let Some(target) = target {
+                    let cross = target.origin() != response.url().origin();
                     let preserves_method = matches!(
                         status,
                         StatusCode::TEMPORARY_REDIRECT | StatusCode::PERMANENT_REDIRECT
                     );
-                    if !(self.cross_origin_redirects && preserves_method) {
+                    if cross && !(self.cross_origin_redirects && preserves_method) {
                         return Err(RunError::Redirect {
                             status: status.as_u16(),
                             location: target.to_string(),
                         });
                     }
-                    credentials = false;
-                    url = target;
-                    continue;
+                    if preserves_method {
+                        // Once the origin changed, credentials stay behind for good.
+                        credentials &= !cross;
+                        url = target;
+                        continue;
+                    }
                 }
             }
             if !status.is_success() {
