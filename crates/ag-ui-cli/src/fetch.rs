@@ -122,7 +122,7 @@ pub(crate) async fn verify_url(
         .with_protocol_version(PROTOCOL_VERSION)
         .with_messages(vec![Message::user(unique("user"), message)]);
     let agent = HttpAgent::new(url);
-    let mut response = agent.open(&input).await.map_err(|e| match e.kind() {
+    let response = agent.open(&input).await.map_err(|e| match e.kind() {
         RunErrorKind::InvalidRequest => Failure::Usage(e.to_string()),
         _ => Failure::Remote(chain(&e)),
     })?;
@@ -139,9 +139,10 @@ pub(crate) async fn verify_url(
             partial,
         )
     });
-    let mut body = std::pin::pin!(futures::stream::unfold(
-        &mut response,
-        |response| async move {
+    // Owns the response, so dropping it hangs up at once.
+    let mut body = Box::pin(futures::stream::unfold(
+        response,
+        |mut response| async move {
             match response.next().await {
                 Ok(None) => None,
                 Ok(Some(Chunk::Bytes(bytes))) => Some((Ok(Bytes::from(bytes)), response)),
