@@ -7,6 +7,15 @@ use std::io::{BufRead, BufReader, Read};
 use ag_ui::encoding::sse::EventDecoder;
 use ag_ui::{DecodeError, DecodeErrorKind, Event};
 
+/// The longest JSON Lines line accepted, its `\n` excluded: the SSE frame limit.
+pub(crate) const MAX_LINE: usize = ag_ui::encoding::sse::DEFAULT_MAX_EVENT_SIZE;
+
+/// How many skipped events are named one by one on standard error; the rest are counted.
+const MAX_WARNINGS: usize = 10;
+
+/// The UTF-8 byte order mark some editors put at the start of a file.
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
 /// How a stream of events is encoded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Format {
@@ -88,21 +97,26 @@ pub(crate) fn open(path: Option<&str>) -> Result<Box<dyn Read>, InputError> {
 }
 
 /// Reads every event of `reader`, detecting the format from the first bytes, and hands each to
-/// `each` as it is read (the input is never held whole, except a JSON array). Events of an
-/// unknown type are skipped with a warning on standard error, as AG-UI clients do.
+/// `each` as it is read: only the event being read is held, at most [`MAX_LINE`] bytes (a JSON
+/// Lines line, a JSON array element or an SSE frame). Events of an unknown type are skipped with
+/// a warning on standard error (the first [`MAX_WARNINGS`], then a count), as AG-UI clients do.
 pub(crate) fn for_each_event<E: From<InputError>>(
     reader: impl Read,
     mut each: impl FnMut(Positioned) -> Result<(), E>,
 ) -> Result<Format, E> {
     let mut reader = BufReader::with_capacity(1 << 16, reader);
     let format = detect(&mut reader)?;
+    let mut skipped = 0;
     let mut skip_unknown = |position: Position, result: Result<Event, DecodeError>| match result {
         Ok(event) => each(Positioned { position, event }),
         Err(e) if e.kind() == DecodeErrorKind::UnknownEventType => {
-            eprintln!(
-                "warning: {position}: skipping an event of unknown type {:?}",
-                e.event_type().unwrap_or("")
-            );
+            skipped += 1;
+            if skipped <= MAX_WARNINGS {
+                eprintln!(
+                    "warning: {position}: skipping an event of unknown type {}",
+                    crate::render::visible(&format!("{:?}", e.event_type().unwrap_or("")), false)
+                );
+            }
             Ok(())
         }
         Err(e) => Err(E::from(InputError::decode(position, &e))),
@@ -111,14 +125,7 @@ pub(crate) fn for_each_event<E: From<InputError>>(
         Format::Jsonl => {
             let mut line = Vec::new();
             let mut number = 0;
-            loop {
-                line.clear();
-                let read = reader.read_until(b'\n', &mut line).map_err(|e| {
-                    InputError::new(Position::Line(number + 1), format!("read error: {e}"))
-                })?;
-                if read == 0 {
-                    break;
-                }
+            while read_line(&mut reader, &mut line, number + 1)? {
                 number += 1;
                 if line.iter().all(u8::is_ascii_whitespace) {
                     continue;
@@ -127,16 +134,21 @@ pub(crate) fn for_each_event<E: From<InputError>>(
             }
         }
         Format::Array => {
-            let mut text = Vec::new();
-            reader
-                .read_to_end(&mut text)
-                .map_err(|e| InputError::new(Position::Input, format!("read error: {e}")))?;
-            let items: Vec<serde_json::Value> = serde_json::from_slice(&text).map_err(|e| {
-                InputError::new(Position::Input, format!("not a JSON array of events: {e}"))
-            })?;
-            for (index, item) in items.iter().enumerate() {
-                skip_unknown(Position::Event(index), Event::from_value(item))?;
+            let mut elements = Elements::default();
+            loop {
+                let chunk = reader
+                    .fill_buf()
+                    .map_err(|e| InputError::new(Position::Input, format!("read error: {e}")))?;
+                if chunk.is_empty() {
+                    break;
+                }
+                let n = chunk.len();
+                elements.push(chunk, |index, element| {
+                    skip_unknown(Position::Event(index), Event::from_slice(element))
+                })?;
+                reader.consume(n);
             }
+            elements.finish()?;
         }
         Format::Sse => {
             let mut decoder = EventDecoder::new();
@@ -164,12 +176,184 @@ pub(crate) fn for_each_event<E: From<InputError>>(
             drain(&mut decoder)?;
         }
     }
+    if skipped > MAX_WARNINGS {
+        eprintln!(
+            "warning: {} more events of unknown types skipped",
+            skipped - MAX_WARNINGS
+        );
+    }
     Ok(format)
 }
 
+/// Where [`Elements`] is in the array.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum ArrayPhase {
+    /// Before the opening `[`.
+    #[default]
+    Before,
+    /// Inside the array, reading an element (or the blanks before one).
+    Inside,
+    /// After the closing `]`: only blanks may follow.
+    After,
+}
+
+/// Splits a JSON array into its elements as its bytes arrive, so that an array of events is
+/// read one event at a time: only the element being read is held, at most [`MAX_LINE`] bytes.
+/// It tracks only what it needs to find the commas between elements (nesting depth, strings);
+/// each element is then read as an event, which checks it fully.
+#[derive(Debug, Default)]
+struct Elements {
+    phase: ArrayPhase,
+    element: Vec<u8>,
+    /// Nesting inside the current element.
+    depth: usize,
+    in_string: bool,
+    escaped: bool,
+    /// A comma was read and no element has followed it yet.
+    after_comma: bool,
+    index: usize,
+}
+
+impl Elements {
+    fn error(&self, message: &str) -> InputError {
+        InputError::new(
+            Position::Input,
+            format!("not a JSON array of events: {message}"),
+        )
+    }
+
+    /// Reads `bytes`, handing each complete element and its index to `each`.
+    fn push<E: From<InputError>>(
+        &mut self,
+        bytes: &[u8],
+        mut each: impl FnMut(usize, &[u8]) -> Result<(), E>,
+    ) -> Result<(), E> {
+        // `bytes[start..i]` belongs to the current element and is not yet in `self.element`.
+        let mut start = 0;
+        let mut i = 0;
+        while i < bytes.len() {
+            let b = bytes[i];
+            match self.phase {
+                ArrayPhase::Before | ArrayPhase::After => {
+                    if b.is_ascii_whitespace() {
+                    } else if b == b'[' && self.phase == ArrayPhase::Before {
+                        self.phase = ArrayPhase::Inside;
+                    } else if self.phase == ArrayPhase::Before {
+                        return Err(E::from(self.error("it does not start with '['")));
+                    } else {
+                        return Err(E::from(self.error("more input after its closing ']'")));
+                    }
+                    i += 1;
+                    start = i;
+                    continue;
+                }
+                ArrayPhase::Inside => {}
+            }
+            if self.in_string {
+                if self.escaped {
+                    self.escaped = false;
+                } else if b == b'\\' {
+                    self.escaped = true;
+                } else if b == b'"' {
+                    self.in_string = false;
+                }
+            } else {
+                match b {
+                    b'"' => self.in_string = true,
+                    b'{' | b'[' => self.depth += 1,
+                    b'}' | b']' if self.depth > 0 => self.depth -= 1,
+                    b',' | b']' if self.depth == 0 => {
+                        self.take(&bytes[start..i])?;
+                        let blank = self.element.iter().all(u8::is_ascii_whitespace);
+                        if blank && (b == b',' || self.after_comma) {
+                            return Err(E::from(self.error(&format!(
+                                "no event before the '{}' after event {}",
+                                b as char, self.index
+                            ))));
+                        }
+                        if !blank {
+                            each(self.index, &self.element)?;
+                            self.index += 1;
+                        }
+                        self.element.clear();
+                        self.after_comma = b == b',';
+                        if b == b']' {
+                            self.phase = ArrayPhase::After;
+                        }
+                        i += 1;
+                        start = i;
+                        continue;
+                    }
+                    _ => {}
+                }
+            }
+            i += 1;
+        }
+        if self.phase == ArrayPhase::Inside {
+            self.take(&bytes[start..])?;
+        }
+        Ok(())
+    }
+
+    /// Adds `part` to the current element, within the limit.
+    fn take(&mut self, part: &[u8]) -> Result<(), InputError> {
+        if self.element.len() + part.len() > MAX_LINE {
+            return Err(InputError::new(
+                Position::Event(self.index),
+                format!("the event is longer than the limit of {MAX_LINE} bytes"),
+            ));
+        }
+        self.element.extend_from_slice(part);
+        Ok(())
+    }
+
+    /// The end of the input: the array must have been closed.
+    fn finish(&self) -> Result<(), InputError> {
+        match self.phase {
+            ArrayPhase::After => Ok(()),
+            _ => Err(self.error("the input ends before its closing ']'")),
+        }
+    }
+}
+
+/// Reads the next line of JSON Lines (terminator included) into `line`, at most
+/// [`MAX_LINE`] bytes. Returns `false` at the end of the input.
+fn read_line(
+    reader: &mut impl BufRead,
+    line: &mut Vec<u8>,
+    number: usize,
+) -> Result<bool, InputError> {
+    line.clear();
+    loop {
+        let buf = reader
+            .fill_buf()
+            .map_err(|e| InputError::new(Position::Line(number), format!("read error: {e}")))?;
+        if buf.is_empty() {
+            return Ok(!line.is_empty());
+        }
+        let (take, done) = match buf.iter().position(|&b| b == b'\n') {
+            Some(end) => (end + 1, true),
+            None => (buf.len(), false),
+        };
+        if line.len() + take > MAX_LINE + usize::from(done) {
+            return Err(InputError::new(
+                Position::Line(number),
+                format!("the line is longer than the limit of {MAX_LINE} bytes"),
+            ));
+        }
+        line.extend_from_slice(&buf[..take]);
+        reader.consume(take);
+        if done {
+            return Ok(true);
+        }
+    }
+}
+
 /// Looks at the first non-blank bytes: `[` is a JSON array, `{` JSON Lines, anything that
-/// starts an SSE line (`data:`, `:`, `event:`, `id:`, `retry:`) SSE.
+/// starts an SSE line (`data:`, `:`, `event:`, `id:`, `retry:`) SSE. A leading UTF-8 byte order
+/// mark is dropped.
 fn detect(reader: &mut impl BufRead) -> Result<Format, InputError> {
+    let mut first = true;
     loop {
         let buf = reader
             .fill_buf()
@@ -180,22 +364,17 @@ fn detect(reader: &mut impl BufRead) -> Result<Format, InputError> {
                 "the input is empty: expected JSON Lines, a JSON array or SSE",
             ));
         }
-        let bom = if buf.starts_with(b"\xEF\xBB\xBF") {
-            3
-        } else {
-            0
-        };
-        let skip = buf[bom..]
-            .iter()
-            .take_while(|b| b.is_ascii_whitespace())
-            .count();
-        if bom + skip == buf.len() {
-            // All blank so far: drop it and look further.
-            let n = buf.len();
-            reader.consume(n);
+        if std::mem::take(&mut first) && buf.starts_with(BOM) {
+            reader.consume(BOM.len());
             continue;
         }
-        let rest = &buf[bom + skip..];
+        let skip = buf.iter().take_while(|b| b.is_ascii_whitespace()).count();
+        if skip == buf.len() {
+            // All blank so far: drop it and look further.
+            reader.consume(skip);
+            continue;
+        }
+        let rest = &buf[skip..];
         return match rest[0] {
             b'[' => Ok(Format::Array),
             b'{' => Ok(Format::Jsonl),
@@ -270,5 +449,141 @@ mod tests {
             read(b"{\"type\":\"FUTURE\"}\n{\"type\":\"STEP_STARTED\",\"stepName\":\"a\"}\n")
                 .unwrap();
         assert_eq!(events, vec![Event::step_started("a")]);
+    }
+
+    #[test]
+    fn a_leading_byte_order_mark_is_dropped_in_every_encoding() {
+        let step = Event::step_started("a");
+        for (text, format) in [
+            (
+                &b"\xEF\xBB\xBF{\"type\":\"STEP_STARTED\",\"stepName\":\"a\"}\n"[..],
+                Format::Jsonl,
+            ),
+            (
+                &b"\xEF\xBB\xBF\n {\"type\":\"STEP_STARTED\",\"stepName\":\"a\"}"[..],
+                Format::Jsonl,
+            ),
+            (
+                &b"\xEF\xBB\xBF[{\"type\":\"STEP_STARTED\",\"stepName\":\"a\"}]"[..],
+                Format::Array,
+            ),
+            (
+                &b"\xEF\xBB\xBFdata: {\"type\":\"STEP_STARTED\",\"stepName\":\"a\"}\n\n"[..],
+                Format::Sse,
+            ),
+        ] {
+            assert_eq!(read(text).unwrap(), (format, vec![step.clone()]));
+        }
+        // Only at the very start: elsewhere it is not blank.
+        assert!(read(b" \xEF\xBB\xBF{}").is_err());
+    }
+
+    #[test]
+    fn a_json_lines_line_is_bounded() {
+        let event = b"{\"type\":\"STEP_STARTED\",\"stepName\":\"a\"}";
+        // A line of exactly the limit (padded with blanks) is read, terminator and all.
+        let mut fits = event.to_vec();
+        fits.resize(MAX_LINE, b' ');
+        fits.push(b'\n');
+        fits.extend_from_slice(event);
+        assert_eq!(read(&fits).unwrap().1.len(), 2);
+        // One byte more, on line 2, is an error naming the line and the limit.
+        let mut over = event.to_vec();
+        over.push(b'\n');
+        over.extend_from_slice(event);
+        over.resize(event.len() + 1 + MAX_LINE + 1, b' ');
+        over.extend_from_slice(b"\n");
+        let err = read(&over).unwrap_err();
+        assert_eq!(err.position, Position::Line(2));
+        assert_eq!(
+            err.message,
+            format!("the line is longer than the limit of {MAX_LINE} bytes")
+        );
+    }
+
+    #[test]
+    fn an_array_is_read_one_element_at_a_time_however_it_is_split() {
+        let text = br#" [ {"type":"CUSTOM","name":"a]\"[,{","value":[1,{"b":"}"}]} ,
+            {"type":"STEP_STARTED","stepName":"s"}
+          ] "#;
+        let expected = read(text).unwrap();
+        assert_eq!(expected.0, Format::Array);
+        assert_eq!(expected.1.len(), 2);
+        assert_eq!(expected.1[1], Event::step_started("s"));
+        // Every split of the input into two pushes reads the same.
+        for cut in 0..text.len() {
+            let mut elements = Elements::default();
+            let mut events = Vec::new();
+            for part in [&text[..cut], &text[cut..]] {
+                elements
+                    .push(part, |_, element| {
+                        events.push(Event::from_slice(element).unwrap());
+                        Ok::<_, InputError>(())
+                    })
+                    .unwrap();
+            }
+            elements.finish().unwrap();
+            assert_eq!(events, expected.1, "cut at {cut}");
+        }
+        assert_eq!(read(b"[]").unwrap(), (Format::Array, vec![]));
+        assert_eq!(read(b"[ \n ]\n").unwrap(), (Format::Array, vec![]));
+    }
+
+    #[test]
+    fn a_malformed_array_is_an_error_naming_where() {
+        let step = "{\"type\":\"STEP_STARTED\",\"stepName\":\"a\"}";
+        for (text, position, message) in [
+            (
+                format!("[{step},]"),
+                Position::Input,
+                "no event before the ']' after event 1",
+            ),
+            (
+                format!("[{step},,{step}]"),
+                Position::Input,
+                "no event before the ',' after event 1",
+            ),
+            (
+                "[,]".to_owned(),
+                Position::Input,
+                "no event before the ',' after event 0",
+            ),
+            (
+                format!("[{step}"),
+                Position::Input,
+                "the input ends before its closing ']'",
+            ),
+            (
+                format!("[{step}] x"),
+                Position::Input,
+                "more input after its closing ']'",
+            ),
+            (
+                format!("[{step}] []"),
+                Position::Input,
+                "more input after its closing ']'",
+            ),
+            (
+                format!("[{step} {step}]"),
+                Position::Event(0),
+                "invalid JSON",
+            ),
+            (format!("[{step}, 7]"), Position::Event(1), ""),
+        ] {
+            let err = read(text.as_bytes()).unwrap_err();
+            assert_eq!(err.position, position, "{text}: {err}");
+            assert!(err.message.contains(message), "{text}: {err}");
+        }
+        // An element over the limit is refused as it is read, naming it.
+        let mut big =
+            format!("[{step},{{\"type\":\"CUSTOM\",\"name\":\"n\",\"value\":\"").into_bytes();
+        big.resize(big.len() + MAX_LINE, b'x');
+        big.extend_from_slice(b"\"}]");
+        let err = read(&big).unwrap_err();
+        assert_eq!(err.position, Position::Event(1));
+        assert_eq!(
+            err.message,
+            format!("the event is longer than the limit of {MAX_LINE} bytes")
+        );
     }
 }

@@ -1,5 +1,6 @@
 //! `ag-ui`: serve a demo agent, talk to any AG-UI agent, verify and transform event streams.
 
+mod fetch;
 mod input;
 mod live;
 mod offline;
@@ -71,6 +72,13 @@ enum Command {
         /// Print the verified events as JSON Lines instead of rendering them.
         #[arg(long)]
         json: bool,
+        /// Seconds allowed to connect to the agent.
+        #[arg(long, value_name = "SECS", default_value = "10")]
+        connect_timeout: String,
+        /// Seconds the agent may send nothing (before the response headers, and between any
+        /// two pieces of the stream; keep-alive comments count).
+        #[arg(long, value_name = "SECS", default_value = "60")]
+        idle_timeout: String,
     },
     /// Serve the demo agent on a free local port and run one turn against it.
     Demo {
@@ -91,6 +99,9 @@ enum Command {
         /// Verify the events as they are, without expanding chunk events first.
         #[arg(long)]
         raw: bool,
+        /// Accept a recording that ends inside a run (by default that is incomplete, exit 1).
+        #[arg(long)]
+        partial: bool,
     },
     /// Expand *_CHUNK events into explicit START / CONTENT / END events.
     Normalize {
@@ -151,8 +162,21 @@ fn main() -> ExitCode {
             thread,
             resume,
             json,
-        } => run_options(url, message, state, headers, thread, resume, json, color)
-            .and_then(|options| runtime().and_then(|rt| rt.block_on(live::run(options)))),
+            connect_timeout,
+            idle_timeout,
+        } => run_options(RunArgs {
+            url,
+            message,
+            state,
+            headers,
+            thread,
+            resume,
+            json,
+            color,
+            connect_timeout,
+            idle_timeout,
+        })
+        .and_then(|options| runtime().and_then(|rt| rt.block_on(live::run(options)))),
         Command::Demo { message, json } => {
             runtime().and_then(|rt| rt.block_on(live::demo(message, color, json)))
         }
@@ -160,11 +184,12 @@ fn main() -> ExitCode {
             input,
             message,
             raw,
+            partial,
         } => match input.as_deref() {
             Some(url) if url.starts_with("http://") || url.starts_with("https://") => {
-                runtime().and_then(|rt| rt.block_on(live::verify_url(url, &message, raw)))
+                runtime().and_then(|rt| rt.block_on(fetch::verify_url(url, &message, raw, partial)))
             }
-            path => offline::verify(path, raw),
+            path => offline::verify(path, raw, partial),
         }
         .and_then(|line| print_line(&line)),
         Command::Normalize { input, sse } => offline::normalize(
@@ -192,8 +217,8 @@ fn runtime() -> Result<tokio::runtime::Runtime, Failure> {
         .map_err(|e| Failure::Usage(format!("cannot start the async runtime: {e}")))
 }
 
-#[allow(clippy::too_many_arguments)]
-fn run_options(
+/// The arguments of `run`, as typed.
+struct RunArgs {
     url: String,
     message: Option<String>,
     state: Option<String>,
@@ -202,32 +227,46 @@ fn run_options(
     resume: Vec<String>,
     json: bool,
     color: bool,
-) -> Result<live::RunOptions, Failure> {
-    let state = state
+    connect_timeout: String,
+    idle_timeout: String,
+}
+
+/// Checks the arguments of `run`; every mistake is a usage error (exit 2).
+fn run_options(args: RunArgs) -> Result<live::RunOptions, Failure> {
+    let url = live::parse_url(&args.url).map_err(Failure::Usage)?;
+    let state = args
+        .state
         .map(|s| {
             serde_json::from_str(&s)
                 .map_err(|e| Failure::Usage(format!("--state is not JSON: {e}")))
         })
         .transpose()?;
-    let headers = headers
+    let headers = args
+        .headers
         .iter()
         .map(|h| live::parse_header(h))
         .collect::<Result<_, _>>()
         .map_err(Failure::Usage)?;
-    let resume = resume
+    let resume = args
+        .resume
         .iter()
         .map(|r| live::parse_resume(r))
         .collect::<Result<_, _>>()
         .map_err(Failure::Usage)?;
+    let timeout = |flag: &str, value: &str| {
+        live::parse_secs(value).map_err(|e| Failure::Usage(format!("{flag}: {e}")))
+    };
     Ok(live::RunOptions {
         url,
-        message,
+        message: args.message,
         state,
         headers,
-        thread,
+        thread: args.thread,
         resume,
-        json,
-        color,
+        json: args.json,
+        color: args.color,
+        connect_timeout: timeout("--connect-timeout", &args.connect_timeout)?,
+        idle_timeout: timeout("--idle-timeout", &args.idle_timeout)?,
     })
 }
 
@@ -240,10 +279,13 @@ fn print_line(line: &str) -> Result<(), Failure> {
 }
 
 fn report(failure: &Failure) -> ExitCode {
+    // One line, and nothing from the input reaches the terminal as a control sequence.
+    let text = render::visible(&failure.to_string(), false).into_owned();
     match failure {
-        Failure::Stream { .. } => eprintln!("violation: {failure}"),
+        Failure::Stream { .. } => eprintln!("violation: {text}"),
+        Failure::Incomplete(_) => eprintln!("incomplete: {text}"),
         Failure::RunError(_) => {}
-        _ => eprintln!("error: {failure}"),
+        _ => eprintln!("error: {text}"),
     }
     ExitCode::from(failure.exit_code())
 }

@@ -1,5 +1,6 @@
 //! The commands that work on recorded streams: `verify`, `normalize`, `apply`, `convert`.
 
+use std::collections::HashMap;
 use std::fmt;
 use std::io::{BufWriter, Write};
 
@@ -33,12 +34,20 @@ pub(crate) enum Failure {
     Remote(String),
     /// The run ended with `RUN_ERROR`.
     RunError(String),
+    /// The input ended inside a run: what is still open.
+    Incomplete(String),
+    /// The input held no event of a known type.
+    NothingKnown,
 }
 
 impl Failure {
     pub(crate) fn exit_code(&self) -> u8 {
         match self {
-            Failure::Stream { .. } | Failure::Remote(_) | Failure::RunError(_) => 1,
+            Failure::Stream { .. }
+            | Failure::Remote(_)
+            | Failure::RunError(_)
+            | Failure::Incomplete(_)
+            | Failure::NothingKnown => 1,
             Failure::Input(_) | Failure::Output(_) | Failure::Usage(_) => 2,
         }
     }
@@ -81,6 +90,13 @@ impl fmt::Display for Failure {
             Failure::Output(e) => write!(f, "{e}"),
             Failure::Usage(message) | Failure::Remote(message) => f.write_str(message),
             Failure::RunError(message) => write!(f, "the run failed: {message}"),
+            Failure::Incomplete(open) => write!(
+                f,
+                "the input ends inside a run; still open: {open} (--partial accepts a partial recording)"
+            ),
+            Failure::NothingKnown => f.write_str(
+                "no known AG-UI event in the input (events of unknown types are skipped)",
+            ),
         }
     }
 }
@@ -190,21 +206,208 @@ fn run_stages_on(
     Ok(read)
 }
 
-/// `ag-ui verify`: prints `ok: N events, M runs`, or the violation.
-pub(crate) fn verify(path: Option<&str>, raw: bool) -> Result<String, Failure> {
-    verify_reader(input::open(path)?, raw)
+/// What a verified stream still has open, so that a recording cut off mid-run is reported
+/// rather than passed. The events reaching it have passed the verifier, so opening and closing
+/// are already known to pair up; this only remembers the ids still open, in the order they
+/// were opened, for the report. It holds no more than the verifier does: the open entities of
+/// the current run.
+#[derive(Debug, Default)]
+struct Open {
+    /// The active run's id.
+    run: Option<String>,
+    /// Open entities by category (see [`CATEGORIES`]) and id, with their opening order.
+    entities: [HashMap<String, u64>; 6],
+    /// Open steps by owner and name, with their opening order: the parent's `research` and a
+    /// subagent's are two steps. (Reported in category 4.)
+    steps: HashMap<(Option<String>, String), u64>,
+    seq: u64,
 }
 
-/// `ag-ui verify` on bytes already fetched (a URL's response).
-pub(crate) fn verify_reader(reader: impl std::io::Read, raw: bool) -> Result<String, Failure> {
-    let mut runs = 0;
-    let events = run_stages_on(reader, !raw, true, |_, event| {
-        if event.event_type() == EventType::RunStarted {
-            runs += 1;
+/// How many open ids of one category the report names; the rest are counted.
+const MAX_NAMED: usize = 10;
+
+/// The categories [`Open`] tracks, in the order they are reported.
+const CATEGORIES: [&str; 6] = [
+    "text messages",
+    "tool calls",
+    "reasoning messages",
+    "reasoning spans",
+    "steps",
+    "subagents",
+];
+
+impl Open {
+    fn open(&mut self, category: usize, id: String) {
+        self.seq += 1;
+        self.entities[category].insert(id, self.seq);
+    }
+
+    fn close(&mut self, category: usize, id: &str) {
+        self.entities[category].remove(id);
+    }
+
+    fn clear(&mut self) {
+        self.run = None;
+        self.entities.iter_mut().for_each(HashMap::clear);
+        self.steps.clear();
+    }
+
+    fn see(&mut self, event: &Event) {
+        let step = |owner: &Option<ag_ui::SubagentRunId>, name: &str| {
+            (owner.as_ref().map(|o| o.to_string()), name.to_owned())
+        };
+        match event {
+            Event::RunStarted(e) => {
+                self.clear();
+                self.run = Some(e.run_id.to_string());
+            }
+            Event::RunFinished(_) | Event::RunError(_) => self.clear(),
+            Event::TextMessageStart(e) => self.open(0, e.message_id.to_string()),
+            Event::TextMessageEnd(e) => self.close(0, e.message_id.as_str()),
+            Event::ToolCallStart(e) => self.open(1, e.tool_call_id.to_string()),
+            Event::ToolCallEnd(e) => self.close(1, e.tool_call_id.as_str()),
+            Event::ReasoningMessageStart(e) => self.open(2, e.message_id.to_string()),
+            Event::ReasoningMessageEnd(e) => self.close(2, e.message_id.as_str()),
+            Event::ReasoningStart(e) => self.open(3, e.message_id.to_string()),
+            Event::ReasoningEnd(e) => self.close(3, e.message_id.as_str()),
+            Event::StepStarted(e) => {
+                self.seq += 1;
+                let key = step(&e.subagent_run_id, &e.step_name);
+                self.steps.insert(key, self.seq);
+            }
+            Event::StepFinished(e) => {
+                self.steps.remove(&step(&e.subagent_run_id, &e.step_name));
+            }
+            Event::SubagentStarted(e) => self.open(5, e.subagent_run_id.to_string()),
+            Event::SubagentFinished(e) => self.close(5, e.subagent_run_id.as_str()),
+            Event::SubagentError(e) => self.close(5, e.subagent_run_id.as_str()),
+            _ => {}
         }
-        Ok(())
-    })?;
-    Ok(format!("ok: {events} events, {runs} runs"))
+    }
+
+    /// What is still open, category by category (`text messages [m1, m2]; steps [research]`),
+    /// or `None` when no run is active.
+    fn report(&self) -> Option<String> {
+        let run = self.run.as_deref()?;
+        let mut report = format!("run {run}");
+        for (category, name) in CATEGORIES.iter().enumerate() {
+            let mut ids: Vec<(String, u64)> = if category == 4 {
+                self.steps
+                    .iter()
+                    .map(|((owner, step), &seq)| match owner {
+                        None => (step.clone(), seq),
+                        Some(owner) => (format!("{step} (subagent {owner})"), seq),
+                    })
+                    .collect()
+            } else {
+                self.entities[category]
+                    .iter()
+                    .map(|(id, &seq)| (id.clone(), seq))
+                    .collect()
+            };
+            if ids.is_empty() {
+                continue;
+            }
+            ids.sort_unstable_by_key(|&(_, seq)| seq);
+            let more = ids.len().saturating_sub(MAX_NAMED);
+            let mut ids: Vec<String> = ids.into_iter().take(MAX_NAMED).map(|(id, _)| id).collect();
+            if more > 0 {
+                ids.push(format!("and {more} more"));
+            }
+            report.push_str(&format!("; {name} [{}]", ids.join(", ")));
+        }
+        Some(report)
+    }
+}
+
+/// `ag-ui verify` over events pushed one at a time, as a file or a response is read.
+struct Verification {
+    stages: Stages,
+    open: Open,
+    events: usize,
+    runs: usize,
+    /// Runs that ended with `RUN_ERROR` (valid, but not a success: the verdict says so).
+    failed: usize,
+}
+
+impl Verification {
+    fn new(raw: bool) -> Self {
+        Self {
+            stages: Stages::new(!raw, true),
+            open: Open::default(),
+            events: 0,
+            runs: 0,
+            failed: 0,
+        }
+    }
+
+    fn push(&mut self, item: Positioned) -> Result<(), Failure> {
+        self.events += 1;
+        let Self {
+            stages,
+            open,
+            runs,
+            failed,
+            ..
+        } = self;
+        stages.push(item, &mut |_, event: &Event| {
+            Self::see(open, runs, failed, event);
+            Ok(())
+        })
+    }
+
+    fn see(open: &mut Open, runs: &mut usize, failed: &mut usize, event: &Event) {
+        match event.event_type() {
+            EventType::RunStarted => *runs += 1,
+            EventType::RunError => *failed += 1,
+            _ => {}
+        }
+        open.see(event);
+    }
+
+    /// The verdict at the end of the input: `ok: N events, M runs`, or why not.
+    fn finish(mut self, partial: bool) -> Result<String, Failure> {
+        let Self {
+            stages,
+            open,
+            runs,
+            failed,
+            ..
+        } = &mut self;
+        stages.finish(&mut |_, event: &Event| {
+            Self::see(open, runs, failed, event);
+            Ok(())
+        })?;
+        if self.events == 0 {
+            return Err(Failure::NothingKnown);
+        }
+        let mut ok = format!("ok: {} events, {} runs", self.events, self.runs);
+        if self.failed > 0 {
+            ok.push_str(&format!(" ({} ended with RUN_ERROR)", self.failed));
+        }
+        match self.open.report() {
+            None => Ok(ok),
+            Some(open) if partial => Ok(format!("{ok} (partial: still open: {open})")),
+            Some(open) => Err(Failure::Incomplete(open)),
+        }
+    }
+}
+
+/// `ag-ui verify`: prints `ok: N events, M runs`, or the violation; an input that ends inside
+/// a run is incomplete unless `partial`.
+pub(crate) fn verify(path: Option<&str>, raw: bool, partial: bool) -> Result<String, Failure> {
+    verify_reader(input::open(path)?, raw, partial)
+}
+
+/// `ag-ui verify` on the bytes of `reader`, checked as they are read.
+pub(crate) fn verify_reader(
+    reader: impl std::io::Read,
+    raw: bool,
+    partial: bool,
+) -> Result<String, Failure> {
+    let mut verification = Verification::new(raw);
+    input::for_each_event(reader, |item| verification.push(item))?;
+    verification.finish(partial)
 }
 
 /// Output encodings of `normalize` and `convert`.
@@ -260,6 +463,7 @@ pub(crate) fn apply(path: Option<&str>, verify: bool) -> Result<serde_json::Valu
             message: e.to_string(),
         })?;
         if let Some(warning) = &applied.warning {
+            let warning = crate::render::visible(&warning.to_string(), false).into_owned();
             eprintln!("warning: {position}: {warning}");
         }
         Ok(())
@@ -270,4 +474,37 @@ pub(crate) fn apply(path: Option<&str>, verify: bool) -> Result<serde_json::Valu
         "pendingInterrupts": reducer.pending_interrupts(),
         "pendingToolCallIds": reducer.pending_tool_call_ids(),
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn open_steps_are_told_apart_by_owner_whatever_their_names() {
+        let mut open = Open::default();
+        for event in [
+            Event::run_started("t", "r"),
+            Event::step_started("plan (subagent s1)"),
+            Event::step_started("plan").with_subagent_run_id("s1"),
+            Event::step_finished("plan").with_subagent_run_id("s1"),
+        ] {
+            open.see(&event);
+        }
+        assert_eq!(
+            open.report().as_deref(),
+            Some("run r; steps [plan (subagent s1)]")
+        );
+        open.see(&Event::step_finished("plan (subagent s1)"));
+        assert_eq!(open.report().as_deref(), Some("run r"));
+        for i in 0..25 {
+            open.see(&Event::tool_call_start(format!("c{i}"), "f"));
+        }
+        assert_eq!(
+            open.report().as_deref(),
+            Some("run r; tool calls [c0, c1, c2, c3, c4, c5, c6, c7, c8, c9, and 15 more]")
+        );
+        open.see(&Event::run_finished("t", "r"));
+        assert_eq!(open.report(), None);
+    }
 }

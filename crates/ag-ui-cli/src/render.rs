@@ -1,19 +1,88 @@
 //! Rendering a live run in the terminal: streaming text, dimmed reasoning, tool calls with
 //! their arguments and results, state changes, subagents grouped and labelled, the outcome.
 //!
-//! The renderer writes as events arrive and keeps only what it needs to label lines (which
-//! stream is being written, subagent names, tool names); it never holds the conversation.
+//! The renderer writes each delta as it arrives and keeps only what it needs for its lines:
+//! which stream holds the current line, the heading of each open stream, subagent and tool
+//! names, and, for a stream whose text arrives while another holds the line, that text up to
+//! about a line ([`WAITING_MAX`] bytes). It never holds a message. A waiting stream takes the
+//! line when the line is free (at a line start, or when its holder ends), when it ends, or
+//! when its waiting text reaches the bound; it resumes on a line of its own, labelled, with `… `
+//! in place of its heading. So no line mixes two streams, and memory is bounded per stream.
+//!
+//! Everything that comes from the agent is shown harmlessly: control characters (other than
+//! newline and tab in text) and the characters that reorder text are shown escaped
+//! ([`visible`]), and the resume command is quoted for a POSIX shell ([`shell_quote`]).
 
+use std::borrow::Cow;
 use std::collections::HashMap;
+use std::fmt::Write as _;
 use std::io::{self, Write};
 
 use ag_ui::{Event, RunFinishedOutcome, SubagentFinishedOutcome};
+
+/// Whether `c` is shown escaped: a control character (C0, DEL, C1; newline and tab are kept
+/// when `keep_lines`), or a character that reorders the text after it (bidirectional
+/// formatting).
+fn hidden(c: char, keep_lines: bool) -> bool {
+    match c {
+        '\n' | '\t' => !keep_lines,
+        '\u{061c}'
+        | '\u{200e}'
+        | '\u{200f}'
+        | '\u{202a}'..='\u{202e}'
+        | '\u{2066}'..='\u{2069}' => true,
+        c => c.is_control(),
+    }
+}
+
+/// `text` safe to show on a terminal: each control character (other than newline and tab when
+/// `keep_lines`) and each bidirectional formatting character is written as its escape, e.g.
+/// ESC as `\u{1b}`. Borrowed when nothing needs escaping.
+pub(crate) fn visible(text: &str, keep_lines: bool) -> Cow<'_, str> {
+    // Every such character starts with one of these bytes in UTF-8: C0 and DEL are single
+    // bytes, C1 starts with 0xC2, U+061C with 0xD8, the others with 0xE2.
+    let suspect = |b: &u8| *b < 0x20 || *b == 0x7f || *b == 0xc2 || *b == 0xd8 || *b == 0xe2;
+    if !text.as_bytes().iter().any(suspect) || !text.chars().any(|c| hidden(c, keep_lines)) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        if hidden(c, keep_lines) {
+            let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// `word` as one word of a POSIX shell command: unchanged when it holds only characters no
+/// shell treats specially, else in single quotes (a quote inside written `'\\''`).
+pub(crate) fn shell_quote(word: &str) -> Cow<'_, str> {
+    let plain = !word.is_empty()
+        && word
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"@%+=:,./_-".contains(&b));
+    if plain {
+        Cow::Borrowed(word)
+    } else {
+        Cow::Owned(format!("'{}'", word.replace('\'', "'\\''")))
+    }
+}
 
 /// ANSI styles, or nothing when colours are off.
 #[derive(Clone, Copy, Debug)]
 struct Style {
     on: bool,
 }
+
+const DIM: &str = "2";
+const BOLD: &str = "1";
+const CYAN: &str = "36";
+const GREEN: &str = "32";
+const YELLOW: &str = "33";
+const RED: &str = "31";
+const MAGENTA: &str = "35";
 
 impl Style {
     fn paint(self, code: &str, text: &str) -> String {
@@ -24,47 +93,88 @@ impl Style {
         }
     }
     fn dim(self, text: &str) -> String {
-        self.paint("2", text)
+        self.paint(DIM, text)
     }
     fn bold(self, text: &str) -> String {
-        self.paint("1", text)
+        self.paint(BOLD, text)
     }
     fn cyan(self, text: &str) -> String {
-        self.paint("36", text)
+        self.paint(CYAN, text)
     }
     fn green(self, text: &str) -> String {
-        self.paint("32", text)
+        self.paint(GREEN, text)
     }
     fn yellow(self, text: &str) -> String {
-        self.paint("33", text)
+        self.paint(YELLOW, text)
     }
     fn red(self, text: &str) -> String {
-        self.paint("31", text)
+        self.paint(RED, text)
     }
     fn magenta(self, text: &str) -> String {
-        self.paint("35", text)
+        self.paint(MAGENTA, text)
     }
 }
 
-/// Which stream the current line belongs to.
-#[derive(Clone, Debug, PartialEq, Eq)]
-enum Line {
-    /// At the start of a line.
-    Fresh,
-    /// In the middle of a text, reasoning or tool-argument stream.
-    Stream { kind: &'static str, id: String },
+/// A field of an event, shown on one line.
+fn one_line(text: &str) -> Cow<'_, str> {
+    visible(text, false)
+}
+
+/// The kinds of streams: each has its own id space.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Text = 0,
+    Reasoning = 1,
+    Tool = 2,
+}
+
+impl Kind {
+    /// The style of the stream's heading and text.
+    fn codes(self) -> (&'static str, Option<&'static str>) {
+        match self {
+            Kind::Text => (BOLD, None),
+            Kind::Reasoning => (DIM, Some(DIM)),
+            Kind::Tool => (CYAN, None),
+        }
+    }
+}
+
+/// How much of a stream's text may wait while another stream holds the line: about a line.
+/// Past it, the waiting stream takes the line (the holder resumes on a line of its own later).
+const WAITING_MAX: usize = 256;
+
+/// An open stream.
+#[derive(Debug)]
+struct Open {
+    /// Its heading, made visible, unstyled.
+    head: String,
+    /// Whether its heading was written (it then resumes with `… `).
+    shown: bool,
+    /// The subagent it belongs to, for its label.
+    owner: Option<String>,
+    /// Text that arrived while another stream held the line (made visible; at most about
+    /// [`WAITING_MAX`] bytes).
+    waiting: String,
+    /// Opening order, so that waiting text is written in a stable order.
+    seq: u64,
 }
 
 /// Renders events to a terminal (or any writer).
 pub(crate) struct Renderer<W: Write> {
     out: W,
     style: Style,
-    line: Line,
+    /// The stream holding the current line (its kind and id), if any.
+    line: Option<Kind>,
+    line_id: String,
+    /// The current line of the stream is empty: its last piece ended with a newline.
+    at_start: bool,
+    /// Open streams by kind, then id.
+    open: [HashMap<String, Open>; 3],
+    seq: u64,
+    /// Subagent names (made visible) by run id, for labels.
     subagents: HashMap<String, String>,
+    /// Tool names (made visible) by call id, for results and pending calls.
     tools: HashMap<String, String>,
-    /// Streams that could not be written live because another stream held the line: their
-    /// prefix and text so far, written as one line when they end (or take the line).
-    pending: HashMap<(&'static str, String), String>,
     /// The URL the run went to, for the resume hint.
     url: String,
 }
@@ -74,10 +184,13 @@ impl<W: Write> Renderer<W> {
         Self {
             out,
             style: Style { on: color },
-            line: Line::Fresh,
+            line: None,
+            line_id: String::new(),
+            at_start: false,
+            open: Default::default(),
+            seq: 0,
             subagents: HashMap::new(),
             tools: HashMap::new(),
-            pending: HashMap::new(),
             url: url.into(),
         }
     }
@@ -86,173 +199,283 @@ impl<W: Write> Renderer<W> {
         match owner {
             None => String::new(),
             Some(id) => {
-                let name = self.subagents.get(id).map_or(id, String::as_str);
+                let name = match self.subagents.get(id) {
+                    Some(name) => Cow::Borrowed(name.as_str()),
+                    None => one_line(id),
+                };
                 format!("{} ", self.style.magenta(&format!("│ [{name}]")))
             }
         }
     }
 
+    fn holds(&self, kind: Kind, id: &str) -> bool {
+        self.line == Some(kind) && self.line_id == id
+    }
+
     /// Ends the current stream's line if one is open.
     fn break_line(&mut self) -> io::Result<()> {
-        if self.line != Line::Fresh {
+        if self.line.take().is_some() && !self.at_start {
             writeln!(self.out)?;
-            self.line = Line::Fresh;
         }
         Ok(())
     }
 
-    /// Writes a whole line of its own.
+    /// Writes `text` (made visible by the caller) as lines of their own, each labelled, after
+    /// any text still waiting.
     fn say(&mut self, owner: Option<&str>, text: &str) -> io::Result<()> {
+        self.flush_waiting()?;
         self.break_line()?;
         let label = self.label(owner);
-        writeln!(self.out, "{label}{text}")
+        for line in text.split('\n') {
+            writeln!(self.out, "{label}{line}")?;
+        }
+        Ok(())
     }
 
-    /// Continues (or starts) the line of stream `id`, prefixing `head` when the line is new.
-    /// While another stream holds the line, the text is kept and shown when this stream takes
-    /// the line or ends, so concurrent streams never mix words on one line.
-    fn stream(
+    /// Writes `piece` of the stream holding the line, labelling each new line of it.
+    fn write_piece(
         &mut self,
         owner: Option<&str>,
-        kind: &'static str,
-        id: &str,
-        head: &str,
+        code: Option<&str>,
         piece: &str,
     ) -> io::Result<()> {
-        let here = Line::Stream {
-            kind,
-            id: id.to_owned(),
-        };
-        if self.line == here {
-            return write!(self.out, "{piece}");
-        }
-        let key = (kind, id.to_owned());
-        if self.line == Line::Fresh {
-            let start = match self.pending.remove(&key) {
-                Some(buffered) => buffered,
-                None => format!("{}{head}", self.label(owner)),
+        let piece = visible(piece, true);
+        for part in piece.split_inclusive('\n') {
+            if self.at_start {
+                let label = self.label(owner);
+                self.out.write_all(label.as_bytes())?;
+            }
+            let (text, newline) = match part.strip_suffix('\n') {
+                Some(text) => (text, true),
+                None => (part, false),
             };
-            write!(self.out, "{start}{piece}")?;
-            self.line = here;
+            match code {
+                Some(code) if self.style.on && !text.is_empty() => {
+                    write!(self.out, "\x1b[{code}m{text}\x1b[0m")?
+                }
+                _ => self.out.write_all(text.as_bytes())?,
+            }
+            if newline {
+                self.out.write_all(b"\n")?;
+            }
+            self.at_start = newline;
+        }
+        Ok(())
+    }
+
+    /// Opens stream `id` with its heading; nothing is shown until it has something to show.
+    fn start(&mut self, kind: Kind, id: &str, owner: Option<&str>, head: String) {
+        self.seq += 1;
+        self.open[kind as usize].insert(
+            id.to_owned(),
+            Open {
+                head,
+                shown: false,
+                owner: owner.map(str::to_owned),
+                waiting: String::new(),
+                seq: self.seq,
+            },
+        );
+    }
+
+    /// Gives the line to stream `id` (open): the holder's line ends, and `id` starts a line,
+    /// labelled, with its heading the first time and `… ` after, then what was waiting.
+    fn take_line(&mut self, kind: Kind, id: &str) -> io::Result<()> {
+        self.break_line()?;
+        let Some(open) = self.open[kind as usize].get_mut(id) else {
             return Ok(());
-        }
-        let label = self.label(owner);
-        self.pending
-            .entry(key)
-            .or_insert_with(|| format!("{label}{head}"))
-            .push_str(piece);
-        Ok(())
+        };
+        let shown = std::mem::replace(&mut open.shown, true);
+        let waiting = std::mem::take(&mut open.waiting);
+        let owner = open.owner.clone();
+        let head = if shown {
+            self.style.dim("… ")
+        } else {
+            self.style.paint(kind.codes().0, &open.head)
+        };
+        let label = self.label(owner.as_deref());
+        write!(self.out, "{label}{head}")?;
+        self.line = Some(kind);
+        self.line_id.clear();
+        self.line_id.push_str(id);
+        self.at_start = false;
+        self.write_piece(owner.as_deref(), kind.codes().1, &waiting)
     }
 
-    /// Ends stream `id`: its line ends, or its kept text is written as a line of its own.
-    fn end_stream(&mut self, kind: &'static str, id: &str) -> io::Result<()> {
-        if self.line
-            == (Line::Stream {
-                kind,
-                id: id.to_owned(),
-            })
-        {
-            return self.break_line();
+    /// Continues stream `id` with `piece`: written at once if the stream holds the line or the
+    /// line is free (at a line start). Otherwise it waits, up to about a line, so that no line
+    /// mixes two streams; past that the stream takes the line.
+    fn stream(&mut self, owner: Option<&str>, kind: Kind, id: &str, piece: &str) -> io::Result<()> {
+        if !self.holds(kind, id) {
+            let free = self.line.is_none() || self.at_start;
+            let waited = {
+                let Some(open) = self.open[kind as usize].get_mut(id) else {
+                    return Ok(());
+                };
+                if !free {
+                    open.waiting.push_str(&visible(piece, true));
+                }
+                open.waiting.len()
+            };
+            if free || waited > WAITING_MAX {
+                self.take_line(kind, id)?;
+            }
+            if !free {
+                return Ok(());
+            }
         }
-        if let Some(buffered) = self.pending.remove(&(kind, id.to_owned())) {
+        self.write_piece(owner, kind.codes().1, piece)
+    }
+
+    /// Ends stream `id`, writing what was waiting and `closing` (styled as its heading). A
+    /// stream never shown is shown now, heading and closing on one line.
+    fn end(&mut self, kind: Kind, id: &str, closing: &str) -> io::Result<()> {
+        let Some(open) = self.open[kind as usize].get(id) else {
+            return Ok(());
+        };
+        let write = !closing.is_empty() || !open.shown || !open.waiting.is_empty();
+        if write {
+            if !self.holds(kind, id) {
+                self.take_line(kind, id)?;
+            }
+            let closing = self.style.paint(kind.codes().0, closing);
+            write!(self.out, "{closing}")?;
+        }
+        self.open[kind as usize].remove(id);
+        if self.holds(kind, id) {
             self.break_line()?;
-            writeln!(self.out, "{buffered}")?;
         }
         Ok(())
     }
 
-    /// Renders one event. Returns whether it ends the run.
+    /// Writes the text of every stream still waiting, each on lines of its own, in the order
+    /// the streams were opened.
+    fn flush_waiting(&mut self) -> io::Result<()> {
+        let mut waiting: Vec<(u64, Kind, String)> = Vec::new();
+        for kind in [Kind::Text, Kind::Reasoning, Kind::Tool] {
+            for (id, open) in &self.open[kind as usize] {
+                if !open.waiting.is_empty() {
+                    waiting.push((open.seq, kind, id.clone()));
+                }
+            }
+        }
+        waiting.sort_unstable_by_key(|&(seq, _, _)| seq);
+        for (_, kind, id) in waiting {
+            self.take_line(kind, &id)?;
+        }
+        Ok(())
+    }
+
+    fn tool_name<'a>(&'a self, id: &'a str) -> Cow<'a, str> {
+        match self.tools.get(id) {
+            Some(name) => Cow::Borrowed(name.as_str()),
+            None => one_line(id),
+        }
+    }
+
+    /// Renders one event.
     pub(crate) fn event(&mut self, event: &Event) -> io::Result<()> {
-        let owner = event.attribution().map(|s| s.as_str().to_owned());
-        let owner = owner.as_deref();
+        let owner = event.attribution().map(|s| s.as_str());
         let s = self.style;
         match event {
-            Event::RunStarted(e) => self.say(
-                None,
-                &s.dim(&format!("● run {} on thread {}", e.run_id, e.thread_id)),
-            )?,
-            Event::TextMessageStart(e) => {
-                let who = format!("{}: ", e.effective_role().as_str());
-                self.stream(owner, "text", e.message_id.as_str(), &s.bold(&who), "")?;
-            }
-            Event::TextMessageContent(e) => self.stream(
-                owner,
-                "text",
-                e.message_id.as_str(),
-                &s.bold("assistant: "),
-                &e.delta,
-            )?,
-            Event::TextMessageEnd(e) => self.end_stream("text", e.message_id.as_str())?,
-            Event::ReasoningMessageStart(e) => self.stream(
-                owner,
-                "reasoning",
-                e.message_id.as_str(),
-                &s.dim("thinking: "),
-                "",
-            )?,
-            Event::ReasoningMessageContent(e) => {
-                let piece = s.dim(&e.delta);
-                self.stream(
-                    owner,
-                    "reasoning",
-                    e.message_id.as_str(),
-                    &s.dim("thinking: "),
-                    &piece,
+            Event::RunStarted(e) => {
+                // What a run opened and named is forgotten with it.
+                self.tools.clear();
+                self.subagents.clear();
+                self.open.iter_mut().for_each(HashMap::clear);
+                self.say(
+                    None,
+                    &s.dim(&format!(
+                        "● run {} on thread {}",
+                        one_line(e.run_id.as_str()),
+                        one_line(e.thread_id.as_str())
+                    )),
                 )?
             }
-            Event::ReasoningMessageEnd(e) => self.end_stream("reasoning", e.message_id.as_str())?,
+            Event::TextMessageStart(e) => {
+                let head = format!("{}: ", e.effective_role().as_str());
+                self.start(Kind::Text, e.message_id.as_str(), owner, head);
+            }
+            Event::TextMessageContent(e) => {
+                let id = e.message_id.as_str();
+                if !self.open[Kind::Text as usize].contains_key(id) {
+                    self.start(Kind::Text, id, owner, "assistant: ".to_owned());
+                }
+                self.stream(owner, Kind::Text, id, &e.delta)?
+            }
+            Event::TextMessageEnd(e) => self.end(Kind::Text, e.message_id.as_str(), "")?,
+            Event::ReasoningMessageStart(e) => self.start(
+                Kind::Reasoning,
+                e.message_id.as_str(),
+                owner,
+                "thinking: ".to_owned(),
+            ),
+            Event::ReasoningMessageContent(e) => {
+                let id = e.message_id.as_str();
+                if !self.open[Kind::Reasoning as usize].contains_key(id) {
+                    self.start(Kind::Reasoning, id, owner, "thinking: ".to_owned());
+                }
+                self.stream(owner, Kind::Reasoning, id, &e.delta)?
+            }
+            Event::ReasoningMessageEnd(e) => {
+                self.end(Kind::Reasoning, e.message_id.as_str(), "")?
+            }
             // The span around reasoning messages shows nothing of its own.
             Event::ReasoningStart(_) | Event::ReasoningEnd(_) => {}
             Event::ReasoningEncryptedValue(e) => self.say(
                 owner,
-                &s.dim(&format!("(encrypted reasoning for {})", e.entity_id)),
+                &s.dim(&format!(
+                    "(encrypted reasoning for {})",
+                    one_line(e.entity_id.as_str())
+                )),
             )?,
             Event::ToolCallStart(e) => {
-                self.tools
-                    .insert(e.tool_call_id.as_str().to_owned(), e.tool_call_name.clone());
-                let head = s.cyan(&format!("→ {}(", e.tool_call_name));
-                self.stream(owner, "tool", e.tool_call_id.as_str(), &head, "")?;
+                let name = one_line(&e.tool_call_name).into_owned();
+                let id = e.tool_call_id.as_str();
+                self.start(Kind::Tool, id, owner, format!("→ {name}("));
+                self.tools.insert(id.to_owned(), name);
             }
             Event::ToolCallArgs(e) => {
-                let name = self
-                    .tools
-                    .get(e.tool_call_id.as_str())
-                    .cloned()
-                    .unwrap_or_default();
-                let head = s.cyan(&format!("→ {name}("));
-                self.stream(owner, "tool", e.tool_call_id.as_str(), &head, &e.delta)?;
+                let id = e.tool_call_id.as_str();
+                if !self.open[Kind::Tool as usize].contains_key(id) {
+                    let head = format!("→ {}(", self.tool_name(id));
+                    self.start(Kind::Tool, id, owner, head);
+                }
+                self.stream(owner, Kind::Tool, id, &e.delta)?
             }
             Event::ToolCallEnd(e) => {
-                let name = self
-                    .tools
-                    .get(e.tool_call_id.as_str())
-                    .cloned()
-                    .unwrap_or_default();
-                let head = s.cyan(&format!("→ {name}("));
-                self.stream(owner, "tool", e.tool_call_id.as_str(), &head, &s.cyan(")"))?;
-                self.end_stream("tool", e.tool_call_id.as_str())?;
+                let id = e.tool_call_id.as_str();
+                if !self.open[Kind::Tool as usize].contains_key(id) {
+                    let head = format!("→ {}(", self.tool_name(id));
+                    self.start(Kind::Tool, id, owner, head);
+                }
+                self.end(Kind::Tool, id, ")")?
             }
             Event::ToolCallResult(e) => {
-                let name = self
-                    .tools
-                    .get(e.tool_call_id.as_str())
-                    .cloned()
-                    .unwrap_or_else(|| e.tool_call_id.to_string());
+                let name = self.tool_name(e.tool_call_id.as_str()).into_owned();
                 self.say(
                     owner,
-                    &format!("{} {}", s.cyan(&format!("← {name}:")), e.content.flatten()),
+                    &format!(
+                        "{} {}",
+                        s.cyan(&format!("← {name}:")),
+                        visible(&e.content.flatten(), true)
+                    ),
                 )?
             }
-            Event::StateSnapshot(e) => {
-                self.say(owner, &s.yellow(&format!("state = {}", e.snapshot)))?
-            }
+            Event::StateSnapshot(e) => self.say(
+                owner,
+                &s.yellow(&format!("state = {}", one_line(&e.snapshot.to_string()))),
+            )?,
             Event::StateDelta(e) => {
                 let ops: Vec<String> = e
                     .delta
                     .iter()
                     .map(|op| serde_json::to_string(op).unwrap_or_default())
                     .collect();
-                self.say(owner, &s.yellow(&format!("state Δ {}", ops.join(" "))))?
+                self.say(
+                    owner,
+                    &s.yellow(&format!("state Δ {}", one_line(&ops.join(" ")))),
+                )?
             }
             Event::MessagesSnapshot(e) => self.say(
                 None,
@@ -261,44 +484,55 @@ impl<W: Write> Renderer<W> {
                     e.messages.len()
                 )),
             )?,
-            Event::ActivitySnapshot(e) => self.say(
-                owner,
-                &s.dim(&format!(
-                    "activity {} {}: {}",
-                    e.activity_type,
-                    e.message_id,
-                    serde_json::Value::Object(e.content.clone())
-                )),
-            )?,
+            Event::ActivitySnapshot(e) => {
+                let content = serde_json::Value::Object(e.content.clone()).to_string();
+                self.say(
+                    owner,
+                    &s.dim(&format!(
+                        "activity {} {}: {}",
+                        one_line(&e.activity_type),
+                        one_line(e.message_id.as_str()),
+                        one_line(&content)
+                    )),
+                )?
+            }
             Event::ActivityDelta(e) => self.say(
                 owner,
-                &s.dim(&format!("activity {} {} Δ", e.activity_type, e.message_id)),
+                &s.dim(&format!(
+                    "activity {} {} Δ",
+                    one_line(&e.activity_type),
+                    one_line(e.message_id.as_str())
+                )),
             )?,
-            Event::StepStarted(e) => self.say(owner, &s.dim(&format!("▸ {}", e.step_name)))?,
-            Event::StepFinished(e) => self.say(owner, &s.dim(&format!("✓ {}", e.step_name)))?,
-            Event::Custom(e) => {
-                self.say(owner, &s.dim(&format!("custom {}: {}", e.name, e.value)))?
+            Event::StepStarted(e) => {
+                self.say(owner, &s.dim(&format!("▸ {}", one_line(&e.step_name))))?
             }
+            Event::StepFinished(e) => {
+                self.say(owner, &s.dim(&format!("✓ {}", one_line(&e.step_name))))?
+            }
+            Event::Custom(e) => self.say(
+                owner,
+                &s.dim(&format!(
+                    "custom {}: {}",
+                    one_line(&e.name),
+                    one_line(&e.value.to_string())
+                )),
+            )?,
             Event::Raw(_) => {}
             Event::SubagentStarted(e) => {
-                self.subagents
-                    .insert(e.subagent_run_id.as_str().to_owned(), e.name.clone());
+                let name = one_line(&e.name).into_owned();
                 let about = e
                     .description
                     .as_deref()
-                    .map(|d| format!(" — {d}"))
+                    .map(|d| format!(" — {}", one_line(d)))
                     .unwrap_or_default();
-                self.say(
-                    None,
-                    &s.magenta(&format!("┌ subagent {} started{about}", e.name)),
-                )?
+                let line = s.magenta(&format!("┌ subagent {name} started{about}"));
+                self.subagents
+                    .insert(e.subagent_run_id.as_str().to_owned(), name);
+                self.say(None, &line)?
             }
             Event::SubagentFinished(e) => {
-                let name = self
-                    .subagents
-                    .get(e.subagent_run_id.as_str())
-                    .cloned()
-                    .unwrap_or_else(|| e.subagent_run_id.to_string());
+                let name = self.subagent_name(e.subagent_run_id.as_str());
                 let how = match &e.outcome {
                     Some(SubagentFinishedOutcome::Suspended { .. }) => "suspended",
                     _ => "finished",
@@ -306,55 +540,29 @@ impl<W: Write> Renderer<W> {
                 self.say(None, &s.magenta(&format!("└ subagent {name} {how}")))?
             }
             Event::SubagentError(e) => {
-                let name = self
-                    .subagents
-                    .get(e.subagent_run_id.as_str())
-                    .cloned()
-                    .unwrap_or_else(|| e.subagent_run_id.to_string());
+                let name = self.subagent_name(e.subagent_run_id.as_str());
                 self.say(
                     None,
-                    &s.red(&format!("└ subagent {name} failed: {}", e.message)),
+                    &s.red(&format!(
+                        "└ subagent {name} failed: {}",
+                        visible(&e.message, true)
+                    )),
                 )?
             }
-            Event::RunFinished(e) => match &e.outcome {
-                Some(RunFinishedOutcome::Interrupt { interrupts }) => {
-                    self.say(None, &s.yellow("⏸ the run is waiting for you:"))?;
-                    for i in interrupts {
-                        let message = i.message.as_deref().unwrap_or("");
-                        self.say(
-                            None,
-                            &format!("  {} ({}) {message}", s.bold(i.id.as_str()), i.reason),
-                        )?;
-                    }
-                    let ids: Vec<String> = interrupts
-                        .iter()
-                        .map(|i| format!("--resume {}='{{\"approved\":true}}'", i.id))
-                        .collect();
-                    let hint = format!(
-                        "  resume with: ag-ui run {} --thread {} {}",
-                        self.url,
-                        e.thread_id,
-                        ids.join(" ")
-                    );
-                    self.say(None, &s.dim(&hint))?
-                }
-                Some(RunFinishedOutcome::Cancelled) => self.say(None, &s.yellow("■ cancelled"))?,
-                _ => {
-                    let result = e
-                        .result
-                        .as_ref()
-                        .map(|r| format!(" {}", s.dim(&r.to_string())))
-                        .unwrap_or_default();
-                    self.say(None, &format!("{}{result}", s.green("✓ done")))?
-                }
-            },
+            Event::RunFinished(e) => self.finished(e)?,
             Event::RunError(e) => {
                 let code = e
                     .code
                     .as_deref()
-                    .map(|c| format!(" ({c})"))
+                    .map(|c| format!(" ({})", one_line(c)))
                     .unwrap_or_default();
-                self.say(None, &s.red(&format!("✗ run failed: {}{code}", e.message)))?
+                self.say(
+                    None,
+                    &s.red(&format!(
+                        "✗ run failed: {}{code}",
+                        visible(&e.message, true)
+                    )),
+                )?
             }
             // Chunks never reach the renderer (they are normalized first); future events are
             // shown by type.
@@ -363,8 +571,92 @@ impl<W: Write> Renderer<W> {
         self.out.flush()
     }
 
-    /// Ends any open line.
+    fn subagent_name(&self, id: &str) -> String {
+        match self.subagents.get(id) {
+            Some(name) => name.clone(),
+            None => one_line(id).into_owned(),
+        }
+    }
+
+    /// `RUN_FINISHED`: done (with the result), cancelled, waiting for interrupts to be answered
+    /// (with the command that answers them), or waiting for frontend tool results.
+    fn finished(&mut self, e: &ag_ui::RunFinishedEvent) -> io::Result<()> {
+        let s = self.style;
+        match &e.outcome {
+            Some(RunFinishedOutcome::Interrupt { interrupts }) => {
+                self.say(None, &s.yellow("⏸ the run is waiting for you:"))?;
+                for i in interrupts {
+                    let message = i.message.as_deref().map(|m| visible(m, true));
+                    self.say(
+                        None,
+                        &format!(
+                            "  {} ({}) {}",
+                            s.bold(&one_line(i.id.as_str())),
+                            one_line(&i.reason),
+                            message.unwrap_or_default()
+                        ),
+                    )?;
+                }
+                let command = [
+                    "ag-ui".to_owned(),
+                    "run".to_owned(),
+                    self.url.clone(),
+                    "--thread".to_owned(),
+                    e.thread_id.to_string(),
+                ];
+                let mut command: Vec<String> = command
+                    .iter()
+                    .map(|word| shell_quote(word).into_owned())
+                    .collect();
+                for i in interrupts {
+                    // ID='PAYLOAD': two quoted parts of one word.
+                    command.push("--resume".to_owned());
+                    command.push(format!(
+                        "{}={}",
+                        shell_quote(i.id.as_str()),
+                        shell_quote("{\"approved\":true}")
+                    ));
+                }
+                let hint = format!("  resume with: {}", one_line(&command.join(" ")));
+                self.say(None, &s.dim(&hint))
+            }
+            Some(RunFinishedOutcome::Cancelled) => self.say(None, &s.yellow("■ cancelled")),
+            outcome => {
+                let result = e
+                    .result
+                    .as_ref()
+                    .map(|r| format!(" {}", s.dim(&one_line(&r.to_string()))))
+                    .unwrap_or_default();
+                self.say(None, &format!("{}{result}", s.green("✓ done")))?;
+                let pending = match outcome {
+                    Some(RunFinishedOutcome::Success {
+                        pending_tool_call_ids: Some(ids),
+                    }) => ids.as_slice(),
+                    _ => &[],
+                };
+                if pending.is_empty() {
+                    return Ok(());
+                }
+                self.say(
+                    None,
+                    &s.yellow("⧗ waiting for the results of frontend tool calls:"),
+                )?;
+                for id in pending {
+                    let line = format!(
+                        "  {} ({})",
+                        s.cyan(&self.tool_name(id.as_str())),
+                        one_line(id.as_str())
+                    );
+                    self.say(None, &line)?;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// Writes what is still waiting and ends any open line.
     pub(crate) fn finish(&mut self) -> io::Result<()> {
+        self.flush_waiting()?;
         self.break_line()?;
         self.out.flush()
     }
@@ -466,5 +758,205 @@ assistant: Hello world
             String::from_utf8(out).unwrap()
         };
         assert_eq!(coloured, "\x1b[31m✗ run failed: x\x1b[0m\n");
+    }
+
+    fn events(jsonl: &str) -> Vec<Event> {
+        jsonl
+            .lines()
+            .map(|line| Event::from_json(line).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn a_tool_call_is_shown_once_when_another_event_interleaves() {
+        let out = render(&events(
+            r#"{"type":"TOOL_CALL_START","toolCallId":"c1","toolCallName":"search"}
+{"type":"TOOL_CALL_ARGS","toolCallId":"c1","delta":"{\"q\":"}
+{"type":"STATE_SNAPSHOT","snapshot":{"n":1}}
+{"type":"TOOL_CALL_ARGS","toolCallId":"c1","delta":"\"x\"}"}
+{"type":"TOOL_CALL_END","toolCallId":"c1"}
+{"type":"TOOL_CALL_START","toolCallId":"c2","toolCallName":"fetch"}
+{"type":"STEP_STARTED","stepName":"s"}
+{"type":"TOOL_CALL_ARGS","toolCallId":"c2","delta":"{}"}
+{"type":"TOOL_CALL_END","toolCallId":"c2"}
+{"type":"TOOL_CALL_START","toolCallId":"c3","toolCallName":"now"}
+{"type":"TOOL_CALL_END","toolCallId":"c3"}"#,
+        ));
+        assert_eq!(
+            out,
+            "→ search({\"q\":\nstate = {\"n\":1}\n… \"x\"})\n▸ s\n→ fetch({})\n→ now()\n"
+        );
+    }
+
+    #[test]
+    fn concurrent_subagents_never_share_a_line_and_every_line_is_labelled() {
+        let out = render(&events(
+            r#"{"type":"SUBAGENT_STARTED","subagentRunId":"s1","name":"researcher"}
+{"type":"SUBAGENT_STARTED","subagentRunId":"s2","name":"critic"}
+{"type":"TEXT_MESSAGE_START","messageId":"a","role":"assistant","subagentRunId":"s1"}
+{"type":"TEXT_MESSAGE_START","messageId":"b","role":"assistant","subagentRunId":"s2"}
+{"type":"TEXT_MESSAGE_CONTENT","messageId":"a","delta":"one\ntw","subagentRunId":"s1"}
+{"type":"TEXT_MESSAGE_CONTENT","messageId":"b","delta":"Catch","subagentRunId":"s2"}
+{"type":"TEXT_MESSAGE_END","messageId":"b","subagentRunId":"s2"}
+{"type":"TEXT_MESSAGE_CONTENT","messageId":"a","delta":"o\n","subagentRunId":"s1"}
+{"type":"TEXT_MESSAGE_CONTENT","messageId":"a","delta":"three","subagentRunId":"s1"}
+{"type":"TEXT_MESSAGE_END","messageId":"a","subagentRunId":"s1"}"#,
+        ));
+        assert_eq!(
+            out,
+            "┌ subagent researcher started\n┌ subagent critic started\n\
+             │ [researcher] assistant: one\n│ [researcher] tw\n\
+             │ [critic] assistant: Catch\n\
+             │ [researcher] … o\n│ [researcher] three\n"
+        );
+    }
+
+    #[test]
+    fn pending_frontend_tool_calls_are_shown_at_the_end() {
+        let out = render(&events(
+            r#"{"type":"RUN_STARTED","threadId":"t","runId":"r"}
+{"type":"TOOL_CALL_START","toolCallId":"c1","toolCallName":"confirm"}
+{"type":"TOOL_CALL_ARGS","toolCallId":"c1","delta":"{}"}
+{"type":"TOOL_CALL_END","toolCallId":"c1"}
+{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":{"type":"success","pendingToolCallIds":["c1","c9"]}}"#,
+        ));
+        assert_eq!(
+            out,
+            "● run r on thread t\n→ confirm({})\n✓ done\n\
+             ⧗ waiting for the results of frontend tool calls:\n  confirm (c1)\n  c9 (c9)\n"
+        );
+    }
+
+    #[test]
+    fn escapes_from_the_agent_are_shown_harmlessly() {
+        let out = render(&events(
+            r#"{"type":"RUN_STARTED","threadId":"t\u001b[2J","runId":"r\u009b31m"}
+{"type":"TEXT_MESSAGE_START","messageId":"m"}
+{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"hi \u001b]0;pwned\u0007 there\r\n\tok \u202eevil"}
+{"type":"TEXT_MESSAGE_END","messageId":"m"}
+{"type":"TOOL_CALL_START","toolCallId":"c\u001b[1m","toolCallName":"x\u001b[31m"}
+{"type":"TOOL_CALL_END","toolCallId":"c\u001b[1m"}
+{"type":"TOOL_CALL_RESULT","messageId":"tr","toolCallId":"c\u001b[1m","content":"\u001b[5mblink"}
+{"type":"SUBAGENT_STARTED","subagentRunId":"s\u001b","name":"n\u001b[8m"}
+{"type":"STEP_STARTED","stepName":"st\u001b","subagentRunId":"s\u001b"}
+{"type":"SUBAGENT_ERROR","subagentRunId":"s\u001b","message":"bad\u001b[0m"}
+{"type":"RUN_ERROR","message":"boom\u001b]8;;http://evil\u0007","code":"c\u001b"}"#,
+        ));
+        for c in ['\u{1b}', '\u{9b}', '\u{7}', '\r', '\u{202e}'] {
+            assert!(!out.contains(c), "{c:?} reached the terminal: {out:?}");
+        }
+        assert_eq!(
+            out,
+            "● run r\\u{9b}31m on thread t\\u{1b}[2J\n\
+             assistant: hi \\u{1b}]0;pwned\\u{7} there\\u{d}\n\tok \\u{202e}evil\n\
+             → x\\u{1b}[31m()\n\
+             ← x\\u{1b}[31m: \\u{1b}[5mblink\n\
+             ┌ subagent n\\u{1b}[8m started\n\
+             │ [n\\u{1b}[8m] ▸ st\\u{1b}\n\
+             └ subagent n\\u{1b}[8m failed: bad\\u{1b}[0m\n\
+             ✗ run failed: boom\\u{1b}]8;;http://evil\\u{7} (c\\u{1b})\n"
+        );
+    }
+
+    #[test]
+    fn the_resume_command_is_quoted_for_the_shell() {
+        let out = render(&events(
+            r#"{"type":"RUN_FINISHED","threadId":"t x","runId":"r","outcome":{"type":"interrupt","interrupts":[{"id":"a b","reason":"r"},{"id":"it's","reason":"r"},{"id":"$(touch pwned)`id`","reason":"r"},{"id":"e\u001b[2J","reason":"r"}]}}"#,
+        ));
+        let hint = out
+            .lines()
+            .find_map(|l| l.strip_prefix("  resume with: "))
+            .unwrap();
+        assert_eq!(
+            hint,
+            "ag-ui run http://127.0.0.1:8000/ --thread 't x' \
+             --resume 'a b'='{\"approved\":true}' \
+             --resume 'it'\\''s'='{\"approved\":true}' \
+             --resume '$(touch pwned)`id`'='{\"approved\":true}' \
+             --resume 'e\\u{1b}[2J'='{\"approved\":true}'"
+        );
+        // A POSIX shell reads back exactly the words: nothing is expanded or run.
+        let words = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(format!("printf '%s\\n' {hint}"))
+            .output()
+            .unwrap();
+        assert_eq!(
+            String::from_utf8(words.stdout).unwrap(),
+            "ag-ui\nrun\nhttp://127.0.0.1:8000/\n--thread\nt x\n\
+             --resume\na b={\"approved\":true}\n--resume\nit's={\"approved\":true}\n\
+             --resume\n$(touch pwned)`id`={\"approved\":true}\n\
+             --resume\ne\\u{1b}[2J={\"approved\":true}\n"
+        );
+    }
+
+    #[test]
+    fn visible_escapes_controls_and_keeps_plain_text_borrowed() {
+        assert!(matches!(
+            visible("plain ünïcode → text", false),
+            Cow::Borrowed(_)
+        ));
+        assert_eq!(visible("a\nb\tc", true), "a\nb\tc");
+        assert_eq!(visible("a\nb\tc", false), "a\\u{a}b\\u{9}c");
+        assert_eq!(
+            visible("\u{1b}[0m\u{7f}\u{9b}\u{61c}\u{200f}\u{2066}x", true),
+            "\\u{1b}[0m\\u{7f}\\u{9b}\\u{61c}\\u{200f}\\u{2066}x"
+        );
+        assert_eq!(shell_quote("ok-1"), "ok-1");
+        assert_eq!(shell_quote(""), "''");
+        assert_eq!(shell_quote("a'b"), "'a'\\''b'");
+    }
+
+    #[test]
+    fn waiting_text_is_bounded_and_every_delta_is_shown_on_its_streams_lines() {
+        let mut renderer = Renderer::new(Vec::new(), false, "u");
+        for event in [
+            Event::subagent_started("s1", "researcher"),
+            Event::subagent_started("s2", "critic"),
+            Event::text_message_start("a", TextMessageRole::Assistant).with_subagent_run_id("s1"),
+            Event::text_message_start("b", TextMessageRole::Assistant).with_subagent_run_id("s2"),
+        ] {
+            renderer.event(&event).unwrap();
+        }
+        let (mut a_text, mut b_text) = (String::new(), String::new());
+        for i in 0..2000 {
+            let (id, owner, text) = if i % 7 == 0 {
+                ("a", "s1", &mut a_text)
+            } else {
+                ("b", "s2", &mut b_text)
+            };
+            let delta = format!("<{id}{i:04}>");
+            text.push_str(&delta);
+            renderer
+                .event(&Event::text_message_content(id, delta.as_str()).with_subagent_run_id(owner))
+                .unwrap();
+            // What waits is about a line per stream, never a message.
+            for open in renderer.open[Kind::Text as usize].values() {
+                assert!(open.waiting.len() <= WAITING_MAX + delta.len());
+            }
+        }
+        for event in [
+            Event::text_message_end("a").with_subagent_run_id("s1"),
+            Event::text_message_end("b").with_subagent_run_id("s2"),
+        ] {
+            renderer.event(&event).unwrap();
+        }
+        renderer.finish().unwrap();
+        let out = String::from_utf8(renderer.out).unwrap();
+        // Each line is one stream's, labelled; joined, each stream's lines are its text.
+        let (mut a_shown, mut b_shown) = (String::new(), String::new());
+        for line in out.lines().skip(2) {
+            let (shown, rest) = match line.strip_prefix("│ [researcher] ") {
+                Some(rest) => (&mut a_shown, rest),
+                None => (&mut b_shown, line.strip_prefix("│ [critic] ").unwrap()),
+            };
+            let text = rest
+                .strip_prefix("assistant: ")
+                .or_else(|| rest.strip_prefix("… "))
+                .unwrap();
+            shown.push_str(text);
+        }
+        assert_eq!(a_shown, a_text);
+        assert_eq!(b_shown, b_text);
     }
 }

@@ -125,8 +125,12 @@ fn verify_names_the_index_kind_and_ids_of_each_kind_of_break() {
         assert_eq!(err.lines().count(), 1, "{err}");
     }
     // Without normalization, the verifier lets chunks through untouched.
-    let out = ag_ui(&["verify", "--raw"], cases[5].0.as_bytes());
-    assert_eq!(stdout(&out), "ok: 2 events, 1 runs\n");
+    let raw = format!(
+        "{}{{\"type\":\"RUN_FINISHED\",\"threadId\":\"t\",\"runId\":\"r\"}}\n",
+        cases[5].0
+    );
+    let out = ag_ui(&["verify", "--raw"], raw.as_bytes());
+    assert_eq!(stdout(&out), "ok: 3 events, 1 runs\n");
 }
 
 #[test]
@@ -208,7 +212,8 @@ fn malformed_input_is_one_error_line_and_exit_2() {
         (&garbage[..], "error: input: not JSON Lines"),
         (&b"{\"type\":\"RUN_STARTED\",\"threadId\":"[..], "error: line 1: "),
         (&b"{\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n{\"type\":\"TEXT_MESSAGE_START\"}\n"[..], "error: line 2: TEXT_MESSAGE_START: field `messageId`"),
-        (&b"[{\"type\":\"RUN_STARTED\"}"[..], "error: input: not a JSON array"),
+        (&b"[{\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}"[..], "error: input: not a JSON array of events: the input ends before its closing ']'"),
+        (&b"[{\"type\":\"RUN_STARTED\"}]"[..], "error: event 0: RUN_STARTED: field `threadId`"),
         (&b"data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\ndata: {\"type\":\"RAW\"}\n\n"[..], "error: event 1: RAW: field `event`"),
     ] {
         for command in [&["verify"][..], &["normalize"], &["apply"], &["convert", "--to", "jsonl"]] {
@@ -222,4 +227,366 @@ fn malformed_input_is_one_error_line_and_exit_2() {
     let missing = ag_ui(&["verify", "/nonexistent/file.jsonl"], b"");
     assert_eq!(missing.status.code(), Some(2));
     assert!(stderr(&missing).starts_with("error: input: cannot open /nonexistent/file.jsonl"));
+}
+
+/// A stream cut off inside a run, with something of every kind still open.
+const CUT_OFF: &str = r#"{"type":"RUN_STARTED","threadId":"t","runId":"r1"}
+{"type":"RUN_FINISHED","threadId":"t","runId":"r1"}
+{"type":"RUN_STARTED","threadId":"t","runId":"r2"}
+{"type":"STEP_STARTED","stepName":"plan"}
+{"type":"SUBAGENT_STARTED","subagentRunId":"s1","name":"researcher"}
+{"type":"STEP_STARTED","stepName":"plan","subagentRunId":"s1"}
+{"type":"REASONING_START","messageId":"rs"}
+{"type":"REASONING_MESSAGE_START","messageId":"rm","role":"reasoning"}
+{"type":"TEXT_MESSAGE_START","messageId":"m2","role":"assistant"}
+{"type":"TEXT_MESSAGE_START","messageId":"m1","role":"assistant","subagentRunId":"s1"}
+{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"Hal","subagentRunId":"s1"}
+{"type":"TOOL_CALL_START","toolCallId":"c1","toolCallName":"search"}
+{"type":"TOOL_CALL_START","toolCallId":"c2","toolCallName":"fetch"}
+{"type":"TOOL_CALL_END","toolCallId":"c2"}
+"#;
+
+#[test]
+fn verify_reports_a_run_cut_off_at_the_end_of_input_unless_partial() {
+    let out = ag_ui(&["verify"], CUT_OFF.as_bytes());
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert_eq!(stdout(&out), "");
+    assert_eq!(
+        stderr(&out),
+        "incomplete: the input ends inside a run; still open: run r2; \
+         text messages [m2, m1]; tool calls [c1]; reasoning messages [rm]; reasoning spans [rs]; \
+         steps [plan, plan (subagent s1)]; subagents [s1] \
+         (--partial accepts a partial recording)\n"
+    );
+    // The same cut in SSE, and with chunks left open (closed by normalization, so only the
+    // run is open).
+    let sse = ag_ui(&["convert", "--to", "sse"], CUT_OFF.as_bytes());
+    assert_eq!(ag_ui(&["verify"], &sse.stdout).status.code(), Some(1));
+    let chunks = "{\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\
+                  {\"type\":\"TEXT_MESSAGE_CHUNK\",\"messageId\":\"m\",\"delta\":\"x\"}\n";
+    let out = ag_ui(&["verify"], chunks.as_bytes());
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("still open: run r (--partial"),
+        "{}",
+        stderr(&out)
+    );
+
+    let out = ag_ui(&["verify", "--partial"], CUT_OFF.as_bytes());
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stdout(&out).starts_with("ok: 14 events, 2 runs (partial: still open: run r2; "),
+        "{}",
+        stdout(&out)
+    );
+    // A stream that ends with its run ended (finished or failed) is complete.
+    let failed = "{\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\
+                  {\"type\":\"TEXT_MESSAGE_START\",\"messageId\":\"m\"}\n\
+                  {\"type\":\"RUN_ERROR\",\"message\":\"boom\"}\n";
+    let out = ag_ui(&["verify"], failed.as_bytes());
+    assert_eq!(
+        stdout(&out),
+        "ok: 3 events, 1 runs (1 ended with RUN_ERROR)\n",
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn verify_says_when_no_known_event_was_read() {
+    let unknown = "{\"type\":\"FUTURE_EVENT\"}\n{\"type\":\"ANOTHER\",\"x\":1}\n";
+    for args in [
+        &["verify"][..],
+        &["verify", "--partial"],
+        &["verify", "--raw"],
+    ] {
+        let out = ag_ui(args, unknown.as_bytes());
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        assert_eq!(stdout(&out), "");
+        assert_eq!(
+            stderr(&out),
+            "warning: line 1: skipping an event of unknown type \"FUTURE_EVENT\"\n\
+             warning: line 2: skipping an event of unknown type \"ANOTHER\"\n\
+             error: no known AG-UI event in the input (events of unknown types are skipped)\n"
+        );
+    }
+    // Ten warnings at most, then a count; a type's escapes are shown harmlessly.
+    let many = "{\"type\":\"X\\u001b[2J\\u009b\"}\n".repeat(25);
+    let out = ag_ui(&["verify"], many.as_bytes());
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(
+        !err.contains('\u{1b}') && !err.contains('\u{9b}'),
+        "{err:?}"
+    );
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 12, "{err}");
+    assert_eq!(
+        lines[0],
+        "warning: line 1: skipping an event of unknown type \"X\\u{1b}[2J\\u{9b}\""
+    );
+    assert_eq!(
+        lines[10],
+        "warning: 15 more events of unknown types skipped"
+    );
+}
+
+#[test]
+fn input_with_a_byte_order_mark_is_accepted() {
+    let jsonl = format!("\u{feff}{VALID}");
+    let array = format!(
+        "\u{feff}[{}]",
+        VALID.trim().lines().collect::<Vec<_>>().join(",")
+    );
+    for input in [jsonl, array] {
+        for command in [&["verify"][..], &["convert", "--to", "jsonl"], &["apply"]] {
+            let out = ag_ui(command, input.as_bytes());
+            assert_eq!(out.status.code(), Some(0), "{command:?}: {}", stderr(&out));
+        }
+        assert_eq!(
+            stdout(&ag_ui(&["verify"], input.as_bytes())),
+            "ok: 8 events, 2 runs\n"
+        );
+    }
+}
+
+#[test]
+fn a_json_lines_line_over_the_limit_is_bad_input_naming_the_line() {
+    let mut input = b"{\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n".to_vec();
+    input.extend_from_slice(b"{\"type\":\"CUSTOM\",\"name\":\"n\",\"value\":\"");
+    input.resize(input.len() + 11 * 1024 * 1024, b'x');
+    input.extend_from_slice(b"\"}\n");
+    for command in [
+        &["verify"][..],
+        &["normalize"],
+        &["apply"],
+        &["convert", "--to", "sse"],
+    ] {
+        let out = ag_ui(command, &input);
+        assert_eq!(out.status.code(), Some(2), "{command:?}");
+        assert_eq!(
+            stderr(&out),
+            "error: line 2: the line is longer than the limit of 10485760 bytes\n"
+        );
+    }
+}
+
+/// An HTTP server on a free port that answers one request with `status`, `content_type` and
+/// the body `write` produces (delimited by closing the connection), from a thread. The thread
+/// returns how many body bytes it managed to write.
+fn one_shot(
+    status: &'static str,
+    content_type: &'static str,
+    write: impl FnOnce(&mut std::net::TcpStream) -> u64 + Send + 'static,
+) -> (String, std::thread::JoinHandle<u64>) {
+    use std::io::{BufRead, BufReader, Read};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/agent", listener.local_addr().unwrap());
+    let server = std::thread::spawn(move || {
+        let (mut socket, _) = listener.accept().unwrap();
+        // Read the request, body included, so that closing never resets the connection.
+        let mut reader = BufReader::new(socket.try_clone().unwrap());
+        let mut length = 0;
+        loop {
+            let mut line = String::new();
+            reader.read_line(&mut line).unwrap();
+            if line.trim().is_empty() {
+                break;
+            }
+            if let Some((name, value)) = line.split_once(':')
+                && name.eq_ignore_ascii_case("content-length")
+            {
+                length = value.trim().parse().unwrap();
+            }
+        }
+        let mut body = vec![0; length];
+        reader.read_exact(&mut body).unwrap();
+        let head = format!(
+            "HTTP/1.1 {status}\r\ncontent-type: {content_type}\r\nconnection: close\r\n\r\n"
+        );
+        socket.write_all(head.as_bytes()).unwrap();
+        write(&mut socket)
+    });
+    (url, server)
+}
+
+/// Writes `text` as one response, returning its length.
+fn answer(text: String) -> impl FnOnce(&mut std::net::TcpStream) -> u64 + Send + 'static {
+    move |socket| {
+        socket.write_all(text.as_bytes()).unwrap();
+        text.len() as u64
+    }
+}
+
+fn ag_ui_url(args: &[&str]) -> Output {
+    let output = Command::new(env!("CARGO_BIN_EXE_ag-ui"))
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8_lossy(&output.stderr).contains("panicked"));
+    output
+}
+
+#[test]
+fn verify_url_streams_the_response_so_the_frame_limit_applies() {
+    const MAX_WRITTEN: u64 = 50 * 1024 * 1024;
+    // One event, then a frame that never ends: up to 50 MB, unless the client hangs up.
+    let (url, server) = one_shot("200 OK", "text/event-stream", |socket| {
+        let start = "data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\n\
+                     data: {\"type\":\"CUSTOM\",\"name\":\"n\",\"value\":\"";
+        socket.write_all(start.as_bytes()).unwrap();
+        let piece = vec![b'x'; 64 * 1024];
+        let mut written = start.len() as u64;
+        while written < MAX_WRITTEN {
+            if socket.write_all(&piece).is_err() {
+                break;
+            }
+            written += piece.len() as u64;
+        }
+        written
+    });
+    let out = ag_ui_url(&["verify", &url]);
+    let written = server.join().unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert_eq!(
+        stderr(&out),
+        "error: event 1: SSE frame exceeds the maximum size of 10485760 bytes\n"
+    );
+    // The client stopped reading at the limit, long before the server was done.
+    assert!(
+        written < MAX_WRITTEN,
+        "the server wrote {written} bytes: the response was read whole"
+    );
+}
+
+#[test]
+fn verify_url_reports_a_stream_cut_off_mid_run_and_http_errors_harmlessly() {
+    let cut = "data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\n\
+               data: {\"type\":\"TEXT_MESSAGE_START\",\"messageId\":\"m1\"}\n\n";
+    let (url, server) = one_shot("200 OK", "text/event-stream", answer(cut.to_owned()));
+    let out = ag_ui_url(&["verify", &url]);
+    server.join().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).starts_with(
+            "incomplete: the input ends inside a run; still open: run r; text messages [m1]"
+        ),
+        "{}",
+        stderr(&out)
+    );
+    let (url, server) = one_shot("200 OK", "text/event-stream", answer(cut.to_owned()));
+    let out = ag_ui_url(&["verify", &url, "--partial"]);
+    server.join().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+
+    // A violation is reported at once, as for a file, though the agent keeps the stream open
+    // (here for up to 30 s, or until the client hangs up).
+    let bad = "data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\n\
+               data: {\"type\":\"TEXT_MESSAGE_END\",\"messageId\":\"m9\"}\n\n";
+    let (url, server) = one_shot("200 OK", "text/event-stream", move |socket| {
+        use std::io::Read;
+        socket.write_all(bad.as_bytes()).unwrap();
+        socket.flush().unwrap();
+        socket
+            .set_read_timeout(Some(std::time::Duration::from_secs(30)))
+            .unwrap();
+        let _ = socket.read(&mut [0; 1]);
+        bad.len() as u64
+    });
+    let started = std::time::Instant::now();
+    let out = ag_ui_url(&["verify", &url]);
+    let took = started.elapsed();
+    server.join().unwrap();
+    assert!(
+        took < std::time::Duration::from_secs(20),
+        "verify waited for the stream to end: {took:?}"
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).starts_with("violation: event 1: text.not-open [m9]"),
+        "{}",
+        stderr(&out)
+    );
+
+    // A response that breaks off (shorter than its length) is a failure of the agent, not
+    // bad input, and never passes.
+    let (url, server) = one_shot(
+        "200 OK",
+        "text/event-stream\r\ncontent-length: 100000",
+        answer(cut.to_owned()),
+    );
+    let out = ag_ui_url(&["verify", &url, "--partial"]);
+    server.join().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).starts_with("error: the stream broke off: "),
+        "{}",
+        stderr(&out)
+    );
+
+    // A success that is not an event stream is refused and named, as `ag-ui run` refuses it.
+    let (url, server) = one_shot(
+        "200 OK",
+        "application/json",
+        answer("{\"ok\":true}".to_owned()),
+    );
+    let out = ag_ui_url(&["verify", &url]);
+    server.join().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("application/json"),
+        "{}",
+        stderr(&out)
+    );
+
+    // An error page reaches the terminal without its escapes, on one line, shortened as
+    // `ag-ui run` shows it.
+    let (url, server) = one_shot(
+        "500 Internal Server Error",
+        "text/plain",
+        answer("\u{1b}[2J\u{1b}]0;pwned\u{7}boom\nsecond line".to_owned()),
+    );
+    let out = ag_ui_url(&["verify", &url]);
+    server.join().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        stderr(&out),
+        "error: HTTP 500: [2J ]0;pwned boom second line\n"
+    );
+}
+
+#[test]
+fn run_renders_escapes_from_the_agent_harmlessly_and_quotes_the_resume_command() {
+    let events = [
+        r#"{"type":"RUN_STARTED","threadId":"t x","runId":"r"}"#,
+        r#"{"type":"TEXT_MESSAGE_START","messageId":"m","role":"assistant"}"#,
+        r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"hi \u001b]0;pwned\u0007\u001b[2J"}"#,
+        r#"{"type":"TEXT_MESSAGE_END","messageId":"m"}"#,
+        r#"{"type":"TOOL_CALL_START","toolCallId":"c1","toolCallName":"x\u009b31m"}"#,
+        r#"{"type":"TOOL_CALL_END","toolCallId":"c1"}"#,
+        r#"{"type":"RUN_FINISHED","threadId":"t x","runId":"r","outcome":{"type":"interrupt","interrupts":[{"id":"$(touch pwned)","reason":"confirmation","message":"ok?\u001b[8m"}]}}"#,
+    ];
+    let body: String = events.iter().map(|e| format!("data: {e}\n\n")).collect();
+    let (url, server) = one_shot("200 OK", "text/event-stream", answer(body));
+    let out = ag_ui_url(&["run", &url, "hello", "--color", "never"]);
+    server.join().unwrap();
+    let shown = stdout(&out);
+    for c in ['\u{1b}', '\u{9b}', '\u{7}'] {
+        assert!(!shown.contains(c), "{c:?} reached the terminal: {shown:?}");
+    }
+    assert!(
+        shown.contains("assistant: hi \\u{1b}]0;pwned\\u{7}\\u{1b}[2J\n→ x\\u{9b}31m()\n"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("  $(touch pwned) (confirmation) ok?\\u{1b}[8m\n"),
+        "{shown}"
+    );
+    assert!(
+        shown.contains(&format!(
+            "  resume with: ag-ui run {url} --thread 't x' --resume '$(touch pwned)'='{{\"approved\":true}}'\n"
+        )),
+        "{shown}"
+    );
 }
