@@ -3,6 +3,7 @@
 mod fetch;
 mod input;
 mod live;
+mod model;
 mod offline;
 mod render;
 
@@ -39,7 +40,8 @@ enum Color {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Serve the built-in demo agent (no API keys, no configuration).
+    /// Serve the built-in demo agent (no API keys, no configuration), or with --model an agent
+    /// backed by an OpenAI-compatible model.
     Serve {
         /// Address to listen on.
         #[arg(long, default_value = "127.0.0.1:8000")]
@@ -50,6 +52,13 @@ enum Command {
         /// Milliseconds between streamed words, so the stream can be watched.
         #[arg(long, default_value_t = 30)]
         pace_ms: u64,
+        /// Serve an agent backed by this model of an OpenAI-compatible server instead of the
+        /// demo agent; the key is read from OPENAI_API_KEY.
+        #[arg(long, value_name = "NAME")]
+        model: Option<String>,
+        /// The model server's base URL (Ollama: http://127.0.0.1:11434/v1).
+        #[arg(long, value_name = "URL", default_value = model::DEFAULT_BASE_URL, requires = "model")]
+        base_url: String,
     },
     /// Run one turn against any AG-UI endpoint and show it live.
     Run {
@@ -141,6 +150,8 @@ fn main() -> ExitCode {
             addr,
             path,
             pace_ms,
+            model,
+            base_url,
         } => {
             tracing_subscriber::fmt()
                 .with_env_filter(
@@ -150,8 +161,9 @@ fn main() -> ExitCode {
                 .with_ansi(color)
                 .with_writer(std::io::stderr)
                 .init();
-            runtime().and_then(|rt| {
-                rt.block_on(live::serve(addr, &path, Duration::from_millis(pace_ms)))
+            runtime().and_then(|rt| match model {
+                Some(model) => rt.block_on(model::serve(addr, &path, &model, &base_url)),
+                None => rt.block_on(live::serve(addr, &path, Duration::from_millis(pace_ms))),
             })
         }
         Command::Run {
