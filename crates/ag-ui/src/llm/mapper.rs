@@ -121,8 +121,9 @@ struct CallSlot {
 ///
 /// * content deltas into one assistant message (`TEXT_MESSAGE_*`), opened on the first
 ///   non-empty delta; a refusal is shown as text;
-/// * reasoning deltas (`reasoning_content` or `reasoning`) into a reasoning block, closed
-///   before the text or tool call that follows it;
+/// * reasoning deltas (`reasoning_content` or `reasoning`; when a chunk carries both, as some
+///   servers do with the same text, `reasoning_content` is taken) into a reasoning block,
+///   closed before the text or tool call that follows it;
 /// * tool-call fragments, routed by their `index`, into one tool call each
 ///   (`TOOL_CALL_START` once its name is complete — when its arguments begin, another call
 ///   begins, or the turn ends — then `TOOL_CALL_ARGS` per fragment, `TOOL_CALL_END` at the end
@@ -839,6 +840,21 @@ mod tests {
         );
         assert_eq!(usage.cached_input_tokens, Some(6));
         assert_eq!(usage.reasoning_tokens, Some(3));
+    }
+
+    #[test]
+    fn reasoning_sent_in_both_fields_is_taken_once() {
+        let chunk: ChatChunk = serde_json::from_str(
+            r#"{"choices":[{"index":0,"delta":{"reasoning_content":"hm","reasoning":"hm"}}]}"#,
+        )
+        .unwrap();
+        let (ctx, mut events) = context();
+        let mut mapper = ChunkMapper::new(ctx.stream_writer());
+        mapper.push(chunk).unwrap();
+        assert_eq!(mapper.finish().unwrap().reasoning, "hm");
+        let events = verified(&mut events);
+        assert_eq!(events[2], Event::reasoning_message_content("r-msg-1", "hm"));
+        assert_eq!(events.len(), 5);
     }
 
     #[test]
