@@ -4,6 +4,20 @@
 //! bridge is measured against).
 //!
 //! `cargo bench -p ag-ui --features openai --bench llm`
+//!
+//! Recorded 2026-12-01 on the shared 2-core build machine (load average about 7, six builds
+//! running), 100 k chunks per iteration:
+//!
+//! | bench | chunks/s | vs. the floor |
+//! |---|---|---|
+//! | `handle_deltas_floor` (no mapping: `message.delta`) | 8.69 M | 1 |
+//! | `preparsed_text_chunks` | 4.40 M | 0.51 |
+//! | `preparsed_mixed_chunks` (reasoning, text, two parallel calls) | 3.46 M | 0.40 |
+//! | `sse_bytes_text_chunks` (SSE frames + JSON parsing + mapping) | 0.66 M | 0.08 |
+//!
+//! What the mapped path does beyond the floor is the chunk itself — building and dropping its
+//! `choices` vector, as a parser would — plus copying the text into the turn's reused buffer;
+//! the mapper allocates nothing per chunk (the delta's string moves into the event).
 #![allow(missing_docs)]
 
 use std::hint::black_box;
