@@ -858,6 +858,34 @@ mod tests {
     }
 
     #[test]
+    fn a_deltas_string_moves_into_its_event_without_a_copy() {
+        let (ctx, mut events) = context();
+        let mut mapper = ChunkMapper::new(ctx.stream_writer());
+        let text = String::from("token ");
+        let reasoning = String::from("hmm ");
+        let args = String::from("{}");
+        let pointers = [reasoning.as_ptr(), text.as_ptr(), args.as_ptr()];
+        mapper.push(ChatChunk::reasoning(reasoning)).unwrap();
+        mapper.push(ChatChunk::text(text)).unwrap();
+        let mut call = ToolCallDelta::new(0, Some("f"), None);
+        if let Some(function) = call.function.as_mut() {
+            function.arguments = Some(args);
+        }
+        mapper.push(ChatChunk::tool_calls(vec![call])).unwrap();
+        let events = events.drain();
+        let moved: Vec<*const u8> = events
+            .iter()
+            .filter_map(|e| match e {
+                Event::ReasoningMessageContent(e) => Some(e.delta.as_ptr()),
+                Event::TextMessageContent(e) => Some(e.delta.as_ptr()),
+                Event::ToolCallArgs(e) => Some(e.delta.as_ptr()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(moved, pointers);
+    }
+
+    #[test]
     fn finish_reasons() {
         assert_eq!(FinishReason::parse("stop"), FinishReason::Stop);
         assert_eq!(
