@@ -55,8 +55,8 @@ fn corpus() -> Vec<(String, Event)> {
         .iter()
         .map(|c| {
             let name = c["name"].as_str().unwrap().to_owned();
-            let event = Event::from_json(&c["ev"].to_string())
-                .unwrap_or_else(|e| panic!("{name}: {e}"));
+            let event =
+                Event::from_json(&c["ev"].to_string()).unwrap_or_else(|e| panic!("{name}: {e}"));
             (name, event)
         })
         .collect();
@@ -64,7 +64,10 @@ fn corpus() -> Vec<(String, Event)> {
     for &ty in EventType::ALL {
         let strategy = event_of(ty);
         for i in 0..PER_TYPE {
-            out.push((format!("{ty}.generated{i}"), strategy.new_tree(&mut runner).unwrap().current()));
+            out.push((
+                format!("{ty}.generated{i}"),
+                strategy.new_tree(&mut runner).unwrap().current(),
+            ));
         }
     }
     out
@@ -122,7 +125,11 @@ fn all_31_types_interoperate_with_the_reference_byte_for_byte() {
         let ours = proto::encode_message(event);
         let theirs = unhex(r["theirs"].as_str().unwrap());
         if ours != theirs {
-            differ.push(format!("{name}:\n  ours   {}\n  theirs {}", hex(&ours), hex(&theirs)));
+            differ.push(format!(
+                "{name}:\n  ours   {}\n  theirs {}",
+                hex(&ours),
+                hex(&theirs)
+            ));
         }
         if !r["warnings"].as_array().unwrap().is_empty() {
             warned.push(format!("{name}: {}", r["warnings"]));
@@ -131,27 +138,48 @@ fn all_31_types_interoperate_with_the_reference_byte_for_byte() {
         match r.get("decoded") {
             Some(decoded) => match Event::from_json(&decoded.to_string()) {
                 Ok(back) if back == expected => {}
-                Ok(back) => ours_bad.push(format!("{name}: the reference read {back:?}\n  expected {expected:?}")),
+                Ok(back) => ours_bad.push(format!(
+                    "{name}: the reference read {back:?}\n  expected {expected:?}"
+                )),
                 Err(e) => ours_bad.push(format!("{name}: the reference read {decoded}: {e}")),
             },
-            None => ours_bad.push(format!("{name}: the reference refused our bytes: {}", r["error"])),
+            None => ours_bad.push(format!(
+                "{name}: the reference refused our bytes: {}",
+                r["error"]
+            )),
         }
         // We read the reference's bytes to the event.
         match proto::decode_message(&theirs) {
             Ok(back) if back == expected => {}
-            Ok(back) => theirs_bad.push(format!("{name}: we read {back:?}\n  expected {expected:?}")),
+            Ok(back) => {
+                theirs_bad.push(format!("{name}: we read {back:?}\n  expected {expected:?}"))
+            }
             Err(e) => theirs_bad.push(format!("{name}: we refused the reference's bytes: {e}")),
         }
     }
     assert_eq!(types.len(), 31);
-    assert!(differ.is_empty(), "{} of {} messages differ:\n{}", differ.len(), cases.len(), differ.join("\n"));
-    assert!(warned.is_empty(), "the reference encoder warned:\n{}", warned.join("\n"));
+    assert!(
+        differ.is_empty(),
+        "{} of {} messages differ:\n{}",
+        differ.len(),
+        cases.len(),
+        differ.join("\n")
+    );
+    assert!(
+        warned.is_empty(),
+        "the reference encoder warned:\n{}",
+        warned.join("\n")
+    );
     assert!(ours_bad.is_empty(), "{}", ours_bad.join("\n"));
     assert!(theirs_bad.is_empty(), "{}", theirs_bad.join("\n"));
 
     // The reference client reads our framed stream, fed in odd-sized chunks.
     let stream = &report["stream"];
-    assert!(stream.get("error").is_none(), "the reference client failed: {}", stream["error"]);
+    assert!(
+        stream.get("error").is_none(),
+        "the reference client failed: {}",
+        stream["error"]
+    );
     let read = stream["events"].as_array().unwrap();
     assert_eq!(read.len(), cases.len());
     for ((name, event), r) in cases.iter().zip(read) {

@@ -17,7 +17,9 @@ pub fn lossy(event: &Event) -> Event {
         "RUN_STARTED" => {
             if let Some(Value::Object(input)) = obj.get_mut("input") {
                 messages(input.get_mut("messages"));
-                input.entry("resume").or_insert_with(|| Value::Array(Vec::new()));
+                input
+                    .entry("resume")
+                    .or_insert_with(|| Value::Array(Vec::new()));
             }
         }
         "RUN_FINISHED" | "RUN_ERROR" => {
@@ -47,7 +49,11 @@ fn messages(list: Option<&mut Value>) {
 }
 
 fn drop_empty(obj: &mut serde_json::Map<String, Value>, key: &str) {
-    if obj.get(key).and_then(Value::as_array).is_some_and(Vec::is_empty) {
+    if obj
+        .get(key)
+        .and_then(Value::as_array)
+        .is_some_and(Vec::is_empty)
+    {
         obj.remove(key);
     }
 }
@@ -70,4 +76,19 @@ fn doubles(v: &mut Value) {
         Value::Object(map) => map.values_mut().for_each(doubles),
         _ => {}
     }
+}
+
+/// Messages as the protobuf transport gives them back.
+pub fn lossy_messages(messages: &[ag_ui::Message]) -> Vec<ag_ui::Message> {
+    match lossy(&Event::messages_snapshot(messages.to_vec())) {
+        Event::MessagesSnapshot(e) => e.messages,
+        _ => unreachable!(),
+    }
+}
+
+/// A JSON value as the protobuf transport gives it back.
+pub fn lossy_value(value: &Value) -> Value {
+    let mut v = value.clone();
+    doubles(&mut v);
+    v
 }
