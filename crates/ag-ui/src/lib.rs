@@ -30,6 +30,7 @@
 //! | crate root | the wire model | always |
 //! | [`verify`] | the ordering verifier | always |
 //! | `encoding::sse` | SSE writer and incremental decoder | `sse` |
+//! | `encoding::proto` | protobuf transport: framed encoder and incremental decoder | `proto` |
 //! | `client` | chunk normalization, the reducer, the run pipeline | `client` |
 //! | `server` | `RunContext`, RAII emit handles, the runner | `server` |
 

@@ -95,6 +95,7 @@
 //! count below zero) is an error of kind [`ProtoErrorKind::InvalidField`] naming the field.
 
 mod convert;
+mod direct;
 #[rustfmt::skip]
 #[allow(
     missing_docs,
@@ -132,6 +133,10 @@ const LENGTH_SIZE: usize = 4;
 /// A frame is as large as its event; a peer refuses one over its limit
 /// ([`DEFAULT_MAX_FRAME_SIZE`]), as it refuses an oversized SSE frame.
 pub fn encode_into(event: &Event, out: &mut Vec<u8>) {
+    // The streaming events go straight into `out`; the others through their generated message.
+    if direct::encode_into(event, out) {
+        return;
+    }
     let message = convert::to_message(event);
     let len = message.encoded_len();
     out.reserve(LENGTH_SIZE + len);
