@@ -419,9 +419,10 @@ fn walks_as_message(mut bytes: &[u8]) -> bool {
 }
 
 /// What the top level of an `ag_ui.Event` holds.
-enum Envelope {
-    /// One known arm (possibly repeated, which merges).
-    Arm,
+enum Envelope<'a> {
+    /// One known arm (possibly repeated, which merges), with its field number and its body
+    /// when it came once.
+    Arm(u32, Option<&'a [u8]>),
     /// No known arm, and at least one unknown length-delimited field that reads as a message.
     Future,
     /// Nothing readable as an event.
@@ -430,9 +431,11 @@ enum Envelope {
 
 /// Checks the envelope before the generated decoder reads it, which would keep the last of two
 /// different arms instead of refusing them.
-fn scan(mut bytes: &[u8]) -> Result<Envelope, ProtoError> {
+fn scan(mut bytes: &[u8]) -> Result<Envelope<'_>, ProtoError> {
     let malformed = || ProtoError::new(ProtoErrorKind::Malformed, "not a protobuf message");
     let mut arm = None;
+    let mut body = None;
+    let mut once = true;
     let mut future = true;
     let mut unknown = 0usize;
     while !bytes.is_empty() {
@@ -445,9 +448,18 @@ fn scan(mut bytes: &[u8]) -> Result<Envelope, ProtoError> {
                         format!("the message holds two event arms (fields {a} and {field})"),
                     ));
                 }
-                _ => arm = Some(field),
+                Some(_) => once = false,
+                None => arm = Some(field),
             }
-            skip(&mut bytes, field, wt, 0).ok_or_else(malformed)?;
+            if wt == 2 {
+                let len = varint(&mut bytes, 5, 15).ok_or_else(malformed)?;
+                let len = usize::try_from(len).map_err(|_| malformed())?;
+                body = Some(bytes.get(..len).ok_or_else(malformed)?);
+                bytes = &bytes[len..];
+            } else {
+                once = false;
+                skip(&mut bytes, field, wt, 0).ok_or_else(malformed)?;
+            }
         } else if wt == 2 {
             let len = varint(&mut bytes, 5, 15).ok_or_else(malformed)?;
             let len = usize::try_from(len).map_err(|_| malformed())?;
@@ -461,7 +473,7 @@ fn scan(mut bytes: &[u8]) -> Result<Envelope, ProtoError> {
         }
     }
     Ok(match arm {
-        Some(_) => Envelope::Arm,
+        Some(field) => Envelope::Arm(field, body.filter(|_| once)),
         None if future && unknown > 0 => Envelope::Future,
         None => Envelope::Empty,
     })
@@ -469,7 +481,12 @@ fn scan(mut bytes: &[u8]) -> Result<Envelope, ProtoError> {
 
 fn read_message(bytes: &[u8], ids: &mut convert::Ids) -> Result<Event, ProtoError> {
     match scan(bytes)? {
-        Envelope::Arm => {}
+        Envelope::Arm(field, Some(body)) => {
+            if let Some(event) = direct::decode(field, body, ids) {
+                return Ok(event);
+            }
+        }
+        Envelope::Arm(..) => {}
         Envelope::Future => {
             return Err(ProtoError::new(
                 ProtoErrorKind::UnknownEventType,

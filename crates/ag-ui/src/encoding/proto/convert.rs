@@ -611,7 +611,26 @@ fn cached<T: Clone + AsRef<str> + From<String>>(slot: &mut Option<T>, s: String)
     }
 }
 
+fn cached_str<T: Clone + AsRef<str> + for<'s> From<&'s str>>(slot: &mut Option<T>, s: &str) -> T {
+    match slot {
+        Some(id) if id.as_ref() == s => id.clone(),
+        _ => slot.insert(T::from(s)).clone(),
+    }
+}
+
 impl Ids {
+    /// A message id read from the wire without an owned copy first.
+    pub(crate) fn message_str(&mut self, s: &str) -> MessageId {
+        cached_str(&mut self.message, s)
+    }
+    /// A tool call id read from the wire without an owned copy first.
+    pub(crate) fn tool_call_str(&mut self, s: &str) -> ToolCallId {
+        cached_str(&mut self.tool_call, s)
+    }
+    /// A subagent run id read from the wire without an owned copy first.
+    pub(crate) fn subagent_str(&mut self, s: Option<&str>) -> Option<SubagentRunId> {
+        s.map(|s| cached_str(&mut self.subagent, s))
+    }
     fn message(&mut self, s: String) -> MessageId {
         cached(&mut self.message, s)
     }
@@ -646,7 +665,7 @@ fn opt_object(v: Option<JsonObject>) -> Option<Metadata> {
     v.map(|o| o.0)
 }
 
-fn text_role(role: Option<String>, field: &str) -> R<Option<TextMessageRole>> {
+pub(crate) fn text_role(role: Option<String>, field: &str) -> R<Option<TextMessageRole>> {
     role.map(|r| match r.as_str() {
         "developer" => Ok(TextMessageRole::Developer),
         "system" => Ok(TextMessageRole::System),

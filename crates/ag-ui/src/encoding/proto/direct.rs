@@ -1,15 +1,19 @@
-//! The streaming events written straight into the output buffer, without building the
-//! generated message first: those events are almost the whole of a stream, and building their
-//! message would copy every id and delta into a new `String`.
+//! The streaming events written straight into the output buffer, and the commonest read straight
+//! from it, without the generated message in between: those events are almost the whole of a
+//! stream, and building their message would copy every id into a new `String` first.
 //!
-//! Only events made of strings and the base fields go this way; the bytes are those the
-//! generated code writes (a test compares them on every event type this covers).
+//! Only events made of strings and the base fields go this way. Writing gives the bytes the
+//! generated code writes (the tests compare them on every event type this covers); reading
+//! takes only the plain case (each field once, the base with no `rawEvent` or `metadata`) and
+//! leaves everything else, errors included, to the generated decoder.
 
 use prost::encoding::{WireType, encode_key, encode_varint, encoded_len_varint};
 
+use super::convert::{Ids, text_role};
 use super::generated as pb;
 use super::json::{object_len, value_len, write_object, write_value};
 use crate::Event;
+use crate::event::*;
 
 /// A string field of an event message.
 #[derive(Clone, Copy)]
@@ -286,4 +290,112 @@ pub(crate) fn encode_into(event: &Event, out: &mut Vec<u8>) -> bool {
         _ => return false,
     }
     true
+}
+
+/// The string fields (by number, up to 6) and the base event of a streaming event's message;
+/// `None` for anything but one length-delimited field each, in valid UTF-8.
+fn read_fields(mut body: &[u8]) -> Option<(Option<&[u8]>, [Option<&str>; 7])> {
+    let mut base = None;
+    let mut fields = [None; 7];
+    while !body.is_empty() {
+        let key = prost::encoding::decode_varint(&mut body).ok()?;
+        let (tag, wire_type) = (key >> 3, key & 7);
+        if wire_type != 2 {
+            return None;
+        }
+        let len = usize::try_from(prost::encoding::decode_varint(&mut body).ok()?).ok()?;
+        let value = body.get(..len)?;
+        body = &body[len..];
+        match tag {
+            1 if base.is_none() => base = Some(value),
+            2..=6 if fields[tag as usize].is_none() => {
+                fields[tag as usize] = Some(std::str::from_utf8(value).ok()?);
+            }
+            _ => return None,
+        }
+    }
+    Some((base, fields))
+}
+
+/// The timestamp of a base event holding only its type (`expected`) and timestamp.
+fn read_base(base: Option<&[u8]>, expected: pb::EventType) -> Option<Option<i64>> {
+    const MAX_SAFE_INTEGER: i64 = 9_007_199_254_740_991;
+    let mut body = base?;
+    let (mut ty, mut timestamp) = (0u64, None);
+    while !body.is_empty() {
+        let key = prost::encoding::decode_varint(&mut body).ok()?;
+        let value = match key {
+            0x08 | 0x10 => prost::encoding::decode_varint(&mut body).ok()?,
+            _ => return None,
+        };
+        if key == 0x08 {
+            ty = value;
+        } else {
+            timestamp = Some(value as i64);
+        }
+    }
+    let in_range = timestamp.is_none_or(|t| (-MAX_SAFE_INTEGER..=MAX_SAFE_INTEGER).contains(&t));
+    (ty == expected as i32 as u64 && in_range).then_some(timestamp)
+}
+
+/// Reads the commonest streaming events straight from the body of their arm (`arm` is its
+/// field number, found once). `None` hands the message to the generated decoder. A field
+/// number the event does not define is ignored, as the generated decoder ignores it.
+#[inline]
+pub(crate) fn decode(arm: u32, body: &[u8], ids: &mut Ids) -> Option<Event> {
+    let (base, f) = read_fields(body)?;
+    let s = |i: usize| f[i].unwrap_or_default();
+    let mut event: Event = match arm {
+        2 => {
+            let timestamp = read_base(base, pb::EventType::TextMessageContent)?;
+            let mut e = TextMessageContentEvent::new(ids.message_str(s(2)), s(3));
+            e.subagent_run_id = ids.subagent_str(f[4]);
+            e.timestamp = timestamp;
+            return Some(e.into());
+        }
+        1 => {
+            let mut e = TextMessageStartEvent::new(ids.message_str(s(2)));
+            e.role = text_role(f[3].map(str::to_owned), "role").ok()?;
+            e.name = f[4].map(str::to_owned);
+            e.subagent_run_id = ids.subagent_str(f[5]);
+            e.into()
+        }
+        3 => {
+            let mut e = TextMessageEndEvent::new(ids.message_str(s(2)));
+            e.subagent_run_id = ids.subagent_str(f[3]);
+            e.into()
+        }
+        4 => {
+            let mut e = ToolCallStartEvent::new(ids.tool_call_str(s(2)), s(3));
+            e.parent_message_id = f[4].map(|m| ids.message_str(m));
+            e.subagent_run_id = ids.subagent_str(f[5]);
+            e.into()
+        }
+        5 => {
+            let mut e = ToolCallArgsEvent::new(ids.tool_call_str(s(2)), s(3));
+            e.subagent_run_id = ids.subagent_str(f[4]);
+            e.into()
+        }
+        6 => {
+            let mut e = ToolCallEndEvent::new(ids.tool_call_str(s(2)));
+            e.subagent_run_id = ids.subagent_str(f[3]);
+            e.into()
+        }
+        27 => {
+            let mut e = ReasoningMessageContentEvent::new(ids.message_str(s(3)), s(4));
+            e.subagent_run_id = ids.subagent_str(f[2]);
+            e.into()
+        }
+        _ => return None,
+    };
+    let expected = match arm {
+        1 => pb::EventType::TextMessageStart,
+        3 => pb::EventType::TextMessageEnd,
+        4 => pb::EventType::ToolCallStart,
+        5 => pb::EventType::ToolCallArgs,
+        6 => pb::EventType::ToolCallEnd,
+        _ => pb::EventType::ReasoningMessageContent,
+    };
+    *event.timestamp_mut() = read_base(base, expected)?;
+    Some(event)
 }

@@ -1,3 +1,4 @@
+use prost::Message as _;
 use serde_json::json;
 
 use super::*;
@@ -232,4 +233,66 @@ fn a_decoder_shares_repeated_ids() {
         a.message_id.as_str().as_ptr(),
         b.message_id.as_str().as_ptr()
     );
+}
+
+/// The generated decoder's reading of one message, bypassing the direct reader.
+fn generic(message: &[u8]) -> Event {
+    let decoded = generated::Event::decode(message).unwrap();
+    convert::from_arm(decoded.event.unwrap(), &mut convert::Ids::default()).unwrap()
+}
+
+#[test]
+fn the_direct_reader_agrees_with_the_generated_decoder() {
+    let events = [
+        Event::text_message_start("m", TextMessageRole::User),
+        crate::TextMessageStartEvent::new("m")
+            .with_name("n")
+            .with_subagent_run_id("s")
+            .into(),
+        Event::text_message_content("m", "d").with_timestamp(-5),
+        Event::text_message_content("", "").with_subagent_run_id(""),
+        Event::text_message_end("m").with_timestamp(1_700_000_000_000),
+        crate::ToolCallStartEvent::new("c", "f")
+            .with_parent_message_id("m")
+            .with_subagent_run_id("s")
+            .into(),
+        Event::tool_call_args("c", "{\"a\":"),
+        Event::tool_call_end("c").with_subagent_run_id("s"),
+        Event::reasoning_message_content("r", "hmm").with_subagent_run_id("s"),
+    ];
+    for event in &events {
+        let message = encode_message(event);
+        let Ok(Envelope::Arm(arm, Some(body))) = scan(&message) else {
+            panic!("{event:?}")
+        };
+        let mut ids = convert::Ids::default();
+        let direct = direct::decode(arm, body, &mut ids).expect("taken by the direct reader");
+        assert_eq!(&direct, event);
+        assert_eq!(direct, generic(&message));
+    }
+    // What the direct reader leaves to the generated decoder.
+    let left = |event: &Event| {
+        let message = encode_message(event);
+        let Ok(Envelope::Arm(arm, Some(body))) = scan(&message) else {
+            panic!("{event:?}")
+        };
+        direct::decode(arm, body, &mut convert::Ids::default()).is_none()
+    };
+    assert!(left(
+        &Event::text_message_content("m", "d").with_metadata(Default::default())
+    ));
+    assert!(left(
+        &Event::text_message_content("m", "d").with_raw_event(json!(1))
+    ));
+    assert!(left(&Event::step_started("s")));
+    // A bad role or a contradicting type is reported by the generated path.
+    let bad_role = hex("0a0d0a0012026d311a05726f626f74");
+    assert_eq!(decode_message(&bad_role).unwrap_err().field(), Some("role"));
+    // TEXT_MESSAGE_CONTENT whose base says TEXT_MESSAGE_END.
+    let e = decode_message(&hex("12070a020802120161")).unwrap_err();
+    assert_eq!(e.kind(), ProtoErrorKind::TypeMismatch);
+    // A timestamp beyond ±(2^53 - 1) is refused by the generated path too.
+    let far = Event::text_message_content("m", "d").with_timestamp(1 << 60);
+    let e = decode_message(&encode_message(&far)).unwrap_err();
+    assert_eq!(e.field(), Some("timestamp"));
 }
