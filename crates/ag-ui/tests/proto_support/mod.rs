@@ -64,9 +64,9 @@ fn doubles(v: &mut Value) {
         Value::Number(n) => {
             let f = n.as_f64().unwrap();
             const TWO_63: f64 = 9_223_372_036_854_775_808.0;
-            *n = if f.fract() == 0.0 && f >= 0.0 && f < 2.0 * TWO_63 {
+            *n = if f.fract() == 0.0 && (0.0..2.0 * TWO_63).contains(&f) {
                 Number::from(f as u64)
-            } else if f.fract() == 0.0 && f < 0.0 && f >= -TWO_63 {
+            } else if f.fract() == 0.0 && (-TWO_63..0.0).contains(&f) {
                 Number::from(f as i64)
             } else {
                 Number::from_f64(f).unwrap()

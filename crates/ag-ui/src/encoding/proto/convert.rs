@@ -698,17 +698,19 @@ fn read_usage(list: Vec<pb::Usage>, field: &str) -> R<Option<Vec<TokenUsage>>> {
         .enumerate()
         .map(|(i, u)| {
             let f = |name: &str| format!("{field}[{i}].{name}");
-            let mut t = TokenUsage::default();
-            t.provider = u.provider;
-            t.model = u.model;
-            t.input_tokens = count(u.input_tokens, &f("inputTokens"))?;
-            t.output_tokens = count(u.output_tokens, &f("outputTokens"))?;
-            t.total_tokens = count(u.total_tokens, &f("totalTokens"))?;
-            t.reasoning_tokens = count(u.reasoning_tokens, &f("reasoningTokens"))?;
-            t.cached_input_tokens = count(u.cached_input_tokens, &f("cachedInputTokens"))?;
-            t.cache_write_input_tokens =
-                count(u.cache_write_input_tokens, &f("cacheWriteInputTokens"))?;
-            Ok(t)
+            Ok(TokenUsage {
+                provider: u.provider,
+                model: u.model,
+                input_tokens: count(u.input_tokens, &f("inputTokens"))?,
+                output_tokens: count(u.output_tokens, &f("outputTokens"))?,
+                total_tokens: count(u.total_tokens, &f("totalTokens"))?,
+                reasoning_tokens: count(u.reasoning_tokens, &f("reasoningTokens"))?,
+                cached_input_tokens: count(u.cached_input_tokens, &f("cachedInputTokens"))?,
+                cache_write_input_tokens: count(
+                    u.cache_write_input_tokens,
+                    &f("cacheWriteInputTokens"),
+                )?,
+            })
         })
         .collect::<R<Vec<_>>>()
         .map(Some)

@@ -135,10 +135,10 @@ pub(crate) fn write_list(items: &[Value], buf: &mut impl BufMut) {
 fn number(f: f64) -> Value {
     const TWO_63: f64 = 9_223_372_036_854_775_808.0;
     if f.is_finite() && f.fract() == 0.0 {
-        if f >= 0.0 && f < 2.0 * TWO_63 {
+        if (0.0..2.0 * TWO_63).contains(&f) {
             return Value::Number(Number::from(f as u64));
         }
-        if f < 0.0 && f >= -TWO_63 {
+        if (-TWO_63..0.0).contains(&f) {
             return Value::Number(Number::from(f as i64));
         }
     }
