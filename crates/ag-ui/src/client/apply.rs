@@ -28,8 +28,29 @@
 //!
 //! The reducer never rejects a protocol violation — that is the verifier's job. It applies what it
 //! can and reports the rest as an [`ApplyWarning`] (also logged with `tracing::warn!`), leaving
-//! messages and state as they were. The one error is an unexpanded chunk event
-//! ([`ApplyErrorKind::UntransformedChunk`]): run chunks through the `ChunkNormalizer` first.
+//! messages and state as they were. It refuses two things with an [`ApplyError`], changing
+//! nothing: an unexpanded chunk event ([`ApplyErrorKind::UntransformedChunk`]: run chunks through
+//! the `ChunkNormalizer` first), and an event that would take more memory than its [`Limits`]
+//! allow ([`ApplyErrorKind::Limit`]) — a patch that copies the state into itself until it no
+//! longer fits in memory, a message streamed forever.
+//!
+//! ```
+//! use ag_ui::client::apply::{ApplyErrorKind, LimitKind, Limits, Reducer};
+//! use ag_ui::Event;
+//! use serde_json::json;
+//!
+//! let mut reducer = Reducer::new().with_limits(Limits::new().with_max_document_bytes(1000));
+//! reducer.apply(&Event::state_snapshot(json!({"a": "x".repeat(300)}))).unwrap();
+//! // Each copy of the whole document doubles it.
+//! let doubling = Event::from_value(&json!({"type": "STATE_DELTA", "delta": [
+//!     {"op": "copy", "from": "", "path": "/b"},
+//!     {"op": "copy", "from": "", "path": "/c"},
+//! ]})).unwrap();
+//! let err = reducer.apply(&doubling).unwrap_err();
+//! assert_eq!(err.kind(), ApplyErrorKind::Limit);
+//! assert_eq!((err.index, err.limit.unwrap().kind), (1, LimitKind::StateBytes));
+//! assert_eq!(reducer.state(), &json!({"a": "x".repeat(300)}));
+//! ```
 //!
 //! Where this differs from the reference, knowingly:
 //! * an `ACTIVITY_DELTA` whose patch would turn an activity's content into something other than a
@@ -38,6 +59,7 @@
 //!   completed text), and a `\uXXXX` escape is read correctly where the reference's completion
 //!   routine loses the character after it.
 
+mod limits;
 mod partial;
 
 use std::collections::{HashMap, HashSet};
@@ -45,14 +67,17 @@ use std::fmt;
 
 use serde_json::Value;
 
+pub use limits::{LimitExceeded, LimitKind, Limits};
 pub use partial::PartialJson;
+
+use limits::{json_size, patch_growth};
 
 use crate::{
     ActivityDeltaEvent, ActivityMessage, ActivitySnapshotEvent, AssistantMessage, Content,
-    DeveloperMessage, Event, EventType, Interrupt, Message, MessageId, MessagesSnapshotEvent,
-    Metadata, ReasoningEncryptedValueSubtype, ReasoningMessage, Role, RunFinishedEvent,
-    RunFinishedOutcome, SystemMessage, TextMessageRole, TextMessageStartEvent, ToolCall,
-    ToolCallId, ToolCallResultEvent, ToolCallStartEvent, ToolMessage, UserMessage,
+    ContentPart, DeveloperMessage, Event, EventType, Interrupt, Message, MessageId,
+    MessagesSnapshotEvent, Metadata, ReasoningEncryptedValueSubtype, ReasoningMessage, Role,
+    RunFinishedEvent, RunFinishedOutcome, SystemMessage, TextMessageRole, TextMessageStartEvent,
+    ToolCall, ToolCallId, ToolCallResultEvent, ToolCallStartEvent, ToolMessage, UserMessage,
 };
 
 /// The metadata scope the reference client reads in `MESSAGES_SNAPSHOT` metadata.
@@ -205,20 +230,23 @@ impl fmt::Display for ApplyWarning {
 pub enum ApplyErrorKind {
     /// A `*_CHUNK` event reached the reducer; expand chunks first.
     UntransformedChunk,
+    /// The event would exceed one of the reducer's [`Limits`]; [`ApplyError::limit`] says which.
+    Limit,
 }
 
 impl ApplyErrorKind {
-    /// A stable dotted name: `apply.untransformed-chunk`.
+    /// A stable dotted name, e.g. `apply.untransformed-chunk`.
     pub fn as_str(self) -> &'static str {
         match self {
             ApplyErrorKind::UntransformedChunk => "apply.untransformed-chunk",
+            ApplyErrorKind::Limit => "apply.limit",
         }
     }
 }
 
 /// An event the reducer refuses; nothing was changed.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("event {index} ({}): {}: {} must be expanded before it is applied", event_type.as_str(), kind.as_str(), event_type.as_str())]
+#[error("event {index} ({}): {}: {}", event_type.as_str(), kind.as_str(), describe(*.event_type, .limit.as_ref()))]
 #[non_exhaustive]
 pub struct ApplyError {
     /// What was wrong.
@@ -227,6 +255,18 @@ pub struct ApplyError {
     pub index: u64,
     /// The event's type.
     pub event_type: EventType,
+    /// For [`ApplyErrorKind::Limit`]: which limit, and the sizes.
+    pub limit: Option<LimitExceeded>,
+}
+
+fn describe(event_type: EventType, limit: Option<&LimitExceeded>) -> String {
+    match limit {
+        Some(limit) => format!("{limit}; the event was not applied"),
+        None => format!(
+            "{} must be expanded before it is applied",
+            event_type.as_str()
+        ),
+    }
 }
 
 impl ApplyError {
@@ -274,6 +314,11 @@ pub struct Reducer {
     result: Option<Value>,
     partial_args: HashMap<ToolCallId, PartialJson>,
     index: u64,
+    limits: Limits,
+    /// An upper bound of the state's size; `None` until measured.
+    state_size: Option<usize>,
+    /// Upper bounds of activity contents' sizes, by message id; a missing one is measured.
+    activity_sizes: HashMap<MessageId, usize>,
 }
 
 impl Reducer {
@@ -297,7 +342,20 @@ impl Reducer {
     #[must_use]
     pub fn with_state(mut self, state: Value) -> Self {
         self.state = state;
+        self.state_size = None;
         self
+    }
+
+    /// Sets the limits on what the events may build ([`Limits::new`] by default).
+    #[must_use]
+    pub fn with_limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// The limits on what the events may build.
+    pub fn limits(&self) -> &Limits {
+        &self.limits
     }
 
     /// Starts with these interrupts pending (they are replaced by the next `RUN_FINISHED`).
@@ -383,7 +441,8 @@ impl Reducer {
     /// Applies every event in order, stopping at the first error.
     ///
     /// # Errors
-    /// The first [`ApplyError`] (an unexpanded chunk event); events before it stay applied.
+    /// The first [`ApplyError`] (an unexpanded chunk event, or an event over a limit); events
+    /// before it stay applied.
     pub fn apply_all<'a>(
         &mut self,
         events: impl IntoIterator<Item = &'a Event>,
@@ -397,24 +456,47 @@ impl Reducer {
     /// Applies one event.
     ///
     /// # Errors
-    /// [`ApplyErrorKind::UntransformedChunk`] for `TEXT_MESSAGE_CHUNK`, `TOOL_CALL_CHUNK` and
-    /// `REASONING_MESSAGE_CHUNK`; nothing is changed then.
+    /// Nothing is changed when the event is refused:
+    /// * [`ApplyErrorKind::UntransformedChunk`] for `TEXT_MESSAGE_CHUNK`, `TOOL_CALL_CHUNK` and
+    ///   `REASONING_MESSAGE_CHUNK`;
+    /// * [`ApplyErrorKind::Limit`] for an event that would exceed the reducer's [`Limits`]: a
+    ///   state or activity patch or snapshot too large or adding too much, text, arguments or
+    ///   reasoning streamed past their limit, a snapshot or run input holding such a message.
     pub fn apply(&mut self, event: &Event) -> Result<Applied, ApplyError> {
         let index = self.index;
         self.index += 1;
+        let refused = |kind, limit| ApplyError {
+            kind,
+            index,
+            event_type: event.event_type(),
+            limit,
+        };
+        match self.apply_event(event) {
+            Ok(Some(applied)) => Ok(with_warning_placed(index, event, applied)),
+            Ok(None) => Err(refused(ApplyErrorKind::UntransformedChunk, None)),
+            Err(limit) => {
+                tracing::warn!(
+                    index,
+                    event_type = event.event_type().as_str(),
+                    limit = limit.kind.as_str(),
+                    size = limit.size,
+                    max = limit.max,
+                    "event refused: {limit}"
+                );
+                Err(refused(ApplyErrorKind::Limit, Some(limit)))
+            }
+        }
+    }
+
+    /// Applies one event; `Ok(None)` for a chunk event.
+    fn apply_event(&mut self, event: &Event) -> Result<Option<Applied>, LimitExceeded> {
         let applied = match event {
             Event::TextMessageChunk(_)
             | Event::ToolCallChunk(_)
-            | Event::ReasoningMessageChunk(_) => {
-                return Err(ApplyError {
-                    kind: ApplyErrorKind::UntransformedChunk,
-                    index,
-                    event_type: event.event_type(),
-                });
-            }
+            | Event::ReasoningMessageChunk(_) => return Ok(None),
             Event::TextMessageStart(e) => self.text_start(e),
             Event::TextMessageContent(e) => {
-                self.append_text(&e.message_id, &e.delta, e.metadata.as_deref())
+                self.append_text(&e.message_id, &e.delta, e.metadata.as_deref())?
             }
             Event::TextMessageEnd(e) => self.end_text(&e.message_id, e.metadata.as_deref()),
             Event::ReasoningMessageStart(e) => self.reasoning_start(
@@ -423,37 +505,46 @@ impl Reducer {
                 e.metadata.as_deref(),
             ),
             Event::ReasoningMessageContent(e) => {
-                self.append_text(&e.message_id, &e.delta, e.metadata.as_deref())
+                self.append_text(&e.message_id, &e.delta, e.metadata.as_deref())?
             }
             Event::ReasoningMessageEnd(e) => self.end_text(&e.message_id, e.metadata.as_deref()),
             Event::ToolCallStart(e) => self.tool_call_start(e),
-            Event::ToolCallArgs(e) => self.tool_call_args(&e.tool_call_id, &e.delta, e),
+            Event::ToolCallArgs(e) => self.tool_call_args(&e.tool_call_id, &e.delta, e)?,
             Event::ToolCallEnd(e) => self.tool_call_end(&e.tool_call_id, e.metadata.as_deref()),
-            Event::ToolCallResult(e) => self.tool_call_result(e),
+            Event::ToolCallResult(e) => {
+                LimitExceeded::check(
+                    LimitKind::MessageBytes,
+                    content_len(&e.content),
+                    self.limits.max_message_bytes(),
+                )?;
+                self.tool_call_result(e)
+            }
             Event::StateSnapshot(e) => {
+                let max = self.limits.max_document_bytes();
+                let size = json_size(&e.snapshot, max);
+                LimitExceeded::check(LimitKind::StateBytes, size, max)?;
                 self.state = e.snapshot.clone();
+                self.state_size = Some(size);
                 Applied {
                     state_changed: true,
                     ..Applied::none()
                 }
             }
-            Event::StateDelta(e) => match json_patch::patch(&mut self.state, &e.delta) {
-                Ok(()) => Applied {
-                    state_changed: true,
-                    ..Applied::none()
-                },
-                Err(err) => Applied {
-                    warning: Some(warn(
-                        ApplyWarningKind::StatePatchFailed,
-                        format!("state patch failed, state unchanged: {err}"),
-                    )),
-                    ..Applied::none()
-                },
-            },
-            Event::MessagesSnapshot(e) => self.messages_snapshot(e),
-            Event::ActivitySnapshot(e) => self.activity_snapshot(e),
-            Event::ActivityDelta(e) => self.activity_delta(e),
+            Event::StateDelta(e) => self.state_delta(&e.delta)?,
+            Event::MessagesSnapshot(e) => {
+                for message in &e.messages {
+                    self.check_message(message)?;
+                }
+                self.messages_snapshot(e)
+            }
+            Event::ActivitySnapshot(e) => self.activity_snapshot(e)?,
+            Event::ActivityDelta(e) => self.activity_delta(e)?,
             Event::RunStarted(e) => {
+                if let Some(input) = &e.input {
+                    for message in &input.messages {
+                        self.check_message(message)?;
+                    }
+                }
                 self.run_tool_call_ids.clear();
                 self.run_tool_call_set.clear();
                 self.answered.clear();
@@ -503,23 +594,92 @@ impl Reducer {
             | Event::SubagentFinished(_)
             | Event::SubagentError(_) => Applied::none(),
         };
-        Ok(match applied.warning {
-            Some(mut warning) => {
-                warning.index = index;
-                warning.event_type = event.event_type();
-                tracing::warn!(
-                    index,
-                    event_type = warning.event_type.as_str(),
-                    kind = warning.kind.as_str(),
-                    "{}",
-                    warning.message
-                );
+        Ok(Some(applied))
+    }
+
+    // ----- limits ---------------------------------------------------------------------------
+
+    /// Whether a message a snapshot or run input brings is within the limits.
+    fn check_message(&self, message: &Message) -> Result<(), LimitExceeded> {
+        let limits = &self.limits;
+        match message {
+            Message::Developer(m) => LimitExceeded::check(
+                LimitKind::MessageBytes,
+                m.content.len(),
+                limits.max_message_bytes(),
+            ),
+            Message::System(m) => LimitExceeded::check(
+                LimitKind::MessageBytes,
+                m.content.len(),
+                limits.max_message_bytes(),
+            ),
+            Message::User(m) => LimitExceeded::check(
+                LimitKind::MessageBytes,
+                content_len(&m.content),
+                limits.max_message_bytes(),
+            ),
+            Message::Tool(m) => LimitExceeded::check(
+                LimitKind::MessageBytes,
+                content_len(&m.content),
+                limits.max_message_bytes(),
+            ),
+            Message::Reasoning(m) => LimitExceeded::check(
+                LimitKind::ReasoningBytes,
+                m.content.len(),
+                limits.max_reasoning_bytes(),
+            ),
+            Message::Assistant(m) => {
+                LimitExceeded::check(
+                    LimitKind::MessageBytes,
+                    m.content.as_ref().map_or(0, String::len),
+                    limits.max_message_bytes(),
+                )?;
+                for call in m.tool_calls.iter().flatten() {
+                    LimitExceeded::check(
+                        LimitKind::ToolCallArgsBytes,
+                        call.function.arguments.len(),
+                        limits.max_tool_call_args_bytes(),
+                    )?;
+                }
+                Ok(())
+            }
+            Message::Activity(m) => {
+                let max = limits.max_document_bytes();
+                LimitExceeded::check(LimitKind::ActivityBytes, object_size(&m.content, max), max)
+            }
+        }
+    }
+
+    fn state_delta(
+        &mut self,
+        ops: &[json_patch::PatchOperation],
+    ) -> Result<Applied, LimitExceeded> {
+        let (size, bound) = check_patch(
+            &self.limits,
+            &self.state,
+            ops,
+            self.state_size,
+            LimitKind::StateBytes,
+        )?;
+        Ok(match json_patch::patch(&mut self.state, ops) {
+            Ok(()) => {
+                self.state_size = Some(bound);
                 Applied {
-                    warning: Some(warning),
-                    ..applied
+                    state_changed: true,
+                    ..Applied::none()
                 }
             }
-            None => applied,
+            Err(err) => {
+                // The patch was undone as a whole.
+                self.state_size = Some(size);
+                Applied {
+                    warning: Some(warn(
+                        ApplyWarningKind::StatePatchFailed,
+                        format!("state patch failed, state unchanged: {err}"),
+                    )),
+                    ..Applied::none()
+                }
+            }
         })
     }
 
@@ -686,12 +846,30 @@ impl Reducer {
         }
     }
 
-    fn append_text(&mut self, id: &MessageId, delta: &str, metadata: Option<&Metadata>) -> Applied {
+    fn append_text(
+        &mut self,
+        id: &MessageId,
+        delta: &str,
+        metadata: Option<&Metadata>,
+    ) -> Result<Applied, LimitExceeded> {
         let position = match self.text_target(id) {
             Ok(p) => p,
-            Err(applied) => return applied,
+            Err(applied) => return Ok(applied),
         };
         let message = &mut self.messages[position];
+        let (kind, len, max) = match &*message {
+            Message::Reasoning(m) => (
+                LimitKind::ReasoningBytes,
+                m.content.len(),
+                self.limits.max_reasoning_bytes(),
+            ),
+            other => (
+                LimitKind::MessageBytes,
+                other.text().map_or(0, str::len),
+                self.limits.max_message_bytes(),
+            ),
+        };
+        LimitExceeded::check(kind, len.saturating_add(delta.len()), max)?;
         match message {
             Message::Developer(m) => m.content.push_str(delta),
             Message::System(m) => m.content.push_str(delta),
@@ -702,7 +880,7 @@ impl Reducer {
             Message::Activity(_) => unreachable!("text_target refuses activity messages"),
         }
         merge_metadata(message.metadata_mut(), metadata);
-        Applied::messages(MessagesChange::Updated(position))
+        Ok(Applied::messages(MessagesChange::Updated(position)))
     }
 
     fn end_text(&mut self, id: &MessageId, metadata: Option<&Metadata>) -> Applied {
@@ -812,16 +990,22 @@ impl Reducer {
         id: &ToolCallId,
         delta: &str,
         e: &crate::ToolCallArgsEvent,
-    ) -> Applied {
+    ) -> Result<Applied, LimitExceeded> {
+        let max = self.limits.max_tool_call_args_bytes();
         let Some((m, call)) = self.tool_call_mut(id.as_str()) else {
-            return unknown_tool_call(id);
+            return Ok(unknown_tool_call(id));
         };
+        LimitExceeded::check(
+            LimitKind::ToolCallArgsBytes,
+            call.function.arguments.len().saturating_add(delta.len()),
+            max,
+        )?;
         call.function.arguments.push_str(delta);
         merge_metadata(&mut call.metadata, e.metadata.as_deref());
         if let Some(scanner) = self.partial_args.get_mut(id) {
             scanner.push(delta);
         }
-        Applied::messages(MessagesChange::Updated(m))
+        Ok(Applied::messages(MessagesChange::Updated(m)))
     }
 
     fn tool_call_end(&mut self, id: &ToolCallId, metadata: Option<&Metadata>) -> Applied {
@@ -918,10 +1102,14 @@ impl Reducer {
         self.messages = next;
         self.reindex();
         self.partial_args.clear();
+        self.activity_sizes.clear();
         Applied::messages(MessagesChange::Replaced)
     }
 
-    fn activity_snapshot(&mut self, e: &ActivitySnapshotEvent) -> Applied {
+    fn activity_snapshot(&mut self, e: &ActivitySnapshotEvent) -> Result<Applied, LimitExceeded> {
+        let max = self.limits.max_document_bytes();
+        let size = object_size(&e.content, max);
+        LimitExceeded::check(LimitKind::ActivityBytes, size, max)?;
         let replace = e.replace.unwrap_or(true);
         let fresh = || {
             let mut m = ActivityMessage::new(
@@ -958,19 +1146,22 @@ impl Reducer {
         };
         if let Some(p) = position {
             merge_metadata(self.messages[p].metadata_mut(), e.metadata.as_deref());
+            if created || replace {
+                self.activity_sizes.insert(e.message_id.clone(), size);
+            }
         }
-        Applied {
+        Ok(Applied {
             new_message: position.filter(|_| created),
             ..Applied::messages(change)
-        }
+        })
     }
 
-    fn activity_delta(&mut self, e: &ActivityDeltaEvent) -> Applied {
+    fn activity_delta(&mut self, e: &ActivityDeltaEvent) -> Result<Applied, LimitExceeded> {
         let Some(&p) = self.by_id.get(&e.message_id) else {
-            return Applied::none();
+            return Ok(Applied::none());
         };
         let Message::Activity(activity) = &mut self.messages[p] else {
-            return Applied {
+            return Ok(Applied {
                 warning: Some(warn(
                     ApplyWarningKind::NotActivity,
                     format!(
@@ -979,22 +1170,57 @@ impl Reducer {
                     ),
                 )),
                 ..Applied::none()
-            };
+            });
+        };
+        // Patched in place (the patch is undone as a whole if it fails); only a patch that
+        // replaces the whole content, and so may make it a non-object, needs the old one kept.
+        let mut content = Value::Object(std::mem::take(&mut activity.content));
+        let estimate = self.activity_sizes.get(&e.message_id).copied();
+        let (size, bound) = match check_patch(
+            &self.limits,
+            &content,
+            &e.patch,
+            estimate,
+            LimitKind::ActivityBytes,
+        ) {
+            Ok(sizes) => sizes,
+            Err(limit) => {
+                if let Value::Object(object) = content {
+                    activity.content = object;
+                }
+                return Err(limit);
+            }
         };
         let merged = merge_metadata(&mut activity.metadata, e.metadata.as_deref());
-        let mut content = Value::Object(activity.content.clone());
+        let kept = e
+            .patch
+            .iter()
+            .any(|op| op.path().as_str().is_empty())
+            .then(|| content.clone());
         let failure = match json_patch::patch(&mut content, &e.patch) {
             Ok(()) => match content {
                 Value::Object(object) => {
                     activity.content = object;
                     activity.activity_type.clone_from(&e.activity_type);
-                    return Applied::messages(MessagesChange::Updated(p));
+                    self.activity_sizes.insert(e.message_id.clone(), bound);
+                    return Ok(Applied::messages(MessagesChange::Updated(p)));
                 }
-                other => format!("the patch would make the content {other}, not an object"),
+                other => {
+                    if let Some(Value::Object(object)) = kept {
+                        activity.content = object;
+                    }
+                    format!("the patch would make the content {other}, not an object")
+                }
             },
-            Err(err) => err.to_string(),
+            Err(err) => {
+                if let Value::Object(object) = content {
+                    activity.content = object;
+                }
+                err.to_string()
+            }
         };
-        Applied {
+        self.activity_sizes.insert(e.message_id.clone(), size);
+        Ok(Applied {
             warning: Some(warn(
                 ApplyWarningKind::ActivityPatchFailed,
                 format!(
@@ -1003,7 +1229,7 @@ impl Reducer {
                 ),
             )),
             ..Applied::updated_if(merged, p)
-        }
+        })
     }
 
     // ----- run end --------------------------------------------------------------------------
@@ -1042,6 +1268,96 @@ impl Reducer {
             _ => Vec::new(),
         };
         self.outcome = Some(outcome);
+    }
+}
+
+/// Fills in the index and type of an applied event's warning, and logs it.
+fn with_warning_placed(index: u64, event: &Event, applied: Applied) -> Applied {
+    match applied.warning {
+        Some(mut warning) => {
+            warning.index = index;
+            warning.event_type = event.event_type();
+            tracing::warn!(
+                index,
+                event_type = warning.event_type.as_str(),
+                kind = warning.kind.as_str(),
+                "{}",
+                warning.message
+            );
+            Applied {
+                warning: Some(warning),
+                ..applied
+            }
+        }
+        None => applied,
+    }
+}
+
+/// Checks a patch of `doc` against the limits before it is applied. `estimate` is an upper
+/// bound of the document's size if one is known; when it is stale enough to refuse, the document
+/// is measured before refusing. Returns the size bound used and the bound after the patch.
+fn check_patch(
+    limits: &Limits,
+    doc: &Value,
+    ops: &[json_patch::PatchOperation],
+    estimate: Option<usize>,
+    kind: LimitKind,
+) -> Result<(usize, usize), LimitExceeded> {
+    let (max_size, max_growth) = (limits.max_document_bytes(), limits.max_growth_bytes());
+    let (mut size, mut measured) = match estimate {
+        Some(size) => (size, false),
+        None => (json_size(doc, max_size), true),
+    };
+    loop {
+        let budget = max_growth.min(max_size.saturating_sub(size));
+        let growth = patch_growth(doc, ops, size, budget);
+        if growth <= budget {
+            return Ok((size, size + growth));
+        }
+        if !measured {
+            // The estimate only grows; what the document really holds may leave room.
+            size = json_size(doc, max_size);
+            measured = true;
+            continue;
+        }
+        return Err(if growth > max_growth {
+            LimitExceeded::new(LimitKind::GrowthBytes, growth, max_growth)
+        } else {
+            LimitExceeded::new(kind, size.saturating_add(growth), max_size)
+        });
+    }
+}
+
+/// The estimated JSON size of an object (an activity's content).
+fn object_size(object: &serde_json::Map<String, Value>, budget: usize) -> usize {
+    let mut total = 2usize;
+    for (key, value) in object {
+        total += key.len() + 4 + json_size(value, budget.saturating_sub(total));
+        if total > budget {
+            break;
+        }
+    }
+    total
+}
+
+/// The bytes of a message content: its text, or its parts' text and inline data.
+fn content_len(content: &Content) -> usize {
+    match content {
+        Content::Text(text) => text.len(),
+        Content::Parts(parts) => parts
+            .iter()
+            .map(|part| match part {
+                ContentPart::Text(t) => t.text.len(),
+                ContentPart::Image(m)
+                | ContentPart::Audio(m)
+                | ContentPart::Video(m)
+                | ContentPart::Document(m) => match &m.source {
+                    crate::PartSource::Data { value, .. }
+                    | crate::PartSource::Url { value, .. }
+                    | crate::PartSource::File { value, .. } => value.len(),
+                },
+            })
+            .sum(),
     }
 }
 

@@ -49,7 +49,7 @@
 
 use std::fmt;
 
-use crate::client::apply::{Applied, ApplyError, Reducer};
+use crate::client::apply::{Applied, ApplyError, Limits, Reducer};
 use crate::client::chunks::{ChunkError, ChunkNormalizer};
 use crate::client::compat::Compat;
 use crate::encoding::sse::FrameDecoder;
@@ -225,6 +225,14 @@ impl Pipeline {
     #[must_use]
     pub fn with_max_event_size(mut self, bytes: usize) -> Self {
         self.frames = FrameDecoder::new().with_max_event_size(bytes);
+        self
+    }
+
+    /// Sets the limits on what the response's events may build in the reducer (see
+    /// [`Limits`]); an event over one is a [`RunError::Apply`] of kind `Limit`.
+    #[must_use]
+    pub fn with_limits(mut self, limits: Limits) -> Self {
+        self.reducer = std::mem::take(&mut self.reducer).with_limits(limits);
         self
     }
 
@@ -443,6 +451,25 @@ mod tests {
             .unwrap_err();
         let RunError::Decode(e) = err else { panic!() };
         assert_eq!(e.kind(), DecodeErrorKind::TooLarge);
+    }
+
+    #[test]
+    fn reducer_limits_stop_the_pipeline_naming_the_event() {
+        let bytes = sse_of(&[
+            Event::run_started("t", "r"),
+            Event::text_message_start("m", TextMessageRole::Assistant),
+            Event::text_message_content("m", "kept"),
+            Event::text_message_content("m", "x".repeat(100)),
+        ]);
+        let mut pipeline =
+            Pipeline::new(Reducer::new()).with_limits(Limits::new().with_max_message_bytes(50));
+        let err = pipeline.push_bytes(&bytes, &mut ()).unwrap_err();
+        let RunError::Apply(e) = &err else {
+            panic!("{err}")
+        };
+        assert_eq!(e.kind(), crate::client::apply::ApplyErrorKind::Limit);
+        assert_eq!((e.index, e.event_type), (3, EventType::TextMessageContent));
+        assert_eq!(pipeline.reducer().messages()[0].text(), Some("kept"));
     }
 
     #[test]
