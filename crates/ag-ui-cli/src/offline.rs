@@ -3,7 +3,7 @@
 use std::fmt;
 use std::io::{BufWriter, Write};
 
-use ag_ui::client::apply::Reducer;
+use ag_ui::client::apply::{ApplyErrorKind, Reducer};
 use ag_ui::client::chunks::{ChunkError, ChunkNormalizer};
 use ag_ui::encoding::sse;
 use ag_ui::verify::{Verifier, Violation};
@@ -33,13 +33,15 @@ pub(crate) enum Failure {
     Remote(String),
     /// The run ended with `RUN_ERROR`.
     RunError(String),
+    /// An event would take the reducer past one of its limits (a hostile or broken input).
+    Limit { position: Position, message: String },
 }
 
 impl Failure {
     pub(crate) fn exit_code(&self) -> u8 {
         match self {
             Failure::Stream { .. } | Failure::Remote(_) | Failure::RunError(_) => 1,
-            Failure::Input(_) | Failure::Output(_) | Failure::Usage(_) => 2,
+            Failure::Input(_) | Failure::Output(_) | Failure::Usage(_) | Failure::Limit { .. } => 2,
         }
     }
 
@@ -81,6 +83,7 @@ impl fmt::Display for Failure {
             Failure::Output(e) => write!(f, "{e}"),
             Failure::Usage(message) | Failure::Remote(message) => f.write_str(message),
             Failure::RunError(message) => write!(f, "the run failed: {message}"),
+            Failure::Limit { position, message } => write!(f, "{position}: {message}"),
         }
     }
 }
@@ -253,11 +256,17 @@ pub(crate) fn convert(path: Option<&str>, encoding: Encoding) -> Result<(), Fail
 pub(crate) fn apply(path: Option<&str>, verify: bool) -> Result<serde_json::Value, Failure> {
     let mut reducer = Reducer::new();
     run_stages(path, true, verify, |position, event| {
-        let applied = reducer.apply(event).map_err(|e| Failure::Stream {
-            position,
-            kind: e.kind().as_str(),
-            ids: Vec::new(),
-            message: e.to_string(),
+        let applied = reducer.apply(event).map_err(|e| match e.kind() {
+            ApplyErrorKind::Limit => Failure::Limit {
+                position,
+                message: e.to_string(),
+            },
+            _ => Failure::Stream {
+                position,
+                kind: e.kind().as_str(),
+                ids: Vec::new(),
+                message: e.to_string(),
+            },
         })?;
         if let Some(warning) = &applied.warning {
             eprintln!("warning: {position}: {warning}");
