@@ -59,6 +59,7 @@
 //!   completed text), and a `\uXXXX` escape is read correctly where the reference's completion
 //!   routine loses the character after it.
 
+mod index;
 mod limits;
 mod partial;
 
@@ -70,6 +71,7 @@ use serde_json::Value;
 pub use limits::{LimitExceeded, LimitKind, Limits};
 pub use partial::PartialJson;
 
+use index::Index;
 use limits::{json_size, patch_growth};
 
 use crate::{
@@ -301,10 +303,8 @@ pub enum RunOutcome {
 #[derive(Clone, Debug, Default)]
 pub struct Reducer {
     messages: Vec<Message>,
-    /// Message id → position of the first message with that id.
-    by_id: HashMap<MessageId, usize>,
-    /// Tool call id → (position of the first message holding it, index in its `toolCalls`).
-    tool_calls: HashMap<ToolCallId, (usize, usize)>,
+    /// Where each message id and tool call id first is.
+    ix: Index,
     state: Value,
     pending_interrupts: Vec<Interrupt>,
     run_tool_call_ids: Vec<ToolCallId>,
@@ -372,12 +372,12 @@ impl Reducer {
 
     /// The first message with this id.
     pub fn message(&self, id: &str) -> Option<&Message> {
-        self.by_id.get(id).map(|&i| &self.messages[i])
+        self.ix.message(id).map(|i| &self.messages[i])
     }
 
     /// The first tool call with this id.
     pub fn tool_call(&self, id: &str) -> Option<&ToolCall> {
-        let &(m, t) = self.tool_calls.get(id)?;
+        let (m, t) = self.ix.tool_call(id)?;
         match &self.messages[m] {
             Message::Assistant(a) => a.tool_calls.as_ref()?.get(t),
             _ => None,
@@ -551,7 +551,7 @@ impl Reducer {
                 match &e.input {
                     Some(input) => {
                         for message in &input.messages {
-                            if !self.by_id.contains_key(message.id()) {
+                            if self.ix.message(message.id()).is_none() {
                                 self.push(message.clone());
                             }
                         }
@@ -567,12 +567,12 @@ impl Reducer {
             Event::ReasoningEncryptedValue(e) => {
                 let target = match e.subtype {
                     ReasoningEncryptedValueSubtype::ToolCall => {
-                        self.tool_calls.get(e.entity_id.as_str()).copied()
+                        self.ix.tool_call(e.entity_id.as_str())
                     }
                     ReasoningEncryptedValueSubtype::Message => self
-                        .by_id
-                        .get(e.entity_id.as_str())
-                        .map(|&m| (m, usize::MAX)),
+                        .ix
+                        .message(e.entity_id.as_str())
+                        .map(|m| (m, usize::MAX)),
                 };
                 match target {
                     Some((m, t))
@@ -686,86 +686,34 @@ impl Reducer {
     // ----- indexing -------------------------------------------------------------------------
 
     fn reindex(&mut self) {
-        self.by_id.clear();
-        self.tool_calls.clear();
-        for position in 0..self.messages.len() {
-            self.index_message(position);
-        }
-    }
-
-    /// Indexes the message at `position` where it is the first of its id (and its tool calls).
-    fn index_message(&mut self, position: usize) {
-        let message = &self.messages[position];
-        self.by_id.entry(message.id().clone()).or_insert(position);
-        if let Message::Assistant(a) = message {
-            for (t, call) in a.tool_calls.iter().flatten().enumerate() {
-                self.tool_calls
-                    .entry(call.id.clone())
-                    .or_insert((position, t));
-            }
-        }
+        self.ix.rebuild(&self.messages);
     }
 
     fn push(&mut self, message: Message) -> usize {
         self.messages.push(message);
         let position = self.messages.len() - 1;
-        self.index_message(position);
+        self.ix.pushed(position, &self.messages[position]);
         position
     }
 
-    /// Inserts at `position`, moving later messages up; costs the number of messages moved.
+    /// Inserts at `position`, moving later messages up.
     fn insert(&mut self, position: usize, message: Message) {
         if position == self.messages.len() {
             self.push(message);
             return;
         }
         self.messages.insert(position, message);
-        for moved in position + 1..self.messages.len() {
-            let message = &self.messages[moved];
-            if let Some(p) = self.by_id.get_mut(message.id())
-                && *p == moved - 1
-            {
-                *p = moved;
-            }
-            if let Message::Assistant(a) = message {
-                for call in a.tool_calls.iter().flatten() {
-                    if let Some((p, _)) = self.tool_calls.get_mut(&call.id)
-                        && *p == moved - 1
-                    {
-                        *p = moved;
-                    }
-                }
-            }
-        }
-        let id = self.messages[position].id();
-        match self.by_id.get_mut(id) {
-            Some(p) if *p > position => *p = position,
-            Some(_) => {}
-            None => {
-                self.by_id.insert(id.clone(), position);
-            }
-        }
-        if let Message::Assistant(a) = &self.messages[position] {
-            for (t, call) in a.tool_calls.iter().flatten().enumerate() {
-                match self.tool_calls.get_mut(&call.id) {
-                    Some(entry) if entry.0 > position => *entry = (position, t),
-                    Some(_) => {}
-                    None => {
-                        self.tool_calls.insert(call.id.clone(), (position, t));
-                    }
-                }
-            }
-        }
+        self.ix.inserted(position, &self.messages[position]);
     }
 
     // ----- text and reasoning ---------------------------------------------------------------
 
     fn text_start(&mut self, e: &TextMessageStartEvent) -> Applied {
-        let (position, created) = match self.by_id.get(&e.message_id) {
-            Some(&p) if self.messages[p].role() == Role::Activity => {
+        let (position, created) = match self.ix.message(&e.message_id) {
+            Some(p) if self.messages[p].role() == Role::Activity => {
                 return activity_id_warning(&e.message_id);
             }
-            Some(&p) => (p, false),
+            Some(p) => (p, false),
             None => {
                 let role = e.role.unwrap_or(TextMessageRole::Assistant);
                 let id = e.message_id.clone();
@@ -813,11 +761,11 @@ impl Reducer {
         tag: Option<&crate::SubagentRunId>,
         metadata: Option<&Metadata>,
     ) -> Applied {
-        let (position, created) = match self.by_id.get(id) {
-            Some(&p) if self.messages[p].role() == Role::Activity => {
+        let (position, created) = match self.ix.message(id) {
+            Some(p) if self.messages[p].role() == Role::Activity => {
                 return activity_id_warning(id);
             }
-            Some(&p) => (p, false),
+            Some(p) => (p, false),
             None => {
                 let mut message = ReasoningMessage::new(id.clone(), "");
                 message.subagent_run_id = tag.cloned();
@@ -833,7 +781,7 @@ impl Reducer {
     }
 
     fn text_target(&self, id: &MessageId) -> Result<usize, Applied> {
-        match self.by_id.get(id) {
+        match self.ix.message(id) {
             None => Err(Applied {
                 warning: Some(warn(
                     ApplyWarningKind::UnknownMessage,
@@ -841,8 +789,8 @@ impl Reducer {
                 )),
                 ..Applied::none()
             }),
-            Some(&p) if self.messages[p].role() == Role::Activity => Err(activity_id_warning(id)),
-            Some(&p) => Ok(p),
+            Some(p) if self.messages[p].role() == Role::Activity => Err(activity_id_warning(id)),
+            Some(p) => Ok(p),
         }
     }
 
@@ -901,7 +849,7 @@ impl Reducer {
     // ----- tool calls -----------------------------------------------------------------------
 
     fn tool_call_mut(&mut self, id: &str) -> Option<(usize, &mut ToolCall)> {
-        let &(m, t) = self.tool_calls.get(id)?;
+        let (m, t) = self.ix.tool_call(id)?;
         match &mut self.messages[m] {
             Message::Assistant(a) => a.tool_calls.as_mut()?.get_mut(t).map(|c| (m, c)),
             _ => None,
@@ -936,9 +884,9 @@ impl Reducer {
         }
         let mut warning = None;
         let existing = match &e.parent_message_id {
-            Some(parent) => match self.by_id.get(parent) {
-                Some(&p) if self.messages[p].role() == Role::Assistant => Some(p),
-                Some(&p) => {
+            Some(parent) => match self.ix.message(parent) {
+                Some(p) if self.messages[p].role() == Role::Assistant => Some(p),
+                Some(p) => {
                     warning = Some(warn(
                         ApplyWarningKind::ParentNotAssistant,
                         format!(
@@ -975,8 +923,8 @@ impl Reducer {
         let mut call = ToolCall::new(e.tool_call_id.clone(), e.tool_call_name.clone(), "");
         merge_metadata(&mut call.metadata, e.metadata.as_deref());
         calls.push(call);
-        self.tool_calls
-            .insert(e.tool_call_id.clone(), (position, calls.len() - 1));
+        self.ix
+            .add_tool_call(e.tool_call_id.clone(), position, calls.len() - 1);
         self.partial_args
             .insert(e.tool_call_id.clone(), PartialJson::new());
         Applied {
@@ -1031,8 +979,8 @@ impl Reducer {
         message.subagent_run_id = e.subagent_run_id.clone();
         merge_metadata(&mut message.metadata, e.metadata.as_deref());
         let message = Message::Tool(message);
-        match self.tool_calls.get(&e.tool_call_id) {
-            Some(&(call_at, _)) => {
+        match self.ix.tool_call(&e.tool_call_id) {
+            Some((call_at, _)) => {
                 let mut position = call_at + 1;
                 while position < self.messages.len() && self.messages[position].role() == Role::Tool
                 {
@@ -1120,7 +1068,7 @@ impl Reducer {
             m.subagent_run_id = e.subagent_run_id.clone();
             m
         };
-        let (position, change, created) = match self.by_id.get(&e.message_id).copied() {
+        let (position, change, created) = match self.ix.message(&e.message_id) {
             None => {
                 let p = self.push(Message::Activity(fresh()));
                 (Some(p), MessagesChange::Appended(p), true)
@@ -1157,7 +1105,7 @@ impl Reducer {
     }
 
     fn activity_delta(&mut self, e: &ActivityDeltaEvent) -> Result<Applied, LimitExceeded> {
-        let Some(&p) = self.by_id.get(&e.message_id) else {
+        let Some(p) = self.ix.message(&e.message_id) else {
             return Ok(Applied::none());
         };
         let Message::Activity(activity) = &mut self.messages[p] else {

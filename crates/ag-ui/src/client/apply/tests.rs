@@ -796,3 +796,60 @@ fn text_arguments_and_reasoning_stop_at_their_limits() {
     assert_eq!(limit_of(&err).kind, LimitKind::MessageBytes);
     assert!(r.message("t").is_none());
 }
+
+// ----- index -----------------------------------------------------------------------------
+
+#[test]
+fn the_index_finds_the_first_message_and_call_after_any_insertions() {
+    let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+    let mut next = move |n: u64| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % n) as usize
+    };
+    for _ in 0..200 {
+        let mut r = Reducer::new();
+        for _ in 0..60 {
+            let call = format!("c{}", next(8));
+            let id = format!("m{}", next(8));
+            let event = match next(4) {
+                0 => json!({"type":"TOOL_CALL_START","toolCallId":call,"toolCallName":"f"}),
+                1 => {
+                    json!({"type":"TOOL_CALL_START","toolCallId":call,"toolCallName":"f","parentMessageId":id})
+                }
+                2 => json!({"type":"TEXT_MESSAGE_START","messageId":id}),
+                // Results reuse message ids, so a later message can become the first of its id.
+                _ => {
+                    json!({"type":"TOOL_CALL_RESULT","messageId":id,"toolCallId":call,"content":"x"})
+                }
+            };
+            r.apply(&ev(event)).unwrap();
+            let messages = r.messages();
+            for (i, m) in messages.iter().enumerate() {
+                let first = messages.iter().position(|o| o.id() == m.id()).unwrap();
+                assert_eq!(
+                    r.message(m.id().as_str()).map(|f| f as *const Message),
+                    Some(&messages[first] as *const Message),
+                    "message {i}"
+                );
+            }
+            for c in 0..8 {
+                let call = format!("c{c}");
+                let first = messages.iter().find_map(|m| match m {
+                    Message::Assistant(a) => a
+                        .tool_calls
+                        .iter()
+                        .flatten()
+                        .find(|t| t.id.as_str() == call),
+                    _ => None,
+                });
+                assert_eq!(
+                    r.tool_call(&call).map(|t| t as *const ToolCall),
+                    first.map(|t| t as *const ToolCall),
+                    "{call}"
+                );
+            }
+        }
+    }
+}
