@@ -1081,7 +1081,7 @@ mod tests {
         let mut repairs = Repairs::default();
         let mut tail = Vec::new();
         let mut at = 0;
-        let mut push = |buf: &mut String, repairs: &mut Repairs, tail: &mut Vec<u8>, bytes| {
+        let push = |buf: &mut String, repairs: &mut Repairs, tail: &mut Vec<u8>, bytes| {
             let mut text = Text {
                 buf,
                 base: 0,
