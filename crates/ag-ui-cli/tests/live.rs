@@ -266,7 +266,8 @@ fn serve_logs_each_run_with_its_id_events_and_duration() {
     };
     let _ = child.kill();
     let _ = child.wait();
-    assert!(ended.contains("run=t3-run-1"), "{ended}");
+    // Client ids are logged quoted, with control characters escaped.
+    assert!(ended.contains("run=\"t3-run-1\""), "{ended}");
     assert!(ended.contains(&format!("events={events}")), "{ended}");
     assert!(ended.contains("duration_ms="), "{ended}");
     assert!(ended.contains("outcome=\"finished\""), "{ended}");
