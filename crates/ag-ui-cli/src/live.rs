@@ -13,8 +13,8 @@ use ag_ui::client::run::{Flow, RunError, Subscriber};
 use ag_ui::{Event, Message, PROTOCOL_VERSION, ResumeEntry, RunAgentInput};
 
 use crate::offline::Failure;
-use crate::serve::demo_router;
 use crate::render::Renderer;
+use crate::serve::demo_router;
 
 /// What `run` sends and how it shows what comes back.
 #[derive(Debug)]

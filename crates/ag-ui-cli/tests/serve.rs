@@ -106,7 +106,8 @@ fn post(url: &str, body: String) -> String {
 fn ctrl_c_stops_serve_while_a_client_trickles_its_headers() {
     let mut server = serve();
     let mut slow = std::net::TcpStream::connect(&server.addr).unwrap();
-    slow.write_all(b"POST / HTTP/1.1\r\nHost: x\r\nX-Slow: a").unwrap();
+    slow.write_all(b"POST / HTTP/1.1\r\nHost: x\r\nX-Slow: a")
+        .unwrap();
     std::thread::sleep(Duration::from_millis(300));
     interrupt(&server.child);
     let (status, took) = wait_exit(&mut server.child, Duration::from_secs(15));
@@ -114,7 +115,10 @@ fn ctrl_c_stops_serve_while_a_client_trickles_its_headers() {
     // The shutdown is bounded (5 s) even though the slow client never finishes its request.
     assert!(took < Duration::from_secs(9), "stopped after {took:?}");
     let log = server.stderr.join().unwrap();
-    assert!(log.contains("interrupted; closing open connections"), "{log}");
+    assert!(
+        log.contains("interrupted; closing open connections"),
+        "{log}"
+    );
     drop(slow);
 }
 
@@ -129,7 +133,10 @@ fn the_log_names_the_outcome_escapes_client_ids_and_warns_once_for_many_dropped_
         "messages": [{"id": "u1", "role": "user", "content": "please confirm"}],
     });
     let stream = post(&server.url, body.to_string());
-    assert!(stream.contains("\"outcome\":{\"type\":\"interrupt\""), "{stream}");
+    assert!(
+        stream.contains("\"outcome\":{\"type\":\"interrupt\""),
+        "{stream}"
+    );
 
     // A completed run whose input carries 1000 messages of a role nobody knows.
     let mut messages: Vec<serde_json::Value> = (0..1000)
@@ -144,7 +151,10 @@ fn the_log_names_the_outcome_escapes_client_ids_and_warns_once_for_many_dropped_
     wait_exit(&mut server.child, Duration::from_secs(15));
     let log = server.stderr.join().unwrap();
 
-    assert!(!log.contains('\u{1b}'), "a raw ESC reached the log: {log:?}");
+    assert!(
+        !log.contains('\u{1b}'),
+        "a raw ESC reached the log: {log:?}"
+    );
     assert!(!log.contains('\r'), "a raw CR reached the log: {log:?}");
     assert!(
         !log.lines().any(|l| l.starts_with("2026-01-01")),

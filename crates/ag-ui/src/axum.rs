@@ -945,8 +945,13 @@ impl ServeConfig {
 /// # #[tokio::main] async fn main() -> std::io::Result<()> {
 /// let listener = tokio::net::TcpListener::bind("127.0.0.1:8000").await?;
 /// let app = axum::Router::new().agent("/", AgentEndpoint::new(echo));
-/// let ctrl_c = async { let _ = tokio::signal::ctrl_c().await; };
-/// serve(listener, app, ServeConfig::default(), ctrl_c).await?;
+/// // In a binary, `tokio::signal::ctrl_c()` is the usual trigger.
+/// let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+/// # drop(stop);
+/// serve(listener, app, ServeConfig::default(), async {
+///     let _ = stopped.await;
+/// })
+/// .await?;
 /// # Ok(()) }
 /// ```
 pub async fn serve(

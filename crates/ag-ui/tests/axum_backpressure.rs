@@ -127,8 +127,8 @@ fn dechunk(response: &[u8]) -> Vec<u8> {
     let mut body = Vec::new();
     loop {
         let line_end = rest.windows(2).position(|w| w == b"\r\n").unwrap();
-        let size = usize::from_str_radix(std::str::from_utf8(&rest[..line_end]).unwrap(), 16)
-            .unwrap();
+        let size =
+            usize::from_str_radix(std::str::from_utf8(&rest[..line_end]).unwrap(), 16).unwrap();
         rest = &rest[line_end + 2..];
         if size == 0 {
             break;

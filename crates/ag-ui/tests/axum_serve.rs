@@ -116,7 +116,10 @@ async fn a_normal_request_is_served_while_fifty_connections_trickle() {
     assert!(body.contains("RUN_FINISHED"), "{body}");
     assert!(started.elapsed() < Duration::from_secs(5));
     for task in &slow {
-        assert!(!task.is_finished(), "a trickling connection was closed early");
+        assert!(
+            !task.is_finished(),
+            "a trickling connection was closed early"
+        );
     }
     for task in slow {
         task.abort();

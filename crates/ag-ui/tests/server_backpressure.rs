@@ -7,9 +7,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use ag_ui::server::{
-    Agent, Backpressure, ErrorKind, Events, Outcome, Result, RunContext, Runner,
-};
+use ag_ui::server::{Agent, Backpressure, ErrorKind, Events, Outcome, Result, RunContext, Runner};
 use ag_ui::verify::Verifier;
 use ag_ui::{Event, EventType, RunAgentInput};
 use futures::StreamExt;
@@ -69,7 +67,10 @@ async fn ready_lets_go_as_the_stream_is_read_event_by_event() {
     while !waiter.is_finished() {
         assert!(events.next().await.is_some());
         read += 1;
-        assert!(read <= 17, "the waiter was not let go after the backlog drained");
+        assert!(
+            read <= 17,
+            "the waiter was not let go after the backlog drained"
+        );
         tokio::task::yield_now().await;
         tokio::time::sleep(Duration::from_millis(1)).await;
     }

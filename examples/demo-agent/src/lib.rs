@@ -33,9 +33,7 @@
 
 use std::time::Duration;
 
-use ag_ui::server::{
-    Agent, Error, Outcome, Result, RunContext, SubagentContext, SubagentSpec,
-};
+use ag_ui::server::{Agent, Error, Outcome, Result, RunContext, SubagentContext, SubagentSpec};
 use ag_ui::{Content, Interrupt, Message, ResumeStatus};
 use serde::{Deserialize, Serialize};
 use serde_json::json;

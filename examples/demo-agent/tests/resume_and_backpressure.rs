@@ -27,8 +27,10 @@ async fn run(input: RunAgentInput) -> Vec<Event> {
 #[tokio::test]
 async fn a_resume_of_an_interrupt_it_did_not_raise_is_a_run_error() {
     // A new thread: no interrupt was raised on it.
-    let input = RunAgentInput::new("fresh", "r2")
-        .with_resume(vec![ResumeEntry::resolved("anything", json!({"approved": true}))]);
+    let input = RunAgentInput::new("fresh", "r2").with_resume(vec![ResumeEntry::resolved(
+        "anything",
+        json!({"approved": true}),
+    )]);
     let events = run(input).await;
     assert_eq!(events.len(), 2, "{events:?}");
     let Event::RunError(error) = &events[1] else {
@@ -36,7 +38,11 @@ async fn a_resume_of_an_interrupt_it_did_not_raise_is_a_run_error() {
     };
     assert_eq!(error.code.as_deref(), Some("unknown-interrupt"));
     assert!(error.message.contains("\"anything\""), "{}", error.message);
-    assert!(error.message.contains("confirm-save-fresh"), "{}", error.message);
+    assert!(
+        error.message.contains("confirm-save-fresh"),
+        "{}",
+        error.message
+    );
 
     // The id of an interrupt raised on another thread is not this thread's.
     let input = RunAgentInput::new("fresh", "r3").with_resume(vec![ResumeEntry::resolved(
@@ -51,8 +57,8 @@ async fn a_resume_of_an_interrupt_it_did_not_raise_is_a_run_error() {
 
 #[tokio::test]
 async fn the_interrupt_it_raised_is_resumed() {
-    let ask = RunAgentInput::new("t9", "r1")
-        .with_messages(vec![Message::user("u1", "please confirm")]);
+    let ask =
+        RunAgentInput::new("t9", "r1").with_messages(vec![Message::user("u1", "please confirm")]);
     let events = run(ask).await;
     let Some(Event::RunFinished(finished)) = events.last() else {
         panic!("{:?}", events.last())
