@@ -106,14 +106,22 @@ impl Backpressure {
 /// The estimated memory an event holds while queued: the size of an [`Event`], plus its text
 /// for the streaming families (the hot path: no serialization), plus the JSON length of the
 /// payload for every other event (counted, not written).
+#[inline]
 fn cost(event: &Event) -> usize {
     let payload = match event {
         Event::TextMessageContent(e) => e.delta.len() + e.message_id.as_str().len(),
         Event::ReasoningMessageContent(e) => e.delta.len() + e.message_id.as_str().len(),
         Event::ToolCallArgs(e) => e.delta.len() + e.tool_call_id.as_str().len(),
-        other => super::scope::json_len(other),
+        other => payload_len(other),
     };
     std::mem::size_of::<Event>() + payload
+}
+
+/// The JSON length of an event off the streaming hot path.
+#[cold]
+#[inline(never)]
+fn payload_len(event: &Event) -> usize {
+    super::scope::json_len(event)
 }
 
 /// Where the consumer stands, as the agent sees it through `cancelled()`.
@@ -127,12 +135,6 @@ pub(crate) enum Cancel {
     Gone,
 }
 
-/// A queued event and the bytes it counts for in the backlog.
-struct Queued {
-    event: Event,
-    cost: usize,
-}
-
 /// The queue and its bookkeeping, behind the sink's one lock.
 ///
 /// The verifier already needs a lock per event, so the queue lives under the same one: the
@@ -142,7 +144,7 @@ struct Queued {
 /// has not handed out yet, so memory is bounded by the [`Backpressure`] limits, never by what
 /// a run emitted.
 struct Shared {
-    queue: VecDeque<Queued>,
+    queue: VecDeque<Event>,
     /// Bytes of the events in `queue`.
     queued_bytes: usize,
     /// Bytes of the events the consumer took and still holds, as it last reported.
@@ -175,7 +177,8 @@ impl Shared {
 struct Channel {
     shared: Mutex<Shared>,
     /// Set (under the lock) while an emitter waits in `ready()`; the consumer reads it without
-    /// the lock after each event it hands out, and only then reports how far it got.
+    /// the lock after each event it hands out, and only then counts the event off (its cost is
+    /// computed again then, rather than stored with every event) and reports how far it got.
     waiting: AtomicBool,
     /// Wakes the emitters waiting in `ready()`.
     drained: Notify,
@@ -352,10 +355,7 @@ impl Sink {
         let mut shared = self.channel.lock();
         shared.verifier.check(&started).map_err(Error::protocol)?;
         if queue {
-            shared.queue.push_back(Queued {
-                event: started,
-                cost,
-            });
+            shared.queue.push_back(started);
             shared.queued_bytes += cost;
             shared.peak_bytes = shared.peak_bytes.max(shared.backlog());
         }
@@ -394,7 +394,7 @@ impl Sink {
                 }
             }
             shared.verifier.check(&event).map_err(Error::protocol)?;
-            shared.queue.push_back(Queued { event, cost });
+            shared.queue.push_back(event);
             shared.queued_bytes += cost;
             if backlog > shared.peak_bytes {
                 shared.peak_bytes = backlog;
@@ -505,8 +505,10 @@ impl Sink {
 pub struct Events {
     channel: Arc<Channel>,
     /// Events taken from the queue and not yet handed out.
-    buffer: VecDeque<Queued>,
-    /// Bytes of the events in `buffer`.
+    buffer: VecDeque<Event>,
+    /// Bytes of the events in `buffer`, counted off one by one only while an emitter waits:
+    /// otherwise an over-estimate until the buffer is empty again (memory is never
+    /// under-counted).
     held: usize,
     cancel: Arc<watch::Sender<Cancel>>,
 }
@@ -540,21 +542,27 @@ impl Events {
     /// Hands out the next buffered event; tells a waiting emitter how far this side got.
     #[inline]
     fn pop(&mut self) -> Option<Event> {
-        let queued = self.buffer.pop_front()?;
-        self.held -= queued.cost;
+        let event = self.buffer.pop_front()?;
         if self.channel.waiting.load(Ordering::Acquire) {
+            self.held = if self.buffer.is_empty() {
+                0
+            } else {
+                self.held.saturating_sub(cost(&event))
+            };
             let mut shared = self.channel.lock();
             shared.held_bytes = self.held;
             self.channel.release_if_drained(&shared);
+        } else if self.buffer.is_empty() {
+            self.held = 0;
         }
-        Some(queued.event)
+        Some(event)
     }
 
     /// Every event queued so far, in order, without waiting.
     pub fn drain(&mut self) -> Vec<Event> {
         self.refill();
         self.held = 0;
-        let events = self.buffer.drain(..).map(|q| q.event).collect();
+        let events = self.buffer.drain(..).collect();
         let mut shared = self.channel.lock();
         shared.held_bytes = 0;
         self.channel.release_if_drained(&shared);
