@@ -5,6 +5,7 @@ mod input;
 mod live;
 mod offline;
 mod render;
+mod serve;
 
 use std::io::IsTerminal;
 use std::net::SocketAddr;
@@ -151,7 +152,7 @@ fn main() -> ExitCode {
                 .with_writer(std::io::stderr)
                 .init();
             runtime().and_then(|rt| {
-                rt.block_on(live::serve(addr, &path, Duration::from_millis(pace_ms)))
+                rt.block_on(serve::serve(addr, &path, Duration::from_millis(pace_ms)))
             })
         }
         Command::Run {
