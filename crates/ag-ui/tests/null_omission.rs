@@ -1,5 +1,8 @@
 //! The cross-SDK fixture `null-omission.json`: every case decodes, re-encodes through the SSE
 //! writer, and equals `expected` as JSON.
+//!
+//! The fixture is a copy, kept in `tests/fixtures/`, of the project's cross-SDK fixture
+//! `shared/fixtures/null-omission.json` (see `tests/fixtures/README.md`).
 
 #![cfg(feature = "sse")]
 
@@ -9,8 +12,7 @@ use ag_ui::Event;
 use serde_json::Value;
 
 fn fixture() -> Value {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/fixtures/null-omission.json");
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/null-omission.json");
     let text = std::fs::read_to_string(&path)
         .unwrap_or_else(|e| panic!("reading {}: {e}", path.display()));
     serde_json::from_str(&text).expect("fixture is JSON")
