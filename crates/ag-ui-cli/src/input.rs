@@ -27,6 +27,8 @@ pub(crate) enum Position {
     Event(usize),
     /// The input as a whole.
     Input,
+    /// The end of the input: what chunk normalization closes there.
+    End,
 }
 
 impl fmt::Display for Position {
@@ -35,6 +37,7 @@ impl fmt::Display for Position {
             Position::Line(n) => write!(f, "line {n}"),
             Position::Event(n) => write!(f, "event {n}"),
             Position::Input => f.write_str("input"),
+            Position::End => f.write_str("end of input"),
         }
     }
 }
@@ -53,7 +56,7 @@ impl fmt::Display for InputError {
 }
 
 impl InputError {
-    fn new(position: Position, message: impl Into<String>) -> Self {
+    pub(crate) fn new(position: Position, message: impl Into<String>) -> Self {
         Self {
             position,
             message: message.into(),
@@ -61,7 +64,7 @@ impl InputError {
     }
 
     /// The decode error in words, without the index it may carry (the position says where).
-    fn decode(position: Position, error: &DecodeError) -> Self {
+    pub(crate) fn decode(position: Position, error: &DecodeError) -> Self {
         let message = match (error.event_type(), error.field()) {
             (Some(t), Some(field)) => format!("{t}: field `{field}`: {}", error.message()),
             (Some(t), None) => format!("{t}: {}", error.message()),
@@ -169,7 +172,7 @@ pub(crate) fn for_each_event<E: From<InputError>>(
 
 /// Looks at the first non-blank bytes: `[` is a JSON array, `{` JSON Lines, anything that
 /// starts an SSE line (`data:`, `:`, `event:`, `id:`, `retry:`) SSE.
-fn detect(reader: &mut impl BufRead) -> Result<Format, InputError> {
+pub(crate) fn detect(reader: &mut impl BufRead) -> Result<Format, InputError> {
     loop {
         let buf = reader
             .fill_buf()

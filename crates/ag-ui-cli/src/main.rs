@@ -3,6 +3,7 @@
 mod input;
 mod live;
 mod offline;
+mod raw;
 mod render;
 
 use std::io::IsTerminal;
@@ -88,7 +89,9 @@ enum Command {
         /// The user message sent when INPUT is a URL.
         #[arg(long, default_value = "hello")]
         message: String,
-        /// Verify the events as they are, without expanding chunk events first.
+        /// Verify the events' JSON as sent: without expanding chunk events first, and with the
+        /// null and shape rules (`attribution.null`, `subagent.missing-field`, …) reported as
+        /// violations at their event.
         #[arg(long)]
         raw: bool,
     },

@@ -43,7 +43,7 @@ impl Failure {
         }
     }
 
-    fn violation(position: Position, v: &Violation) -> Self {
+    pub(crate) fn violation(position: Position, v: &Violation) -> Self {
         Failure::Stream {
             position,
             kind: v.kind().as_str(),
@@ -104,7 +104,6 @@ struct Stages {
     normalizer: Option<ChunkNormalizer>,
     verifier: Option<Verifier>,
     buffer: Vec<Event>,
-    last_position: Position,
 }
 
 impl Stages {
@@ -113,7 +112,6 @@ impl Stages {
             normalizer: normalize.then(ChunkNormalizer::new),
             verifier: verify.then(Verifier::new),
             buffer: Vec::new(),
-            last_position: Position::Input,
         }
     }
 
@@ -123,7 +121,6 @@ impl Stages {
         item: Positioned,
         sink: &mut impl FnMut(Position, &Event) -> Result<(), Failure>,
     ) -> Result<(), Failure> {
-        self.last_position = item.position;
         match &mut self.normalizer {
             Some(normalizer) => {
                 normalizer
@@ -135,7 +132,9 @@ impl Stages {
         self.flush(item.position, sink)
     }
 
-    /// Closes what chunk normalization still has open and sends it through.
+    /// Closes what chunk normalization still has open and sends it through. What it closes
+    /// is at the end of the input, not at the last event: a violation by such an END (say,
+    /// for a message an explicit END already closed) is reported there.
     fn finish(
         &mut self,
         sink: &mut impl FnMut(Position, &Event) -> Result<(), Failure>,
@@ -143,7 +142,7 @@ impl Stages {
         if let Some(normalizer) = &mut self.normalizer {
             normalizer.finish_into(&mut self.buffer);
         }
-        self.flush(self.last_position, sink)
+        self.flush(Position::End, sink)
     }
 
     fn flush(
@@ -197,6 +196,9 @@ pub(crate) fn verify(path: Option<&str>, raw: bool) -> Result<String, Failure> {
 
 /// `ag-ui verify` on bytes already fetched (a URL's response).
 pub(crate) fn verify_reader(reader: impl std::io::Read, raw: bool) -> Result<String, Failure> {
+    if raw {
+        return crate::raw::verify_raw(reader);
+    }
     let mut runs = 0;
     let events = run_stages_on(reader, !raw, true, |_, event| {
         if event.event_type() == EventType::RunStarted {
