@@ -95,7 +95,8 @@ enum Command {
         #[arg(long)]
         raw: bool,
     },
-    /// Expand *_CHUNK events into explicit START / CONTENT / END events.
+    /// Expand *_CHUNK events into explicit START / CONTENT / END events. Events are written in
+    /// their schema shape: members the AG-UI 1.0 schema does not describe are dropped.
     Normalize {
         /// A file, or `-` for standard input.
         input: Option<String>,
@@ -111,7 +112,7 @@ enum Command {
         #[arg(long)]
         no_verify: bool,
     },
-    /// Re-encode a stream.
+    /// Re-encode a stream (in schema shape: members the schema does not describe are dropped).
     Convert {
         /// The output encoding.
         #[arg(long, value_enum)]

@@ -317,3 +317,20 @@ fn verify_reports_the_closing_end_of_a_chunk_stream_where_it_closes() {
     let err = stderr(&ag_ui(&["verify"], input.as_bytes()));
     assert!(err.starts_with("violation: line 5: text.not-open [m]"), "{err}");
 }
+
+/// Members outside the schema do not survive `normalize` or `convert` (see the crate docs,
+/// "Fields outside the schema"): both write events in their schema shape.
+#[test]
+fn normalize_and_convert_write_events_in_schema_shape() {
+    let input = "{\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\",\"vendor\":true}\n{\"type\":\"TEXT_MESSAGE_CHUNK\",\"messageId\":\"m\",\"delta\":\"x\",\"foo\":1}\n";
+    for command in ["normalize", "convert"] {
+        let out = ag_ui(&[command, "-"], input.as_bytes());
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let text = stdout(&out);
+        assert!(text.contains("\"delta\":\"x\""), "{command}: {text}");
+        assert!(
+            !text.contains("foo") && !text.contains("vendor"),
+            "{command}: {text}"
+        );
+    }
+}
