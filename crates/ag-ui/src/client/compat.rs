@@ -501,4 +501,83 @@ mod tests {
             .unwrap();
         assert_eq!(ok.event_type(), EventType::ToolCallStart);
     }
+
+    /// The deltas `decode_into` produced, per event, as (type, text).
+    fn deltas(lines: &[&str]) -> Vec<(EventType, String)> {
+        let mut compat = Compat::new();
+        let mut out = Vec::new();
+        for line in lines {
+            compat.decode_into(line.as_bytes(), &mut out).unwrap();
+        }
+        compat.finish_into(&mut out);
+        out.iter()
+            .map(|e| {
+                let text = match e {
+                    Event::TextMessageContent(c) => c.delta.clone(),
+                    Event::ReasoningMessageContent(c) => c.delta.clone(),
+                    Event::ToolCallArgs(c) => c.delta.clone(),
+                    Event::TextMessageChunk(c) => c.delta.clone().unwrap_or_default(),
+                    _ => String::new(),
+                };
+                (e.event_type(), text)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn thinking_deltas_rejoin_surrogate_halves_too() {
+        let out = deltas(&[
+            r#"{"type":"THINKING_TEXT_MESSAGE_START"}"#,
+            r#"{"type":"THINKING_TEXT_MESSAGE_CONTENT","delta":"a\ud83d"}"#,
+            r#"{"type":"THINKING_TEXT_MESSAGE_CONTENT","delta":"\ude00b"}"#,
+            r#"{"type":"THINKING_TEXT_MESSAGE_END"}"#,
+        ]);
+        let text: String = out.iter().map(|(_, t)| t.as_str()).collect();
+        assert_eq!(text, "a\u{1F600}b");
+        assert_eq!(out.len(), 4);
+    }
+
+    #[test]
+    fn a_waiting_half_is_given_up_before_an_end_or_a_run_boundary() {
+        use EventType::*;
+        let out = deltas(&[
+            r#"{"type":"TOOL_CALL_ARGS","toolCallId":"c","delta":"x\ud83d"}"#,
+            r#"{"type":"TOOL_CALL_END","toolCallId":"c"}"#,
+            r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"\udbff","timestamp":3}"#,
+            r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r"}"#,
+        ]);
+        assert_eq!(
+            out,
+            [
+                (ToolCallArgs, "x".to_owned()),
+                (ToolCallArgs, "\u{FFFD}".to_owned()),
+                (ToolCallEnd, String::new()),
+                (TextMessageContent, String::new()),
+                (TextMessageContent, "\u{FFFD}".to_owned()),
+                (RunFinished, String::new()),
+            ]
+        );
+    }
+
+    #[test]
+    fn waiting_halves_are_bounded() {
+        let lines: Vec<String> = (0..MAX_PENDING_SURROGATES + 3)
+            .map(|i| format!(r#"{{"type":"TEXT_MESSAGE_CONTENT","messageId":"m{i}","delta":"\ud800"}}"#))
+            .collect();
+        let mut compat = Compat::new();
+        let mut out = Vec::new();
+        for line in &lines {
+            compat.decode_into(line.as_bytes(), &mut out).unwrap();
+        }
+        assert_eq!(compat.pending.len(), MAX_PENDING_SURROGATES);
+        // The three oldest were given up as U+FFFD, in order.
+        let flushed: Vec<String> = out
+            .iter()
+            .filter_map(|e| match e {
+                Event::TextMessageContent(c) if !c.delta.is_empty() => Some(c.message_id.to_string()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(flushed, ["m0", "m1", "m2"]);
+    }
 }
