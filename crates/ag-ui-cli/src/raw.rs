@@ -55,7 +55,8 @@ pub(crate) fn verify_raw(reader: impl Read) -> Result<String, Failure> {
     let format = input::detect(&mut reader)?;
     let mut verifier = Verifier::new();
     let mut tally = Tally::default();
-    let read_error = |position, e: std::io::Error| InputError::new(position, format!("read error: {e}"));
+    let read_error =
+        |position, e: std::io::Error| InputError::new(position, format!("read error: {e}"));
     match format {
         Format::Jsonl => {
             let mut line = Vec::new();
@@ -97,7 +98,8 @@ pub(crate) fn verify_raw(reader: impl Read) -> Result<String, Failure> {
                     .next_frame()
                     .map_err(|e| InputError::decode(Position::Input, &e))?
                 {
-                    let position = Position::Event(usize::try_from(frame.index()).unwrap_or(usize::MAX));
+                    let position =
+                        Position::Event(usize::try_from(frame.index()).unwrap_or(usize::MAX));
                     check(&mut verifier, tally, position, frame.data())?;
                 }
                 Ok(())

@@ -233,7 +233,10 @@ fn verify_raw_names_null_and_shape_rules_like_any_violation() {
     let sas = r#"{"type":"SUBAGENT_STARTED","subagentRunId":"s","name":"n"}"#;
     let cases: &[(&[&str], &str)] = &[
         (
-            &[rs, r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r","subagentRunId":null}"#],
+            &[
+                rs,
+                r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r","subagentRunId":null}"#,
+            ],
             "line 2: attribution.null",
         ),
         (
@@ -241,24 +244,42 @@ fn verify_raw_names_null_and_shape_rules_like_any_violation() {
             "line 2: subagent.missing-field",
         ),
         (
-            &[rs, sas, r#"{"type":"SUBAGENT_FINISHED","subagentRunId":"s","outcome":{"type":"paused"}}"#],
+            &[
+                rs,
+                sas,
+                r#"{"type":"SUBAGENT_FINISHED","subagentRunId":"s","outcome":{"type":"paused"}}"#,
+            ],
             "line 3: subagent.bad-outcome [s]",
         ),
         (
-            &[rs, sas, r#"{"type":"SUBAGENT_FINISHED","subagentRunId":"s","outcome":{"type":"suspended","interruptIds":[1]}}"#],
+            &[
+                rs,
+                sas,
+                r#"{"type":"SUBAGENT_FINISHED","subagentRunId":"s","outcome":{"type":"suspended","interruptIds":[1]}}"#,
+            ],
             "line 3: subagent.bad-outcome [s]",
         ),
         (
-            &[rs, r#"{"type":"SUBAGENT_STARTED","subagentRunId":"s","name":"n","description":null}"#],
+            &[
+                rs,
+                r#"{"type":"SUBAGENT_STARTED","subagentRunId":"s","name":"n","description":null}"#,
+            ],
             "line 2: subagent.null-field [s]",
         ),
         (
-            &[rs, r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":{"type":"interrupt","interrupts":[{"id":"i","reason":"x","subagentRunId":null}]}}"#],
+            &[
+                rs,
+                r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":{"type":"interrupt","interrupts":[{"id":"i","reason":"x","subagentRunId":null}]}}"#,
+            ],
             "line 2: attribution.null [i]",
         ),
         // The ordering gate first.
         (
-            &[rs, rf, r#"{"type":"TEXT_MESSAGE_START","messageId":"m","subagentRunId":null}"#],
+            &[
+                rs,
+                rf,
+                r#"{"type":"TEXT_MESSAGE_START","messageId":"m","subagentRunId":null}"#,
+            ],
             "line 3: run.after-finished",
         ),
     ];
@@ -291,8 +312,13 @@ fn verify_raw_names_null_and_shape_rules_like_any_violation() {
     let out = ag_ui(&["verify"], input.as_bytes());
     assert_eq!(stdout(&out), "ok: 2 events, 1 runs\n", "{}", stderr(&out));
     // Other invalid fields stay input errors (exit 2).
-    let input = format!("{rs}\n{{\"type\":\"TEXT_MESSAGE_START\",\"messageId\":\"m\",\"role\":\"tool\"}}\n");
-    assert_eq!(ag_ui(&["verify", "--raw"], input.as_bytes()).status.code(), Some(2));
+    let input = format!(
+        "{rs}\n{{\"type\":\"TEXT_MESSAGE_START\",\"messageId\":\"m\",\"role\":\"tool\"}}\n"
+    );
+    assert_eq!(
+        ag_ui(&["verify", "--raw"], input.as_bytes()).status.code(),
+        Some(2)
+    );
 }
 
 /// An explicit END without `subagentRunId` for a message a subagent's chunks opened is
@@ -315,7 +341,10 @@ fn verify_reports_the_closing_end_of_a_chunk_stream_where_it_closes() {
     );
     let input = head.join("\n") + "\n{\"type\":\"SUBAGENT_FINISHED\",\"subagentRunId\":\"s1\"}\n";
     let err = stderr(&ag_ui(&["verify"], input.as_bytes()));
-    assert!(err.starts_with("violation: line 5: text.not-open [m]"), "{err}");
+    assert!(
+        err.starts_with("violation: line 5: text.not-open [m]"),
+        "{err}"
+    );
 }
 
 /// Members outside the schema do not survive `normalize` or `convert` (see the crate docs,

@@ -133,7 +133,10 @@ fn reference(cases: &[Vec<String>]) -> Vec<Value> {
         dir.join("node_modules/@ag-ui/client").is_dir(),
         "the reference packages are missing: run `npm ci --prefix interop` first"
     );
-    let text: String = cases.iter().map(|lines| lines.join("\n") + "\n\n").collect();
+    let text: String = cases
+        .iter()
+        .map(|lines| lines.join("\n") + "\n\n")
+        .collect();
     let path = Path::new(env!("CARGO_TARGET_TMPDIR")).join("surrogate-streams.txt");
     std::fs::write(&path, text).unwrap();
     let output = Command::new("node")
@@ -227,7 +230,8 @@ fn the_stateless_reader_reads_a_lone_half_as_a_replacement_character() {
         "{\"type\":\"TOOL_CALL_START\",\"toolCallId\":\"c\u{FFFD}\",\"toolCallName\":\"\u{1F600}\u{FFFD}\"}"
     );
     // Malformed escapes are still syntax errors, not repaired.
-    let err = Event::from_slice(br#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"a","delta":"\ud83"}"#)
-        .unwrap_err();
+    let err =
+        Event::from_slice(br#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"a","delta":"\ud83"}"#)
+            .unwrap_err();
     assert_eq!(err.kind(), ag_ui::DecodeErrorKind::Syntax);
 }

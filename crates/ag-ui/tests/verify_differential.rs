@@ -324,13 +324,45 @@ fn chunk_expansion_then_verification_matches_the_reference_pipeline() {
     let streams: Vec<Vec<&str>> = vec![
         vec![run_started, sub_started, text_chunk, text_end],
         vec![run_started, sub_started, text_chunk, text_end, run_finished],
-        vec![run_started, sub_started, text_chunk, text_end, sub_finished, run_finished],
-        vec![run_started, sub_started, text_chunk, text_end_s1, sub_finished, run_finished],
+        vec![
+            run_started,
+            sub_started,
+            text_chunk,
+            text_end,
+            sub_finished,
+            run_finished,
+        ],
+        vec![
+            run_started,
+            sub_started,
+            text_chunk,
+            text_end_s1,
+            sub_finished,
+            run_finished,
+        ],
         vec![run_started, sub_started, text_chunk, text_end_s2],
         vec![run_started, sub_started, tool_chunk, tool_end, sub_finished],
-        vec![run_started, sub_started, tool_chunk, tool_end, tool_start_s1],
-        vec![run_started, sub_started, reasoning_chunk, reasoning_end, step],
-        vec![run_started, sub_started, reasoning_chunk, reasoning_end, run_finished],
+        vec![
+            run_started,
+            sub_started,
+            tool_chunk,
+            tool_end,
+            tool_start_s1,
+        ],
+        vec![
+            run_started,
+            sub_started,
+            reasoning_chunk,
+            reasoning_end,
+            step,
+        ],
+        vec![
+            run_started,
+            sub_started,
+            reasoning_chunk,
+            reasoning_end,
+            run_finished,
+        ],
     ];
     let streams: Vec<Vec<Value>> = streams
         .iter()
@@ -388,32 +420,95 @@ fn raw_json_verdicts_match_the_reference() {
     let re = r#"{"type":"RUN_ERROR","message":"x"}"#;
     let sas = r#"{"type":"SUBAGENT_STARTED","subagentRunId":"s","name":"n"}"#;
     let streams: Vec<Vec<&str>> = vec![
-        vec![rs, r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r","subagentRunId":null}"#],
-        vec![rs, r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":{"type":"interrupt","interrupts":[{"id":"i","reason":"x","subagentRunId":null}]}}"#],
+        vec![
+            rs,
+            r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r","subagentRunId":null}"#,
+        ],
+        vec![
+            rs,
+            r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":{"type":"interrupt","interrupts":[{"id":"i","reason":"x","subagentRunId":null}]}}"#,
+        ],
         vec![r#"{"type":"RUN_STARTED","threadId":"t","runId":"r","subagentRunId":null}"#],
         vec![r#"{"type":"RUN_ERROR","message":"x","subagentRunId":null}"#],
-        vec![rs, r#"{"type":"MESSAGES_SNAPSHOT","messages":[],"subagentRunId":null}"#],
-        vec![rs, rf, r#"{"type":"TEXT_MESSAGE_START","messageId":"m","subagentRunId":null}"#],
+        vec![
+            rs,
+            r#"{"type":"MESSAGES_SNAPSHOT","messages":[],"subagentRunId":null}"#,
+        ],
+        vec![
+            rs,
+            rf,
+            r#"{"type":"TEXT_MESSAGE_START","messageId":"m","subagentRunId":null}"#,
+        ],
         vec![rs, re, r#"{"type":"SUBAGENT_STARTED","name":"n"}"#],
         vec![r#"{"type":"STEP_STARTED","stepName":"a","subagentRunId":null}"#],
-        vec![rs, r#"{"type":"TEXT_MESSAGE_START","messageId":"m","subagentRunId":null}"#],
-        vec![rs, r#"{"type":"SUBAGENT_STARTED","subagentRunId":null,"name":"n"}"#],
+        vec![
+            rs,
+            r#"{"type":"TEXT_MESSAGE_START","messageId":"m","subagentRunId":null}"#,
+        ],
+        vec![
+            rs,
+            r#"{"type":"SUBAGENT_STARTED","subagentRunId":null,"name":"n"}"#,
+        ],
         vec![rs, r#"{"type":"SUBAGENT_STARTED","name":"n"}"#],
         vec![rs, r#"{"type":"SUBAGENT_STARTED","subagentRunId":"s"}"#],
-        vec![rs, r#"{"type":"SUBAGENT_STARTED","subagentRunId":"s","name":7}"#],
+        vec![
+            rs,
+            r#"{"type":"SUBAGENT_STARTED","subagentRunId":"s","name":7}"#,
+        ],
         vec![rs, sas, r#"{"type":"SUBAGENT_FINISHED"}"#],
         vec![rs, sas, r#"{"type":"SUBAGENT_ERROR","subagentRunId":"s"}"#],
-        vec![rs, r#"{"type":"SUBAGENT_STARTED","subagentRunId":"s","name":"n","parentToolCallId":null}"#],
-        vec![rs, sas, r#"{"type":"SUBAGENT_FINISHED","subagentRunId":"s","outcome":null}"#],
-        vec![rs, sas, r#"{"type":"SUBAGENT_ERROR","subagentRunId":"s","message":"m","code":null}"#],
-        vec![rs, sas, r#"{"type":"SUBAGENT_FINISHED","subagentRunId":"s","outcome":{"type":"paused"}}"#],
-        vec![rs, sas, r#"{"type":"SUBAGENT_FINISHED","subagentRunId":"s","outcome":{}}"#],
-        vec![rs, sas, r#"{"type":"SUBAGENT_FINISHED","subagentRunId":"s","outcome":""}"#],
-        vec![rs, sas, r#"{"type":"SUBAGENT_FINISHED","subagentRunId":"s","outcome":{"type":"suspended","interruptIds":[1]}}"#],
-        vec![rs, sas, r#"{"type":"SUBAGENT_FINISHED","subagentRunId":"s","outcome":{"type":"success","interruptIds":null}}"#],
-        vec![rs, sas, r#"{"type":"SUBAGENT_FINISHED","subagentRunId":"s","outcome":{"type":"suspended","interruptIds":["i"]}}"#, rf],
-        vec![rs, r#"{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"m1","role":"user","content":"hi","subagentRunId":null}]}"#],
-        vec![r#"{"type":"RUN_STARTED","threadId":"t","runId":"r","input":{"threadId":"t","runId":"r","messages":[{"id":"m1","role":"user","content":"hi","subagentRunId":null}],"tools":[],"context":[]}}"#],
+        vec![
+            rs,
+            r#"{"type":"SUBAGENT_STARTED","subagentRunId":"s","name":"n","parentToolCallId":null}"#,
+        ],
+        vec![
+            rs,
+            sas,
+            r#"{"type":"SUBAGENT_FINISHED","subagentRunId":"s","outcome":null}"#,
+        ],
+        vec![
+            rs,
+            sas,
+            r#"{"type":"SUBAGENT_ERROR","subagentRunId":"s","message":"m","code":null}"#,
+        ],
+        vec![
+            rs,
+            sas,
+            r#"{"type":"SUBAGENT_FINISHED","subagentRunId":"s","outcome":{"type":"paused"}}"#,
+        ],
+        vec![
+            rs,
+            sas,
+            r#"{"type":"SUBAGENT_FINISHED","subagentRunId":"s","outcome":{}}"#,
+        ],
+        vec![
+            rs,
+            sas,
+            r#"{"type":"SUBAGENT_FINISHED","subagentRunId":"s","outcome":""}"#,
+        ],
+        vec![
+            rs,
+            sas,
+            r#"{"type":"SUBAGENT_FINISHED","subagentRunId":"s","outcome":{"type":"suspended","interruptIds":[1]}}"#,
+        ],
+        vec![
+            rs,
+            sas,
+            r#"{"type":"SUBAGENT_FINISHED","subagentRunId":"s","outcome":{"type":"success","interruptIds":null}}"#,
+        ],
+        vec![
+            rs,
+            sas,
+            r#"{"type":"SUBAGENT_FINISHED","subagentRunId":"s","outcome":{"type":"suspended","interruptIds":["i"]}}"#,
+            rf,
+        ],
+        vec![
+            rs,
+            r#"{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"m1","role":"user","content":"hi","subagentRunId":null}]}"#,
+        ],
+        vec![
+            r#"{"type":"RUN_STARTED","threadId":"t","runId":"r","input":{"threadId":"t","runId":"r","messages":[{"id":"m1","role":"user","content":"hi","subagentRunId":null}],"tools":[],"context":[]}}"#,
+        ],
         vec![rs, r#"{"type":"SUBAGENT_FINISHED","subagentRunId":"s"}"#],
     ];
     let corpus = serde_json::json!({

@@ -45,33 +45,137 @@ const SAS: &str = r#"{"type":"SUBAGENT_STARTED","subagentRunId":"s","name":"n"}"
 fn raw_json_shape_rules_are_violations_at_their_event() {
     let cases: &[(&[&str], Option<(&str, usize)>)] = &[
         // R35, including on run-scoped events that cannot carry the field.
-        (&[RS, r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r","subagentRunId":null}"#], Some(("attribution.null", 1))),
-        (&[r#"{"type":"RUN_STARTED","threadId":"t","runId":"r","subagentRunId":null}"#], Some(("attribution.null", 0))),
-        (&[RS, r#"{"type":"TEXT_MESSAGE_START","messageId":"m","subagentRunId":null}"#], Some(("attribution.null", 1))),
+        (
+            &[
+                RS,
+                r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r","subagentRunId":null}"#,
+            ],
+            Some(("attribution.null", 1)),
+        ),
+        (
+            &[r#"{"type":"RUN_STARTED","threadId":"t","runId":"r","subagentRunId":null}"#],
+            Some(("attribution.null", 0)),
+        ),
+        (
+            &[
+                RS,
+                r#"{"type":"TEXT_MESSAGE_START","messageId":"m","subagentRunId":null}"#,
+            ],
+            Some(("attribution.null", 1)),
+        ),
         // An ordering gate comes first: R3 before R35 and before R39.
-        (&[RS, RF, r#"{"type":"TEXT_MESSAGE_START","messageId":"m","subagentRunId":null}"#], Some(("run.after-finished", 2))),
-        (&[RS, RF, r#"{"type":"SUBAGENT_STARTED","name":"n"}"#], Some(("run.after-finished", 2))),
+        (
+            &[
+                RS,
+                RF,
+                r#"{"type":"TEXT_MESSAGE_START","messageId":"m","subagentRunId":null}"#,
+            ],
+            Some(("run.after-finished", 2)),
+        ),
+        (
+            &[RS, RF, r#"{"type":"SUBAGENT_STARTED","name":"n"}"#],
+            Some(("run.after-finished", 2)),
+        ),
         // R35 before R39.
-        (&[RS, r#"{"type":"SUBAGENT_STARTED","subagentRunId":null,"name":"n"}"#], Some(("attribution.null", 1))),
+        (
+            &[
+                RS,
+                r#"{"type":"SUBAGENT_STARTED","subagentRunId":null,"name":"n"}"#,
+            ],
+            Some(("attribution.null", 1)),
+        ),
         // R39.
-        (&[RS, r#"{"type":"SUBAGENT_STARTED","name":"n"}"#], Some(("subagent.missing-field", 1))),
-        (&[RS, r#"{"type":"SUBAGENT_STARTED","subagentRunId":"s"}"#], Some(("subagent.missing-field", 1))),
-        (&[RS, SAS, r#"{"type":"SUBAGENT_ERROR","subagentRunId":"s"}"#], Some(("subagent.missing-field", 2))),
-        (&[RS, SAS, r#"{"type":"SUBAGENT_FINISHED","subagentRunId":7}"#], Some(("subagent.missing-field", 2))),
+        (
+            &[RS, r#"{"type":"SUBAGENT_STARTED","name":"n"}"#],
+            Some(("subagent.missing-field", 1)),
+        ),
+        (
+            &[RS, r#"{"type":"SUBAGENT_STARTED","subagentRunId":"s"}"#],
+            Some(("subagent.missing-field", 1)),
+        ),
+        (
+            &[RS, SAS, r#"{"type":"SUBAGENT_ERROR","subagentRunId":"s"}"#],
+            Some(("subagent.missing-field", 2)),
+        ),
+        (
+            &[RS, SAS, r#"{"type":"SUBAGENT_FINISHED","subagentRunId":7}"#],
+            Some(("subagent.missing-field", 2)),
+        ),
         // R40.
-        (&[RS, r#"{"type":"SUBAGENT_STARTED","subagentRunId":"s","name":"n","description":null}"#], Some(("subagent.null-field", 1))),
-        (&[RS, SAS, r#"{"type":"SUBAGENT_FINISHED","subagentRunId":"s","outcome":null}"#], Some(("subagent.null-field", 2))),
-        (&[RS, SAS, r#"{"type":"SUBAGENT_ERROR","subagentRunId":"s","message":"x","code":null}"#], Some(("subagent.null-field", 2))),
+        (
+            &[
+                RS,
+                r#"{"type":"SUBAGENT_STARTED","subagentRunId":"s","name":"n","description":null}"#,
+            ],
+            Some(("subagent.null-field", 1)),
+        ),
+        (
+            &[
+                RS,
+                SAS,
+                r#"{"type":"SUBAGENT_FINISHED","subagentRunId":"s","outcome":null}"#,
+            ],
+            Some(("subagent.null-field", 2)),
+        ),
+        (
+            &[
+                RS,
+                SAS,
+                r#"{"type":"SUBAGENT_ERROR","subagentRunId":"s","message":"x","code":null}"#,
+            ],
+            Some(("subagent.null-field", 2)),
+        ),
         // R45, R46.
-        (&[RS, SAS, r#"{"type":"SUBAGENT_FINISHED","subagentRunId":"s","outcome":{"type":"paused"}}"#], Some(("subagent.bad-outcome", 2))),
-        (&[RS, SAS, r#"{"type":"SUBAGENT_FINISHED","subagentRunId":"s","outcome":{"type":"suspended","interruptIds":[1]}}"#], Some(("subagent.bad-outcome", 2))),
-        (&[RS, SAS, r#"{"type":"SUBAGENT_FINISHED","subagentRunId":"s","outcome":{"type":"success","interruptIds":null}}"#], Some(("subagent.bad-outcome", 2))),
+        (
+            &[
+                RS,
+                SAS,
+                r#"{"type":"SUBAGENT_FINISHED","subagentRunId":"s","outcome":{"type":"paused"}}"#,
+            ],
+            Some(("subagent.bad-outcome", 2)),
+        ),
+        (
+            &[
+                RS,
+                SAS,
+                r#"{"type":"SUBAGENT_FINISHED","subagentRunId":"s","outcome":{"type":"suspended","interruptIds":[1]}}"#,
+            ],
+            Some(("subagent.bad-outcome", 2)),
+        ),
+        (
+            &[
+                RS,
+                SAS,
+                r#"{"type":"SUBAGENT_FINISHED","subagentRunId":"s","outcome":{"type":"success","interruptIds":null}}"#,
+            ],
+            Some(("subagent.bad-outcome", 2)),
+        ),
         // R36.
-        (&[RS, r#"{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"m1","role":"user","content":"hi","subagentRunId":null}]}"#], Some(("attribution.null", 1))),
+        (
+            &[
+                RS,
+                r#"{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"m1","role":"user","content":"hi","subagentRunId":null}]}"#,
+            ],
+            Some(("attribution.null", 1)),
+        ),
         // Accepted: the same events without the broken shape.
-        (&[RS, SAS, r#"{"type":"SUBAGENT_FINISHED","subagentRunId":"s","outcome":{"type":"suspended","interruptIds":["i"]}}"#, RF], None),
+        (
+            &[
+                RS,
+                SAS,
+                r#"{"type":"SUBAGENT_FINISHED","subagentRunId":"s","outcome":{"type":"suspended","interruptIds":["i"]}}"#,
+                RF,
+            ],
+            None,
+        ),
         // Other invalid fields stay decode errors.
-        (&[RS, r#"{"type":"TEXT_MESSAGE_START","messageId":"m","role":"tool"}"#], Some(("schema.invalid", 1))),
+        (
+            &[
+                RS,
+                r#"{"type":"TEXT_MESSAGE_START","messageId":"m","role":"tool"}"#,
+            ],
+            Some(("schema.invalid", 1)),
+        ),
     ];
     for (lines, want) in cases {
         assert_eq!(raw_verdict(lines), *want, "{lines:?}");

@@ -152,9 +152,8 @@ impl Compat {
                 let name = e.event_type().unwrap_or_default();
                 if name.starts_with("THINKING_") {
                     let repaired = repair_surrogates(data, Lone::Replace);
-                    let value: Value =
-                        serde_json::from_slice(repaired.as_deref().unwrap_or(data))
-                            .map_err(|_| e.clone())?;
+                    let value: Value = serde_json::from_slice(repaired.as_deref().unwrap_or(data))
+                        .map_err(|_| e.clone())?;
                     if let Some(event) = self.translate(value)? {
                         return Ok(Some(event));
                     }
@@ -236,7 +235,9 @@ impl Compat {
             _ => {}
         }
         let (stream, id, delta) = match event {
-            Event::TextMessageContent(e) => (Stream::Text, Some(e.message_id.as_str()), &mut e.delta),
+            Event::TextMessageContent(e) => {
+                (Stream::Text, Some(e.message_id.as_str()), &mut e.delta)
+            }
             Event::ReasoningMessageContent(e) => {
                 (Stream::Reasoning, Some(e.message_id.as_str()), &mut e.delta)
             }
@@ -245,14 +246,22 @@ impl Compat {
                 if e.message_id.is_some() {
                     self.text_chunk.clone_from(&e.message_id);
                 }
-                let Some(delta) = e.delta.as_mut() else { return };
-                (Stream::Text, self.text_chunk.as_ref().map(MessageId::as_str), delta)
+                let Some(delta) = e.delta.as_mut() else {
+                    return;
+                };
+                (
+                    Stream::Text,
+                    self.text_chunk.as_ref().map(MessageId::as_str),
+                    delta,
+                )
             }
             Event::ReasoningMessageChunk(e) => {
                 if e.message_id.is_some() {
                     self.reasoning_chunk.clone_from(&e.message_id);
                 }
-                let Some(delta) = e.delta.as_mut() else { return };
+                let Some(delta) = e.delta.as_mut() else {
+                    return;
+                };
                 (
                     Stream::Reasoning,
                     self.reasoning_chunk.as_ref().map(MessageId::as_str),
@@ -263,8 +272,14 @@ impl Compat {
                 if e.tool_call_id.is_some() {
                     self.tool_chunk.clone_from(&e.tool_call_id);
                 }
-                let Some(delta) = e.delta.as_mut() else { return };
-                (Stream::Tool, self.tool_chunk.as_ref().map(ToolCallId::as_str), delta)
+                let Some(delta) = e.delta.as_mut() else {
+                    return;
+                };
+                (
+                    Stream::Tool,
+                    self.tool_chunk.as_ref().map(ToolCallId::as_str),
+                    delta,
+                )
             }
             _ => return,
         };
@@ -562,7 +577,9 @@ mod tests {
     #[test]
     fn waiting_halves_are_bounded() {
         let lines: Vec<String> = (0..MAX_PENDING_SURROGATES + 3)
-            .map(|i| format!(r#"{{"type":"TEXT_MESSAGE_CONTENT","messageId":"m{i}","delta":"\ud800"}}"#))
+            .map(|i| {
+                format!(r#"{{"type":"TEXT_MESSAGE_CONTENT","messageId":"m{i}","delta":"\ud800"}}"#)
+            })
             .collect();
         let mut compat = Compat::new();
         let mut out = Vec::new();
@@ -574,7 +591,9 @@ mod tests {
         let flushed: Vec<String> = out
             .iter()
             .filter_map(|e| match e {
-                Event::TextMessageContent(c) if !c.delta.is_empty() => Some(c.message_id.to_string()),
+                Event::TextMessageContent(c) if !c.delta.is_empty() => {
+                    Some(c.message_id.to_string())
+                }
                 _ => None,
             })
             .collect();

@@ -176,7 +176,10 @@ impl CheckJsonError {
 /// rejected is a bug, reported as a syntax error rather than a panic.
 fn decode_error(result: Result<Event, DecodeError>) -> DecodeError {
     result.err().unwrap_or_else(|| {
-        DecodeError::new(DecodeErrorKind::Syntax, "the event could not be read as JSON")
+        DecodeError::new(
+            DecodeErrorKind::Syntax,
+            "the event could not be read as JSON",
+        )
     })
 }
 
@@ -302,9 +305,12 @@ impl Verifier {
             return Err(CheckJsonError::Violation(failed.clone()));
         }
         let repaired = crate::decode::repair_surrogates(json, crate::decode::Lone::Replace);
-        let Ok(value) = serde_json::from_slice::<serde_json::Value>(repaired.as_deref().unwrap_or(json))
+        let Ok(value) =
+            serde_json::from_slice::<serde_json::Value>(repaired.as_deref().unwrap_or(json))
         else {
-            return Err(CheckJsonError::Decode(decode_error(Event::from_slice(json))));
+            return Err(CheckJsonError::Decode(decode_error(Event::from_slice(
+                json,
+            ))));
         };
         let ty = match value
             .get("type")
@@ -312,7 +318,11 @@ impl Verifier {
             .map(str::parse::<EventType>)
         {
             Some(Ok(ty)) => ty,
-            _ => return Err(CheckJsonError::Decode(decode_error(Event::from_value(&value)))),
+            _ => {
+                return Err(CheckJsonError::Decode(decode_error(Event::from_value(
+                    &value,
+                ))));
+            }
         };
         if let Err(fail) = self.engine.gate_type(ty) {
             return Err(CheckJsonError::Violation(self.fail_as(fail, ty)));

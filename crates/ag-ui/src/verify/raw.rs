@@ -78,7 +78,10 @@ pub(super) fn shape(ty: EventType, event: &Map<String, Value>) -> Option<Fail> {
             .filter_map(Value::as_object)
             .find(|i| i.get("subagentRunId") == Some(&Value::Null))
     {
-        let id = interrupt.get("id").and_then(Value::as_str).unwrap_or_default();
+        let id = interrupt
+            .get("id")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
         return fail(
             ViolationKind::AttributionNull,
             vec![id.to_owned()],
@@ -114,10 +117,14 @@ pub(super) fn shape(ty: EventType, event: &Map<String, Value>) -> Option<Fail> {
     };
     if let Some(message) = messages.and_then(Value::as_array).and_then(|messages| {
         messages.iter().filter_map(Value::as_object).find(|m| {
-            m.get("id").is_some_and(Value::is_string) && m.get("subagentRunId") == Some(&Value::Null)
+            m.get("id").is_some_and(Value::is_string)
+                && m.get("subagentRunId") == Some(&Value::Null)
         })
     }) {
-        let id = message.get("id").and_then(Value::as_str).unwrap_or_default();
+        let id = message
+            .get("id")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
         return fail(
             ViolationKind::AttributionNull,
             vec![id.to_owned()],
@@ -136,7 +143,11 @@ fn bad_outcome(outcome: &Value) -> Option<String> {
     };
     match object.get("type").and_then(Value::as_str) {
         Some("success" | "suspended") => {}
-        Some(other) => return Some(format!("outcome type {other:?} is neither \"success\" nor \"suspended\"")),
+        Some(other) => {
+            return Some(format!(
+                "outcome type {other:?} is neither \"success\" nor \"suspended\""
+            ));
+        }
         None => return Some("the outcome has no string `type`".to_owned()),
     }
     match object.get("interruptIds") {
