@@ -43,7 +43,8 @@ const SAS: &str = r#"{"type":"SUBAGENT_STARTED","subagentRunId":"s","name":"n"}"
 /// event, in the reference verifier's order; verdicts from @ag-ui/client 1.0.0 `verifyEvents`.
 #[test]
 fn raw_json_shape_rules_are_violations_at_their_event() {
-    let cases: &[(&[&str], Option<(&str, usize)>)] = &[
+    type Case<'a> = (&'a [&'a str], Option<(&'a str, usize)>);
+    let cases: &[Case<'_>] = &[
         // R35, including on run-scoped events that cannot carry the field.
         (
             &[
