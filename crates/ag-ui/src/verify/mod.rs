@@ -87,13 +87,16 @@
 //! | R41 … R44 | `subagent.already-active`, `subagent.id-reused`, `subagent.unknown-parent`, `subagent.not-active` | subagent lifecycle |
 //! | R13, R50, R51 | — | a stream may stop anywhere; state, custom, raw and snapshot events have no order; chunk events pass untouched in client mode |
 //!
-//! Rules about nulls and shapes cannot be broken by a typed [`Event`], because
-//! [`Event::from_json`] and friends reject such input with
-//! [`DecodeErrorKind::InvalidField`](crate::DecodeErrorKind::InvalidField) (`schema.invalid`)
-//! before a verifier sees it: R0 (schema), R35 and R36 (`subagentRunId: null` on an event or
-//! a message), R39 (`SUBAGENT_*` without `subagentRunId`, `name` or `message`), R40 (`null`
-//! in an optional lifecycle field), R45 and R46 (a malformed subagent outcome) and R47 (an
-//! interrupt with `subagentRunId: null`). The chunk rules R52–R56 belong to chunk expansion
+//! Rules about nulls and shapes cannot be broken by a typed [`Event`]: [`Event::from_json`]
+//! and friends reject such input with [`DecodeErrorKind::InvalidField`] (`schema.invalid`),
+//! or read a legacy form leniently, as the reference client's schema stage does. On an
+//! event's JSON, [`Verifier::check_json`] checks them as the reference verifier fed undecoded
+//! events does, after the run gates and in its order: R35 and R36 (`subagentRunId: null` on an
+//! event or a message, `attribution.null`), R39 (`SUBAGENT_*` without `subagentRunId`, `name`
+//! or `message`, `subagent.missing-field`), R40 (`null` in an optional lifecycle field,
+//! `subagent.null-field`), R45 and R46 (a malformed subagent outcome, `subagent.bad-outcome`)
+//! and R47 (an interrupt with `subagentRunId: null`, `attribution.null`); R0 (any other
+//! schema failure) stays a decode error. The chunk rules R52–R56 belong to chunk expansion
 //! (`client::chunks`), which runs before the verifier on the client side.
 //!
 //! # Deliberately not enforced (accepted, as by the reference)
