@@ -284,7 +284,11 @@ pub(crate) fn repair_surrogates(json: &[u8], lone: Lone) -> Option<Vec<u8>> {
     let mut out: Option<Vec<u8>> = None;
     let mut copied = 0;
     let mut i = 0;
-    while let Some(offset) = json[i..].iter().position(|&b| b == b'\\') {
+    // `i` may step past the end (a backslash as the last byte), so take the rest with `get`.
+    while let Some(offset) = json
+        .get(i..)
+        .and_then(|rest| rest.iter().position(|&b| b == b'\\'))
+    {
         i += offset;
         if json.get(i + 1) != Some(&b'u') {
             i += 2;
@@ -516,5 +520,24 @@ mod tests {
             .unwrap_err();
         assert_eq!(err.field(), Some("delta[0].value"), "{err}");
         assert_eq!(err.message(), "missing field `value`");
+    }
+
+    /// Found by the `event_from_slice` fuzz target: a backslash as the last byte made the
+    /// lone-surrogate scan slice past the end and panic.
+    #[test]
+    fn a_trailing_backslash_is_a_syntax_error_not_a_panic() {
+        let cases: [(&[u8], bool); 6] = [
+            (br#"{{""type":"REASONIFG_START",ssageId":"r1type":"TEXT_MES","sSAGE_Cdelt?"ubag:2\"#, false),
+            (br#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"\"#, false),
+            (br#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"\u"#, false),
+            (br#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"\ud83d\"#, true),
+            (br#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"\ud83d\u"#, true),
+            (b"\\", false),
+        ];
+        for (input, lone) in cases {
+            let err = Event::from_slice(input).unwrap_err();
+            assert_eq!(err.kind(), DecodeErrorKind::Syntax, "{err}");
+            assert_eq!(repair_surrogates(input, Lone::Mark).is_some(), lone);
+        }
     }
 }
