@@ -352,14 +352,14 @@ fn verify_reports_the_closing_end_of_a_chunk_stream_where_it_closes() {
 #[test]
 fn normalize_and_convert_write_events_in_schema_shape() {
     let input = "{\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\",\"vendor\":true}\n{\"type\":\"TEXT_MESSAGE_CHUNK\",\"messageId\":\"m\",\"delta\":\"x\",\"foo\":1}\n";
-    for command in ["normalize", "convert"] {
-        let out = ag_ui(&[command, "-"], input.as_bytes());
+    for command in [&["normalize", "-"][..], &["convert", "--to", "jsonl", "-"]] {
+        let out = ag_ui(command, input.as_bytes());
         assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
         let text = stdout(&out);
-        assert!(text.contains("\"delta\":\"x\""), "{command}: {text}");
+        assert!(text.contains("\"delta\":\"x\""), "{command:?}: {text}");
         assert!(
             !text.contains("foo") && !text.contains("vendor"),
-            "{command}: {text}"
+            "{command:?}: {text}"
         );
     }
 }
