@@ -3,9 +3,9 @@
 mod fetch;
 mod input;
 mod live;
-mod model;
 mod offline;
 mod render;
+mod serve;
 
 use std::io::IsTerminal;
 use std::net::SocketAddr;
@@ -57,7 +57,7 @@ enum Command {
         #[arg(long, value_name = "NAME")]
         model: Option<String>,
         /// The model server's base URL (Ollama: http://127.0.0.1:11434/v1).
-        #[arg(long, value_name = "URL", default_value = model::DEFAULT_BASE_URL, requires = "model")]
+        #[arg(long, value_name = "URL", default_value = serve::DEFAULT_BASE_URL, requires = "model")]
         base_url: String,
     },
     /// Run one turn against any AG-UI endpoint and show it live.
@@ -105,14 +105,17 @@ enum Command {
         /// The user message sent when INPUT is a URL.
         #[arg(long, default_value = "hello")]
         message: String,
-        /// Verify the events as they are, without expanding chunk events first.
+        /// Verify the events' JSON as sent: without expanding chunk events first, and with the
+        /// null and shape rules (`attribution.null`, `subagent.missing-field`, …) reported as
+        /// violations at their event.
         #[arg(long)]
         raw: bool,
         /// Accept a recording that ends inside a run (by default that is incomplete, exit 1).
         #[arg(long)]
         partial: bool,
     },
-    /// Expand *_CHUNK events into explicit START / CONTENT / END events.
+    /// Expand *_CHUNK events into explicit START / CONTENT / END events. Events are written in
+    /// their schema shape: members the AG-UI 1.0 schema does not describe are dropped.
     Normalize {
         /// A file, or `-` for standard input.
         input: Option<String>,
@@ -128,7 +131,7 @@ enum Command {
         #[arg(long)]
         no_verify: bool,
     },
-    /// Re-encode a stream.
+    /// Re-encode a stream (in schema shape: members the schema does not describe are dropped).
     Convert {
         /// The output encoding.
         #[arg(long, value_enum)]
@@ -162,8 +165,8 @@ fn main() -> ExitCode {
                 .with_writer(std::io::stderr)
                 .init();
             runtime().and_then(|rt| match model {
-                Some(model) => rt.block_on(model::serve(addr, &path, &model, &base_url)),
-                None => rt.block_on(live::serve(addr, &path, Duration::from_millis(pace_ms))),
+                Some(model) => rt.block_on(serve::serve_model(addr, &path, &model, &base_url)),
+                None => rt.block_on(serve::serve(addr, &path, Duration::from_millis(pace_ms))),
             })
         }
         Command::Run {

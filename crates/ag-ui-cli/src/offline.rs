@@ -4,11 +4,11 @@ use std::collections::HashMap;
 use std::fmt;
 use std::io::{BufWriter, Write};
 
-use ag_ui::client::apply::Reducer;
+use ag_ui::client::apply::{ApplyErrorKind, Reducer};
 use ag_ui::client::chunks::{ChunkError, ChunkNormalizer};
 use ag_ui::encoding::sse;
-use ag_ui::verify::{Verifier, Violation};
-use ag_ui::{Event, EventType};
+use ag_ui::verify::{CheckJsonError, Verifier, Violation};
+use ag_ui::{DecodeErrorKind, Event, EventType};
 use serde_json::json;
 
 use crate::input::{self, InputError, Position, Positioned};
@@ -38,6 +38,8 @@ pub(crate) enum Failure {
     Incomplete(String),
     /// The input held no event of a known type.
     NothingKnown,
+    /// An event would take the reducer past one of its limits (a hostile or broken input).
+    Limit { position: Position, message: String },
 }
 
 impl Failure {
@@ -48,11 +50,11 @@ impl Failure {
             | Failure::RunError(_)
             | Failure::Incomplete(_)
             | Failure::NothingKnown => 1,
-            Failure::Input(_) | Failure::Output(_) | Failure::Usage(_) => 2,
+            Failure::Input(_) | Failure::Output(_) | Failure::Usage(_) | Failure::Limit { .. } => 2,
         }
     }
 
-    fn violation(position: Position, v: &Violation) -> Self {
+    pub(crate) fn violation(position: Position, v: &Violation) -> Self {
         Failure::Stream {
             position,
             kind: v.kind().as_str(),
@@ -97,6 +99,7 @@ impl fmt::Display for Failure {
             Failure::NothingKnown => f.write_str(
                 "no known AG-UI event in the input (events of unknown types are skipped)",
             ),
+            Failure::Limit { position, message } => write!(f, "{position}: {message}"),
         }
     }
 }
@@ -120,7 +123,6 @@ struct Stages {
     normalizer: Option<ChunkNormalizer>,
     verifier: Option<Verifier>,
     buffer: Vec<Event>,
-    last_position: Position,
 }
 
 impl Stages {
@@ -129,7 +131,6 @@ impl Stages {
             normalizer: normalize.then(ChunkNormalizer::new),
             verifier: verify.then(Verifier::new),
             buffer: Vec::new(),
-            last_position: Position::Input,
         }
     }
 
@@ -139,7 +140,6 @@ impl Stages {
         item: Positioned,
         sink: &mut impl FnMut(Position, &Event) -> Result<(), Failure>,
     ) -> Result<(), Failure> {
-        self.last_position = item.position;
         match &mut self.normalizer {
             Some(normalizer) => {
                 normalizer
@@ -151,7 +151,9 @@ impl Stages {
         self.flush(item.position, sink)
     }
 
-    /// Closes what chunk normalization still has open and sends it through.
+    /// Closes what chunk normalization still has open and sends it through. What it closes
+    /// is at the end of the input, not at the last event: a violation by such an END (say,
+    /// for a message an explicit END already closed) is reported there.
     fn finish(
         &mut self,
         sink: &mut impl FnMut(Position, &Event) -> Result<(), Failure>,
@@ -159,7 +161,7 @@ impl Stages {
         if let Some(normalizer) = &mut self.normalizer {
             normalizer.finish_into(&mut self.buffer);
         }
-        self.flush(self.last_position, sink)
+        self.flush(Position::End, sink)
     }
 
     fn flush(
@@ -331,9 +333,11 @@ struct Verification {
 }
 
 impl Verification {
+    /// In `raw` mode the events come already checked (by [`Verifier::check_json`]), so the
+    /// stages neither expand chunks nor verify again.
     fn new(raw: bool) -> Self {
         Self {
-            stages: Stages::new(!raw, true),
+            stages: Stages::new(!raw, !raw),
             open: Open::default(),
             events: 0,
             runs: 0,
@@ -406,7 +410,26 @@ pub(crate) fn verify_reader(
     partial: bool,
 ) -> Result<String, Failure> {
     let mut verification = Verification::new(raw);
-    input::for_each_event(reader, |item| verification.push(item))?;
+    if raw {
+        // The verifier on each event's JSON as sent, so that the null and shape rules
+        // (`attribution.null`, `subagent.missing-field`, …) are violations at their event, in
+        // the reference verifier's order.
+        let mut verifier = Verifier::new();
+        let mut unknown = input::Unknown::default();
+        input::for_each_json(reader, |position, json| match verifier.check_json(json) {
+            Ok(event) => verification.push(Positioned { position, event }),
+            Err(CheckJsonError::Violation(v)) => Err(Failure::violation(position, &v)),
+            Err(CheckJsonError::Decode(e)) if e.kind() == DecodeErrorKind::UnknownEventType => {
+                unknown.skip(position, &e);
+                Ok(())
+            }
+            Err(CheckJsonError::Decode(e)) => Err(InputError::decode(position, &e).into()),
+            Err(other) => Err(Failure::Usage(other.to_string())),
+        })?;
+        unknown.finish();
+    } else {
+        input::for_each_event(reader, |item| verification.push(item))?;
+    }
     verification.finish(partial)
 }
 
@@ -456,11 +479,17 @@ pub(crate) fn convert(path: Option<&str>, encoding: Encoding) -> Result<(), Fail
 pub(crate) fn apply(path: Option<&str>, verify: bool) -> Result<serde_json::Value, Failure> {
     let mut reducer = Reducer::new();
     run_stages(path, true, verify, |position, event| {
-        let applied = reducer.apply(event).map_err(|e| Failure::Stream {
-            position,
-            kind: e.kind().as_str(),
-            ids: Vec::new(),
-            message: e.to_string(),
+        let applied = reducer.apply(event).map_err(|e| match e.kind() {
+            ApplyErrorKind::Limit => Failure::Limit {
+                position,
+                message: e.to_string(),
+            },
+            _ => Failure::Stream {
+                position,
+                kind: e.kind().as_str(),
+                ids: Vec::new(),
+                message: e.to_string(),
+            },
         })?;
         if let Some(warning) = &applied.warning {
             let warning = crate::render::visible(&warning.to_string(), false).into_owned();

@@ -241,7 +241,9 @@ fn add_usage(total: &mut Option<TokenUsage>, turn: TokenUsage) {
 /// The loop asks the model at most [`with_max_iterations`](Self::with_max_iterations) times;
 /// past that, and on any provider failure, the run ends with `RUN_ERROR` and the code of the
 /// [`LlmErrorKind`]. A truncated answer (`finish_reason: "length"`) and a filtered one are
-/// errors too: they are not a success. A cancelled run drops the provider's request at once.
+/// errors too: they are not a success. A cancelled run drops the provider's request at once,
+/// and between provider chunks the loop waits on [`RunContext::ready`] so a slow consumer slows
+/// the provider's stream instead of growing the run's backlog.
 pub struct LlmAgent<S = ()> {
     client: OpenAiClient,
     model: String,
@@ -350,8 +352,9 @@ where
         let mut mapper = ChunkMapper::new(ctx.stream_writer());
         while let Some(chunk) = stream.next_chunk().await? {
             mapper.push(chunk)?;
-            // READINESS POINT: the one place this bridge would wait for the consumer between
-            // provider chunks, once the server sink offers backpressure (`ctx.ready().await`).
+            // The readiness point: between provider chunks, wait while the consumer is behind,
+            // so a slow reader slows the provider's stream instead of growing the backlog.
+            ctx.ready().await?;
         }
         mapper.finish()
     }
