@@ -2,6 +2,7 @@
 
 mod fetch;
 mod input;
+mod inspect;
 mod live;
 mod offline;
 mod render;
@@ -82,6 +83,24 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Serve a web page that watches an agent run: timeline, messages, state, subagents,
+    /// interrupts; also loads recordings.
+    Inspect {
+        /// The agent's endpoint; without it, the built-in demo agent runs in-process.
+        url: Option<String>,
+        /// Address the page is served on.
+        #[arg(long, default_value = "127.0.0.1:8300")]
+        addr: SocketAddr,
+        /// An extra request header for the agent, NAME:VALUE (repeatable).
+        #[arg(long = "header", value_name = "NAME:VALUE")]
+        headers: Vec<String>,
+        /// Milliseconds between the demo agent's streamed words.
+        #[arg(long, default_value_t = 30)]
+        pace_ms: u64,
+        /// The largest recording the page may load, in MiB.
+        #[arg(long, default_value_t = 512)]
+        max_upload_mb: usize,
+    },
     /// Check a stream against every ordering rule of AG-UI 1.0.
     Verify {
         /// A file, `-` for standard input, or an endpoint URL to run once and check.
@@ -160,6 +179,27 @@ fn main() -> ExitCode {
         Command::Demo { message, json } => {
             runtime().and_then(|rt| rt.block_on(live::demo(message, color, json)))
         }
+        Command::Inspect {
+            url,
+            addr,
+            headers,
+            pace_ms,
+            max_upload_mb,
+        } => headers
+            .iter()
+            .map(|h| live::parse_header(h))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(Failure::Usage)
+            .and_then(|headers| {
+                let options = inspect::InspectOptions {
+                    url,
+                    addr,
+                    headers,
+                    pace: Duration::from_millis(pace_ms),
+                    max_upload: max_upload_mb.saturating_mul(1024 * 1024),
+                };
+                runtime().and_then(|rt| rt.block_on(inspect::inspect(options)))
+            }),
         Command::Verify {
             input,
             message,
