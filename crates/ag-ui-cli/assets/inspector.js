@@ -96,11 +96,13 @@ function drawTimeline() {
 
 function summary(event) {
   const parts = [];
-  for (const key of ["messageId", "toolCallId", "toolCallName", "stepName", "name", "interruptId", "role"]) {
-    if (typeof event[key] === "string") parts.push(key === "role" ? event[key] : event[key]);
-  }
+  // What the event says first, then what it is about.
   if (typeof event.delta === "string") parts.push(JSON.stringify(event.delta));
   else if (Array.isArray(event.delta)) parts.push(event.delta.map((op) => op.op + " " + op.path).join(", "));
+  if (typeof event.content === "string") parts.push(JSON.stringify(event.content));
+  for (const key of ["toolCallName", "stepName", "name", "role", "messageId", "toolCallId", "interruptId"]) {
+    if (typeof event[key] === "string") parts.push(event[key]);
+  }
   if (event.type === "RUN_ERROR" && event.message) parts.push(event.message);
   if (event.outcome && event.outcome.type) parts.push("outcome " + event.outcome.type);
   return parts.join(" · ");

@@ -138,7 +138,9 @@ pub(crate) async fn inspect(options: InspectOptions) -> Result<(), Failure> {
             Target::Http(agent)
         }
         None => Target::InProcess(InProcess {
-            handler: Runner::new(DemoAgent::new().with_pace(options.pace)),
+            // The input is echoed in RUN_STARTED, so a recording of the session holds the user's
+            // messages too, and renders as the live run did.
+            handler: Runner::new(DemoAgent::new().with_pace(options.pace)).with_input_echo(true),
         }),
     };
     let listener = tokio::net::TcpListener::bind(options.addr)
