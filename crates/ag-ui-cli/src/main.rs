@@ -6,6 +6,7 @@ mod inspect;
 mod live;
 mod offline;
 mod render;
+mod replay;
 
 use std::io::IsTerminal;
 use std::net::SocketAddr;
