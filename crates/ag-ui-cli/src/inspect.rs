@@ -420,11 +420,23 @@ async fn load(State(inspector): State<Arc<Inspector>>, body: HttpBody) -> Respon
     sse_response(rx)
 }
 
+/// Most bytes of waiting messages gathered into one write to the page.
+const MAX_BATCH: usize = 64 * 1024;
+
 fn sse_response(rx: mpsc::Receiver<Bytes>) -> Response {
+    // Messages that are already waiting go out in one write (one HTTP chunk), so a fast run is
+    // not one write per event; nothing waits for more.
     let stream = futures::stream::unfold(rx, |mut rx| async move {
-        rx.recv()
-            .await
-            .map(|bytes| (Ok::<_, std::convert::Infallible>(bytes), rx))
+        let first = rx.recv().await?;
+        let mut batch: Option<Vec<u8>> = None;
+        while batch.as_ref().map_or(first.len(), Vec::len) < MAX_BATCH {
+            let Ok(next) = rx.try_recv() else { break };
+            batch
+                .get_or_insert_with(|| first.to_vec())
+                .extend_from_slice(&next);
+        }
+        let bytes = batch.map_or(first, Bytes::from);
+        Some((Ok::<_, std::convert::Infallible>(bytes), rx))
     });
     let mut response = Response::new(HttpBody::from_stream(stream));
     let headers = response.headers_mut();

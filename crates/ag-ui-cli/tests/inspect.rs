@@ -463,3 +463,61 @@ async fn the_210k_event_workload_loads_virtualised_and_reports_paint_time_and_he
     })
     .await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_recording_shows_its_outcome_and_token_usage_and_a_bad_one_names_its_line() {
+    let dir = screenshots().join("../tmp");
+    let usage = dir.join("inspector-usage.jsonl");
+    std::fs::write(
+        &usage,
+        concat!(
+            r#"{"type":"RUN_STARTED","threadId":"t","runId":"r"}"#,
+            "\n",
+            r#"{"type":"TEXT_MESSAGE_CHUNK","messageId":"m","role":"assistant","delta":"ok"}"#,
+            "\n",
+            r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r","usage":[{"provider":"openai","model":"gpt-x","inputTokens":10,"outputTokens":5,"totalTokens":15}]}"#,
+            "\n",
+        ),
+    )
+    .unwrap();
+    let bad = dir.join("inspector-bad.jsonl");
+    std::fs::write(
+        &bad,
+        concat!(
+            r#"{"type":"RUN_STARTED","threadId":"t","runId":"r"}"#,
+            "\n",
+            r#"{"type":"TEXT_MESSAGE_START","role":"assistant"}"#,
+            "\n",
+        ),
+    )
+    .unwrap();
+    let (_inspector, url, _out) = inspector(&[]);
+    with_browser(|client| async move {
+        client.goto(&url).await.unwrap();
+        load_file(&client, &usage.canonicalize().unwrap()).await;
+        wait_for(&client, "document.getElementById('status').dataset.outcome === 'success'", LONG)
+            .await;
+        let status = text(&client, "#status").await;
+        assert!(
+            status.contains("tokens: openai/gpt-x: input 10, output 5, total 15"),
+            "{status}"
+        );
+        // The chunk was expanded by the pipeline: START, CONTENT, END.
+        let types = js(&client, "window.inspector.current().rows.map(r => r.type)").await;
+        assert_eq!(
+            types,
+            json!(["RUN_STARTED", "TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_END", "RUN_FINISHED"])
+        );
+        assert!(text(&client, "#messages").await.contains("ok"));
+
+        load_file(&client, &bad.canonicalize().unwrap()).await;
+        wait_for(&client, "document.getElementById('status').dataset.outcome === 'error'", LONG)
+            .await;
+        let status = text(&client, "#status").await;
+        assert!(status.contains("line 2") && status.contains("messageId"), "{status}");
+        // Both recordings are in the history, the bad one marked.
+        let history = js(&client, "[...document.querySelectorAll('#threads li.thread')].map(t => t.innerText)").await;
+        assert_eq!(history.as_array().unwrap().len(), 3, "{history}");
+    })
+    .await;
+}
