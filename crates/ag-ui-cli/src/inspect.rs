@@ -574,7 +574,19 @@ impl Forwarder {
 }
 
 impl Subscriber for Forwarder {
-    fn on_event(&mut self, event: &Event, _: &Reducer) -> Flow {
+    fn on_event(&mut self, event: &Event, reducer: &Reducer) -> Flow {
+        // Deltas of a message are gathered; any other event (its END among them) first sends
+        // the message as the deltas left it.
+        if self.pending.is_some()
+            && !matches!(
+                event,
+                Event::TextMessageContent(_)
+                    | Event::ReasoningMessageContent(_)
+                    | Event::ToolCallArgs(_)
+            )
+        {
+            self.flush_message(reducer.messages());
+        }
         let index = self.index;
         self.index += 1;
         let ms = self.elapsed_ms();
@@ -600,10 +612,10 @@ impl Subscriber for Forwarder {
                     Some(_) => {}
                     None => self.pending = Some((at, Instant::now())),
                 }
-                let due = self
+                if self
                     .pending
-                    .is_some_and(|(_, since)| since.elapsed() >= MESSAGE_FLUSH);
-                if due || applied.new_message == Some(at) || applied.new_tool_call.is_some() {
+                    .is_some_and(|(_, since)| since.elapsed() >= MESSAGE_FLUSH)
+                {
                     self.flush_message(reducer.messages());
                 }
             }
@@ -696,6 +708,123 @@ mod tests {
         assert_eq!(violation["t"], "violation");
         assert_eq!(violation["i"], 4);
         assert!(violation["kind"].as_str().unwrap().contains('-'), "{violation}");
+    }
+
+    async fn spawn(max_upload: usize, pace: Duration) -> String {
+        let app = router(Inspector {
+            target: Target::InProcess(InProcess {
+                handler: Runner::new(DemoAgent::new().with_pace(pace)).with_input_echo(true),
+            }),
+            description: "demo".to_owned(),
+            threads: Mutex::new(HashMap::new()),
+            max_upload,
+        });
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move { axum::serve(listener, app).await });
+        format!("http://{addr}")
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_page_and_its_assets_are_served_from_the_binary() {
+        let base = spawn(1024, Duration::ZERO).await;
+        for (path, content_type, needle) in [
+            ("/", "text/html; charset=utf-8", "/inspector.js"),
+            ("/inspector.js", "text/javascript; charset=utf-8", "sessionJsonl"),
+            ("/inspector.css", "text/css; charset=utf-8", "#timeline"),
+        ] {
+            let response = reqwest::get(format!("{base}{path}")).await.unwrap();
+            assert_eq!(response.status(), 200, "{path}");
+            assert_eq!(response.headers()["content-type"], content_type, "{path}");
+            let body = response.text().await.unwrap();
+            assert!(body.contains(needle), "{path}");
+        }
+        // Nothing the page loads comes from elsewhere: it works offline.
+        for asset in [PAGE, SCRIPT, STYLE] {
+            assert!(!asset.contains("http://") && !asset.contains("https://"));
+        }
+        let info: serde_json::Value = serde_json::from_str(
+            &reqwest::get(format!("{base}/api/info"))
+                .await
+                .unwrap()
+                .text()
+                .await
+                .unwrap(),
+        )
+        .unwrap();
+        assert_eq!(info["inProcess"], true);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn bad_requests_get_json_errors_with_their_status() {
+        let base = spawn(64, Duration::ZERO).await;
+        let client = reqwest::Client::new();
+        let cases = [
+            ("/api/run", "not json".to_owned(), 400, "invalid-request"),
+            ("/api/run", r#"{"thread":""}"#.to_owned(), 400, "invalid-request"),
+            ("/api/run", r#"{"thread":"t","extra":1}"#.to_owned(), 400, "invalid-request"),
+            ("/api/load", "x".repeat(65), 413, "payload-too-large"),
+        ];
+        for (path, body, status, kind) in cases {
+            let response = client
+                .post(format!("{base}{path}"))
+                .body(body.clone())
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(response.status(), status, "{path} {body}");
+            assert_eq!(response.headers()["content-type"], "application/json");
+            let json: serde_json::Value =
+                serde_json::from_str(&response.text().await.unwrap()).unwrap();
+            assert_eq!(json["error"]["kind"], kind, "{json}");
+        }
+        // A recording that is not events: the stream says so, naming where.
+        let text = client
+            .post(format!("{base}/api/load"))
+            .body("{\"type\":\"RUN_STARTED\"}\n")
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        assert!(text.contains(r#""t":"error""#) && text.contains("line 1"), "{text}");
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_second_run_on_a_busy_thread_is_refused_and_the_thread_count_is_bounded() {
+        // Paced, so the first run is still going when the second asks.
+        let paced = spawn(64, Duration::from_millis(20)).await;
+        let base = spawn(64, Duration::ZERO).await;
+        let client = reqwest::Client::new();
+        let busy = |thread: &str| {
+            client
+                .post(format!("{paced}/api/run"))
+                .body(json!({ "thread": thread, "message": "hi" }).to_string())
+                .send()
+        };
+        let run = |thread: String| {
+            client
+                .post(format!("{base}/api/run"))
+                .body(json!({ "thread": thread, "message": "hi" }).to_string())
+                .send()
+        };
+        // The first run holds the thread while its response is open and unread.
+        let first = busy("busy").await.unwrap();
+        assert_eq!(first.status(), 200);
+        let second = busy("busy").await.unwrap();
+        assert_eq!(second.status(), 409);
+        let first = first.text().await.unwrap();
+        assert!(first.contains(r#""t":"end""#), "{first}");
+        for n in 0..MAX_THREADS {
+            let response = run(format!("t{n}")).await.unwrap();
+            assert_eq!(response.status(), 200);
+            response.text().await.unwrap();
+        }
+        let over = run("one-too-many".to_owned()).await.unwrap();
+        assert_eq!(over.status(), 429);
+        let json: serde_json::Value = serde_json::from_str(&over.text().await.unwrap()).unwrap();
+        assert_eq!(json["error"]["kind"], "too-many-threads");
     }
 
     #[test]
