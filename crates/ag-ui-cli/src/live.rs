@@ -119,6 +119,8 @@ pub(crate) struct RunOptions {
     pub(crate) resume: Vec<ResumeEntry>,
     pub(crate) json: bool,
     pub(crate) color: bool,
+    pub(crate) connect_timeout: Duration,
+    pub(crate) idle_timeout: Duration,
 }
 
 fn unique(prefix: &str) -> String {
@@ -151,11 +153,41 @@ pub(crate) fn parse_resume(arg: &str) -> Result<ResumeEntry, String> {
     }
 }
 
-/// Parses `--header K:V`.
+/// Parses `--header K:V`; a name or value that is not valid in HTTP is refused, naming the
+/// header (not its value, which may be a secret).
 pub(crate) fn parse_header(arg: &str) -> Result<(String, String), String> {
+    use reqwest::header::{HeaderName, HeaderValue};
     match arg.split_once(':') {
-        Some((k, v)) if !k.trim().is_empty() => Ok((k.trim().to_owned(), v.trim().to_owned())),
+        Some((k, v)) if !k.trim().is_empty() => {
+            let (name, value) = (k.trim(), v.trim());
+            HeaderName::from_bytes(name.as_bytes())
+                .map_err(|e| format!("--header {name:?}: {e}"))?;
+            HeaderValue::from_str(value).map_err(|e| format!("--header {name:?}: {e}"))?;
+            Ok((name.to_owned(), value.to_owned()))
+        }
         _ => Err(format!("--header {arg:?}: expected NAME:VALUE")),
+    }
+}
+
+/// Parses `--connect-timeout` / `--idle-timeout SECS`: a positive number of seconds.
+pub(crate) fn parse_secs(arg: &str) -> Result<Duration, String> {
+    arg.trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|s| *s > 0.0)
+        .and_then(|s| Duration::try_from_secs_f64(s).ok())
+        .ok_or_else(|| format!("{arg:?} is not a positive number of seconds"))
+}
+
+/// Checks the endpoint of `run`: an absolute http or https URL.
+pub(crate) fn parse_url(arg: &str) -> Result<String, String> {
+    match reqwest::Url::parse(arg) {
+        Ok(url) if matches!(url.scheme(), "http" | "https") => Ok(arg.to_owned()),
+        Ok(url) => Err(format!(
+            "{arg:?} is not an http or https URL (scheme {:?})",
+            url.scheme()
+        )),
+        Err(e) => Err(format!("{arg:?} is not a valid URL: {e}")),
     }
 }
 
@@ -178,15 +210,14 @@ fn spinner(enabled: bool) -> Arc<AtomicBool> {
     done
 }
 
-/// Shows a run as its events arrive: rendered, or as JSON Lines. Remembers a `RUN_ERROR` and the
-/// first write error (which stops the run).
+/// Shows a run as its events arrive: rendered, or as JSON Lines. Remembers the first write
+/// error (which stops the run).
 struct Printer {
     renderer: Option<Renderer<std::io::Stdout>>,
     json: Option<std::io::BufWriter<std::io::Stdout>>,
     /// Reused for each JSON line.
     line: Vec<u8>,
     waiting: Arc<AtomicBool>,
-    failed_run: Option<String>,
     io_error: Option<std::io::Error>,
 }
 
@@ -218,9 +249,6 @@ impl Printer {
 impl Subscriber for Printer {
     fn on_event(&mut self, event: &Event, _: &Reducer) -> Flow {
         self.waiting.store(true, Ordering::Relaxed);
-        if let Event::RunError(e) = event {
-            self.failed_run = Some(e.message.clone());
-        }
         match self.show(event) {
             Ok(()) => Flow::Continue,
             Err(e) => {
@@ -232,7 +260,7 @@ impl Subscriber for Printer {
 }
 
 /// A pipeline failure, as the command reports it.
-fn run_failure(url: &str, error: RunError) -> Failure {
+fn run_failure(error: RunError) -> Failure {
     let stream =
         |position: usize, kind: &'static str, ids: Vec<String>, message: String| Failure::Stream {
             position: crate::input::Position::Event(position),
@@ -253,15 +281,32 @@ fn run_failure(url: &str, error: RunError) -> Failure {
             e.id().map(str::to_owned).into_iter().collect(),
             e.to_string(),
         ),
-        RunError::Http { status, body } => {
-            Failure::Remote(format!("HTTP {status}: {}", body.trim()))
-        }
-        RunError::Transport(message) => Failure::Remote(format!("cannot reach {url}: {message}")),
+        RunError::Transport { message, source } => Failure::Remote(match source {
+            Some(source) => format!("{message}: {}", chain(source.as_ref())),
+            None => message,
+        }),
         RunError::UnansweredInterrupt(id) => {
             Failure::Usage(format!("interrupt {id:?} needs a --resume answer"))
         }
-        other => Failure::Remote(other.to_string()),
+        RunError::InvalidRequest(message) => Failure::Usage(message),
+        RunError::RunFailed { message, code } => Failure::RunError(match code {
+            Some(code) => format!("{message} (code {code})"),
+            None => message,
+        }),
+        other => Failure::Remote(chain(&other)),
     }
+}
+
+/// An error and its sources, `: `-separated (what failed, then why, down to the OS error).
+fn chain(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
 }
 
 /// `ag-ui run`: one turn of a [`Conversation`] with any AG-UI endpoint through [`HttpAgent`]
@@ -276,9 +321,13 @@ pub(crate) async fn run(options: RunOptions) -> Result<(), Failure> {
     if let Some(message) = &options.message {
         conversation.add_user_message(message.as_str());
     }
-    let mut agent = HttpAgent::new(options.url.as_str());
+    let mut agent = HttpAgent::new(options.url.as_str())
+        .with_connect_timeout(options.connect_timeout)
+        .with_idle_timeout(options.idle_timeout);
     for (name, value) in &options.headers {
-        agent = agent.with_header(name, value);
+        agent = agent
+            .try_with_header(name, value)
+            .map_err(|e| Failure::Usage(e.to_string()))?;
     }
     let waiting = spinner(!options.json && std::io::stderr().is_terminal());
     let mut printer = Printer {
@@ -289,7 +338,6 @@ pub(crate) async fn run(options: RunOptions) -> Result<(), Failure> {
             .then(|| std::io::BufWriter::new(std::io::stdout())),
         line: Vec::new(),
         waiting: Arc::clone(&waiting),
-        failed_run: None,
         io_error: None,
     };
     let resume = (!options.resume.is_empty()).then(|| options.resume.clone());
@@ -301,12 +349,9 @@ pub(crate) async fn run(options: RunOptions) -> Result<(), Failure> {
     if let Some(e) = printer.io_error.take() {
         return Err(Failure::Output(e));
     }
-    result.map_err(|e| run_failure(&options.url, e))?;
+    result.map_err(run_failure)?;
     finished?;
-    match printer.failed_run {
-        Some(message) => Err(Failure::RunError(message)),
-        None => Ok(()),
-    }
+    Ok(())
 }
 
 /// `ag-ui demo`: the demo agent on a free local port and one rendered turn against it.
@@ -335,6 +380,8 @@ pub(crate) async fn demo(message: String, color: bool, json: bool) -> Result<(),
         resume: Vec::new(),
         json,
         color,
+        connect_timeout: ag_ui::client::http::DEFAULT_CONNECT_TIMEOUT,
+        idle_timeout: ag_ui::client::http::DEFAULT_IDLE_TIMEOUT,
     })
     .await
 }

@@ -74,6 +74,13 @@ enum Command {
         /// Print the verified events as JSON Lines instead of rendering them.
         #[arg(long)]
         json: bool,
+        /// Seconds allowed to connect to the agent.
+        #[arg(long, value_name = "SECS", default_value = "10")]
+        connect_timeout: String,
+        /// Seconds the agent may send nothing (before the response headers, and between any
+        /// two pieces of the stream; keep-alive comments count).
+        #[arg(long, value_name = "SECS", default_value = "60")]
+        idle_timeout: String,
     },
     /// Serve the demo agent on a free local port and run one turn against it.
     Demo {
@@ -175,8 +182,21 @@ fn main() -> ExitCode {
             thread,
             resume,
             json,
-        } => run_options(url, message, state, headers, thread, resume, json, color)
-            .and_then(|options| runtime().and_then(|rt| rt.block_on(live::run(options)))),
+            connect_timeout,
+            idle_timeout,
+        } => run_options(RunArgs {
+            url,
+            message,
+            state,
+            headers,
+            thread,
+            resume,
+            json,
+            color,
+            connect_timeout,
+            idle_timeout,
+        })
+        .and_then(|options| runtime().and_then(|rt| rt.block_on(live::run(options)))),
         Command::Demo { message, json } => {
             runtime().and_then(|rt| rt.block_on(live::demo(message, color, json)))
         }
@@ -238,8 +258,8 @@ fn runtime() -> Result<tokio::runtime::Runtime, Failure> {
         .map_err(|e| Failure::Usage(format!("cannot start the async runtime: {e}")))
 }
 
-#[allow(clippy::too_many_arguments)]
-fn run_options(
+/// The arguments of `run`, as typed.
+struct RunArgs {
     url: String,
     message: Option<String>,
     state: Option<String>,
@@ -248,32 +268,46 @@ fn run_options(
     resume: Vec<String>,
     json: bool,
     color: bool,
-) -> Result<live::RunOptions, Failure> {
-    let state = state
+    connect_timeout: String,
+    idle_timeout: String,
+}
+
+/// Checks the arguments of `run`; every mistake is a usage error (exit 2).
+fn run_options(args: RunArgs) -> Result<live::RunOptions, Failure> {
+    let url = live::parse_url(&args.url).map_err(Failure::Usage)?;
+    let state = args
+        .state
         .map(|s| {
             serde_json::from_str(&s)
                 .map_err(|e| Failure::Usage(format!("--state is not JSON: {e}")))
         })
         .transpose()?;
-    let headers = headers
+    let headers = args
+        .headers
         .iter()
         .map(|h| live::parse_header(h))
         .collect::<Result<_, _>>()
         .map_err(Failure::Usage)?;
-    let resume = resume
+    let resume = args
+        .resume
         .iter()
         .map(|r| live::parse_resume(r))
         .collect::<Result<_, _>>()
         .map_err(Failure::Usage)?;
+    let timeout = |flag: &str, value: &str| {
+        live::parse_secs(value).map_err(|e| Failure::Usage(format!("{flag}: {e}")))
+    };
     Ok(live::RunOptions {
         url,
-        message,
+        message: args.message,
         state,
         headers,
-        thread,
+        thread: args.thread,
         resume,
-        json,
-        color,
+        json: args.json,
+        color: args.color,
+        connect_timeout: timeout("--connect-timeout", &args.connect_timeout)?,
+        idle_timeout: timeout("--idle-timeout", &args.idle_timeout)?,
     })
 }
 

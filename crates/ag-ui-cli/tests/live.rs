@@ -1,11 +1,14 @@
 //! `ag-ui serve` and `ag-ui run` as processes: the demo agent served on port 0, a run against
 //! it in `--json` mode, an interrupt answered with `--resume`, and failures named.
 
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpListener;
 use std::process::{Child, Command, Output, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
 
 use ag_ui::server::Runner;
-use ag_ui::{Event, Message, RunAgentInput};
+use ag_ui::{Event, Message, RunAgentInput, RunErrorEvent, TextMessageRole};
 use ag_ui_demo_agent::DemoAgent;
 use futures::StreamExt;
 
@@ -109,9 +112,16 @@ fn run_json_prints_exactly_the_agents_events() {
         .map(|l| Event::from_json(l).unwrap())
         .collect();
 
-    // The same agent, run in-process on the same input (a conversation names its runs after
-    // the thread: the first run on t1 is t1-run-1).
-    let input = RunAgentInput::new("t1", "t1-run-1")
+    // The same agent, run in-process on the same input (the run id is fresh for every run, so
+    // it is read from the printed RUN_STARTED).
+    let Some(Event::RunStarted(started)) = printed.first() else {
+        panic!("{printed:?}")
+    };
+    assert!(
+        started.run_id.as_str().starts_with("t1-run-"),
+        "{started:?}"
+    );
+    let input = RunAgentInput::new("t1", started.run_id.clone())
         .with_messages(vec![Message::user("u", "What is AG-UI?")]);
     let expected: Vec<Event> = tokio::runtime::Runtime::new().unwrap().block_on(async {
         Runner::new(DemoAgent::new())
@@ -178,18 +188,17 @@ fn failures_are_named_with_a_non_zero_exit() {
     let out = ag_ui(&["run", &server.url, "hi", "--state", "[1,2]"]);
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8(out.stderr).unwrap();
-    assert!(
-        err.starts_with("error: HTTP 400: {\"error\":{\"kind\":\"invalid-state\""),
-        "{err}"
-    );
+    assert!(err.starts_with("error: HTTP 400: invalid-state: "), "{err}");
 
     let out = ag_ui(&["run", "http://127.0.0.1:9/", "hi"]);
     assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8(out.stderr).unwrap();
     assert!(
-        String::from_utf8(out.stderr)
-            .unwrap()
-            .starts_with("error: cannot reach http://127.0.0.1:9/")
+        err.starts_with("error: cannot reach http://127.0.0.1:9/"),
+        "{err}"
     );
+    // The whole cause, down to the operating system's word for it.
+    assert!(err.to_lowercase().contains("connection refused"), "{err}");
 
     let out = ag_ui(&["run", &server.url, "hi", "--state", "{not json"]);
     assert_eq!(out.status.code(), Some(2));
@@ -219,9 +228,6 @@ fn verify_runs_a_url_once_and_checks_the_stream() {
 
 #[test]
 fn serve_logs_each_run_with_its_id_events_and_duration() {
-    use std::sync::mpsc;
-    use std::time::Duration;
-
     let mut child = Command::new(env!("CARGO_BIN_EXE_ag-ui"))
         .args([
             "serve",
@@ -266,8 +272,295 @@ fn serve_logs_each_run_with_its_id_events_and_duration() {
     };
     let _ = child.kill();
     let _ = child.wait();
-    assert!(ended.contains("run=t3-run-1"), "{ended}");
+    assert!(ended.contains("run=t3-run-"), "{ended}");
     assert!(ended.contains(&format!("events={events}")), "{ended}");
     assert!(ended.contains("duration_ms="), "{ended}");
     assert!(ended.contains("outcome=\"finished\""), "{ended}");
+}
+
+/// A server on 127.0.0.1 that answers every request with `reply`, then holds the connection
+/// `hold` before closing it. Each request's head (request line and headers) is sent on the
+/// channel.
+fn scripted(reply: Vec<u8>, hold: Duration) -> (String, mpsc::Receiver<String>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/agent", listener.local_addr().unwrap());
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { return };
+            let (tx, reply) = (tx.clone(), reply.clone());
+            std::thread::spawn(move || {
+                let mut buf = Vec::new();
+                let mut chunk = [0u8; 4096];
+                let head_end = loop {
+                    if let Some(at) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+                        break at + 4;
+                    }
+                    match stream.read(&mut chunk) {
+                        Ok(0) | Err(_) => return,
+                        Ok(n) => buf.extend_from_slice(&chunk[..n]),
+                    }
+                };
+                let head = String::from_utf8_lossy(&buf[..head_end]).into_owned();
+                let length: usize = head
+                    .lines()
+                    .find_map(|l| {
+                        let (k, v) = l.split_once(':')?;
+                        k.eq_ignore_ascii_case("content-length")
+                            .then(|| v.trim().parse().ok())?
+                    })
+                    .unwrap_or(0);
+                let mut body = buf.len() - head_end;
+                while body < length {
+                    match stream.read(&mut chunk) {
+                        Ok(0) | Err(_) => return,
+                        Ok(n) => body += n,
+                    }
+                }
+                let _ = tx.send(head);
+                let _ = stream.write_all(&reply);
+                let _ = stream.flush();
+                std::thread::sleep(hold);
+            });
+        }
+    });
+    (url, rx)
+}
+
+fn sse_response(events: &[Event]) -> Vec<u8> {
+    let mut out =
+        b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n".to_vec();
+    for e in events {
+        ag_ui::encoding::sse::encode_into(e, &mut out);
+    }
+    out
+}
+
+fn plain_response(status: &str, content_type: &str, body: &str) -> Vec<u8> {
+    format!(
+        "HTTP/1.1 {status}\r\ncontent-type: {content_type}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .into_bytes()
+}
+
+fn stderr_of(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn run_exits_1_when_the_run_ends_in_run_error() {
+    let (url, _) = scripted(
+        sse_response(&[
+            Event::run_started("t", "r1"),
+            RunErrorEvent::new("model overloaded")
+                .with_code("overloaded")
+                .into(),
+        ]),
+        Duration::ZERO,
+    );
+    let out = ag_ui(&["run", &url, "hi", "--json"]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr_of(&out));
+    let printed = String::from_utf8(out.stdout).unwrap();
+    assert!(printed.contains("\"RUN_ERROR\""), "{printed}");
+    let out = ag_ui(&["run", &url, "hi", "--color", "never"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .contains("model overloaded")
+    );
+}
+
+#[test]
+fn run_exits_1_on_a_response_that_is_not_ag_ui() {
+    for (reply, shown) in [
+        (
+            plain_response("200 OK", "application/json", r#"{"ok":true}"#),
+            "content type \"application/json\"",
+        ),
+        (
+            plain_response("200 OK", "text/html", "<html>sign in</html>"),
+            "content type \"text/html\"",
+        ),
+        (
+            b"HTTP/1.1 204 No Content\r\nconnection: close\r\n\r\n".to_vec(),
+            "HTTP 204, no content type",
+        ),
+        (
+            b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-encoding: gzip\r\ncontent-length: 4\r\nconnection: close\r\n\r\n\x1f\x8b\x08\x00".to_vec(),
+            "content encoding \"gzip\"",
+        ),
+    ] {
+        let (url, _) = scripted(reply, Duration::ZERO);
+        let out = ag_ui(&["run", &url, "hi", "--json"]);
+        assert_eq!(out.status.code(), Some(1), "{}", stderr_of(&out));
+        let err = stderr_of(&out);
+        assert!(
+            err.starts_with("error: the response is not an AG-UI event stream: "),
+            "{err}"
+        );
+        assert!(err.contains(shown), "{err}");
+        assert!(out.stdout.is_empty());
+    }
+}
+
+#[test]
+fn run_exits_1_when_the_stream_stops_mid_run_naming_what_was_open() {
+    let (url, _) = scripted(
+        sse_response(&[
+            Event::run_started("t", "r1"),
+            Event::text_message_start("a1", TextMessageRole::Assistant),
+            Event::text_message_content("a1", "cut off"),
+        ]),
+        Duration::ZERO,
+    );
+    let out = ag_ui(&["run", &url, "hi", "--json"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        stderr_of(&out),
+        "error: the response ended in the middle of run r1 (no RUN_FINISHED or RUN_ERROR); \
+         still open: text messages a1\n"
+    );
+}
+
+#[test]
+fn run_times_out_on_a_stalled_server() {
+    let stalls = [
+        Vec::new(),
+        b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\n".to_vec(),
+        {
+            let mut r = b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\n".to_vec();
+            ag_ui::encoding::sse::encode_into(&Event::run_started("t", "r1"), &mut r);
+            r
+        },
+    ];
+    let expected = [
+        "error: no response headers within 300ms of sending the request (idle timeout)\n",
+        "error: the agent sent nothing for 300ms (idle timeout)\n",
+        "error: the agent sent nothing for 300ms (idle timeout)\n",
+    ];
+    for (reply, expected) in stalls.into_iter().zip(expected) {
+        let (url, _) = scripted(reply, Duration::from_secs(20));
+        let started = Instant::now();
+        let out = ag_ui(&["run", &url, "hi", "--json", "--idle-timeout", "0.3"]);
+        assert!(started.elapsed() < Duration::from_secs(10));
+        assert_eq!(out.status.code(), Some(1));
+        assert_eq!(stderr_of(&out), expected);
+    }
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    for (args, err) in [
+        (
+            &["run", "not a url", "hi"][..],
+            "error: \"not a url\" is not a valid URL: relative URL without a base\n",
+        ),
+        (
+            &["run", "ftp://127.0.0.1/", "hi"][..],
+            "error: \"ftp://127.0.0.1/\" is not an http or https URL (scheme \"ftp\")\n",
+        ),
+        (
+            &[
+                "run",
+                "http://127.0.0.1:9/",
+                "hi",
+                "--header",
+                "bad name: v",
+            ][..],
+            "error: --header \"bad name\": invalid HTTP header name\n",
+        ),
+        (
+            &[
+                "run",
+                "http://127.0.0.1:9/",
+                "hi",
+                "--header",
+                "x-key: a\u{7f}b",
+            ][..],
+            "error: --header \"x-key\": failed to parse header value\n",
+        ),
+        (
+            &["run", "http://127.0.0.1:9/", "hi", "--idle-timeout", "0"][..],
+            "error: --idle-timeout: \"0\" is not a positive number of seconds\n",
+        ),
+        (
+            &[
+                "run",
+                "http://127.0.0.1:9/",
+                "hi",
+                "--connect-timeout",
+                "soon",
+            ][..],
+            "error: --connect-timeout: \"soon\" is not a positive number of seconds\n",
+        ),
+    ] {
+        let out = ag_ui(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr_of(&out));
+        assert_eq!(stderr_of(&out), err, "{args:?}");
+    }
+}
+
+#[test]
+fn custom_headers_never_reach_another_origin() {
+    let (other, other_requests) = scripted(
+        sse_response(&[Event::run_started("t", "r"), Event::run_finished("t", "r")]),
+        Duration::ZERO,
+    );
+    let (url, requests) = scripted(
+        format!(
+            "HTTP/1.1 307 Temporary Redirect\r\nlocation: {other}\r\ncontent-length: 0\r\nconnection: close\r\n\r\n"
+        )
+        .into_bytes(),
+        Duration::ZERO,
+    );
+    let out = ag_ui(&["run", &url, "hi", "--header", "X-Api-Key: secret"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        stderr_of(&out),
+        format!(
+            "error: HTTP 307: the agent redirected to another origin ({other}), which is not followed\n"
+        )
+    );
+    let sent = requests.recv_timeout(Duration::from_secs(5)).unwrap();
+    assert!(sent.to_lowercase().contains("x-api-key: secret"), "{sent}");
+    assert!(
+        other_requests
+            .recv_timeout(Duration::from_millis(300))
+            .is_err(),
+        "the other origin got a request"
+    );
+}
+
+#[test]
+fn http_errors_are_shown_short() {
+    let page = format!(
+        "<!DOCTYPE html><html><head><title>Not Found</title></head><body>{}</body></html>",
+        "<div>chrome</div>".repeat(500)
+    );
+    let (url, _) = scripted(
+        plain_response("404 Not Found", "text/html", &page),
+        Duration::ZERO,
+    );
+    let out = ag_ui(&["run", &url, "hi"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(stderr_of(&out), "error: HTTP 404: Not Found\n");
+}
+
+#[test]
+fn every_run_gets_a_fresh_id() {
+    let server = serve();
+    let run_id = || {
+        let out = ag_ui(&["run", &server.url, "hi", "--json", "--thread", "t9"]);
+        assert_eq!(out.status.code(), Some(0));
+        let first = String::from_utf8(out.stdout).unwrap();
+        match Event::from_json(first.lines().next().unwrap()).unwrap() {
+            Event::RunStarted(e) => e.run_id.to_string(),
+            other => panic!("{other:?}"),
+        }
+    };
+    let (a, b) = (run_id(), run_id());
+    assert!(a.starts_with("t9-run-"), "{a}");
+    assert_ne!(a, b);
 }

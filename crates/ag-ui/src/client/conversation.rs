@@ -44,6 +44,7 @@ use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::future::{Future, poll_fn};
 use std::pin::pin;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Poll, Waker};
 
@@ -52,8 +53,8 @@ use serde_json::Value;
 use crate::client::apply::{PartialJson, Reducer, RunOutcome};
 use crate::client::run::{Flow, Pipeline, RunError, Subscriber};
 use crate::{
-    Context, Event, Interrupt, Message, MessageId, ResumeEntry, ResumeStatus, RunAgentInput,
-    ThreadId, Tool, ToolCallId, ToolMessage,
+    Context, Event, Interrupt, Message, MessageId, PROTOCOL_VERSION, ResumeEntry, ResumeStatus,
+    RunAgentInput, ThreadId, Tool, ToolCallId, ToolMessage,
 };
 
 /// A piece of a response: bytes of an SSE stream, or an event already decoded.
@@ -80,7 +81,8 @@ pub trait Transport: Sync {
     ///
     /// # Errors
     /// [`RunError::Transport`] when the agent cannot be reached, [`RunError::Http`] when it
-    /// refuses the run.
+    /// refuses the run, [`RunError::NotAgUi`] when what came back is not an event stream,
+    /// [`RunError::Timeout`] when it does not answer in time.
     fn open(
         &self,
         input: &RunAgentInput,
@@ -178,11 +180,17 @@ impl CancelHandle {
     }
 }
 
-/// How a run ended.
+/// How a run ended, when it did not fail.
+///
+/// Failures are not summaries: a run the agent ended with `RUN_ERROR`, a response that
+/// stopped in the middle of a run and a response that is not an AG-UI stream are
+/// [`RunError`]s ([`RunFailed`](RunError::RunFailed), [`Incomplete`](RunError::Incomplete),
+/// [`NotAgUi`](RunError::NotAgUi)).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum RunEnd {
-    /// The response ended (normally with `RUN_FINISHED` or `RUN_ERROR`).
+    /// The agent ended the run with `RUN_FINISHED` (its outcome is in
+    /// [`RunSummary::outcome`]).
     Finished,
     /// A subscriber returned [`Flow::Stop`].
     Stopped,
@@ -190,7 +198,8 @@ pub enum RunEnd {
     Cancelled,
 }
 
-/// What a run did.
+/// What a run did. [`Conversation::run`] returns one only for a run that finished
+/// (`RUN_FINISHED`) or that you stopped or cancelled; every failure is an `Err`.
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub struct RunSummary {
@@ -217,7 +226,6 @@ pub struct Conversation {
     handlers: HashMap<String, ToolHandler>,
     context: Vec<Context>,
     forwarded_props: Value,
-    runs: u64,
     ids: u64,
     max_event_size: Option<usize>,
 }
@@ -247,7 +255,6 @@ impl Conversation {
             handlers: HashMap::new(),
             context: Vec::new(),
             forwarded_props: Value::Object(serde_json::Map::new()),
-            runs: 0,
             ids: 0,
             max_event_size: None,
         }
@@ -387,6 +394,9 @@ impl Conversation {
 
     /// Runs the agent once on the conversation.
     ///
+    /// `Ok` means the agent finished the run with `RUN_FINISHED`; see [`run_with`](
+    /// Self::run_with) for the failures.
+    ///
     /// # Errors
     /// See [`run_with`](Self::run_with).
     pub async fn run<T: Transport>(
@@ -401,11 +411,20 @@ impl Conversation {
     /// Runs the agent once, answering the open interrupts with `resume` (required when there
     /// are open interrupts), cancellable through `cancel`.
     ///
-    /// Messages and state keep whatever was applied when the run fails or is cancelled.
+    /// Every run is sent with `protocolVersion` `"1.0"` and a fresh run id (see
+    /// [`fresh_run_id`]). Messages and state keep whatever was applied when the run fails or
+    /// is cancelled.
     ///
     /// # Errors
-    /// [`RunError::UnansweredInterrupt`] (nothing is sent) when an open interrupt has no
-    /// resume entry; the transport's errors; the pipeline's errors (decode, chunk, verify).
+    /// - [`RunError::UnansweredInterrupt`] / [`RunError::ExpiredInterrupt`] (nothing is sent)
+    ///   when an open interrupt has no resume entry, or an expired one is not cancelled;
+    /// - [`RunError::RunFailed`], with the agent's message and code, when the run ended with
+    ///   `RUN_ERROR`;
+    /// - [`RunError::Incomplete`], naming the run and what it still had open (messages, tool
+    ///   calls, steps, subagents), when the response ended before `RUN_FINISHED`;
+    /// - the transport's errors ([`RunError::Transport`], [`RunError::Http`],
+    ///   [`RunError::NotAgUi`], [`RunError::Timeout`], …);
+    /// - the pipeline's errors (decode, chunk, verify, apply).
     pub async fn run_with<T: Transport>(
         &mut self,
         transport: &T,
@@ -444,15 +463,12 @@ impl Conversation {
                 }
             }
         }
-        self.runs += 1;
-        let mut input = RunAgentInput::new(
-            self.thread_id.clone(),
-            format!("{}-run-{}", self.thread_id, self.runs),
-        )
-        .with_state(self.state.clone())
-        .with_tools(self.tools.clone())
-        .with_context(self.context.clone())
-        .with_forwarded_props(self.forwarded_props.clone());
+        let mut input = RunAgentInput::new(self.thread_id.clone(), fresh_run_id(&self.thread_id))
+            .with_protocol_version(PROTOCOL_VERSION)
+            .with_state(self.state.clone())
+            .with_tools(self.tools.clone())
+            .with_context(self.context.clone())
+            .with_forwarded_props(self.forwarded_props.clone());
         // Activities are the client's own; they are never sent. The other messages travel in
         // the input and come back for the reducer, uncopied.
         let mut activities = Vec::new();
@@ -507,7 +523,7 @@ impl Conversation {
                 Some(Chunk::Bytes(bytes)) => pipeline.push_bytes(&bytes, subscriber),
                 Some(Chunk::Event(event)) => pipeline.push_event(*event, subscriber),
                 None => match pipeline.finish(subscriber) {
-                    Ok(Flow::Continue) => break Ok(RunEnd::Finished),
+                    Ok(Flow::Continue) => break pipeline.check_end().map(|()| RunEnd::Finished),
                     other => other,
                 },
             };
@@ -541,6 +557,30 @@ impl Conversation {
         self.state = state;
         result.map(|_| summary)
     }
+}
+
+/// A run id no other run has: `<thread>-run-<t>-<p>-<n>`, where `t` is the time in
+/// microseconds since the Unix epoch, `p` the process id and `n` a counter of this process,
+/// all in hex. Two runs of one process differ by the counter, runs of two processes by the
+/// process id or the time: a conversation resumed by a new process (`ag-ui run --thread`)
+/// never repeats the id of the run it resumes.
+///
+/// ```
+/// use ag_ui::client::conversation::fresh_run_id;
+/// use ag_ui::ThreadId;
+///
+/// let thread = ThreadId::new("t1");
+/// let (a, b) = (fresh_run_id(&thread), fresh_run_id(&thread));
+/// assert!(a.starts_with("t1-run-"));
+/// assert_ne!(a, b);
+/// ```
+pub fn fresh_run_id(thread: &ThreadId) -> String {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let micros = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_micros());
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    format!("{thread}-run-{micros:x}-{:x}-{n:x}", std::process::id())
 }
 
 /// Milliseconds since the Unix epoch of an ISO 8601 / RFC 3339 date-time

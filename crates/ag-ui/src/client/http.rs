@@ -2,8 +2,34 @@
 //!
 //! Each run is a `POST` of the [`RunAgentInput`] as JSON with `Accept: text/event-stream`; the
 //! response streams SSE, read incrementally (nothing is buffered beyond the event being read,
-//! which is bounded by the pipeline's event size limit). A non-success status is a
-//! [`RunError::Http`] carrying the status and (the first 64 KiB of) the body.
+//! which is bounded by the pipeline's event size limit).
+//!
+//! What comes back is checked before a byte of it is read as events:
+//!
+//! - a non-success status is a [`RunError::Http`] carrying the status and (the first 64 KiB
+//!   of) the body; its `Display` shows a short, sanitized excerpt;
+//! - a success that is not an event stream (another content type, none, `204 No Content`, or
+//!   a `Content-Encoding` the client does not decode such as `gzip`) is a
+//!   [`RunError::NotAgUi`] naming what came back (stricter than the reference client, which
+//!   reads any response but the protobuf media type as SSE: a login page or a JSON error
+//!   answered with `200` then fails, named, instead of reading as an empty run);
+//! - a redirect to another origin (scheme, host, port) is not followed
+//!   ([`RunError::Redirect`]) unless [`with_cross_origin_redirects`](
+//!   HttpAgent::with_cross_origin_redirects) allows it, and then only without the custom
+//!   headers and the bearer token. Redirects within the origin are followed (at most 10).
+//!
+//! # Timeouts
+//!
+//! - **connect** ([`with_connect_timeout`](HttpAgent::with_connect_timeout), default
+//!   [`DEFAULT_CONNECT_TIMEOUT`]): establishing the connection;
+//! - **idle** ([`with_idle_timeout`](HttpAgent::with_idle_timeout), default
+//!   [`DEFAULT_IDLE_TIMEOUT`]): how long the agent may send nothing — from sending the request
+//!   to the response headers (connecting included), then between any two pieces of the body.
+//!   Any byte resets it, so an agent that sends SSE keep-alive comments while it thinks is
+//!   never idle;
+//! - **total** ([`with_timeout`](HttpAgent::with_timeout), none by default): the whole run.
+//!
+//! Each one that fires is a [`RunError::Timeout`] naming it.
 //!
 //! ```no_run
 //! use ag_ui::client::conversation::Conversation;
@@ -13,7 +39,8 @@
 //! # async fn demo() -> Result<(), ag_ui::client::run::RunError> {
 //! let agent = HttpAgent::new("http://127.0.0.1:8000/agent")
 //!     .with_bearer_token("secret")
-//!     .with_header("x-tenant", "acme")
+//!     .try_with_header("x-tenant", "acme")?
+//!     .with_idle_timeout(Duration::from_secs(30))
 //!     .with_timeout(Duration::from_secs(120));
 //! let mut conversation = Conversation::new("thread-1");
 //! conversation.add_user_message("What is the weather in Paris?");
@@ -26,73 +53,164 @@
 //! # }
 //! ```
 
-use std::time::Duration;
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
 
-use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
+use reqwest::header::{
+    ACCEPT, AUTHORIZATION, CONTENT_ENCODING, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue,
+    LOCATION,
+};
+use reqwest::{StatusCode, Url};
 
 use crate::RunAgentInput;
 use crate::client::conversation::{Body, Chunk, Transport};
-use crate::client::run::RunError;
+use crate::client::run::{RunError, Timeout};
 
 /// How much of an error response's body is kept.
 const ERROR_BODY_LIMIT: usize = 64 * 1024;
 
-/// An AG-UI agent behind an HTTP endpoint.
+/// How many redirects one run follows.
+const MAX_REDIRECTS: usize = 10;
+
+/// The media types of a response that carries AG-UI events. Compared case-insensitively,
+/// parameters (`; charset=utf-8`) ignored. The one place that decides what is accepted.
+const EVENT_MEDIA_TYPES: &[&str] = &["text/event-stream"];
+
+/// The connect timeout of an [`HttpAgent`] unless set: 10 seconds.
+pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The idle timeout of an [`HttpAgent`] unless set: 60 seconds.
+pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// An AG-UI agent behind an HTTP endpoint. See the [module documentation](self).
 #[derive(Clone, Debug)]
 pub struct HttpAgent {
     url: String,
-    client: reqwest::Client,
+    /// A client given with [`with_client`](Self::with_client).
+    client: Option<reqwest::Client>,
+    /// The client built from this agent's settings, on first use.
+    built: OnceLock<reqwest::Client>,
     headers: HeaderMap,
+    /// The first header that was not valid in HTTP (reported when a run is opened).
+    invalid_header: Option<String>,
     bearer: Option<String>,
     timeout: Option<Duration>,
+    connect_timeout: Duration,
+    idle_timeout: Duration,
+    cross_origin_redirects: bool,
 }
 
 impl HttpAgent {
-    /// An agent at `url`, with a default client (rustls).
+    /// An agent at `url`, with the default timeouts, following redirects within its origin
+    /// only. The URL is checked when a run is opened (an invalid one is a
+    /// [`RunError::InvalidRequest`]).
     pub fn new(url: impl Into<String>) -> Self {
         Self {
             url: url.into(),
-            client: reqwest::Client::new(),
+            client: None,
+            built: OnceLock::new(),
             headers: HeaderMap::new(),
+            invalid_header: None,
             bearer: None,
             timeout: None,
+            connect_timeout: DEFAULT_CONNECT_TIMEOUT,
+            idle_timeout: DEFAULT_IDLE_TIMEOUT,
+            cross_origin_redirects: false,
         }
     }
 
-    /// Uses this client (connection pool, proxies, TLS roots, connect and read timeouts).
+    /// Uses this client (connection pool, proxies, TLS roots). Its own connect timeout and
+    /// redirect policy then apply instead of [`with_connect_timeout`](Self::with_connect_timeout)
+    /// and the same-origin rule: build it with `redirect(reqwest::redirect::Policy::none())`
+    /// so that no redirect carries your headers elsewhere. The idle and total timeouts, the
+    /// response checks and the cross-origin rule for redirects it does not follow still apply.
     #[must_use]
     pub fn with_client(mut self, client: reqwest::Client) -> Self {
-        self.client = client;
+        self.client = Some(client);
         self
     }
 
-    /// Sends this header with every run. A name or value that is not valid in HTTP is ignored
-    /// with a warning.
+    /// Sends this header with every run (replacing an earlier value of the same name).
+    ///
+    /// A name or value that is not valid in HTTP is not dropped silently: every run of this
+    /// agent then fails with [`RunError::InvalidRequest`] naming the header, as `reqwest`
+    /// reports an invalid header when the request is sent. Use
+    /// [`try_with_header`](Self::try_with_header) to learn it at once.
     #[must_use]
     pub fn with_header(mut self, name: &str, value: &str) -> Self {
-        match (
-            HeaderName::from_bytes(name.as_bytes()),
-            HeaderValue::from_str(value),
-        ) {
-            (Ok(name), Ok(value)) => {
+        match header(name, value) {
+            Ok((name, value)) => {
                 self.headers.insert(name, value);
             }
-            _ => tracing::warn!(name, "ignoring a header that is not valid in HTTP"),
+            Err(error) => {
+                self.invalid_header.get_or_insert(error);
+            }
         }
         self
     }
 
-    /// Sends `Authorization: Bearer <token>` with every run.
+    /// Sends this header with every run (replacing an earlier value of the same name).
+    ///
+    /// ```
+    /// use ag_ui::client::http::HttpAgent;
+    /// use ag_ui::client::run::RunErrorKind;
+    ///
+    /// let agent = HttpAgent::new("http://127.0.0.1:8000/").try_with_header("x-api-key", "k1");
+    /// assert!(agent.is_ok());
+    /// let err = HttpAgent::new("http://127.0.0.1:8000/")
+    ///     .try_with_header("x api key", "k1")
+    ///     .unwrap_err();
+    /// assert_eq!(err.kind(), RunErrorKind::InvalidRequest);
+    /// assert_eq!(err.to_string(), "invalid request: header \"x api key\": invalid HTTP header name");
+    /// ```
+    ///
+    /// # Errors
+    /// [`RunError::InvalidRequest`] naming the header when its name or value is not valid in
+    /// HTTP (the value is not shown: it may be a secret).
+    pub fn try_with_header(mut self, name: &str, value: &str) -> Result<Self, RunError> {
+        let (name, value) = header(name, value).map_err(RunError::InvalidRequest)?;
+        self.headers.insert(name, value);
+        Ok(self)
+    }
+
+    /// Sends `Authorization: Bearer <token>` with every run (never across origins).
     #[must_use]
     pub fn with_bearer_token(mut self, token: impl Into<String>) -> Self {
         self.bearer = Some(token.into());
         self
     }
 
-    /// Limits a whole run (connecting, sending, and streaming the response) to `timeout`.
+    /// Limits a whole run (connecting, sending, and streaming the response) to `timeout`
+    /// (no limit by default).
     #[must_use]
     pub fn with_timeout(mut self, timeout: Duration) -> Self {
         self.timeout = Some(timeout);
+        self
+    }
+
+    /// Limits establishing a connection (default [`DEFAULT_CONNECT_TIMEOUT`]); applies to the
+    /// agent's own client, not to one given with [`with_client`](Self::with_client).
+    #[must_use]
+    pub fn with_connect_timeout(mut self, timeout: Duration) -> Self {
+        self.connect_timeout = timeout;
+        self.built = OnceLock::new();
+        self
+    }
+
+    /// Limits how long the agent may send nothing (default [`DEFAULT_IDLE_TIMEOUT`]): before
+    /// the response headers, and between any two pieces of the body. `Duration::MAX` waits
+    /// forever.
+    #[must_use]
+    pub fn with_idle_timeout(mut self, timeout: Duration) -> Self {
+        self.idle_timeout = timeout;
+        self
+    }
+
+    /// Follows `307` and `308` redirects to another origin too (off by default), without the
+    /// custom headers and the bearer token: only the run input goes there.
+    #[must_use]
+    pub fn with_cross_origin_redirects(mut self, allow: bool) -> Self {
+        self.cross_origin_redirects = allow;
         self
     }
 
@@ -100,22 +218,139 @@ impl HttpAgent {
     pub fn url(&self) -> &str {
         &self.url
     }
+
+    /// The client runs go through.
+    fn client(&self) -> Result<&reqwest::Client, RunError> {
+        if let Some(client) = &self.client {
+            return Ok(client);
+        }
+        if let Some(client) = self.built.get() {
+            return Ok(client);
+        }
+        let client = reqwest::Client::builder()
+            .connect_timeout(self.connect_timeout)
+            .redirect(same_origin_redirects())
+            .referer(false)
+            .build()
+            .map_err(|e| RunError::transport("building the HTTP client", e))?;
+        Ok(self.built.get_or_init(|| client))
+    }
+
+    /// The error of a request that got no response.
+    fn send_error(&self, url: &Url, error: reqwest::Error) -> RunError {
+        if error.is_builder() {
+            RunError::InvalidRequest(chain(&error))
+        } else if error.is_connect() && error.is_timeout() {
+            RunError::Timeout(Timeout::Connect(self.connect_timeout))
+        } else if let (true, Some(total)) = (error.is_timeout(), self.timeout) {
+            RunError::Timeout(Timeout::Total(total))
+        } else {
+            RunError::transport(format!("cannot reach {url}"), error)
+        }
+    }
+
+    /// Reads (at most [`ERROR_BODY_LIMIT`] of) an error response's body.
+    async fn error_body(&self, mut response: reqwest::Response) -> String {
+        let mut body = Vec::new();
+        while body.len() < ERROR_BODY_LIMIT {
+            match tokio::time::timeout(self.idle_timeout, response.chunk()).await {
+                Ok(Ok(Some(bytes))) => body.extend_from_slice(&bytes),
+                _ => break,
+            }
+        }
+        body.truncate(ERROR_BODY_LIMIT);
+        String::from_utf8_lossy(&body).into_owned()
+    }
 }
 
-fn transport_error(e: reqwest::Error) -> RunError {
-    RunError::Transport(e.to_string())
+/// A header as HTTP types, or what is wrong with it (naming the header, not its value).
+fn header(name: &str, value: &str) -> Result<(HeaderName, HeaderValue), String> {
+    let name_ok =
+        HeaderName::from_bytes(name.as_bytes()).map_err(|e| format!("header {name:?}: {e}"))?;
+    let value_ok = HeaderValue::from_str(value).map_err(|e| format!("header {name:?}: {e}"))?;
+    Ok((name_ok, value_ok))
+}
+
+/// The `Display` of an error and all its sources, joined with `: `.
+fn chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(e) = source {
+        text.push_str(": ");
+        text.push_str(&e.to_string());
+        source = e.source();
+    }
+    text
+}
+
+/// The redirect policy of the agent's own client: follow within the origin (at most
+/// [`MAX_REDIRECTS`]); a redirect to another origin comes back as the response, for
+/// [`HttpAgent::open`] to refuse or follow without credentials.
+fn same_origin_redirects() -> reqwest::redirect::Policy {
+    reqwest::redirect::Policy::custom(|attempt| {
+        let cross = attempt
+            .previous()
+            .last()
+            .is_some_and(|previous| previous.origin() != attempt.url().origin());
+        if cross {
+            attempt.stop()
+        } else if attempt.previous().len() > MAX_REDIRECTS {
+            attempt.error("too many redirects")
+        } else {
+            attempt.follow()
+        }
+    })
+}
+
+/// Whether a `Content-Type` is one of [`EVENT_MEDIA_TYPES`].
+fn is_event_media_type(content_type: &str) -> bool {
+    let essence = content_type.split(';').next().unwrap_or("").trim();
+    EVENT_MEDIA_TYPES
+        .iter()
+        .any(|accepted| essence.eq_ignore_ascii_case(accepted))
+}
+
+/// Refuses a success response that is not an AG-UI event stream.
+fn check_event_stream(response: &reqwest::Response) -> Result<(), RunError> {
+    let header = |name| {
+        response
+            .headers()
+            .get(name)
+            .map(|v: &HeaderValue| String::from_utf8_lossy(v.as_bytes()).into_owned())
+    };
+    let content_type = header(CONTENT_TYPE);
+    let encoding = header(CONTENT_ENCODING)
+        .filter(|e| !e.trim().is_empty() && !e.trim().eq_ignore_ascii_case("identity"));
+    let status = response.status();
+    let no_body = matches!(status, StatusCode::NO_CONTENT | StatusCode::RESET_CONTENT);
+    if no_body || encoding.is_some() || !content_type.as_deref().is_some_and(is_event_media_type) {
+        return Err(RunError::NotAgUi {
+            status: status.as_u16(),
+            content_type,
+            content_encoding: encoding,
+        });
+    }
+    Ok(())
 }
 
 /// The streaming response of an [`HttpAgent`] run. Dropping it closes the request.
 #[derive(Debug)]
-pub struct HttpBody(reqwest::Response);
+pub struct HttpBody {
+    response: reqwest::Response,
+    idle_timeout: Duration,
+    timeout: Option<Duration>,
+}
 
 impl Body for HttpBody {
     async fn next(&mut self) -> Result<Option<Chunk>, RunError> {
-        match self.0.chunk().await {
-            Ok(Some(bytes)) => Ok(Some(Chunk::Bytes(bytes.to_vec()))),
-            Ok(None) => Ok(None),
-            Err(e) => Err(transport_error(e)),
+        match tokio::time::timeout(self.idle_timeout, self.response.chunk()).await {
+            Err(_) => Err(RunError::Timeout(Timeout::Idle(self.idle_timeout))),
+            Ok(Ok(Some(bytes))) => Ok(Some(Chunk::Bytes(bytes.to_vec()))),
+            Ok(Ok(None)) => Ok(None),
+            Ok(Err(e)) => match (e.is_timeout(), self.timeout) {
+                (true, Some(total)) => Err(RunError::Timeout(Timeout::Total(total))),
+                _ => Err(RunError::transport("reading the response", e)),
+            },
         }
     }
 }
@@ -124,36 +359,150 @@ impl Transport for HttpAgent {
     type Body = HttpBody;
 
     async fn open(&self, input: &RunAgentInput) -> Result<HttpBody, RunError> {
-        let body = serde_json::to_vec(input).map_err(|e| RunError::Transport(e.to_string()))?;
-        let mut request = self
-            .client
-            .post(&self.url)
-            .headers(self.headers.clone())
-            .header(CONTENT_TYPE, "application/json")
-            .header(ACCEPT, "text/event-stream")
-            .body(body);
-        if let Some(token) = &self.bearer {
-            request = request.bearer_auth(token);
+        if let Some(error) = &self.invalid_header {
+            return Err(RunError::InvalidRequest(error.clone()));
         }
-        if let Some(timeout) = self.timeout {
-            request = request.timeout(timeout);
+        let mut url = Url::parse(&self.url)
+            .map_err(|e| RunError::InvalidRequest(format!("URL {:?}: {e}", self.url)))?;
+        if !matches!(url.scheme(), "http" | "https") {
+            return Err(RunError::InvalidRequest(format!(
+                "URL {:?}: the scheme must be http or https",
+                self.url
+            )));
         }
-        let mut response = request.send().await.map_err(transport_error)?;
-        let status = response.status();
-        if !status.is_success() {
-            let mut body = Vec::new();
-            while body.len() < ERROR_BODY_LIMIT {
-                match response.chunk().await {
-                    Ok(Some(bytes)) => body.extend_from_slice(&bytes),
-                    _ => break,
+        let bearer = match &self.bearer {
+            None => None,
+            Some(token) => {
+                let mut value =
+                    HeaderValue::from_str(&format!("Bearer {token}")).map_err(|_| {
+                        RunError::InvalidRequest(
+                            "the bearer token is not a valid header value".into(),
+                        )
+                    })?;
+                value.set_sensitive(true);
+                Some(value)
+            }
+        };
+        let body = serde_json::to_vec(input).map_err(|e| {
+            RunError::InvalidRequest(format!("the run input cannot be encoded: {e}"))
+        })?;
+        let client = self.client()?;
+        let started = Instant::now();
+        // Custom headers and credentials go to the agent's origin only.
+        let mut credentials = true;
+        for _ in 0..=MAX_REDIRECTS {
+            let mut request = client
+                .post(url.clone())
+                .header(CONTENT_TYPE, "application/json")
+                .header(ACCEPT, "text/event-stream")
+                .body(body.clone());
+            if credentials {
+                request = request.headers(self.headers.clone());
+                if let Some(bearer) = &bearer {
+                    request = request.header(AUTHORIZATION, bearer.clone());
                 }
             }
-            body.truncate(ERROR_BODY_LIMIT);
-            return Err(RunError::Http {
-                status: status.as_u16(),
-                body: String::from_utf8_lossy(&body).into_owned(),
+            if let Some(total) = self.timeout {
+                request = request.timeout(total.saturating_sub(started.elapsed()));
+            }
+            let response = match tokio::time::timeout(self.idle_timeout, request.send()).await {
+                Err(_) => return Err(RunError::Timeout(Timeout::Headers(self.idle_timeout))),
+                Ok(Err(e)) => return Err(self.send_error(&url, e)),
+                Ok(Ok(response)) => response,
+            };
+            let status = response.status();
+            if status.is_redirection() {
+                let target = response
+                    .headers()
+                    .get(LOCATION)
+                    .and_then(|l| l.to_str().ok())
+                    .and_then(|l| response.url().join(l).ok());
+                // The agent's own client follows redirects within the origin itself; a client
+                // given with `with_client` may leave them to this loop.
+                if let Some(target) = target {
+                    let cross = target.origin() != response.url().origin();
+                    let preserves_method = matches!(
+                        status,
+                        StatusCode::TEMPORARY_REDIRECT | StatusCode::PERMANENT_REDIRECT
+                    );
+                    if cross && !(self.cross_origin_redirects && preserves_method) {
+                        return Err(RunError::Redirect {
+                            status: status.as_u16(),
+                            location: target.to_string(),
+                        });
+                    }
+                    if preserves_method {
+                        // Once the origin changed, credentials stay behind for good.
+                        credentials &= !cross;
+                        url = target;
+                        continue;
+                    }
+                }
+            }
+            if !status.is_success() {
+                return Err(RunError::Http {
+                    status: status.as_u16(),
+                    body: self.error_body(response).await,
+                });
+            }
+            check_event_stream(&response)?;
+            return Ok(HttpBody {
+                response,
+                idle_timeout: self.idle_timeout,
+                timeout: self.timeout,
             });
         }
-        Ok(HttpBody(response))
+        Err(RunError::transport(
+            format!("following redirects from {}", self.url),
+            format!("more than {MAX_REDIRECTS} redirects"),
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn event_media_types() {
+        for accepted in [
+            "text/event-stream",
+            "Text/Event-Stream",
+            "text/event-stream; charset=utf-8",
+            " text/event-stream ;charset=UTF-8",
+        ] {
+            assert!(is_event_media_type(accepted), "{accepted}");
+        }
+        for refused in [
+            "application/json",
+            "text/html",
+            "text/event-streamx",
+            "text/plain; x=text/event-stream",
+            "",
+        ] {
+            assert!(!is_event_media_type(refused), "{refused}");
+        }
+    }
+
+    #[test]
+    fn invalid_headers_are_reported_not_dropped() {
+        let agent = HttpAgent::new("http://127.0.0.1:1/").with_header("bad name", "v");
+        assert_eq!(
+            agent.invalid_header.as_deref(),
+            Some("header \"bad name\": invalid HTTP header name")
+        );
+        let err = HttpAgent::new("http://127.0.0.1:1/")
+            .try_with_header("x-key", "line\nbreak")
+            .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "invalid request: header \"x-key\": failed to parse header value"
+        );
+        // A later valid header does not hide the first invalid one.
+        let agent = HttpAgent::new("http://127.0.0.1:1/")
+            .with_header("bad name", "v")
+            .with_header("x-ok", "v");
+        assert!(agent.invalid_header.is_some());
+        assert!(agent.headers.contains_key("x-ok"));
     }
 }

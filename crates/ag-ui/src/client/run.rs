@@ -48,13 +48,14 @@
 //! ```
 
 use std::fmt;
+use std::time::Duration;
 
 use crate::client::apply::{Applied, ApplyError, Reducer};
 use crate::client::chunks::{ChunkError, ChunkNormalizer};
 use crate::client::compat::Compat;
 use crate::encoding::sse::FrameDecoder;
-use crate::verify::{Verifier, Violation};
-use crate::{DecodeError, DecodeErrorKind, Event};
+use crate::verify::{OpenEntities, Verifier, Violation};
+use crate::{DecodeError, DecodeErrorKind, Event, RunId};
 
 /// Whether the run goes on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -116,6 +117,18 @@ pub enum RunErrorKind {
     UnansweredInterrupt,
     /// An expired interrupt must be answered with status `cancelled`.
     ExpiredInterrupt,
+    /// The agent ended the run with `RUN_ERROR`.
+    RunFailed,
+    /// The response ended in the middle of a run, or before any run started.
+    Incomplete,
+    /// The response is not an AG-UI event stream (content type, encoding, or no body).
+    NotAgUi,
+    /// A connect, idle or total timeout fired.
+    Timeout,
+    /// The request could not be built (an invalid URL or header).
+    InvalidRequest,
+    /// The agent redirected to another origin, which is not followed.
+    Redirect,
 }
 
 impl RunErrorKind {
@@ -130,11 +143,22 @@ impl RunErrorKind {
             RunErrorKind::Http => "run.http",
             RunErrorKind::UnansweredInterrupt => "run.unanswered-interrupt",
             RunErrorKind::ExpiredInterrupt => "run.expired-interrupt",
+            RunErrorKind::RunFailed => "run.failed",
+            RunErrorKind::Incomplete => "run.incomplete",
+            RunErrorKind::NotAgUi => "run.not-ag-ui",
+            RunErrorKind::Timeout => "run.timeout",
+            RunErrorKind::InvalidRequest => "run.invalid-request",
+            RunErrorKind::Redirect => "run.redirect",
         }
     }
 }
 
 /// Why a run failed. Messages and state keep what was applied before the failure.
+///
+/// A run that the agent ended with `RUN_ERROR` ([`RunFailed`](Self::RunFailed)), a response
+/// that stopped in the middle of a run ([`Incomplete`](Self::Incomplete)) and a response that
+/// is not an AG-UI stream at all ([`NotAgUi`](Self::NotAgUi)) are errors too, so that `?`
+/// never reads a failed run as a successful one.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum RunError {
@@ -150,15 +174,26 @@ pub enum RunError {
     /// The reducer refused an event.
     #[error(transparent)]
     Apply(#[from] ApplyError),
-    /// The transport failed.
-    #[error("transport failed: {0}")]
-    Transport(String),
-    /// The server answered with a non-success status.
-    #[error("HTTP {status}: {body}")]
+    /// The transport failed (the agent could not be reached, the connection broke). The cause
+    /// (for example the I/O error `connection refused`) is the [`source`](
+    /// std::error::Error::source).
+    #[error("transport failed: {message}")]
+    Transport {
+        /// What the transport was doing.
+        message: String,
+        /// What went wrong underneath, if known.
+        #[source]
+        source: Option<Box<dyn std::error::Error + Send + Sync + 'static>>,
+    },
+    /// The server answered with a non-success status. `Display` shows the status and a short,
+    /// sanitized excerpt of the body: the message of a JSON error body
+    /// (`{"error": {"message": …}}`, `{"error": …}`, `{"message": …}`, `{"detail": …}`), the
+    /// title or text of an HTML page, control characters removed, at most 200 characters.
+    #[error("HTTP {status}: {}", http_excerpt(.body))]
     Http {
         /// The status code.
         status: u16,
-        /// The response body (cut at 64 KiB).
+        /// The response body as received (cut at 64 KiB).
         body: String,
     },
     /// An interrupt left open by the last run has no `resume` entry.
@@ -168,9 +203,233 @@ pub enum RunError {
     /// `cancelled`.
     #[error("interrupt {0:?} has expired; its resume entry must be cancelled")]
     ExpiredInterrupt(String),
+    /// The agent ended the run with `RUN_ERROR`.
+    #[error("the run failed: {}", printable(&match code {
+        Some(code) => format!("{message} (code {code})"),
+        None => message.clone(),
+    }))]
+    RunFailed {
+        /// The `RUN_ERROR` message.
+        message: String,
+        /// The `RUN_ERROR` code, if any.
+        code: Option<String>,
+    },
+    /// The response ended without `RUN_FINISHED` or `RUN_ERROR` for the last run (or before
+    /// any run started).
+    #[error("{}", incomplete_message(.run_id.as_deref(), .open))]
+    Incomplete {
+        /// The run that was still in progress; `None` when no run started at all.
+        run_id: Option<String>,
+        /// What that run still had open.
+        open: Box<OpenEntities>,
+    },
+    /// The response is not an AG-UI event stream.
+    #[error("the response is not an AG-UI event stream: HTTP {status}, {}", not_ag_ui_message(.content_type.as_deref(), .content_encoding.as_deref()))]
+    NotAgUi {
+        /// The status code.
+        status: u16,
+        /// The `Content-Type` that came back, if any.
+        content_type: Option<String>,
+        /// The `Content-Encoding` that came back, if it is one the client does not decode.
+        content_encoding: Option<String>,
+    },
+    /// A timeout fired.
+    #[error("{0}")]
+    Timeout(Timeout),
+    /// The request could not be built: an invalid URL or header, named in the message.
+    #[error("invalid request: {0}")]
+    InvalidRequest(String),
+    /// The agent redirected to another origin; such a redirect is only followed when allowed
+    /// (`HttpAgent::with_cross_origin_redirects`).
+    #[error(
+        "HTTP {status}: the agent redirected to another origin ({location}), which is not followed"
+    )]
+    Redirect {
+        /// The redirect status.
+        status: u16,
+        /// Where it pointed.
+        location: String,
+    },
+}
+
+/// Which timeout fired, and its length.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Timeout {
+    /// Connecting to the agent took longer than the connect timeout.
+    Connect(Duration),
+    /// The request was sent and no response headers came within the idle timeout.
+    Headers(Duration),
+    /// No byte of the response body came within the idle timeout.
+    Idle(Duration),
+    /// The whole run took longer than its total timeout.
+    Total(Duration),
+}
+
+impl fmt::Display for Timeout {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Timeout::Connect(d) => write!(f, "connecting took longer than {d:?} (connect timeout)"),
+            Timeout::Headers(d) => write!(
+                f,
+                "no response headers within {d:?} of sending the request (idle timeout)"
+            ),
+            Timeout::Idle(d) => write!(f, "the agent sent nothing for {d:?} (idle timeout)"),
+            Timeout::Total(d) => write!(f, "the run took longer than {d:?} (total timeout)"),
+        }
+    }
+}
+
+/// `text` with control characters (terminal escapes, line breaks) written as `\u{…}`
+/// escapes: what a peer sent is shown, never obeyed by a terminal.
+fn printable(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(char::is_control) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if c.is_control() {
+            out.extend(c.escape_unicode());
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+fn incomplete_message(run_id: Option<&str>, open: &OpenEntities) -> String {
+    let text = match run_id {
+        None => "the response ended before any run started (no RUN_STARTED)".to_owned(),
+        Some(run) if open.is_empty() => {
+            format!("the response ended in the middle of run {run} (no RUN_FINISHED or RUN_ERROR)")
+        }
+        Some(run) => format!(
+            "the response ended in the middle of run {run} (no RUN_FINISHED or RUN_ERROR); still open: {open}"
+        ),
+    };
+    printable(&text).into_owned()
+}
+
+fn not_ag_ui_message(content_type: Option<&str>, encoding: Option<&str>) -> String {
+    let content_type = content_type.map(sanitize);
+    match (content_type, encoding.map(sanitize)) {
+        (Some(t), Some(e)) => format!("content type {t:?} with content encoding {e:?}"),
+        (None, Some(e)) => format!("content encoding {e:?}"),
+        (Some(t), None) => format!("content type {t:?}"),
+        (None, None) => "no content type".to_owned(),
+    }
+}
+
+/// At most this many characters of an error body are shown.
+const EXCERPT_CHARS: usize = 200;
+
+/// One line of printable text: control characters (terminal escapes included) become spaces,
+/// runs of whitespace one space, cut at [`EXCERPT_CHARS`] characters.
+fn sanitize(text: &str) -> String {
+    let mut out = String::new();
+    let mut chars = 0;
+    for word in text
+        .split(|c: char| c.is_whitespace() || c.is_control())
+        .filter(|w| !w.is_empty())
+    {
+        if !out.is_empty() {
+            out.push(' ');
+            chars += 1;
+        }
+        for c in word.chars() {
+            if chars == EXCERPT_CHARS {
+                out.push('…');
+                return out;
+            }
+            out.push(c);
+            chars += 1;
+        }
+    }
+    out
+}
+
+/// A short, printable excerpt of an error response's body; see [`RunError::Http`].
+fn http_excerpt(body: &str) -> String {
+    let trimmed = body.trim();
+    if trimmed.is_empty() {
+        return "(empty body)".to_owned();
+    }
+    if let Ok(serde_json::Value::Object(object)) = serde_json::from_str(trimmed) {
+        let text = |key: &str| object.get(key).and_then(|v| v.as_str());
+        let found = match object.get("error") {
+            Some(serde_json::Value::String(message)) => Some(message.clone()),
+            Some(serde_json::Value::Object(error)) => {
+                let field = |key: &str| error.get(key).and_then(|v| v.as_str());
+                let label = field("kind")
+                    .or_else(|| field("code"))
+                    .or_else(|| field("type"));
+                match (label, field("message")) {
+                    (Some(label), Some(message)) => Some(format!("{label}: {message}")),
+                    (None, Some(message)) => Some(message.to_owned()),
+                    (Some(label), None) => Some(label.to_owned()),
+                    (None, None) => None,
+                }
+            }
+            _ => None,
+        }
+        .or_else(|| {
+            text("message")
+                .or_else(|| text("detail"))
+                .or_else(|| text("title"))
+                .map(str::to_owned)
+        });
+        if let Some(found) = found {
+            return sanitize(&found);
+        }
+    }
+    let lower = trimmed
+        .get(..trimmed.len().min(1024))
+        .unwrap_or(trimmed)
+        .to_ascii_lowercase();
+    if lower.starts_with('<') || lower.contains("<html") {
+        // An HTML page: its title, or else its text without tags.
+        let lower_all = trimmed.to_ascii_lowercase();
+        if let Some(start) = lower_all.find("<title>") {
+            let rest = &trimmed[start + "<title>".len()..];
+            let end = rest
+                .to_ascii_lowercase()
+                .find("</title>")
+                .unwrap_or(rest.len());
+            let title = sanitize(&rest[..end]);
+            if !title.is_empty() {
+                return title;
+            }
+        }
+        let mut text = String::new();
+        let mut in_tag = false;
+        for c in trimmed.chars() {
+            match c {
+                '<' => in_tag = true,
+                '>' if in_tag => {
+                    in_tag = false;
+                    text.push(' ');
+                }
+                c if !in_tag => text.push(c),
+                _ => {}
+            }
+        }
+        return sanitize(&text);
+    }
+    sanitize(trimmed)
 }
 
 impl RunError {
+    /// A [`RunError::Transport`] saying what failed, with its cause.
+    pub fn transport(
+        message: impl Into<String>,
+        source: impl Into<Box<dyn std::error::Error + Send + Sync + 'static>>,
+    ) -> Self {
+        RunError::Transport {
+            message: message.into(),
+            source: Some(source.into()),
+        }
+    }
+
     /// What kind of failure this is.
     pub fn kind(&self) -> RunErrorKind {
         match self {
@@ -178,10 +437,16 @@ impl RunError {
             RunError::Chunk(_) => RunErrorKind::Chunk,
             RunError::Verify(_) => RunErrorKind::Verify,
             RunError::Apply(_) => RunErrorKind::Apply,
-            RunError::Transport(_) => RunErrorKind::Transport,
+            RunError::Transport { .. } => RunErrorKind::Transport,
             RunError::Http { .. } => RunErrorKind::Http,
             RunError::UnansweredInterrupt(_) => RunErrorKind::UnansweredInterrupt,
             RunError::ExpiredInterrupt(_) => RunErrorKind::ExpiredInterrupt,
+            RunError::RunFailed { .. } => RunErrorKind::RunFailed,
+            RunError::Incomplete { .. } => RunErrorKind::Incomplete,
+            RunError::NotAgUi { .. } => RunErrorKind::NotAgUi,
+            RunError::Timeout(_) => RunErrorKind::Timeout,
+            RunError::InvalidRequest(_) => RunErrorKind::InvalidRequest,
+            RunError::Redirect { .. } => RunErrorKind::Redirect,
         }
     }
 }
@@ -195,6 +460,10 @@ pub struct Pipeline {
     reducer: Reducer,
     expanded: Vec<Event>,
     stopped: bool,
+    /// The last run started (cleared by nothing: a later `RUN_STARTED` replaces it).
+    run_id: Option<RunId>,
+    /// The `RUN_ERROR` that ended the last run, if it failed: message and code.
+    failure: Option<(String, Option<String>)>,
 }
 
 impl fmt::Debug for Pipeline {
@@ -217,6 +486,8 @@ impl Pipeline {
             reducer,
             expanded: Vec::new(),
             stopped: false,
+            run_id: None,
+            failure: None,
         }
     }
 
@@ -300,6 +571,14 @@ impl Pipeline {
                 return Ok(Flow::Stop);
             }
             let applied = self.reducer.apply(&event)?;
+            match &event {
+                Event::RunStarted(e) => {
+                    self.run_id = Some(e.run_id.clone());
+                    self.failure = None;
+                }
+                Event::RunError(e) => self.failure = Some((e.message.clone(), e.code.clone())),
+                _ => {}
+            }
             if (applied.is_changed() || applied.warning.is_some())
                 && subscriber.on_applied(&event, &applied, &self.reducer) == Flow::Stop
             {
@@ -326,6 +605,52 @@ impl Pipeline {
         self.expanded.clear();
         self.chunks.finish_into(&mut self.expanded);
         self.apply_expanded(subscriber)
+    }
+}
+
+impl Pipeline {
+    /// Whether the response told a whole, successful run: call it after [`finish`](
+    /// Self::finish) returned [`Flow::Continue`]. A stream may stop anywhere (rule R13), so
+    /// the pipeline accepts an unterminated one; a client that asked for a run must not.
+    ///
+    /// ```
+    /// use ag_ui::client::apply::Reducer;
+    /// use ag_ui::client::run::{Pipeline, RunError, RunErrorKind};
+    /// use ag_ui::{Event, TextMessageRole};
+    ///
+    /// let mut pipeline = Pipeline::new(Reducer::new());
+    /// pipeline.push_event(Event::run_started("t", "r1"), &mut ())?;
+    /// pipeline.push_event(Event::text_message_start("m1", TextMessageRole::Assistant), &mut ())?;
+    /// pipeline.finish(&mut ())?;
+    /// let err = pipeline.check_end().unwrap_err();
+    /// assert_eq!(err.kind(), RunErrorKind::Incomplete);
+    /// let RunError::Incomplete { run_id, open } = &err else { unreachable!() };
+    /// assert_eq!(run_id.as_deref(), Some("r1"));
+    /// assert_eq!(open.text_messages, ["m1"]);
+    ///
+    /// pipeline.push_event(Event::run_error("model overloaded"), &mut ())?;
+    /// assert_eq!(pipeline.check_end().unwrap_err().kind(), RunErrorKind::RunFailed);
+    /// # Ok::<(), RunError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`RunError::RunFailed`] with the message and code when the last run ended in
+    /// `RUN_ERROR`; [`RunError::Incomplete`] naming the run and what it still had open when
+    /// it did not end, or when no run started at all.
+    pub fn check_end(&self) -> Result<(), RunError> {
+        if let Some((message, code)) = &self.failure {
+            return Err(RunError::RunFailed {
+                message: message.clone(),
+                code: code.clone(),
+            });
+        }
+        if !self.verifier.has_started() || self.verifier.in_run() {
+            return Err(RunError::Incomplete {
+                run_id: self.run_id.as_ref().map(|id| id.to_string()),
+                open: Box::new(self.verifier.open()),
+            });
+        }
+        Ok(())
     }
 }
 
@@ -443,6 +768,86 @@ mod tests {
             .unwrap_err();
         let RunError::Decode(e) = err else { panic!() };
         assert_eq!(e.kind(), DecodeErrorKind::TooLarge);
+    }
+
+    #[test]
+    fn check_end_lists_everything_still_open_in_opening_order() {
+        let mut pipeline = Pipeline::new(Reducer::new());
+        for event in [
+            Event::run_started("t", "r1"),
+            Event::reasoning_start("think"),
+            Event::reasoning_message_start("rm"),
+            Event::subagent_started("s1", "helper"),
+            Event::step_started("plan").with_subagent_run_id("s1"),
+            Event::step_started("plan"),
+            Event::text_message_start("m2", TextMessageRole::Assistant),
+            Event::text_message_start("m1", TextMessageRole::Assistant),
+            Event::text_message_start("done", TextMessageRole::Assistant),
+            Event::text_message_end("done"),
+            Event::tool_call_start("c1", "search"),
+        ] {
+            pipeline.push_event(event, &mut ()).unwrap();
+        }
+        pipeline.finish(&mut ()).unwrap();
+        let err = pipeline.check_end().unwrap_err();
+        let RunError::Incomplete { run_id, open } = &err else {
+            panic!("{err}")
+        };
+        assert_eq!(run_id.as_deref(), Some("r1"));
+        assert_eq!(open.steps, ["plan (subagent s1)", "plan"]);
+        assert_eq!(open.text_messages, ["m2", "m1"]);
+        assert_eq!(open.reasoning_spans, ["think"]);
+        assert_eq!(open.reasoning_messages, ["rm"]);
+        assert_eq!(open.tool_calls, ["c1"]);
+        assert_eq!(open.subagents, ["s1"]);
+        assert_eq!(err.kind().as_str(), "run.incomplete");
+        // After RUN_FINISHED nothing is open: a complete run passes.
+        let mut done = Pipeline::new(Reducer::new());
+        done.push_event(Event::run_started("t", "r"), &mut ())
+            .unwrap();
+        done.push_event(Event::run_finished("t", "r"), &mut ())
+            .unwrap();
+        done.finish(&mut ()).unwrap();
+        done.check_end().unwrap();
+    }
+
+    #[test]
+    fn what_a_peer_sent_is_shown_without_control_characters() {
+        let mut pipeline = Pipeline::new(Reducer::new());
+        pipeline
+            .push_event(Event::run_started("t", "r\u{1b}[2J"), &mut ())
+            .unwrap();
+        let shown = pipeline.check_end().unwrap_err().to_string();
+        assert!(shown.contains("run r\\u{1b}[2J "), "{shown}");
+        assert!(!shown.contains('\u{1b}'));
+        pipeline
+            .push_event(Event::run_error("bad\nnews\u{7}"), &mut ())
+            .unwrap();
+        assert_eq!(
+            pipeline.check_end().unwrap_err().to_string(),
+            "the run failed: bad\\u{a}news\\u{7}"
+        );
+    }
+
+    #[test]
+    fn http_excerpts() {
+        assert_eq!(http_excerpt(""), "(empty body)");
+        assert_eq!(http_excerpt(r#"{"error":"no token"}"#), "no token");
+        assert_eq!(
+            http_excerpt(r#"{"error":{"code":"E1","message":"m"}}"#),
+            "E1: m"
+        );
+        assert_eq!(http_excerpt(r#"{"message":"gone"}"#), "gone");
+        assert_eq!(http_excerpt(r#"{"other":1}"#), r#"{"other":1}"#);
+        assert_eq!(
+            http_excerpt("<html><body><h1>Bad\n Gateway</h1><p>nginx</p></body></html>"),
+            "Bad Gateway nginx"
+        );
+        assert_eq!(http_excerpt("<html><TITLE> Oops </TITLE></html>"), "Oops");
+        assert_eq!(http_excerpt("a\u{1b}[31mb\r\nc"), "a [31mb c");
+        let long = http_excerpt(&"é".repeat(300));
+        assert_eq!(long.chars().count(), 201);
+        assert!(long.ends_with('…'));
     }
 
     #[test]

@@ -14,6 +14,7 @@ use crate::{
     TextMessageRole, ToolCallId,
 };
 
+use super::OpenEntities;
 use super::violation::{Violation, ViolationKind};
 
 /// An owner: `0` is the parent agent, `n > 0` the `n`-th subagent run id seen in this run.
@@ -1239,6 +1240,62 @@ impl Engine {
             ));
         }
         Ok(())
+    }
+
+    /// Whether a run is in progress: `RUN_STARTED` seen and not yet ended.
+    pub(super) fn in_run(&self) -> bool {
+        self.phase == Phase::Active
+    }
+
+    /// Whether any event was accepted since the verifier was made.
+    pub(super) fn started(&self) -> bool {
+        self.phase != Phase::Start
+    }
+
+    /// Everything the current run has open, each category in opening order.
+    pub(super) fn open(&self) -> OpenEntities {
+        fn ordered(open: impl Iterator<Item = (u64, String)>) -> Vec<String> {
+            let mut open: Vec<(u64, String)> = open.collect();
+            open.sort_unstable_by_key(|x| x.0);
+            open.into_iter().map(|x| x.1).collect()
+        }
+        let mut result = OpenEntities::default();
+        if self.phase != Phase::Active {
+            return result;
+        }
+        result.steps = ordered(self.steps.iter().flat_map(|(name, owners)| {
+            owners.iter().map(move |&(owner, seq)| {
+                let label = match self.owners.name(owner) {
+                    None => name.to_string(),
+                    Some(sub) => format!("{name} (subagent {sub})"),
+                };
+                (seq, label)
+            })
+        }));
+        let entries = |table: &HashMap<Box<str>, Entry>| {
+            ordered(
+                table
+                    .iter()
+                    .filter_map(|(id, e)| e.open.map(|s| (s, id.to_string()))),
+            )
+        };
+        result.text_messages = entries(&self.messages);
+        result.tool_calls = entries(&self.tool_calls);
+        result.reasoning_messages = ordered(
+            self.reasoning
+                .iter()
+                .filter_map(|(id, e)| e.message.map(|s| (s, id.to_string()))),
+        );
+        result.reasoning_spans = ordered(
+            self.reasoning
+                .iter()
+                .filter_map(|(id, e)| e.span.map(|s| (s, id.to_string()))),
+        );
+        result.subagents = ordered(self.subagents.iter().filter_map(|(id, s)| match s {
+            Subagent::Active(seq) => Some((*seq, id.to_string())),
+            Subagent::Closed => None,
+        }));
+        result
     }
 
     // ----- emission mode: chunks -----

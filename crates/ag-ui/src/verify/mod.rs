@@ -234,9 +234,99 @@ impl Verifier {
         self.checked
     }
 
+    /// Whether a run is in progress: a `RUN_STARTED` was accepted and no `RUN_FINISHED` or
+    /// `RUN_ERROR` after it. A stream that stops here stopped in the middle of a run.
+    pub fn in_run(&self) -> bool {
+        self.engine.in_run()
+    }
+
+    /// Whether any event was accepted (a stream's first event starts or fails a run).
+    pub fn has_started(&self) -> bool {
+        self.engine.started()
+    }
+
+    /// What the current run has open (empty when no run is in progress).
+    ///
+    /// ```
+    /// use ag_ui::verify::Verifier;
+    /// use ag_ui::{Event, TextMessageRole};
+    ///
+    /// let mut verifier = Verifier::new();
+    /// verifier.check(&Event::run_started("t", "r")).unwrap();
+    /// verifier.check(&Event::text_message_start("m1", TextMessageRole::Assistant)).unwrap();
+    /// verifier.check(&Event::tool_call_start("c1", "search")).unwrap();
+    /// assert!(verifier.in_run());
+    /// let open = verifier.open();
+    /// assert_eq!(open.text_messages, ["m1"]);
+    /// assert_eq!(open.tool_calls, ["c1"]);
+    /// assert_eq!(open.to_string(), "text messages m1; tool calls c1");
+    /// ```
+    pub fn open(&self) -> OpenEntities {
+        self.engine.open()
+    }
+
     /// The violation that terminated a client-mode verifier, if any.
     pub fn violation(&self) -> Option<&Violation> {
         self.failed.as_ref()
+    }
+}
+
+/// What a run still has open when its stream stops: ids of open steps (a subagent's step is
+/// shown as `name (subagent id)`), text messages, reasoning messages, reasoning spans, tool
+/// calls and active subagents, each in the order they were opened. See [`Verifier::open`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct OpenEntities {
+    /// Open steps.
+    pub steps: Vec<String>,
+    /// Open text (and tool-result) messages.
+    pub text_messages: Vec<String>,
+    /// Open reasoning messages.
+    pub reasoning_messages: Vec<String>,
+    /// Open reasoning spans.
+    pub reasoning_spans: Vec<String>,
+    /// Open tool calls.
+    pub tool_calls: Vec<String>,
+    /// Subagents started and not ended.
+    pub subagents: Vec<String>,
+}
+
+impl OpenEntities {
+    /// Whether nothing is open.
+    pub fn is_empty(&self) -> bool {
+        self.categories().all(|(_, ids)| ids.is_empty())
+    }
+
+    /// Each category with its name (`"text messages"`, `"tool calls"`, …), in the order the
+    /// `RUN_FINISHED` closure rules check them.
+    pub fn categories(&self) -> impl Iterator<Item = (&'static str, &[String])> {
+        [
+            ("steps", &self.steps[..]),
+            ("text messages", &self.text_messages[..]),
+            ("reasoning messages", &self.reasoning_messages[..]),
+            ("reasoning spans", &self.reasoning_spans[..]),
+            ("tool calls", &self.tool_calls[..]),
+            ("subagents", &self.subagents[..]),
+        ]
+        .into_iter()
+    }
+}
+
+impl std::fmt::Display for OpenEntities {
+    /// `text messages m1, m2; tool calls c1`, or `nothing` when empty.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut first = true;
+        for (name, ids) in self.categories().filter(|(_, ids)| !ids.is_empty()) {
+            if !first {
+                f.write_str("; ")?;
+            }
+            first = false;
+            write!(f, "{name} {}", ids.join(", "))?;
+        }
+        if first {
+            f.write_str("nothing")?;
+        }
+        Ok(())
     }
 }
 

@@ -1,0 +1,826 @@
+//! `Conversation` and `HttpAgent` against hostile or broken agents: a run that fails, a
+//! response that is not AG-UI, a stream that stops mid-run, servers that stall, redirects to
+//! another origin, bad headers and URLs. The servers are scripted on raw TCP sockets on
+//! 127.0.0.1, so every byte (and every silence) is the test's.
+#![cfg(feature = "http")]
+
+use std::future::Future;
+use std::time::Duration;
+
+use ag_ui::client::conversation::{Conversation, Replay, RunEnd};
+use ag_ui::client::http::HttpAgent;
+use ag_ui::client::run::{RunError, RunErrorKind, Timeout};
+use ag_ui::encoding::sse;
+use ag_ui::{Event, RunErrorEvent, TextMessageRole, ToolCallStartEvent};
+use serde_json::Value;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::mpsc;
+
+/// A request as the server read it.
+#[derive(Debug)]
+struct Request {
+    /// The request line and headers, as sent.
+    head: String,
+    body: Vec<u8>,
+}
+
+impl Request {
+    /// The value of a header (name compared case-insensitively).
+    fn header(&self, name: &str) -> Option<&str> {
+        self.head.lines().skip(1).find_map(|line| {
+            let (k, v) = line.split_once(':')?;
+            k.trim().eq_ignore_ascii_case(name).then(|| v.trim())
+        })
+    }
+
+    fn json(&self) -> Value {
+        serde_json::from_slice(&self.body).unwrap()
+    }
+}
+
+struct Server {
+    base: String,
+    requests: mpsc::UnboundedReceiver<Request>,
+}
+
+impl Server {
+    fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+
+    /// Every request received so far.
+    fn received(&mut self) -> Vec<Request> {
+        let mut all = Vec::new();
+        while let Ok(r) = self.requests.try_recv() {
+            all.push(r);
+        }
+        all
+    }
+}
+
+async fn read_request(stream: &mut TcpStream) -> Option<Request> {
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 4096];
+    let head_end = loop {
+        if let Some(at) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+            break at + 4;
+        }
+        let n = stream.read(&mut chunk).await.ok()?;
+        if n == 0 {
+            return None;
+        }
+        buf.extend_from_slice(&chunk[..n]);
+    };
+    let head = String::from_utf8_lossy(&buf[..head_end]).into_owned();
+    let length: usize = head
+        .lines()
+        .find_map(|l| {
+            let (k, v) = l.split_once(':')?;
+            k.eq_ignore_ascii_case("content-length")
+                .then(|| v.trim().parse().ok())?
+        })
+        .unwrap_or(0);
+    let mut body = buf[head_end..].to_vec();
+    while body.len() < length {
+        let n = stream.read(&mut chunk).await.ok()?;
+        if n == 0 {
+            return None;
+        }
+        body.extend_from_slice(&chunk[..n]);
+    }
+    Some(Request { head, body })
+}
+
+/// A server on 127.0.0.1: every connection's request is recorded, then `respond` gets the
+/// request's path and the socket to answer (or not) as it likes.
+async fn server<F, Fut>(respond: F) -> Server
+where
+    F: Fn(String, TcpStream) -> Fut + Send + Sync + Clone + 'static,
+    Fut: Future<Output = ()> + Send + 'static,
+{
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let (tx, requests) = mpsc::unbounded_channel();
+    tokio::spawn(async move {
+        loop {
+            let Ok((mut stream, _)) = listener.accept().await else {
+                return;
+            };
+            let (tx, respond) = (tx.clone(), respond.clone());
+            tokio::spawn(async move {
+                let Some(request) = read_request(&mut stream).await else {
+                    return;
+                };
+                let path = request
+                    .head
+                    .split(' ')
+                    .nth(1)
+                    .unwrap_or_default()
+                    .to_owned();
+                let _ = tx.send(request);
+                respond(path, stream).await;
+            });
+        }
+    });
+    Server { base, requests }
+}
+
+fn sse_of(events: &[Event]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for e in events {
+        sse::encode_into(e, &mut out);
+    }
+    out
+}
+
+/// A complete response with these headers (each `Name: value`) and body, connection closed.
+fn response(status: &str, headers: &[&str], body: &[u8]) -> Vec<u8> {
+    let mut out = format!("HTTP/1.1 {status}\r\nconnection: close\r\n");
+    for h in headers {
+        out.push_str(h);
+        out.push_str("\r\n");
+    }
+    out.push_str(&format!("content-length: {}\r\n\r\n", body.len()));
+    let mut out = out.into_bytes();
+    out.extend_from_slice(body);
+    out
+}
+
+const SSE_HEADERS: &str =
+    "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n";
+
+fn finished_run(run: &str) -> Vec<u8> {
+    sse_of(&[
+        Event::run_started("t", run),
+        Event::text_message_start("a1", TextMessageRole::Assistant),
+        Event::text_message_content("a1", "hi"),
+        Event::text_message_end("a1"),
+        Event::run_finished("t", run),
+    ])
+}
+
+/// Runs a conversation once against `agent`, failing the test (instead of hanging) after 10 s.
+async fn run_once(agent: &HttpAgent) -> (Conversation, Result<RunEnd, RunError>) {
+    let mut conversation = Conversation::new("t");
+    conversation.add_user_message("hello");
+    let result = tokio::time::timeout(Duration::from_secs(10), conversation.run(agent, &mut ()))
+        .await
+        .expect("the run hung");
+    (conversation, result.map(|s| s.end))
+}
+
+fn block_on<F: Future>(f: F) -> F::Output {
+    tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap()
+        .block_on(f)
+}
+
+// ----- outcomes: RUN_ERROR and unterminated runs are errors -----
+
+#[test]
+fn run_error_is_an_err_with_its_message_and_code_and_keeps_what_came() {
+    let agent = Replay::new(vec![
+        Event::run_started("t", "r1"),
+        Event::text_message_start("a1", TextMessageRole::Assistant),
+        Event::text_message_content("a1", "partial"),
+        RunErrorEvent::new("model overloaded")
+            .with_code("overloaded")
+            .into(),
+    ]);
+    let mut conversation = Conversation::new("t");
+    conversation.add_user_message("hello");
+    let err = block_on(conversation.run(&agent, &mut ())).unwrap_err();
+    assert_eq!(err.kind(), RunErrorKind::RunFailed);
+    assert_eq!(err.kind().as_str(), "run.failed");
+    let RunError::RunFailed { message, code } = &err else {
+        panic!("{err}")
+    };
+    assert_eq!(message, "model overloaded");
+    assert_eq!(code.as_deref(), Some("overloaded"));
+    assert_eq!(
+        err.to_string(),
+        "the run failed: model overloaded (code overloaded)"
+    );
+    // What was received is kept.
+    assert_eq!(conversation.messages()[1].text(), Some("partial"));
+}
+
+#[test]
+fn a_failed_run_followed_by_a_finished_one_is_a_success() {
+    let agent = Replay::new(vec![
+        Event::run_started("t", "r1"),
+        Event::run_error("first try failed"),
+        Event::run_started("t", "r2"),
+        Event::run_finished("t", "r2"),
+    ]);
+    let summary = block_on(Conversation::new("t").run(&agent, &mut ())).unwrap();
+    assert_eq!(summary.end, RunEnd::Finished);
+}
+
+#[test]
+fn an_unterminated_run_names_what_was_still_open() {
+    let agent = Replay::new(vec![
+        Event::run_started("t", "r1"),
+        Event::step_started("plan"),
+        Event::text_message_start("a1", TextMessageRole::Assistant),
+        Event::text_message_content("a1", "so far"),
+        ToolCallStartEvent::new("c1", "search")
+            .with_parent_message_id("a1")
+            .into(),
+        Event::subagent_started("s1", "researcher"),
+    ]);
+    let mut conversation = Conversation::new("t");
+    let err = block_on(conversation.run(&agent, &mut ())).unwrap_err();
+    assert_eq!(err.kind(), RunErrorKind::Incomplete);
+    let RunError::Incomplete { run_id, open } = &err else {
+        panic!("{err}")
+    };
+    assert_eq!(run_id.as_deref(), Some("r1"));
+    assert_eq!(open.steps, ["plan"]);
+    assert_eq!(open.text_messages, ["a1"]);
+    assert_eq!(open.tool_calls, ["c1"]);
+    assert_eq!(open.subagents, ["s1"]);
+    assert_eq!(
+        err.to_string(),
+        "the response ended in the middle of run r1 (no RUN_FINISHED or RUN_ERROR); still open: \
+         steps plan; text messages a1; tool calls c1; subagents s1"
+    );
+    assert_eq!(conversation.messages()[0].text(), Some("so far"));
+
+    // Nothing open, but no end either.
+    let agent = Replay::new(vec![Event::run_started("t", "r2")]);
+    let err = block_on(Conversation::new("t").run(&agent, &mut ())).unwrap_err();
+    assert!(
+        matches!(&err, RunError::Incomplete { run_id: Some(r), open } if r == "r2" && open.is_empty()),
+        "{err}"
+    );
+}
+
+#[test]
+fn an_empty_response_is_incomplete() {
+    let err = block_on(Conversation::new("t").run(&Replay::default(), &mut ())).unwrap_err();
+    assert!(
+        matches!(err, RunError::Incomplete { run_id: None, .. }),
+        "{err}"
+    );
+    assert_eq!(
+        err.to_string(),
+        "the response ended before any run started (no RUN_STARTED)"
+    );
+}
+
+// ----- what is sent -----
+
+#[tokio::test]
+async fn every_request_carries_protocol_version_and_a_fresh_run_id() {
+    let mut server = server(|_, mut stream| async move {
+        let mut bytes = SSE_HEADERS.as_bytes().to_vec();
+        bytes.extend(finished_run("r"));
+        let _ = stream.write_all(&bytes).await;
+    })
+    .await;
+    let agent = HttpAgent::new(server.url("/"));
+    let (mut first, result) = run_once(&agent).await;
+    result.unwrap();
+    first.add_user_message("again");
+    first.run(&agent, &mut ()).await.unwrap();
+    // A second conversation on the same thread, as `ag-ui run --thread t` in a new process.
+    run_once(&agent).await.1.unwrap();
+    let bodies: Vec<Value> = server.received().iter().map(Request::json).collect();
+    assert_eq!(bodies.len(), 3);
+    for body in &bodies {
+        assert_eq!(body["protocolVersion"], "1.0", "{body}");
+        assert_eq!(body["threadId"], "t");
+    }
+    let ids: std::collections::HashSet<&str> = bodies
+        .iter()
+        .map(|b| b["runId"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids.len(), 3, "{ids:?}");
+}
+
+// ----- what comes back: only an event stream is AG-UI -----
+
+#[tokio::test]
+async fn a_success_that_is_not_an_event_stream_is_a_typed_error() {
+    let server = server(|path, mut stream| async move {
+        let bytes = match path.as_str() {
+            "/json" => response(
+                "200 OK",
+                &["content-type: application/json"],
+                br#"{"ok":true}"#,
+            ),
+            "/html" => response(
+                "200 OK",
+                &["content-type: text/html; charset=utf-8"],
+                b"<html>login</html>",
+            ),
+            "/empty" => response("200 OK", &[], b""),
+            "/204" => b"HTTP/1.1 204 No Content\r\nconnection: close\r\n\r\n".to_vec(),
+            "/gzip" => response(
+                "200 OK",
+                &["content-type: text/event-stream", "content-encoding: gzip"],
+                b"\x1f\x8b\x08\x00",
+            ),
+            _ => {
+                // Upper case and a parameter: still an event stream.
+                let mut bytes =
+                    b"HTTP/1.1 200 OK\r\ncontent-type: Text/Event-Stream; charset=UTF-8\r\nconnection: close\r\n\r\n"
+                        .to_vec();
+                bytes.extend(finished_run("r"));
+                bytes
+            }
+        };
+        let _ = stream.write_all(&bytes).await;
+    })
+    .await;
+    // (path, status, content type, content encoding, message)
+    type Case = (
+        &'static str,
+        u16,
+        Option<&'static str>,
+        Option<&'static str>,
+        &'static str,
+    );
+    let cases: [Case; 5] = [
+        (
+            "/json",
+            200,
+            Some("application/json"),
+            None,
+            "the response is not an AG-UI event stream: HTTP 200, content type \"application/json\"",
+        ),
+        (
+            "/html",
+            200,
+            Some("text/html; charset=utf-8"),
+            None,
+            "the response is not an AG-UI event stream: HTTP 200, content type \"text/html; charset=utf-8\"",
+        ),
+        (
+            "/empty",
+            200,
+            None,
+            None,
+            "the response is not an AG-UI event stream: HTTP 200, no content type",
+        ),
+        (
+            "/204",
+            204,
+            None,
+            None,
+            "the response is not an AG-UI event stream: HTTP 204, no content type",
+        ),
+        (
+            "/gzip",
+            200,
+            Some("text/event-stream"),
+            Some("gzip"),
+            "the response is not an AG-UI event stream: HTTP 200, content type \"text/event-stream\" \
+             with content encoding \"gzip\"",
+        ),
+    ];
+    for (path, want_status, want_type, want_encoding, text) in cases {
+        let (conversation, result) = run_once(&HttpAgent::new(server.url(path))).await;
+        let err = result.unwrap_err();
+        assert_eq!(err.kind(), RunErrorKind::NotAgUi, "{path}: {err}");
+        let RunError::NotAgUi {
+            status,
+            content_type,
+            content_encoding,
+        } = &err
+        else {
+            panic!("{err}")
+        };
+        assert_eq!(*status, want_status, "{path}");
+        assert_eq!(content_type.as_deref(), want_type, "{path}");
+        assert_eq!(content_encoding.as_deref(), want_encoding, "{path}");
+        assert_eq!(err.to_string(), text);
+        // The conversation is untouched.
+        assert_eq!(conversation.messages().len(), 1);
+    }
+    let (conversation, result) = run_once(&HttpAgent::new(server.url("/sse"))).await;
+    assert_eq!(result.unwrap(), RunEnd::Finished);
+    assert_eq!(conversation.messages()[1].text(), Some("hi"));
+}
+
+#[tokio::test]
+async fn an_event_stream_that_stops_mid_run_is_incomplete() {
+    let server = server(|_, mut stream| async move {
+        let mut bytes = SSE_HEADERS.as_bytes().to_vec();
+        bytes.extend(sse_of(&[
+            Event::run_started("t", "r1"),
+            Event::text_message_start("a1", TextMessageRole::Assistant),
+            Event::text_message_content("a1", "cut"),
+        ]));
+        let _ = stream.write_all(&bytes).await;
+    })
+    .await;
+    let (conversation, result) = run_once(&HttpAgent::new(server.url("/"))).await;
+    let err = result.unwrap_err();
+    let RunError::Incomplete { run_id, open } = &err else {
+        panic!("{err}")
+    };
+    assert_eq!(run_id.as_deref(), Some("r1"));
+    assert_eq!(open.text_messages, ["a1"]);
+    assert_eq!(conversation.messages()[1].text(), Some("cut"));
+}
+
+#[tokio::test]
+async fn http_errors_show_a_short_sanitized_excerpt() {
+    let long_page = format!(
+        "<!DOCTYPE html><html><head><title>404 Not Found</title></head><body>{}</body></html>",
+        "<p>lots of markup</p>".repeat(2000)
+    );
+    let server = server(move |path, mut stream| {
+        let long_page = long_page.clone();
+        async move {
+            let bytes = match path.as_str() {
+                "/html" => response(
+                    "404 Not Found",
+                    &["content-type: text/html"],
+                    long_page.as_bytes(),
+                ),
+                "/detail" => response(
+                    "501 Not Implemented",
+                    &["content-type: application/json"],
+                    br#"{"detail":"Method not implemented"}"#,
+                ),
+                "/nested" => response(
+                    "400 Bad Request",
+                    &["content-type: application/json"],
+                    br#"{"error":{"kind":"invalid-state","message":"state must be an object"}}"#,
+                ),
+                _ => response(
+                    "500 Internal Server Error",
+                    &["content-type: text/plain"],
+                    format!("\x1b[31mboom\x1b[0m\r\n{}", "x".repeat(500)).as_bytes(),
+                ),
+            };
+            let _ = stream.write_all(&bytes).await;
+        }
+    })
+    .await;
+    let shown = |result: Result<RunEnd, RunError>| {
+        let err = result.unwrap_err();
+        assert_eq!(err.kind(), RunErrorKind::Http);
+        err.to_string()
+    };
+    let (_, result) = run_once(&HttpAgent::new(server.url("/html"))).await;
+    let err = result.unwrap_err();
+    let RunError::Http { status, body } = &err else {
+        panic!("{err}")
+    };
+    assert_eq!(*status, 404);
+    assert!(body.len() > 1000, "the body is kept for the caller");
+    assert_eq!(err.to_string(), "HTTP 404: 404 Not Found");
+    assert_eq!(
+        shown(run_once(&HttpAgent::new(server.url("/detail"))).await.1),
+        "HTTP 501: Method not implemented"
+    );
+    assert_eq!(
+        shown(run_once(&HttpAgent::new(server.url("/nested"))).await.1),
+        "HTTP 400: invalid-state: state must be an object"
+    );
+    let text = shown(run_once(&HttpAgent::new(server.url("/text"))).await.1);
+    assert!(text.starts_with("HTTP 500: [31mboom [0m xxx"), "{text}");
+    assert!(!text.contains('\x1b') && !text.contains('\n'), "{text:?}");
+    assert!(text.ends_with("x…"), "{text}");
+    assert_eq!(text.chars().count(), "HTTP 500: ".len() + 201);
+}
+
+// ----- timeouts -----
+
+/// A server that sends `first` and then nothing, holding the connection open.
+async fn stalling(first: Vec<u8>) -> Server {
+    server(move |_, mut stream| {
+        let first = first.clone();
+        async move {
+            let _ = stream.write_all(&first).await;
+            tokio::time::sleep(Duration::from_secs(30)).await;
+        }
+    })
+    .await
+}
+
+#[tokio::test]
+async fn a_server_that_stalls_before_the_headers_times_out() {
+    let server = stalling(Vec::new()).await;
+    let agent = HttpAgent::new(server.url("/")).with_idle_timeout(Duration::from_millis(300));
+    let started = std::time::Instant::now();
+    let err = run_once(&agent).await.1.unwrap_err();
+    assert_eq!(err.kind(), RunErrorKind::Timeout);
+    assert!(
+        matches!(err, RunError::Timeout(Timeout::Headers(d)) if d == Duration::from_millis(300)),
+        "{err}"
+    );
+    assert_eq!(
+        err.to_string(),
+        "no response headers within 300ms of sending the request (idle timeout)"
+    );
+    assert!(started.elapsed() < Duration::from_secs(5));
+}
+
+#[tokio::test]
+async fn a_server_that_stalls_after_the_headers_times_out() {
+    let server = stalling(SSE_HEADERS.as_bytes().to_vec()).await;
+    let agent = HttpAgent::new(server.url("/")).with_idle_timeout(Duration::from_millis(300));
+    let err = run_once(&agent).await.1.unwrap_err();
+    assert!(
+        matches!(err, RunError::Timeout(Timeout::Idle(d)) if d == Duration::from_millis(300)),
+        "{err}"
+    );
+    assert_eq!(
+        err.to_string(),
+        "the agent sent nothing for 300ms (idle timeout)"
+    );
+}
+
+#[tokio::test]
+async fn a_server_that_stalls_after_run_started_times_out_and_keeps_what_came() {
+    let mut first = SSE_HEADERS.as_bytes().to_vec();
+    first.extend(sse_of(&[
+        Event::run_started("t", "r1"),
+        Event::text_message_start("a1", TextMessageRole::Assistant),
+        Event::text_message_content("a1", "thinking"),
+    ]));
+    let server = stalling(first).await;
+    let agent = HttpAgent::new(server.url("/")).with_idle_timeout(Duration::from_millis(300));
+    let (conversation, result) = run_once(&agent).await;
+    assert!(
+        matches!(result, Err(RunError::Timeout(Timeout::Idle(_)))),
+        "{result:?}"
+    );
+    assert_eq!(conversation.messages()[1].text(), Some("thinking"));
+}
+
+#[tokio::test]
+async fn keep_alive_comments_reset_the_idle_timer() {
+    let server = server(|_, mut stream| async move {
+        let _ = stream.write_all(SSE_HEADERS.as_bytes()).await;
+        let _ = stream
+            .write_all(&sse_of(&[Event::run_started("t", "r1")]))
+            .await;
+        // 1.2 s of silence but for a comment every 100 ms: longer than the idle timeout.
+        for _ in 0..12 {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            let _ = stream.write_all(b": keep-alive\n\n").await;
+        }
+        let _ = stream
+            .write_all(&sse_of(&[Event::run_finished("t", "r1")]))
+            .await;
+    })
+    .await;
+    let agent = HttpAgent::new(server.url("/")).with_idle_timeout(Duration::from_millis(400));
+    assert_eq!(run_once(&agent).await.1.unwrap(), RunEnd::Finished);
+}
+
+#[tokio::test]
+async fn the_total_timeout_names_itself() {
+    let server = server(|_, mut stream| async move {
+        let _ = stream.write_all(SSE_HEADERS.as_bytes()).await;
+        let _ = stream
+            .write_all(&sse_of(&[Event::run_started("t", "r1")]))
+            .await;
+        for _ in 0..50 {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            let _ = stream.write_all(b": keep-alive\n\n").await;
+        }
+    })
+    .await;
+    let agent = HttpAgent::new(server.url("/")).with_timeout(Duration::from_millis(500));
+    let err = run_once(&agent).await.1.unwrap_err();
+    assert!(
+        matches!(err, RunError::Timeout(Timeout::Total(d)) if d == Duration::from_millis(500)),
+        "{err}"
+    );
+}
+
+// ----- redirects -----
+
+/// A server that answers every request with `307` to `target`.
+async fn redirecting(status: &'static str, target: String) -> Server {
+    server(move |_, mut stream| {
+        let target = target.clone();
+        async move {
+            let location = format!("location: {target}");
+            let _ = stream.write_all(&response(status, &[&location], b"")).await;
+        }
+    })
+    .await
+}
+
+async fn finishing() -> Server {
+    server(|_, mut stream| async move {
+        let mut bytes = SSE_HEADERS.as_bytes().to_vec();
+        bytes.extend(finished_run("r"));
+        let _ = stream.write_all(&bytes).await;
+    })
+    .await
+}
+
+#[tokio::test]
+async fn a_redirect_to_another_origin_is_not_followed_by_default() {
+    let mut other = finishing().await;
+    let first = redirecting("307 Temporary Redirect", other.url("/agent")).await;
+    let agent = HttpAgent::new(first.url("/"))
+        .with_header("x-api-key", "secret-key")
+        .with_bearer_token("secret-token");
+    let err = run_once(&agent).await.1.unwrap_err();
+    assert_eq!(err.kind(), RunErrorKind::Redirect);
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "HTTP 307: the agent redirected to another origin ({}), which is not followed",
+            other.url("/agent")
+        )
+    );
+    assert!(
+        other.received().is_empty(),
+        "nothing reached the other origin"
+    );
+}
+
+#[tokio::test]
+async fn an_allowed_cross_origin_redirect_carries_no_credentials() {
+    let mut other = finishing().await;
+    let mut first = redirecting("307 Temporary Redirect", other.url("/agent")).await;
+    let agent = HttpAgent::new(first.url("/"))
+        .with_header("x-api-key", "secret-key")
+        .with_bearer_token("secret-token")
+        .with_cross_origin_redirects(true);
+    assert_eq!(run_once(&agent).await.1.unwrap(), RunEnd::Finished);
+    let sent = first.received();
+    assert_eq!(sent[0].header("x-api-key"), Some("secret-key"));
+    assert_eq!(sent[0].header("authorization"), Some("Bearer secret-token"));
+    let received = other.received();
+    assert_eq!(received.len(), 1);
+    let request = &received[0];
+    assert!(request.head.starts_with("POST /agent "), "{}", request.head);
+    assert_eq!(request.header("x-api-key"), None, "{}", request.head);
+    assert_eq!(request.header("authorization"), None, "{}", request.head);
+    assert_eq!(request.header("referer"), None, "{}", request.head);
+    // The run input itself does go there.
+    assert_eq!(request.json()["protocolVersion"], "1.0");
+
+    // A 302 would turn the POST into a GET: not followed across origins even when allowed.
+    let found = redirecting("302 Found", other.url("/agent")).await;
+    let agent = HttpAgent::new(found.url("/")).with_cross_origin_redirects(true);
+    assert_eq!(
+        run_once(&agent).await.1.unwrap_err().kind(),
+        RunErrorKind::Redirect
+    );
+}
+
+#[tokio::test]
+async fn a_redirect_within_the_origin_is_followed_with_the_headers() {
+    let mut server = server(|path, mut stream| async move {
+        let bytes = if path == "/old" {
+            response("307 Temporary Redirect", &["location: /new"], b"")
+        } else {
+            let mut bytes = SSE_HEADERS.as_bytes().to_vec();
+            bytes.extend(finished_run("r"));
+            bytes
+        };
+        let _ = stream.write_all(&bytes).await;
+    })
+    .await;
+    let agent = HttpAgent::new(server.url("/old")).with_header("x-api-key", "k");
+    assert_eq!(run_once(&agent).await.1.unwrap(), RunEnd::Finished);
+    let received = server.received();
+    assert_eq!(received.len(), 2);
+    assert!(received[1].head.starts_with("POST /new "));
+    assert_eq!(received[1].header("x-api-key"), Some("k"));
+
+    // A client that follows nothing itself: the agent follows within the origin.
+    let client = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let agent = agent.with_client(client);
+    assert_eq!(run_once(&agent).await.1.unwrap(), RunEnd::Finished);
+    let received = server.received();
+    assert_eq!(received.len(), 2);
+    assert_eq!(received[1].header("x-api-key"), Some("k"));
+}
+
+#[tokio::test]
+async fn credentials_stay_behind_once_the_origin_changed() {
+    // first → (307) other → (307, same origin) other/final: nothing of the first's headers
+    // reaches either hop of the other origin.
+    let mut other = server(|path, mut stream| async move {
+        let bytes = if path == "/hop" {
+            response("307 Temporary Redirect", &["location: /final"], b"")
+        } else {
+            let mut bytes = SSE_HEADERS.as_bytes().to_vec();
+            bytes.extend(finished_run("r"));
+            bytes
+        };
+        let _ = stream.write_all(&bytes).await;
+    })
+    .await;
+    let first = redirecting("308 Permanent Redirect", other.url("/hop")).await;
+    let agent = HttpAgent::new(first.url("/"))
+        .with_header("x-api-key", "secret-key")
+        .with_cross_origin_redirects(true);
+    assert_eq!(run_once(&agent).await.1.unwrap(), RunEnd::Finished);
+    let received = other.received();
+    assert_eq!(received.len(), 2);
+    for request in &received {
+        assert_eq!(request.header("x-api-key"), None, "{}", request.head);
+    }
+}
+
+// ----- errors say what and why -----
+
+#[tokio::test]
+async fn a_transport_error_keeps_its_cause() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/", listener.local_addr().unwrap());
+    drop(listener);
+    let err = run_once(&HttpAgent::new(url.as_str())).await.1.unwrap_err();
+    assert_eq!(err.kind(), RunErrorKind::Transport);
+    let mut chain = err.to_string();
+    let mut source = std::error::Error::source(&err);
+    assert!(source.is_some(), "the cause is kept");
+    while let Some(cause) = source {
+        chain.push_str(": ");
+        chain.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    assert!(
+        chain.starts_with(&format!("transport failed: cannot reach {url}")),
+        "{chain}"
+    );
+    assert!(
+        chain.to_lowercase().contains("connection refused"),
+        "{chain}"
+    );
+}
+
+#[tokio::test]
+async fn invalid_urls_and_headers_fail_before_anything_is_sent() {
+    for (url, text) in [
+        (
+            "not a url",
+            "invalid request: URL \"not a url\": relative URL without a base",
+        ),
+        (
+            "ftp://127.0.0.1/",
+            "invalid request: URL \"ftp://127.0.0.1/\": the scheme must be http or https",
+        ),
+    ] {
+        let err = run_once(&HttpAgent::new(url)).await.1.unwrap_err();
+        assert_eq!(err.kind(), RunErrorKind::InvalidRequest);
+        assert_eq!(err.to_string(), text);
+    }
+    let mut server = finishing().await;
+    let agent = HttpAgent::new(server.url("/")).with_header("x-api-key", "bad\nvalue");
+    let err = run_once(&agent).await.1.unwrap_err();
+    assert_eq!(err.kind(), RunErrorKind::InvalidRequest);
+    assert_eq!(
+        err.to_string(),
+        "invalid request: header \"x-api-key\": failed to parse header value"
+    );
+    assert!(!err.to_string().contains("bad"), "the value is not shown");
+    assert!(server.received().is_empty());
+}
+
+#[tokio::test]
+async fn a_connection_that_cannot_be_made_in_time_is_a_connect_timeout() {
+    // A listener that never accepts, its accept queue filled: the kernel leaves further
+    // connection attempts unanswered, as a host that drops packets would.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let mut filler = Vec::new();
+    let filled = loop {
+        let attempt = tokio::time::timeout(
+            Duration::from_millis(200),
+            tokio::net::TcpStream::connect(addr),
+        )
+        .await;
+        match attempt {
+            Ok(Ok(stream)) if filler.len() < 4096 => filler.push(stream),
+            Ok(_) => break false,
+            Err(_) => break true,
+        }
+    };
+    assert!(filled, "the accept queue never filled");
+    let agent = HttpAgent::new(format!("http://{addr}/"))
+        .with_connect_timeout(Duration::from_millis(300))
+        .with_idle_timeout(Duration::from_secs(20));
+    let started = std::time::Instant::now();
+    let err = run_once(&agent).await.1.unwrap_err();
+    assert!(
+        matches!(err, RunError::Timeout(Timeout::Connect(d)) if d == Duration::from_millis(300)),
+        "{err}"
+    );
+    assert_eq!(
+        err.to_string(),
+        "connecting took longer than 300ms (connect timeout)"
+    );
+    assert!(started.elapsed() < Duration::from_secs(5));
+    drop(listener);
+}
