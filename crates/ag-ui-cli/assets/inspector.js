@@ -369,9 +369,13 @@ function handle(session, frame, data) {
       invalidate("timeline");
       break;
     }
-    case "error":
-      finish(session, { cls: "failed", outcome: "error", text: "✗ " + data.kind + ": " + data.message }, data, true);
+    case "error": {
+      // A run that ended with RUN_ERROR is the agent's failure, told in-band; anything else
+      // (unreachable agent, refused request, a stream that stopped inside a run) is "error".
+      const outcome = data.kind === "run.run-failed" ? "run-error" : data.kind === "run.incomplete" ? "incomplete" : "error";
+      finish(session, { cls: "failed", outcome, text: "✗ " + data.kind + ": " + data.message }, data, true);
       break;
+    }
     case "end": {
       if (data.state !== undefined) session.state = data.state;
       const run = session.runs[session.runs.length - 1];

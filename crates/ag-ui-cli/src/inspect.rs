@@ -392,7 +392,12 @@ async fn load(State(inspector): State<Arc<Inspector>>, body: HttpBody) -> Respon
             }
         });
         let result = match read {
-            Ok(_) => pipeline.finish(&mut forwarder).map(|_| ()).map_err(LoadError::Run),
+            // A recording that stops inside a run, or whose run failed, says so as a live run
+            // would.
+            Ok(_) => pipeline
+                .finish(&mut forwarder)
+                .and_then(|_| pipeline.check_end())
+                .map_err(LoadError::Run),
             Err(e) => Err(e),
         };
         let reducer = pipeline.reducer();
