@@ -794,6 +794,18 @@ mod tests {
             .await
             .unwrap();
         assert!(text.contains(r#""t":"error""#) && text.contains("line 1"), "{text}");
+        // A recording that stops inside its run is incomplete, not finished.
+        let text = client
+            .post(format!("{base}/api/load"))
+            .body("{\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n")
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        assert!(text.contains(r#""kind":"run.incomplete""#), "{text}");
+        assert!(!text.contains(r#""t":"end""#), "{text}");
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
