@@ -71,7 +71,7 @@ pub(crate) struct InspectOptions {
 
 /// The agent the page talks to.
 enum Target {
-    Http(HttpAgent),
+    Http(Box<HttpAgent>),
     InProcess(InProcess<Runner<DemoAgent>>),
 }
 
@@ -135,7 +135,7 @@ pub(crate) async fn inspect(options: InspectOptions) -> Result<(), Failure> {
             for (name, value) in &options.headers {
                 agent = agent.with_header(name, value);
             }
-            Target::Http(agent)
+            Target::Http(Box::new(agent))
         }
         None => Target::InProcess(InProcess {
             // The input is echoed in RUN_STARTED, so a recording of the session holds the user's
@@ -315,7 +315,7 @@ async fn start_run(State(inspector): State<Arc<Inspector>>, body: Bytes) -> Resp
         let result = match &task_inspector.target {
             Target::Http(agent) => {
                 conversation
-                    .run_with(agent, request.resume, &cancel, &mut forwarder)
+                    .run_with(agent.as_ref(), request.resume, &cancel, &mut forwarder)
                     .await
             }
             Target::InProcess(agent) => {

@@ -1,6 +1,7 @@
 //! `ag-ui`: serve a demo agent, talk to any AG-UI agent, verify and transform event streams.
 
 mod fetch;
+mod hosting;
 mod input;
 mod inspect;
 mod live;

@@ -10,7 +10,6 @@
 //! are written to `target/inspector-screenshots/` on every run.
 
 #[path = "../../ag-ui/benches/workload.rs"]
-#[allow(dead_code, unreachable_pub)]
 mod workload;
 
 use std::io::{BufRead, BufReader, Write};
