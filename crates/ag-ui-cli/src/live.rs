@@ -19,7 +19,9 @@ use ag_ui::{Event, ResumeEntry, RunAgentInput};
 use ag_ui_demo_agent::DemoAgent;
 use futures::Stream;
 
+use crate::hosting;
 use crate::offline::Failure;
+use crate::replay::Replayed;
 use crate::render::Renderer;
 
 /// Logs one line per run when its stream ends: run id, events, duration.
@@ -87,20 +89,64 @@ fn demo_router(path: &str, pace: Duration) -> axum::Router {
     axum::Router::new().agent(path, AgentEndpoint::new(Logged { inner: runner }))
 }
 
-/// `ag-ui serve`: the demo agent on `addr` at `path`, until interrupted.
-pub(crate) async fn serve(addr: SocketAddr, path: &str, pace: Duration) -> Result<(), Failure> {
+/// `ag-ui serve`: the demo agent (and a recording, with `replay`) in a registry, one of them
+/// also at `path`, on `addr`, until interrupted.
+pub(crate) async fn serve(
+    addr: SocketAddr,
+    path: &str,
+    pace: Duration,
+    replay: Option<&str>,
+    cors_origins: &[String],
+) -> Result<(), Failure> {
+    let cors = hosting::cors(cors_origins)?;
+    let runner = Runner::new(DemoAgent::new().with_pace(pace));
+    let demo = hosting::Hosted {
+        info: hosting::demo_info(),
+        handler: Logged {
+            inner: runner.clone(),
+        },
+    };
+    // The recording is read before anything listens: a bad one is refused at once.
+    let (app, name) = match replay {
+        Some(file) => {
+            let replayed = Replayed::read(file, pace)?;
+            let info = hosting::replay_info(file, replayed.len());
+            let root = Logged {
+                inner: replayed.clone(),
+            };
+            let hosted = hosting::Hosted {
+                info,
+                handler: Logged { inner: replayed },
+            };
+            (
+                hosting::router(path, root, demo, Some(hosted), cors)?,
+                "ag-ui replay agent",
+            )
+        }
+        None => (
+            hosting::router(
+                path,
+                Logged { inner: runner },
+                demo,
+                None::<hosting::Hosted<Logged<Replayed>>>,
+                cors,
+            )?,
+            "ag-ui demo agent",
+        ),
+    };
     let listener = tokio::net::TcpListener::bind(addr)
         .await
         .map_err(|e| Failure::Usage(format!("cannot listen on {addr}: {e}")))?;
     let local = listener.local_addr().map_err(Failure::Output)?;
     // One write; a reader that has gone away (stdout closed) does not stop the server.
+    let agents = if replay.is_some() { "demo, replay" } else { "demo" };
     let banner = format!(
-        "ag-ui demo agent: http://{local}{path}\ntry: ag-ui run http://{local}{path} \"hello\"\n"
+        "{name}: http://{local}{path}\nagents ({agents}): http://{local}/agents; health: http://{local}/health\ntry: ag-ui run http://{local}{path} \"hello\"\n"
     );
     let mut out = std::io::stdout().lock();
     let _ = out.write_all(banner.as_bytes()).and_then(|()| out.flush());
     drop(out);
-    axum::serve(listener, demo_router(path, pace))
+    axum::serve(listener, app)
         .with_graceful_shutdown(async {
             let _ = tokio::signal::ctrl_c().await;
         })

@@ -50,9 +50,18 @@ enum Command {
         /// Path of the endpoint.
         #[arg(long, default_value = "/")]
         path: String,
-        /// Milliseconds between streamed words, so the stream can be watched.
+        /// Milliseconds between streamed words (between events with --replay), so the stream
+        /// can be watched.
         #[arg(long, default_value_t = 30)]
         pace_ms: u64,
+        /// Also serve a recorded stream (JSON Lines, a JSON array or SSE) as the agent `replay`,
+        /// and at --path, each run's ids rewritten to the request's.
+        #[arg(long, value_name = "FILE")]
+        replay: Option<String>,
+        /// Let browser pages from this origin call the agents (repeatable; `*` for any). Pages
+        /// served from localhost / 127.0.0.1 always may.
+        #[arg(long = "cors-origin", value_name = "ORIGIN")]
+        cors_origins: Vec<String>,
     },
     /// Run one turn against any AG-UI endpoint and show it live.
     Run {
@@ -162,6 +171,8 @@ fn main() -> ExitCode {
             addr,
             path,
             pace_ms,
+            replay,
+            cors_origins,
         } => {
             tracing_subscriber::fmt()
                 .with_env_filter(
@@ -172,7 +183,13 @@ fn main() -> ExitCode {
                 .with_writer(std::io::stderr)
                 .init();
             runtime().and_then(|rt| {
-                rt.block_on(live::serve(addr, &path, Duration::from_millis(pace_ms)))
+                rt.block_on(live::serve(
+                    addr,
+                    &path,
+                    Duration::from_millis(pace_ms),
+                    replay.as_deref(),
+                    &cors_origins,
+                ))
             })
         }
         Command::Run {

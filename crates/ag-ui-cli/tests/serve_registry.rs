@@ -263,5 +263,15 @@ fn a_recording_that_cannot_be_read_is_refused_naming_where() {
         .arg(&empty)
         .output()
         .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("empty"));
+    // Nothing known to replay: refused, not served as an agent that sends nothing.
+    let unknown = recording("serve-unknown.jsonl", "{\"type\":\"SOMETHING_NEW\"}\n");
+    let output = Command::new(env!("CARGO_BIN_EXE_ag-ui"))
+        .args(["serve", "--addr", "127.0.0.1:0", "--replay"])
+        .arg(&unknown)
+        .output()
+        .unwrap();
     assert_eq!(output.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("no known AG-UI event"));
 }
