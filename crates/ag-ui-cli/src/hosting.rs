@@ -86,9 +86,11 @@ pub(crate) fn cors(extra: &[String]) -> Result<CorsLayer, Failure> {
     let any = extra.iter().any(|o| o == "*");
     let mut listed = Vec::new();
     for origin in extra.iter().filter(|o| *o != "*") {
-        listed.push(HeaderValue::from_str(origin.trim_end_matches('/')).map_err(|_| {
-            Failure::Usage(format!("--cors-origin {origin:?} is not a valid origin"))
-        })?);
+        listed.push(
+            HeaderValue::from_str(origin.trim_end_matches('/')).map_err(|_| {
+                Failure::Usage(format!("--cors-origin {origin:?} is not a valid origin"))
+            })?,
+        );
     }
     let origins = if any {
         AllowOrigin::any()

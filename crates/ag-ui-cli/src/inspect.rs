@@ -169,7 +169,10 @@ pub(crate) async fn inspect(options: InspectOptions) -> Result<(), Failure> {
 fn router(inspector: Inspector) -> Router {
     let limit = inspector.max_upload;
     Router::new()
-        .route("/", get(|| async { asset(PAGE, "text/html; charset=utf-8") }))
+        .route(
+            "/",
+            get(|| async { asset(PAGE, "text/html; charset=utf-8") }),
+        )
         .route(
             "/inspector.js",
             get(|| async { asset(SCRIPT, "text/javascript; charset=utf-8") }),
@@ -259,26 +262,21 @@ async fn start_run(State(inspector): State<Arc<Inspector>>, body: Bytes) -> Resp
         );
     }
     let conversation = {
-        let mut threads = inspector
-            .threads
-            .lock()
-            .unwrap_or_else(|e| e.into_inner());
+        let mut threads = inspector.threads.lock().unwrap_or_else(|e| e.into_inner());
         if !threads.contains_key(&request.thread) && threads.len() >= MAX_THREADS {
             return error(
                 StatusCode::TOO_MANY_REQUESTS,
                 "too-many-threads",
-                format!("the inspector keeps at most {MAX_THREADS} threads; restart it to begin again"),
+                format!(
+                    "the inspector keeps at most {MAX_THREADS} threads; restart it to begin again"
+                ),
             );
         }
-        Arc::clone(
-            threads
-                .entry(request.thread.clone())
-                .or_insert_with(|| {
-                    Arc::new(tokio::sync::Mutex::new(Conversation::new(
-                        request.thread.as_str(),
-                    )))
-                }),
-        )
+        Arc::clone(threads.entry(request.thread.clone()).or_insert_with(|| {
+            Arc::new(tokio::sync::Mutex::new(Conversation::new(
+                request.thread.as_str(),
+            )))
+        }))
     };
     let Ok(mut conversation) = conversation.try_lock_owned() else {
         return error(
@@ -600,7 +598,11 @@ impl Subscriber for Forwarder {
         event.write_json(&mut self.buf);
         self.buf.push(b'}');
         self.end();
-        if self.gone { Flow::Stop } else { Flow::Continue }
+        if self.gone {
+            Flow::Stop
+        } else {
+            Flow::Continue
+        }
     }
 
     fn on_applied(&mut self, _: &Event, applied: &Applied, reducer: &Reducer) -> Flow {
@@ -657,7 +659,11 @@ impl Subscriber for Forwarder {
                 "message": warning.message,
             }));
         }
-        if self.gone { Flow::Stop } else { Flow::Continue }
+        if self.gone {
+            Flow::Stop
+        } else {
+            Flow::Continue
+        }
     }
 }
 
@@ -705,14 +711,16 @@ mod tests {
         assert_eq!(indexes, [0, 1, 2, 3]);
         let finished = sent
             .iter()
-            .filter(|m| m["t"] == "msg")
-            .last()
+            .rfind(|m| m["t"] == "msg")
             .expect("the message");
         assert_eq!(finished["m"]["content"], "hi");
         let violation = sent.last().unwrap();
         assert_eq!(violation["t"], "violation");
         assert_eq!(violation["i"], 4);
-        assert!(violation["kind"].as_str().unwrap().contains('-'), "{violation}");
+        assert!(
+            violation["kind"].as_str().unwrap().contains('-'),
+            "{violation}"
+        );
     }
 
     async fn spawn(max_upload: usize, pace: Duration) -> String {
@@ -735,7 +743,11 @@ mod tests {
         let base = spawn(1024, Duration::ZERO).await;
         for (path, content_type, needle) in [
             ("/", "text/html; charset=utf-8", "/inspector.js"),
-            ("/inspector.js", "text/javascript; charset=utf-8", "sessionJsonl"),
+            (
+                "/inspector.js",
+                "text/javascript; charset=utf-8",
+                "sessionJsonl",
+            ),
             ("/inspector.css", "text/css; charset=utf-8", "#timeline"),
         ] {
             let response = reqwest::get(format!("{base}{path}")).await.unwrap();
@@ -766,8 +778,18 @@ mod tests {
         let client = reqwest::Client::new();
         let cases = [
             ("/api/run", "not json".to_owned(), 400, "invalid-request"),
-            ("/api/run", r#"{"thread":""}"#.to_owned(), 400, "invalid-request"),
-            ("/api/run", r#"{"thread":"t","extra":1}"#.to_owned(), 400, "invalid-request"),
+            (
+                "/api/run",
+                r#"{"thread":""}"#.to_owned(),
+                400,
+                "invalid-request",
+            ),
+            (
+                "/api/run",
+                r#"{"thread":"t","extra":1}"#.to_owned(),
+                400,
+                "invalid-request",
+            ),
             ("/api/load", "x".repeat(65), 413, "payload-too-large"),
         ];
         for (path, body, status, kind) in cases {
@@ -793,7 +815,10 @@ mod tests {
             .text()
             .await
             .unwrap();
-        assert!(text.contains(r#""t":"error""#) && text.contains("line 1"), "{text}");
+        assert!(
+            text.contains(r#""t":"error""#) && text.contains("line 1"),
+            "{text}"
+        );
         // A recording that stops inside its run is incomplete, not finished.
         let text = client
             .post(format!("{base}/api/load"))

@@ -21,8 +21,8 @@ use futures::Stream;
 
 use crate::hosting;
 use crate::offline::Failure;
-use crate::replay::Replayed;
 use crate::render::Renderer;
+use crate::replay::Replayed;
 
 /// Logs one line per run when its stream ends: run id, events, duration.
 struct Logged<H> {
@@ -139,7 +139,11 @@ pub(crate) async fn serve(
         .map_err(|e| Failure::Usage(format!("cannot listen on {addr}: {e}")))?;
     let local = listener.local_addr().map_err(Failure::Output)?;
     // One write; a reader that has gone away (stdout closed) does not stop the server.
-    let agents = if replay.is_some() { "demo, replay" } else { "demo" };
+    let agents = if replay.is_some() {
+        "demo, replay"
+    } else {
+        "demo"
+    };
     let banner = format!(
         "{name}: http://{local}{path}\nagents ({agents}): http://{local}/agents; health: http://{local}/health\ntry: ag-ui run http://{local}{path} \"hello\"\n"
     );

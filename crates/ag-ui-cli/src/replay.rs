@@ -181,10 +181,7 @@ mod tests {
     #[tokio::test]
     async fn pacing_waits_between_events() {
         let replay = Replayed::new(
-            vec![
-                Event::run_started("t", "r"),
-                Event::run_finished("t", "r"),
-            ],
+            vec![Event::run_started("t", "r"), Event::run_finished("t", "r")],
             Duration::from_millis(60),
         );
         let started = std::time::Instant::now();

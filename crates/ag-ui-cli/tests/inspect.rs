@@ -46,7 +46,10 @@ fn free_port() -> u16 {
 fn find_program(names: &[&str]) -> Option<PathBuf> {
     let path = std::env::var_os("PATH").unwrap_or_default();
     std::env::split_paths(&path)
-        .chain([PathBuf::from("/usr/bin"), PathBuf::from("/usr/lib/chromium")])
+        .chain([
+            PathBuf::from("/usr/bin"),
+            PathBuf::from("/usr/lib/chromium"),
+        ])
         .flat_map(|dir| names.iter().map(move |name| dir.join(name)))
         .find(|candidate| candidate.is_file())
 }
@@ -99,7 +102,9 @@ async fn browser() -> (Process, Client) {
         .connect(&format!("http://127.0.0.1:{port}"))
         .await
         .unwrap_or_else(|e| {
-            panic!("cannot open a Chromium session through chromedriver (is chromium installed?): {e}")
+            panic!(
+                "cannot open a Chromium session through chromedriver (is chromium installed?): {e}"
+            )
         });
     (process, client)
 }
@@ -332,7 +337,10 @@ async fn a_broken_stream_shows_its_violation_at_the_event_that_broke_it() {
         // Right after the three good events, which are shown as they were.
         assert_eq!(row.attr("data-row").await.unwrap().as_deref(), Some("3"));
         let before = text(&client, ".row[data-row='2']").await;
-        assert!(before.contains("TEXT_MESSAGE_CONTENT") && before.contains("fine so far"), "{before}");
+        assert!(
+            before.contains("TEXT_MESSAGE_CONTENT") && before.contains("fine so far"),
+            "{before}"
+        );
         let status = text(&client, "#status").await;
         assert!(
             status.contains("violation at event 3") && status.contains(violation.kind().as_str()),
@@ -375,20 +383,31 @@ async fn a_loaded_recording_renders_as_the_live_run_did() {
     with_browser(|client| async move {
         client.goto(&url).await.unwrap();
         send(&client, "What is AG-UI?").await;
-        wait_for(&client, "document.getElementById('status').dataset.outcome === 'success'", LONG)
-            .await;
+        wait_for(
+            &client,
+            "document.getElementById('status').dataset.outcome === 'success'",
+            LONG,
+        )
+        .await;
         let live = rendered(&client).await;
         assert!(live["events"].as_u64().unwrap() > 50, "{live}");
 
         // The session as JSON Lines (what the download button saves), loaded back.
         let jsonl = js(&client, "window.inspector.sessionJsonl()").await;
         let jsonl = jsonl.as_str().unwrap();
-        assert_eq!(jsonl.lines().count() as u64, live["events"].as_u64().unwrap());
+        assert_eq!(
+            jsonl.lines().count() as u64,
+            live["events"].as_u64().unwrap()
+        );
         let path = screenshots().join("../tmp/inspector-session.jsonl");
         std::fs::write(&path, jsonl).unwrap();
         load_file(&client, &path.canonicalize().unwrap()).await;
-        wait_for(&client, "window.inspector.metrics.loads.length === 1 && window.inspector.metrics.loads[0].done", LONG)
-            .await;
+        wait_for(
+            &client,
+            "window.inspector.metrics.loads.length === 1 && window.inspector.metrics.loads[0].done",
+            LONG,
+        )
+        .await;
         let loaded = rendered(&client).await;
         assert_eq!(loaded, live);
         let status = text(&client, "#status").await;
@@ -403,8 +422,12 @@ async fn a_loaded_recording_renders_as_the_live_run_did() {
         let path = screenshots().join("../tmp/inspector-session.sse");
         std::fs::write(&path, sse).unwrap();
         load_file(&client, &path.canonicalize().unwrap()).await;
-        wait_for(&client, "window.inspector.metrics.loads.length === 2 && window.inspector.metrics.loads[1].done", LONG)
-            .await;
+        wait_for(
+            &client,
+            "window.inspector.metrics.loads.length === 2 && window.inspector.metrics.loads[1].done",
+            LONG,
+        )
+        .await;
         assert_eq!(rendered(&client).await, live);
     })
     .await;
@@ -494,8 +517,12 @@ async fn a_recording_shows_its_outcome_and_token_usage_and_a_bad_one_names_its_l
     with_browser(|client| async move {
         client.goto(&url).await.unwrap();
         load_file(&client, &usage.canonicalize().unwrap()).await;
-        wait_for(&client, "document.getElementById('status').dataset.outcome === 'success'", LONG)
-            .await;
+        wait_for(
+            &client,
+            "document.getElementById('status').dataset.outcome === 'success'",
+            LONG,
+        )
+        .await;
         let status = text(&client, "#status").await;
         assert!(
             status.contains("tokens: openai/gpt-x: input 10, output 5, total 15"),
@@ -505,17 +532,34 @@ async fn a_recording_shows_its_outcome_and_token_usage_and_a_bad_one_names_its_l
         let types = js(&client, "window.inspector.current().rows.map(r => r.type)").await;
         assert_eq!(
             types,
-            json!(["RUN_STARTED", "TEXT_MESSAGE_START", "TEXT_MESSAGE_CONTENT", "TEXT_MESSAGE_END", "RUN_FINISHED"])
+            json!([
+                "RUN_STARTED",
+                "TEXT_MESSAGE_START",
+                "TEXT_MESSAGE_CONTENT",
+                "TEXT_MESSAGE_END",
+                "RUN_FINISHED"
+            ])
         );
         assert!(text(&client, "#messages").await.contains("ok"));
 
         load_file(&client, &bad.canonicalize().unwrap()).await;
-        wait_for(&client, "document.getElementById('status').dataset.outcome === 'error'", LONG)
-            .await;
+        wait_for(
+            &client,
+            "document.getElementById('status').dataset.outcome === 'error'",
+            LONG,
+        )
+        .await;
         let status = text(&client, "#status").await;
-        assert!(status.contains("line 2") && status.contains("messageId"), "{status}");
+        assert!(
+            status.contains("line 2") && status.contains("messageId"),
+            "{status}"
+        );
         // Both recordings are in the history, the bad one marked.
-        let history = js(&client, "[...document.querySelectorAll('#threads li.thread')].map(t => t.innerText)").await;
+        let history = js(
+            &client,
+            "[...document.querySelectorAll('#threads li.thread')].map(t => t.innerText)",
+        )
+        .await;
         assert_eq!(history.as_array().unwrap().len(), 3, "{history}");
     })
     .await;

@@ -134,7 +134,10 @@ async fn serve_lists_the_demo_and_the_replay_and_serves_each() {
     assert_eq!(caps["transport"]["streaming"], true);
     assert_eq!(caps["humanInTheLoop"]["interrupts"], true);
     let (status, health) = get(&format!("{base}/health")).await;
-    assert_eq!((status, health), (200, json!({"status": "ok", "agents": 2})));
+    assert_eq!(
+        (status, health),
+        (200, json!({"status": "ok", "agents": 2}))
+    );
     let (status, missing) = get(&format!("{base}/agents/nope/capabilities")).await;
     assert_eq!(status, 404);
     assert_eq!(missing["error"]["kind"], "unknown-agent");
@@ -161,7 +164,10 @@ async fn serve_lists_the_demo_and_the_replay_and_serves_each() {
     }
     // The demo agent still runs, at its own path.
     let events = run(&format!("{base}/agents/demo"), "t3", "r3").await;
-    assert_eq!(ids(&events).last().unwrap(), &("t3".to_owned(), "r3".to_owned()));
+    assert_eq!(
+        ids(&events).last().unwrap(),
+        &("t3".to_owned(), "r3".to_owned())
+    );
 
     // The client pipeline accepts the replay as a run it asked for.
     let output = Command::new(env!("CARGO_BIN_EXE_ag-ui"))
@@ -185,7 +191,11 @@ async fn without_a_replay_the_demo_agent_keeps_the_root_path() {
         server.banner
     );
     let events = run(&format!("{}/", server.base), "t", "r").await;
-    assert!(events.iter().any(|e| matches!(e, Event::SubagentStarted(_))));
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, Event::SubagentStarted(_)))
+    );
     let (_, listing) = get(&format!("{}/agents", server.base)).await;
     assert_eq!(listing["agents"].as_array().unwrap().len(), 1);
 }
@@ -251,9 +261,18 @@ fn a_recording_that_cannot_be_read_is_refused_naming_where() {
         .unwrap();
     assert_eq!(output.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.contains("line 1") && stderr.contains("threadId"), "{stderr}");
+    assert!(
+        stderr.contains("line 1") && stderr.contains("threadId"),
+        "{stderr}"
+    );
     let missing = Command::new(env!("CARGO_BIN_EXE_ag-ui"))
-        .args(["serve", "--addr", "127.0.0.1:0", "--replay", "/nonexistent/recording.jsonl"])
+        .args([
+            "serve",
+            "--addr",
+            "127.0.0.1:0",
+            "--replay",
+            "/nonexistent/recording.jsonl",
+        ])
         .output()
         .unwrap();
     assert_eq!(missing.status.code(), Some(2));

@@ -13,7 +13,10 @@ use futures::Stream;
 use serde_json::{Value, json};
 use tower_http::cors::{Any, CorsLayer};
 
-fn named(name: &'static str) -> impl Fn(RunAgentInput) -> Box<dyn Stream<Item = Event> + Send + Unpin> + Send + Sync + 'static {
+fn named(
+    name: &'static str,
+) -> impl Fn(RunAgentInput) -> Box<dyn Stream<Item = Event> + Send + Unpin> + Send + Sync + 'static
+{
     move |input: RunAgentInput| {
         let (t, r) = (input.thread_id, input.run_id);
         Box::new(futures::stream::iter(vec![
@@ -80,10 +83,7 @@ async fn run(url: &str) -> (u16, String) {
         .send()
         .await
         .unwrap();
-    (
-        response.status().as_u16(),
-        response.text().await.unwrap(),
-    )
+    (response.status().as_u16(), response.text().await.unwrap())
 }
 
 #[tokio::test]
@@ -117,7 +117,10 @@ async fn serves_each_agents_capabilities_and_404_for_an_unknown_one() {
     assert_eq!(content_type, "application/json");
     assert_eq!(body["error"]["kind"], "unknown-agent");
     let message = body["error"]["message"].as_str().unwrap();
-    assert!(message.contains("\"gamma\"") && message.contains("alpha, beta"), "{message}");
+    assert!(
+        message.contains("\"gamma\"") && message.contains("alpha, beta"),
+        "{message}"
+    );
 }
 
 #[tokio::test]
@@ -150,7 +153,12 @@ async fn health_counts_the_agents() {
     assert_eq!(body["agents"], 0);
     let (status, _, body) = get(&format!("{base}/agents/x/capabilities")).await;
     assert_eq!(status, 404);
-    assert!(body["error"]["message"].as_str().unwrap().contains("has none"));
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("has none")
+    );
 }
 
 #[tokio::test]
@@ -198,9 +206,13 @@ async fn a_cors_layer_answers_the_preflight_and_marks_the_responses() {
     assert_eq!(preflight.status().as_u16(), 200);
     let headers = preflight.headers();
     assert_eq!(headers[header::ACCESS_CONTROL_ALLOW_ORIGIN], "*");
-    let methods = headers[header::ACCESS_CONTROL_ALLOW_METHODS].to_str().unwrap();
+    let methods = headers[header::ACCESS_CONTROL_ALLOW_METHODS]
+        .to_str()
+        .unwrap();
     assert!(methods.contains("POST"), "{methods}");
-    let allowed = headers[header::ACCESS_CONTROL_ALLOW_HEADERS].to_str().unwrap();
+    let allowed = headers[header::ACCESS_CONTROL_ALLOW_HEADERS]
+        .to_str()
+        .unwrap();
     assert!(allowed.contains("content-type"), "{allowed}");
 
     let listing = reqwest::Client::new()

@@ -251,7 +251,9 @@ impl AgentRegistry {
         let listing = {
             let agents = Arc::clone(&agents);
             move || async move {
-                json_ok(&json!({ "agents": agents.iter().map(AgentInfo::listing).collect::<Vec<_>>() }))
+                json_ok(
+                    &json!({ "agents": agents.iter().map(AgentInfo::listing).collect::<Vec<_>>() }),
+                )
             }
         };
         let capabilities = {
