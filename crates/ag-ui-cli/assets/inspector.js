@@ -29,6 +29,12 @@ function newSession(id, label, kind) {
     rows: [],            // {run, i, ms, type, raw} | {run, i, violation, kind, message}
     runs: [],            // {base, label, end, events, ms, failed}
     messages: [],
+    msgNodes: [],        // the drawn message elements, by index
+    msgDirty: new Set(), // indexes of messages to redraw
+    msgAll: true,        // redraw every message
+    msgView: null,
+    callOwner: new Map(), // tool call id -> index of the message holding it
+    results: new Map(),   // tool call id -> its tool message
     state: {},
     stateChanges: [],    // {row, text}
     lanes: new Map(),    // subagentRunId -> lane
@@ -148,42 +154,77 @@ function textOf(content) {
   return "";
 }
 
+// Messages are drawn one by one: only those that changed since the last frame are rebuilt, so a
+// conversation of thousands of messages streams as smoothly as a short one.
 function drawMessages() {
   const box = $("messages");
-  const results = new Map();
-  for (const m of current.messages) if (m && m.role === "tool") results.set(m.toolCallId, m);
-  const shown = new Set();
-  const frag = document.createDocumentFragment();
-  for (const m of current.messages) {
-    if (!m) continue;
-    if (m.role === "tool" && shown.has(m.toolCallId)) continue;
-    const div = el("div", "message " + m.role);
-    div.dataset.id = m.id;
-    div.dataset.role = m.role;
-    div.appendChild(el("span", "role", m.role + (m.subagentRunId ? " · " + laneName(m.subagentRunId) : "")));
-    const text = m.role === "tool" ? (m.error ? "error: " + m.error : textOf(m.content)) : textOf(m.content);
-    if (text) div.appendChild(el("span", "text", text));
-    for (const call of m.toolCalls || []) {
-      shown.add(call.id);
-      const box2 = el("div", "tool-call");
-      box2.dataset.toolCallId = call.id;
-      box2.appendChild(el("span", "name", call.function.name + "()"));
-      let args = call.function.arguments;
-      try { args = pretty(JSON.parse(args)); } catch (_) { /* partial arguments stay as text */ }
-      box2.appendChild(el("pre", "args", args));
-      const result = results.get(call.id);
-      if (result) {
-        box2.appendChild(el("pre", "result", "→ " + (result.error ? "error: " + result.error : textOf(result.content))));
-      } else {
-        box2.appendChild(el("pre", "result muted", "… no result yet"));
-      }
-      div.appendChild(box2);
-    }
-    frag.appendChild(div);
-  }
+  const s = current;
   const atBottom = box.scrollTop + box.clientHeight >= box.scrollHeight - 20;
-  box.replaceChildren(frag);
+  if (s.msgView !== box || s.msgAll) {
+    s.msgView = box;
+    s.msgAll = false;
+    s.msgDirty.clear();
+    s.msgNodes = s.messages.map((m) => messageNode(s, m));
+    box.replaceChildren(...s.msgNodes);
+  } else {
+    for (const at of [...s.msgDirty].sort((a, b) => a - b)) {
+      const node = messageNode(s, s.messages[at]);
+      if (s.msgNodes[at]) s.msgNodes[at].replaceWith(node);
+      else box.appendChild(node);
+      s.msgNodes[at] = node;
+    }
+    s.msgDirty.clear();
+  }
   if (atBottom) box.scrollTop = box.scrollHeight;
+}
+
+function messageNode(s, m) {
+  if (!m) return el("div", "message missing");
+  // A tool result is drawn under its call (when the call is in the conversation).
+  if (m.role === "tool" && s.callOwner.has(m.toolCallId)) {
+    const hidden = el("div", "message tool-shown");
+    hidden.hidden = true;
+    return hidden;
+  }
+  const div = el("div", "message " + m.role);
+  div.dataset.id = m.id;
+  div.dataset.role = m.role;
+  div.appendChild(el("span", "role", m.role + (m.subagentRunId ? " · " + laneName(m.subagentRunId) : "")));
+  const text = m.role === "tool" ? (m.error ? "error: " + m.error : textOf(m.content)) : textOf(m.content);
+  if (text) div.appendChild(el("span", "text", text));
+  for (const call of m.toolCalls || []) {
+    const box = el("div", "tool-call");
+    box.dataset.toolCallId = call.id;
+    box.appendChild(el("span", "name", call.function.name + "()"));
+    let args = call.function.arguments;
+    try { args = pretty(JSON.parse(args)); } catch (_) { /* partial arguments stay as text */ }
+    box.appendChild(el("pre", "args", args));
+    const result = s.results.get(call.id);
+    if (result) {
+      box.appendChild(el("pre", "result", "→ " + (result.error ? "error: " + result.error : textOf(result.content))));
+    } else {
+      box.appendChild(el("pre", "result muted", "… no result yet"));
+    }
+    div.appendChild(box);
+  }
+  return div;
+}
+
+// Keeps what drawing needs to find quickly: which message holds each tool call, each result.
+function indexMessages(s) {
+  s.callOwner = new Map();
+  s.results = new Map();
+  s.messages.forEach((m, at) => noteMessage(s, m, at));
+}
+
+function noteMessage(s, m, at) {
+  if (!m) return;
+  for (const call of m.toolCalls || []) s.callOwner.set(call.id, at);
+  if (m.role === "tool") {
+    s.results.set(m.toolCallId, m);
+    const owner = s.callOwner.get(m.toolCallId);
+    if (owner !== undefined) s.msgDirty.add(owner);
+  }
 }
 
 function laneName(id) {
@@ -317,6 +358,7 @@ function scrollToRow(n) {
 
 function select(session) {
   current = session;
+  session.msgAll = true;
   invalidate("timeline", "messages", "state", "lanes", "status", "threads");
 }
 
@@ -344,13 +386,22 @@ function handle(session, frame, data) {
       break;
     }
     case "msg": {
-      if (data.op === "insert") session.messages.splice(data.at, 0, data.m);
-      else session.messages[data.at] = data.m;
+      if (data.op === "insert") {
+        session.messages.splice(data.at, 0, data.m);
+        indexMessages(session);
+        session.msgAll = true;
+      } else {
+        session.messages[data.at] = data.m;
+        noteMessage(session, data.m, data.at);
+        session.msgDirty.add(data.at);
+      }
       invalidate("messages");
       break;
     }
     case "msgs":
       session.messages = data.m;
+      indexMessages(session);
+      session.msgAll = true;
       invalidate("messages");
       break;
     case "state":
