@@ -8,6 +8,9 @@ use std::io::Read;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use ag_ui::client::conversation::{Body as _, Chunk, Transport as _};
+use ag_ui::client::http::HttpAgent;
+use ag_ui::client::run::RunErrorKind;
 use ag_ui::{Message, PROTOCOL_VERSION, RunAgentInput};
 // The `bytes` crate's type, which reqwest hands out too.
 use axum::body::Bytes;
@@ -20,8 +23,17 @@ use crate::offline::{self, Failure};
 /// ahead of verification is this many network reads.
 const QUEUE: usize = 4;
 
-/// The most of an error response's body shown.
-const ERROR_BODY: usize = 4096;
+/// The `Display` of an error and all its sources, joined with `: `.
+fn chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(e) = source {
+        text.push_str(": ");
+        text.push_str(&e.to_string());
+        source = e.source();
+    }
+    text
+}
 
 fn unique(prefix: &str) -> String {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
@@ -96,6 +108,10 @@ impl Read for Body {
 
 /// `ag-ui verify URL`: POSTs a run (one user message `message`) and verifies the response as
 /// it arrives, as `ag-ui verify` verifies a file.
+///
+/// The request goes through [`HttpAgent`], so it has the same connect and idle timeouts, the
+/// same refusal of a response that is not an event stream, and the same redirect policy (within
+/// the endpoint's origin only) as `ag-ui run`.
 pub(crate) async fn verify_url(
     url: &str,
     message: &str,
@@ -105,30 +121,11 @@ pub(crate) async fn verify_url(
     let input = RunAgentInput::new(unique("thread"), unique("run"))
         .with_protocol_version(PROTOCOL_VERSION)
         .with_messages(vec![Message::user(unique("user"), message)]);
-    let mut response = reqwest::Client::new()
-        .post(url)
-        .header("content-type", "application/json")
-        .header("accept", "text/event-stream")
-        .body(serde_json::to_vec(&input).map_err(|e| Failure::Usage(e.to_string()))?)
-        .send()
-        .await
-        .map_err(|e| Failure::Remote(format!("cannot reach {url}: {e}")))?;
-    let status = response.status();
-    if !status.is_success() {
-        // Only the start of the body: an error page may be endless too.
-        let mut body = Vec::new();
-        while body.len() < ERROR_BODY {
-            match response.chunk().await {
-                Ok(Some(piece)) => body.extend_from_slice(&piece),
-                _ => break,
-            }
-        }
-        body.truncate(ERROR_BODY);
-        return Err(Failure::Remote(format!(
-            "HTTP {status}: {}",
-            String::from_utf8_lossy(&body).trim()
-        )));
-    }
+    let agent = HttpAgent::new(url);
+    let response = agent.open(&input).await.map_err(|e| match e.kind() {
+        RunErrorKind::InvalidRequest => Failure::Usage(e.to_string()),
+        _ => Failure::Remote(chain(&e)),
+    })?;
     let (sender, pieces) = mpsc::channel(QUEUE);
     let mut verifier = tokio::task::spawn_blocking(move || {
         offline::verify_reader(
@@ -142,7 +139,19 @@ pub(crate) async fn verify_url(
             partial,
         )
     });
-    let mut body = response.bytes_stream();
+    // Owns the response, so dropping it hangs up at once.
+    let mut body = Box::pin(futures::stream::unfold(
+        response,
+        |mut response| async move {
+            match response.next().await {
+                Ok(None) => None,
+                Ok(Some(Chunk::Bytes(bytes))) => Some((Ok(Bytes::from(bytes)), response)),
+                // An HTTP transport hands out bytes only.
+                Ok(Some(Chunk::Event(_))) => Some((Ok(Bytes::new()), response)),
+                Err(e) => Some((Err(chain(&e)), response)),
+            }
+        },
+    ));
     // Dropped at the end of the body (the verifier then reads the end of its input).
     let mut sender = Some(sender);
     let mut broke_off = None;

@@ -525,7 +525,23 @@ fn verify_url_reports_a_stream_cut_off_mid_run_and_http_errors_harmlessly() {
         stderr(&out)
     );
 
-    // An error page reaches the terminal without its escapes, on one line.
+    // A success that is not an event stream is refused and named, as `ag-ui run` refuses it.
+    let (url, server) = one_shot(
+        "200 OK",
+        "application/json",
+        answer("{\"ok\":true}".to_owned()),
+    );
+    let out = ag_ui_url(&["verify", &url]);
+    server.join().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("application/json"),
+        "{}",
+        stderr(&out)
+    );
+
+    // An error page reaches the terminal without its escapes, on one line, shortened as
+    // `ag-ui run` shows it.
     let (url, server) = one_shot(
         "500 Internal Server Error",
         "text/plain",
@@ -536,7 +552,7 @@ fn verify_url_reports_a_stream_cut_off_mid_run_and_http_errors_harmlessly() {
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(
         stderr(&out),
-        "error: HTTP 500 Internal Server Error: \\u{1b}[2J\\u{1b}]0;pwned\\u{7}boom\\u{a}second line\n"
+        "error: HTTP 500: [2J ]0;pwned boom second line\n"
     );
 }
 

@@ -31,6 +31,7 @@
 //! | [`verify`] | the ordering verifier, for both sides | always |
 //! | [`capabilities`] | what an agent says it supports (`AgentCapabilities`) | always |
 //! | `encoding::sse` | the SSE writer and an incremental, bounded decoder | `sse` |
+//! | `encoding::proto` | the protobuf transport (`application/vnd.ag-ui.event+proto`), byte-compatible with `@ag-ui/proto` 1.0.0 | `proto` |
 //! | `client::chunks`, `client::compat`, `client::apply` | chunk expansion, pre-1.0 compatibility, the reducer | `client` |
 //! | `client::run`, `client::conversation` | the run pipeline from SSE bytes; a conversation across runs | `client` + `sse` |
 //! | `client::http` | `HttpAgent`, the HTTP transport | `http` |
