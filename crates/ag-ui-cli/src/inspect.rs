@@ -24,6 +24,7 @@ use ag_ui::client::apply::{Applied, MessagesChange, Reducer};
 use ag_ui::client::conversation::{Body, CancelHandle, Chunk, Conversation, RunEnd, Transport};
 use ag_ui::client::http::HttpAgent;
 use ag_ui::client::run::{Flow, Pipeline, RunError, Subscriber};
+use ag_ui::encoding::proto;
 use ag_ui::server::Runner;
 use ag_ui::{Event, Message, ResumeEntry, RunAgentInput};
 use ag_ui_demo_agent::DemoAgent;
@@ -382,13 +383,19 @@ async fn load(State(inspector): State<Arc<Inspector>>, body: HttpBody) -> Respon
     tokio::task::spawn_blocking(move || {
         forwarder.send_json(&json!({ "t": "start", "source": "recording", "bytes": bytes.len() }));
         let mut pipeline = Pipeline::new(Reducer::new());
-        let read = input::for_each_event(&bytes[..], |positioned| {
-            match pipeline.push_event(positioned.event, &mut forwarder) {
-                Ok(Flow::Continue) => Ok(()),
-                Ok(Flow::Stop) => Err(LoadError::Gone),
-                Err(e) => Err(LoadError::Run(e)),
-            }
-        });
+        let mut push = |event: Event| match pipeline.push_event(event, &mut forwarder) {
+            Ok(Flow::Continue) => Ok(()),
+            Ok(Flow::Stop) => Err(LoadError::Gone),
+            Err(e) => Err(LoadError::Run(e)),
+        };
+        // Text encodings never start with a NUL byte; a protobuf stream's first frame length
+        // does (its frames are at most 10 MiB, under 2^24).
+        let read = if bytes.first() == Some(&0) {
+            for_each_proto_event(&bytes, &mut push)
+        } else {
+            input::for_each_event(&bytes[..], |positioned| push(positioned.event)).map(|_| ())
+        };
+        drop(push);
         let result = match read {
             // A recording that stops inside a run, or whose run failed, says so as a live run
             // would.
@@ -425,6 +432,33 @@ async fn load(State(inspector): State<Arc<Inspector>>, body: HttpBody) -> Respon
 
 /// Most bytes of waiting messages gathered into one write to the page.
 const MAX_BATCH: usize = 64 * 1024;
+
+/// Reads a protobuf recording (`application/vnd.ag-ui.event+proto` frames back to back), event
+/// by event; events of a later protocol are skipped, as the reference client does.
+fn for_each_proto_event(
+    bytes: &[u8],
+    mut each: impl FnMut(Event) -> Result<(), LoadError>,
+) -> Result<(), LoadError> {
+    let mut decoder = proto::EventDecoder::new();
+    decoder.push(bytes);
+    decoder.finish();
+    while let Some(result) = decoder.next_event() {
+        match result {
+            Ok(event) => each(event)?,
+            Err(e) if e.kind() == proto::ProtoErrorKind::UnknownEventType => {}
+            Err(e) => {
+                let index = e
+                    .index()
+                    .map_or(0, |i| usize::try_from(i).unwrap_or(usize::MAX));
+                return Err(LoadError::Input(InputError {
+                    position: input::Position::Event(index),
+                    message: format!("protobuf: {e}"),
+                }));
+            }
+        }
+    }
+    Ok(())
+}
 
 fn sse_response(rx: mpsc::Receiver<Bytes>) -> Response {
     // Messages that are already waiting go out in one write (one HTTP chunk), so a fast run is
@@ -709,10 +743,7 @@ mod tests {
             .map(|m| m["i"].as_u64().unwrap())
             .collect();
         assert_eq!(indexes, [0, 1, 2, 3]);
-        let finished = sent
-            .iter()
-            .rfind(|m| m["t"] == "msg")
-            .expect("the message");
+        let finished = sent.iter().rfind(|m| m["t"] == "msg").expect("the message");
         assert_eq!(finished["m"]["content"], "hi");
         let violation = sent.last().unwrap();
         assert_eq!(violation["t"], "violation");
@@ -830,6 +861,22 @@ mod tests {
             .await
             .unwrap();
         assert!(text.contains(r#""kind":"run.incomplete""#), "{text}");
+        // A protobuf recording cut inside its second frame names that frame.
+        let mut frames = ag_ui::encoding::proto::encode(&Event::run_started("t", "r"));
+        frames.extend_from_slice(&[0, 0, 0, 9, 0x7a]);
+        let text = client
+            .post(format!("{base}/api/load"))
+            .body(frames)
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        assert!(
+            text.contains(r#""t":"error""#) && text.contains("event 1: protobuf"),
+            "{text}"
+        );
         assert!(!text.contains(r#""t":"end""#), "{text}");
     }
 

@@ -429,6 +429,23 @@ async fn a_loaded_recording_renders_as_the_live_run_did() {
         )
         .await;
         assert_eq!(rendered(&client).await, live);
+
+        // And as protobuf frames.
+        let mut frames = Vec::new();
+        for line in jsonl.lines() {
+            let event: Event = serde_json::from_str(line).unwrap();
+            ag_ui::encoding::proto::encode_into(&event, &mut frames);
+        }
+        let path = screenshots().join("../tmp/inspector-session.pb");
+        std::fs::write(&path, frames).unwrap();
+        load_file(&client, &path.canonicalize().unwrap()).await;
+        wait_for(
+            &client,
+            "window.inspector.metrics.loads.length === 3 && window.inspector.metrics.loads[2].done",
+            LONG,
+        )
+        .await;
+        assert_eq!(rendered(&client).await, live);
     })
     .await;
 }
