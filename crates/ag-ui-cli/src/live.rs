@@ -1,162 +1,20 @@
-//! The commands that talk over HTTP: `serve` (the demo agent), `run` (one turn against any
-//! AG-UI endpoint) and `demo` (both, in one process).
+//! The commands that talk over HTTP: `run` (one turn against any AG-UI endpoint) and `demo`
+//! (the demo agent and a run against it, in one process); `serve` is in `serve.rs`.
 
 use std::io::{IsTerminal, Write};
-use std::net::SocketAddr;
-use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::task::{Context, Poll};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use ag_ui::axum::{AgentEndpoint, EventStream, RouterExt, RunHandler, StartError};
 use ag_ui::client::apply::Reducer;
 use ag_ui::client::conversation::{CancelHandle, Conversation};
 use ag_ui::client::http::HttpAgent;
 use ag_ui::client::run::{Flow, RunError, Subscriber};
-use ag_ui::server::Runner;
-use ag_ui::{Event, ResumeEntry, RunAgentInput};
-use ag_ui_demo_agent::DemoAgent;
-use futures::Stream;
+use ag_ui::{Event, ResumeEntry};
 
-use crate::hosting;
 use crate::offline::Failure;
 use crate::render::Renderer;
-use crate::replay::Replayed;
-
-/// Logs one line per run when its stream ends: run id, events, duration.
-struct Logged<H> {
-    inner: H,
-}
-
-struct LoggedStream {
-    inner: EventStream,
-    run_id: String,
-    events: u64,
-    started: Instant,
-    /// How the run ended: "finished", "failed", or "disconnected" until a terminal event.
-    outcome: &'static str,
-}
-
-impl Stream for LoggedStream {
-    type Item = Event;
-
-    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Event>> {
-        let next = self.inner.as_mut().poll_next(cx);
-        if let Poll::Ready(Some(event)) = &next {
-            self.events += 1;
-            self.outcome = match event {
-                Event::RunFinished(_) => "finished",
-                Event::RunError(_) => "failed",
-                _ => self.outcome,
-            };
-        }
-        next
-    }
-}
-
-impl Drop for LoggedStream {
-    fn drop(&mut self) {
-        let outcome = self.outcome;
-        tracing::info!(
-            run = %self.run_id,
-            events = self.events,
-            duration_ms = self.started.elapsed().as_millis() as u64,
-            outcome,
-            "run ended"
-        );
-    }
-}
-
-impl<H: RunHandler> RunHandler for Logged<H> {
-    fn run(&self, input: RunAgentInput) -> Result<EventStream, StartError> {
-        let run_id = input.run_id.to_string();
-        tracing::info!(run = %run_id, thread = %input.thread_id, messages = input.messages.len(), "run started");
-        let inner = self.inner.run(input)?;
-        Ok(Box::pin(LoggedStream {
-            inner,
-            run_id,
-            events: 0,
-            started: Instant::now(),
-            outcome: "disconnected",
-        }))
-    }
-}
-
-/// The router serving the demo agent at `path`.
-fn demo_router(path: &str, pace: Duration) -> axum::Router {
-    let runner = Runner::new(DemoAgent::new().with_pace(pace));
-    axum::Router::new().agent(path, AgentEndpoint::new(Logged { inner: runner }))
-}
-
-/// `ag-ui serve`: the demo agent (and a recording, with `replay`) in a registry, one of them
-/// also at `path`, on `addr`, until interrupted.
-pub(crate) async fn serve(
-    addr: SocketAddr,
-    path: &str,
-    pace: Duration,
-    replay: Option<&str>,
-    cors_origins: &[String],
-) -> Result<(), Failure> {
-    let cors = hosting::cors(cors_origins)?;
-    let runner = Runner::new(DemoAgent::new().with_pace(pace));
-    let demo = hosting::Hosted {
-        info: hosting::demo_info(),
-        handler: Logged {
-            inner: runner.clone(),
-        },
-    };
-    // The recording is read before anything listens: a bad one is refused at once.
-    let (app, name) = match replay {
-        Some(file) => {
-            let replayed = Replayed::read(file, pace)?;
-            let info = hosting::replay_info(file, replayed.len());
-            let root = Logged {
-                inner: replayed.clone(),
-            };
-            let hosted = hosting::Hosted {
-                info,
-                handler: Logged { inner: replayed },
-            };
-            (
-                hosting::router(path, root, demo, Some(hosted), cors)?,
-                "ag-ui replay agent",
-            )
-        }
-        None => (
-            hosting::router(
-                path,
-                Logged { inner: runner },
-                demo,
-                None::<hosting::Hosted<Logged<Replayed>>>,
-                cors,
-            )?,
-            "ag-ui demo agent",
-        ),
-    };
-    let listener = tokio::net::TcpListener::bind(addr)
-        .await
-        .map_err(|e| Failure::Usage(format!("cannot listen on {addr}: {e}")))?;
-    let local = listener.local_addr().map_err(Failure::Output)?;
-    // One write; a reader that has gone away (stdout closed) does not stop the server.
-    let agents = if replay.is_some() {
-        "demo, replay"
-    } else {
-        "demo"
-    };
-    let banner = format!(
-        "{name}: http://{local}{path}\nagents ({agents}): http://{local}/agents; health: http://{local}/health\ntry: ag-ui run http://{local}{path} \"hello\"\n"
-    );
-    let mut out = std::io::stdout().lock();
-    let _ = out.write_all(banner.as_bytes()).and_then(|()| out.flush());
-    drop(out);
-    axum::serve(listener, app)
-        .with_graceful_shutdown(async {
-            let _ = tokio::signal::ctrl_c().await;
-        })
-        .await
-        .map_err(Failure::Output)
-}
+use crate::serve::demo_router;
 
 /// What `run` sends and how it shows what comes back.
 #[derive(Debug)]

@@ -8,6 +8,7 @@ mod live;
 mod offline;
 mod render;
 mod replay;
+mod serve;
 
 use std::io::IsTerminal;
 use std::net::SocketAddr;
@@ -183,7 +184,7 @@ fn main() -> ExitCode {
                 .with_writer(std::io::stderr)
                 .init();
             runtime().and_then(|rt| {
-                rt.block_on(live::serve(
+                rt.block_on(serve::serve(
                     addr,
                     &path,
                     Duration::from_millis(pace_ms),

@@ -4,7 +4,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::io::{BufWriter, Write};
 
-use ag_ui::client::apply::Reducer;
+use ag_ui::client::apply::{ApplyErrorKind, Reducer};
 use ag_ui::client::chunks::{ChunkError, ChunkNormalizer};
 use ag_ui::encoding::sse;
 use ag_ui::verify::{Verifier, Violation};
@@ -38,6 +38,8 @@ pub(crate) enum Failure {
     Incomplete(String),
     /// The input held no event of a known type.
     NothingKnown,
+    /// An event would take the reducer past one of its limits (a hostile or broken input).
+    Limit { position: Position, message: String },
 }
 
 impl Failure {
@@ -48,7 +50,7 @@ impl Failure {
             | Failure::RunError(_)
             | Failure::Incomplete(_)
             | Failure::NothingKnown => 1,
-            Failure::Input(_) | Failure::Output(_) | Failure::Usage(_) => 2,
+            Failure::Input(_) | Failure::Output(_) | Failure::Usage(_) | Failure::Limit { .. } => 2,
         }
     }
 
@@ -97,6 +99,7 @@ impl fmt::Display for Failure {
             Failure::NothingKnown => f.write_str(
                 "no known AG-UI event in the input (events of unknown types are skipped)",
             ),
+            Failure::Limit { position, message } => write!(f, "{position}: {message}"),
         }
     }
 }
@@ -456,11 +459,17 @@ pub(crate) fn convert(path: Option<&str>, encoding: Encoding) -> Result<(), Fail
 pub(crate) fn apply(path: Option<&str>, verify: bool) -> Result<serde_json::Value, Failure> {
     let mut reducer = Reducer::new();
     run_stages(path, true, verify, |position, event| {
-        let applied = reducer.apply(event).map_err(|e| Failure::Stream {
-            position,
-            kind: e.kind().as_str(),
-            ids: Vec::new(),
-            message: e.to_string(),
+        let applied = reducer.apply(event).map_err(|e| match e.kind() {
+            ApplyErrorKind::Limit => Failure::Limit {
+                position,
+                message: e.to_string(),
+            },
+            _ => Failure::Stream {
+                position,
+                kind: e.kind().as_str(),
+                ids: Vec::new(),
+                message: e.to_string(),
+            },
         })?;
         if let Some(warning) = &applied.warning {
             let warning = crate::render::visible(&warning.to_string(), false).into_owned();

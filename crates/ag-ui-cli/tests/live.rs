@@ -155,9 +155,9 @@ fn an_interrupt_is_shown_and_answered_with_resume() {
         String::from_utf8_lossy(&out.stderr)
     );
     let text = String::from_utf8(out.stdout).unwrap();
-    assert!(text.contains("⏸ the run is waiting for you:\n  confirm-save (confirmation) Shall I save these findings?\n"), "{text}");
+    assert!(text.contains("⏸ the run is waiting for you:\n  confirm-save-t2 (confirmation) Shall I save these findings?\n"), "{text}");
     let hint = format!(
-        "  resume with: ag-ui run {} --thread t2 --resume confirm-save='{{\"approved\":true}}'\n",
+        "  resume with: ag-ui run {} --thread t2 --resume confirm-save-t2='{{\"approved\":true}}'\n",
         server.url
     );
     assert!(text.ends_with(&hint), "{text}");
@@ -170,7 +170,7 @@ fn an_interrupt_is_shown_and_answered_with_resume() {
         "--thread",
         "t2",
         "--resume",
-        "confirm-save={\"approved\":false}",
+        "confirm-save-t2={\"approved\":false}",
     ]);
     assert_eq!(out.status.code(), Some(0));
     let text = String::from_utf8(out.stdout).unwrap();
@@ -272,7 +272,8 @@ fn serve_logs_each_run_with_its_id_events_and_duration() {
     };
     let _ = child.kill();
     let _ = child.wait();
-    assert!(ended.contains("run=t3-run-"), "{ended}");
+    // Client ids are logged quoted, with control characters escaped.
+    assert!(ended.contains("run=\"t3-run-"), "{ended}");
     assert!(ended.contains(&format!("events={events}")), "{ended}");
     assert!(ended.contains("duration_ms="), "{ended}");
     assert!(ended.contains("outcome=\"finished\""), "{ended}");

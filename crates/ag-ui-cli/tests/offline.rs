@@ -205,6 +205,31 @@ fn apply_prints_the_conversation() {
 }
 
 #[test]
+fn apply_refuses_a_state_amplifying_patch_with_exit_2_naming_the_event() {
+    // 40 copies of the whole state into itself: each doubles it.
+    let copies: Vec<String> = (0..40)
+        .map(|i| format!(r#"{{"op":"copy","from":"","path":"/c{i}"}}"#))
+        .collect();
+    let input = format!(
+        "{}\n{}\n{{\"type\":\"STATE_DELTA\",\"delta\":[{}]}}\n",
+        r#"{"type":"RUN_STARTED","threadId":"t","runId":"r"}"#,
+        r#"{"type":"STATE_SNAPSHOT","snapshot":{"seed":"0123456789"}}"#,
+        copies.join(",")
+    );
+    let out = ag_ui(&["apply"], input.as_bytes());
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.starts_with(
+            "error: line 3: event 2 (STATE_DELTA): apply.limit: max-growth-bytes exceeded"
+        ),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
 fn malformed_input_is_one_error_line_and_exit_2() {
     let garbage: Vec<u8> = (0..=255u8).cycle().take(4096).collect();
     for (input, expected) in [

@@ -44,6 +44,33 @@
 //! - **Errors** before the stream starts ([`RunHandler::run`] returning `Err`) are a JSON `5xx`
 //!   (or the status the error names); once streaming, failures are the handler's to report
 //!   in-band as `RUN_ERROR`.
+//! - **Slow clients**: a body not read whole within the body timeout (30 s by default,
+//!   [`AgentEndpoint::with_body_timeout`]) is a JSON `408`. A run's events are queued for the
+//!   client up to the runner's [`Backpressure`](crate::server::Backpressure) limits, so a
+//!   client that reads slowly holds the agent back instead of growing the server's memory.
+//!
+//! ## Serving
+//!
+//! `axum::serve` has no timeout on reading a request head, so a client that trickles its
+//! headers holds a connection (and a file descriptor) for ever. [`serve`] serves a router with
+//! a header timeout, a cap on the request head, a connection limit and a bounded graceful
+//! shutdown ([`ServeConfig`]).
+//!
+//! ## Replies that are not JSON
+//!
+//! Every rejection this module makes has a JSON body. A few replies are made by hyper itself,
+//! while it parses the request head and before any router or handler runs, and have an empty
+//! body; they cannot be changed from here:
+//!
+//! - `431 Request Header Fields Too Large`: the head is larger than
+//!   [`ServeConfig::with_max_header_bytes`] (or has more than 100 header fields);
+//! - `400 Bad Request`: the head is not valid HTTP/1.1 (a bad request line, method, URI,
+//!   header name or value, or a bad `Content-Length`/`Transfer-Encoding`);
+//! - a connection whose head is not received within the header timeout is closed without a
+//!   reply.
+//!
+//! A client that sends such a request has not reached the AG-UI endpoint; it gets the status
+//! and the connection is closed.
 
 use std::convert::Infallible;
 use std::fmt;
@@ -72,6 +99,23 @@ pub const DEFAULT_BODY_LIMIT: usize = 4 * 1024 * 1024;
 
 /// The default interval of quiet after which a keep-alive comment is sent: 15 seconds.
 pub const DEFAULT_KEEP_ALIVE: Duration = Duration::from_secs(15);
+
+/// The default time allowed to read a whole request body: 30 seconds (more is `408`).
+pub const DEFAULT_BODY_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The default time allowed to read a request's head (request line and headers), from the
+/// moment the server waits for it: 10 seconds. See [`ServeConfig`].
+pub const DEFAULT_HEADER_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The default most connections served at once: 1024. See [`ServeConfig`].
+pub const DEFAULT_MAX_CONNECTIONS: usize = 1024;
+
+/// The default bound on a graceful shutdown: 10 seconds. See [`ServeConfig`].
+pub const DEFAULT_SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The default largest request head (request line and headers): 64 KiB; more is `431`. See
+/// [`ServeConfig`].
+pub const DEFAULT_MAX_HEADER_BYTES: usize = 64 * 1024;
 
 /// A boxed, sendable stream of events, as a [`RunHandler`] returns it.
 pub type EventStream = Pin<Box<dyn Stream<Item = Event> + Send + 'static>>;
@@ -127,6 +171,15 @@ impl<A: crate::server::Agent> AgentEndpoint<crate::server::Runner<A>> {
     /// example to echo the input in `RUN_STARTED`).
     pub fn agent(agent: A) -> Self {
         AgentEndpoint::new(crate::server::Runner::new(agent))
+    }
+
+    /// Sets the limits each run's backlog is held to: how much a client that reads slowly
+    /// can leave queued (see [`Backpressure`](crate::server::Backpressure); same as
+    /// [`Runner::with_backpressure`](crate::server::Runner::with_backpressure)).
+    #[must_use]
+    pub fn with_backpressure(mut self, limits: crate::server::Backpressure) -> Self {
+        self.handler = Arc::new((*self.handler).clone().with_backpressure(limits));
+        self
     }
 }
 
@@ -219,6 +272,8 @@ pub enum RejectionKind {
     MalformedJson,
     /// The JSON is not a valid `RunAgentInput` (`400`, with the field's path).
     InvalidInput,
+    /// The body was not read in time (`408`).
+    BodyTimeout,
     /// The method is not `POST` (`405`).
     MethodNotAllowed,
     /// The client accepts no encoding this endpoint produces (`406`).
@@ -234,6 +289,7 @@ impl RejectionKind {
             RejectionKind::UnreadableBody => "unreadable-body",
             RejectionKind::MalformedJson => "malformed-json",
             RejectionKind::InvalidInput => "invalid-input",
+            RejectionKind::BodyTimeout => "body-timeout",
             RejectionKind::MethodNotAllowed => "method-not-allowed",
             RejectionKind::NotAcceptable => "not-acceptable",
         }
@@ -247,6 +303,7 @@ impl RejectionKind {
             RejectionKind::UnreadableBody
             | RejectionKind::MalformedJson
             | RejectionKind::InvalidInput => StatusCode::BAD_REQUEST,
+            RejectionKind::BodyTimeout => StatusCode::REQUEST_TIMEOUT,
             RejectionKind::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             RejectionKind::NotAcceptable => StatusCode::NOT_ACCEPTABLE,
         }
@@ -314,8 +371,8 @@ impl IntoResponse for InputRejection {
     }
 }
 
-/// Extracts a [`RunAgentInput`] from a JSON request body (up to [`DEFAULT_BODY_LIMIT`]),
-/// rejecting with an [`InputRejection`].
+/// Extracts a [`RunAgentInput`] from a JSON request body (up to [`DEFAULT_BODY_LIMIT`], read
+/// within [`DEFAULT_BODY_TIMEOUT`]), rejecting with an [`InputRejection`].
 ///
 /// ```
 /// use ag_ui::axum::AgentInput;
@@ -332,13 +389,20 @@ impl<S: Send + Sync> FromRequest<S> for AgentInput {
     type Rejection = InputRejection;
 
     async fn from_request(req: Request, _state: &S) -> Result<Self, Self::Rejection> {
-        read_input(req, DEFAULT_BODY_LIMIT).await.map(AgentInput)
+        read_input(req, DEFAULT_BODY_LIMIT, DEFAULT_BODY_TIMEOUT)
+            .await
+            .map(AgentInput)
     }
 }
 
 /// Reads and parses the body of `req` as a `RunAgentInput`, refusing a body over `limit`
-/// bytes as soon as it is known to be too large (from `Content-Length`, or while reading).
-async fn read_input(req: Request, limit: usize) -> Result<RunAgentInput, InputRejection> {
+/// bytes as soon as it is known to be too large (from `Content-Length`, or while reading), and
+/// a body not read whole within `timeout`.
+async fn read_input(
+    req: Request,
+    limit: usize,
+    timeout: Duration,
+) -> Result<RunAgentInput, InputRejection> {
     check_content_type(req.headers())?;
     let too_large = || {
         InputRejection::new(
@@ -354,20 +418,32 @@ async fn read_input(req: Request, limit: usize) -> Result<RunAgentInput, InputRe
     if declared.is_some_and(|n| n > limit as u64) {
         return Err(too_large());
     }
-    let mut body = Vec::with_capacity(declared.map_or(0, |n| n as usize));
-    let mut chunks = req.into_body().into_data_stream();
-    while let Some(chunk) = chunks.next().await {
-        let chunk = chunk.map_err(|e| {
-            InputRejection::new(
-                RejectionKind::UnreadableBody,
-                format!("the request body could not be read: {e}"),
-            )
-        })?;
-        if body.len() + chunk.len() > limit {
-            return Err(too_large());
+    let read = async {
+        let mut body = Vec::with_capacity(declared.map_or(0, |n| n as usize));
+        let mut chunks = req.into_body().into_data_stream();
+        while let Some(chunk) = chunks.next().await {
+            let chunk = chunk.map_err(|e| {
+                InputRejection::new(
+                    RejectionKind::UnreadableBody,
+                    format!("the request body could not be read: {e}"),
+                )
+            })?;
+            if body.len() + chunk.len() > limit {
+                return Err(too_large());
+            }
+            body.extend_from_slice(&chunk);
         }
-        body.extend_from_slice(&chunk);
-    }
+        Ok(body)
+    };
+    let body = tokio::time::timeout(timeout, read).await.map_err(|_| {
+        InputRejection::new(
+            RejectionKind::BodyTimeout,
+            format!(
+                "the request body was not received within {} ms",
+                timeout.as_millis()
+            ),
+        )
+    })??;
     parse_input(&body)
 }
 
@@ -530,6 +606,7 @@ fn split_unquoted(value: &str) -> impl Iterator<Item = &str> {
 #[derive(Clone, Copy, Debug)]
 struct Config {
     body_limit: usize,
+    body_timeout: Duration,
     keep_alive: Option<Duration>,
     event_ids: bool,
 }
@@ -567,6 +644,7 @@ impl<H: RunHandler> AgentEndpoint<H> {
             handler: Arc::new(handler),
             config: Config {
                 body_limit: DEFAULT_BODY_LIMIT,
+                body_timeout: DEFAULT_BODY_TIMEOUT,
                 keep_alive: Some(DEFAULT_KEEP_ALIVE),
                 event_ids: false,
             },
@@ -577,6 +655,15 @@ impl<H: RunHandler> AgentEndpoint<H> {
     #[must_use]
     pub fn with_body_limit(mut self, bytes: usize) -> Self {
         self.config.body_limit = bytes;
+        self
+    }
+
+    /// Sets the time allowed to read the whole request body (default
+    /// [`DEFAULT_BODY_TIMEOUT`]); a body still incomplete then is answered `408`
+    /// (`body-timeout`), so a client trickling its body cannot hold the request open.
+    #[must_use]
+    pub fn with_body_timeout(mut self, timeout: Duration) -> Self {
+        self.config.body_timeout = timeout;
         self
     }
 
@@ -628,7 +715,7 @@ impl<H: RunHandler> AgentEndpoint<H> {
             Ok(encoding) => encoding,
             Err(rejection) => return rejection.into_response(),
         };
-        let input = match read_input(req, self.config.body_limit).await {
+        let input = match read_input(req, self.config.body_limit, self.config.body_timeout).await {
             Ok(input) => input,
             Err(rejection) => return rejection.into_response(),
         };
@@ -741,6 +828,216 @@ impl Stream for SseBody {
         }
         Poll::Pending
     }
+}
+
+/// How [`serve`] treats connections: the time allowed to send a request head, the largest
+/// head, how many connections are served at once, and how long a graceful shutdown may take.
+///
+/// ```
+/// use std::time::Duration;
+/// use ag_ui::axum::{ServeConfig, DEFAULT_HEADER_TIMEOUT};
+///
+/// let config = ServeConfig::default()
+///     .with_header_timeout(Duration::from_secs(5))
+///     .with_max_connections(256);
+/// assert_eq!(config.header_timeout(), Duration::from_secs(5));
+/// assert_eq!(config.max_connections(), 256);
+/// assert_eq!(ServeConfig::default().header_timeout(), DEFAULT_HEADER_TIMEOUT);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ServeConfig {
+    header_timeout: Duration,
+    max_header_bytes: usize,
+    max_connections: usize,
+    shutdown_timeout: Duration,
+}
+
+impl Default for ServeConfig {
+    fn default() -> Self {
+        Self {
+            header_timeout: DEFAULT_HEADER_TIMEOUT,
+            max_header_bytes: DEFAULT_MAX_HEADER_BYTES,
+            max_connections: DEFAULT_MAX_CONNECTIONS,
+            shutdown_timeout: DEFAULT_SHUTDOWN_TIMEOUT,
+        }
+    }
+}
+
+impl ServeConfig {
+    /// Sets the time a connection has to send a whole request head once the server waits for
+    /// one (also between requests on a kept-alive connection); a connection that has not
+    /// done so is closed (default [`DEFAULT_HEADER_TIMEOUT`]).
+    #[must_use]
+    pub fn with_header_timeout(mut self, timeout: Duration) -> Self {
+        self.header_timeout = timeout;
+        self
+    }
+
+    /// Sets the largest request head, in bytes (at least 8192; default
+    /// [`DEFAULT_MAX_HEADER_BYTES`]); a larger one is answered `431`.
+    #[must_use]
+    pub fn with_max_header_bytes(mut self, bytes: usize) -> Self {
+        self.max_header_bytes = bytes.max(8192);
+        self
+    }
+
+    /// Sets the most connections served at once (at least 1; default
+    /// [`DEFAULT_MAX_CONNECTIONS`]); further ones wait in the listener's backlog.
+    #[must_use]
+    pub fn with_max_connections(mut self, connections: usize) -> Self {
+        self.max_connections = connections.max(1);
+        self
+    }
+
+    /// Sets how long a graceful shutdown waits for open connections to finish before closing
+    /// them (default [`DEFAULT_SHUTDOWN_TIMEOUT`]).
+    #[must_use]
+    pub fn with_shutdown_timeout(mut self, timeout: Duration) -> Self {
+        self.shutdown_timeout = timeout;
+        self
+    }
+
+    /// The time allowed to send a request head.
+    pub fn header_timeout(&self) -> Duration {
+        self.header_timeout
+    }
+
+    /// The largest request head, in bytes.
+    pub fn max_header_bytes(&self) -> usize {
+        self.max_header_bytes
+    }
+
+    /// The most connections served at once.
+    pub fn max_connections(&self) -> usize {
+        self.max_connections
+    }
+
+    /// The bound on a graceful shutdown.
+    pub fn shutdown_timeout(&self) -> Duration {
+        self.shutdown_timeout
+    }
+}
+
+/// Serves `router` on `listener` over HTTP/1.1 until `shutdown` resolves, with the limits of
+/// `config`; use it instead of `axum::serve`, which has no header timeout.
+///
+/// * A connection must send each request head within the header timeout, or it is closed:
+///   clients trickling their headers (slowloris) do not hold connections for ever.
+/// * At most `max_connections` connections are served at once; more wait in the listener's
+///   backlog until one closes.
+/// * Once `shutdown` resolves, no connection is accepted; open ones finish their current
+///   request (a streaming run included) and close, and whatever is still open when the
+///   shutdown timeout has passed is closed, so the function returns within that bound.
+///
+/// Request bodies are an endpoint's to time out: [`AgentEndpoint`] answers `408` when a body
+/// is not read within its body timeout ([`AgentEndpoint::with_body_timeout`]).
+///
+/// # Errors
+///
+/// Never once serving: a failed `accept` (for instance, too many open files) is logged and
+/// retried after a short pause, and a failed connection only ends that connection. The
+/// `Result` is kept for failures of the listener itself.
+///
+/// ```no_run
+/// use ag_ui::axum::{AgentEndpoint, RouterExt, ServeConfig, serve};
+/// # use ag_ui::{Event, RunAgentInput};
+/// # fn echo(input: RunAgentInput) -> impl futures::Stream<Item = Event> + Send + 'static {
+/// #     futures::stream::iter([Event::run_finished(input.thread_id, input.run_id)])
+/// # }
+///
+/// # #[tokio::main] async fn main() -> std::io::Result<()> {
+/// let listener = tokio::net::TcpListener::bind("127.0.0.1:8000").await?;
+/// let app = axum::Router::new().agent("/", AgentEndpoint::new(echo));
+/// // In a binary, `tokio::signal::ctrl_c()` is the usual trigger.
+/// let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+/// # drop(stop);
+/// serve(listener, app, ServeConfig::default(), async {
+///     let _ = stopped.await;
+/// })
+/// .await?;
+/// # Ok(()) }
+/// ```
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    router: Router,
+    config: ServeConfig,
+    shutdown: impl std::future::Future<Output = ()> + Send,
+) -> std::io::Result<()> {
+    use hyper_util::rt::{TokioIo, TokioTimer};
+    use hyper_util::service::TowerToHyperService;
+
+    let permits = Arc::new(tokio::sync::Semaphore::new(config.max_connections));
+    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+    let mut connections = tokio::task::JoinSet::new();
+    let mut shutdown = std::pin::pin!(shutdown);
+    loop {
+        let permit = tokio::select! {
+            permit = Arc::clone(&permits).acquire_owned() => match permit {
+                Ok(permit) => permit,
+                Err(_) => break,
+            },
+            () = &mut shutdown => break,
+        };
+        let accepted = tokio::select! {
+            accepted = listener.accept() => accepted,
+            () = &mut shutdown => break,
+        };
+        // Reap the connections that ended.
+        while connections.try_join_next().is_some() {}
+        let stream = match accepted {
+            Ok((stream, _)) => stream,
+            Err(error) => {
+                // Out of file descriptors and the like: wait a little rather than spin.
+                tracing::warn!(%error, "accepting a connection failed");
+                drop(permit);
+                tokio::select! {
+                    () = tokio::time::sleep(Duration::from_millis(100)) => continue,
+                    () = &mut shutdown => break,
+                }
+            }
+        };
+        let service = TowerToHyperService::new(router.clone());
+        let mut stop = stop_rx.clone();
+        connections.spawn(async move {
+            let _permit = permit;
+            let mut builder = hyper::server::conn::http1::Builder::new();
+            builder
+                .timer(TokioTimer::new())
+                .header_read_timeout(config.header_timeout)
+                .max_buf_size(config.max_header_bytes);
+            let connection = builder.serve_connection(TokioIo::new(stream), service);
+            let mut connection = std::pin::pin!(connection);
+            let stopping = async move {
+                let _ = stop.wait_for(|stop| *stop).await;
+            };
+            let result = tokio::select! {
+                result = connection.as_mut() => result,
+                () = stopping => {
+                    connection.as_mut().graceful_shutdown();
+                    connection.await
+                }
+            };
+            if let Err(error) = result {
+                tracing::debug!(%error, "connection closed with an error");
+            }
+        });
+    }
+    drop(listener);
+    let _ = stop_tx.send(true);
+    let drained = tokio::time::timeout(config.shutdown_timeout, async {
+        while connections.join_next().await.is_some() {}
+    })
+    .await;
+    if drained.is_err() {
+        let open = connections.len();
+        connections.abort_all();
+        while connections.join_next().await.is_some() {}
+        tracing::warn!(
+            open,
+            "connections still open when the shutdown timeout passed were closed"
+        );
+    }
+    Ok(())
 }
 
 #[cfg(test)]

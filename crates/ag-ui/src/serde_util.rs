@@ -91,12 +91,27 @@ where
 {
     let items = Vec::<Value>::deserialize(d)?;
     let mut out = Vec::with_capacity(items.len());
+    // One warning per list, however many members it drops: a peer sending thousands must
+    // not get thousands of log lines.
+    let mut dropped: Option<(usize, String, usize)> = None;
     for (index, item) in items.into_iter().enumerate() {
         if let Some(name) = unknown_member(&item, tag, known) {
-            tracing::warn!(index, %name, "dropping a union member of unknown {tag}");
+            match &mut dropped {
+                Some((_, _, count)) => *count += 1,
+                None => dropped = Some((index, name, 1)),
+            }
             continue;
         }
         out.push(convert(item, index).map_err(de::Error::custom)?);
+    }
+    if let Some((first_index, first, count)) = dropped {
+        // `?`: the name comes from the peer; Debug quotes it and escapes control characters.
+        tracing::warn!(
+            count,
+            first_index,
+            first = ?first,
+            "dropped {count} union member(s) of unknown {tag}"
+        );
     }
     Ok(out)
 }

@@ -5,7 +5,10 @@
 //! state with JSON Patch deltas, runs two subagents (a researcher and a critic) that stream
 //! concurrently from their own tasks, and streams its answer word by word. Ask it to
 //! "confirm" (or "interrupt") and it ends the run with an interrupt instead, which the next run
-//! answers with a `resume` entry.
+//! answers with a `resume` entry. The interrupt's id is derived from the thread
+//! ([`interrupt_id`]); a resume naming any other id ends the run with `RUN_ERROR` (code
+//! `"unknown-interrupt"`) instead of going on. Between streamed words it waits for a slow
+//! reader (`ready().await`), so the server's memory stays bounded whatever the pace.
 //!
 //! ```
 //! use ag_ui::server::Runner;
@@ -30,7 +33,7 @@
 
 use std::time::Duration;
 
-use ag_ui::server::{Agent, Outcome, Result, RunContext, SubagentContext, SubagentSpec};
+use ag_ui::server::{Agent, Error, Outcome, Result, RunContext, SubagentContext, SubagentSpec};
 use ag_ui::{Content, Interrupt, Message, ResumeStatus};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
@@ -92,7 +95,8 @@ fn question(ctx: &RunContext<DemoState>) -> String {
         .unwrap_or_else(|| "hello".to_owned())
 }
 
-/// Streams `text` word by word through an open message of `ctx`.
+/// Streams `text` word by word through an open message of `ctx`, waiting for a slow reader
+/// (`ready().await`) between words, so a long answer never piles up in the server.
 macro_rules! stream_words {
     ($agent:expr, $message:expr, $text:expr) => {{
         for (i, word) in $text.split(' ').enumerate() {
@@ -101,9 +105,36 @@ macro_rules! stream_words {
             } else {
                 format!(" {word}")
             })?;
+            $message.ready().await?;
             $agent.pause().await;
         }
     }};
+}
+
+/// The id of the interrupt the agent raises on `thread`: derived from the thread, so a resume
+/// can be checked against it without the agent keeping any state.
+pub fn interrupt_id(thread: &str) -> String {
+    format!("confirm-save-{thread}")
+}
+
+/// Checks that every resume entry answers the interrupt this agent raised on this thread;
+/// an entry it does not recognise is an error (`RUN_ERROR` code `"unknown-interrupt"`).
+fn check_resume(ctx: &RunContext<DemoState>) -> Result<()> {
+    let expected = interrupt_id(ctx.thread_id().as_str());
+    let unknown: Vec<&str> = ctx
+        .resume()
+        .iter()
+        .map(|entry| entry.interrupt_id.as_str())
+        .filter(|id| *id != expected)
+        .collect();
+    if unknown.is_empty() {
+        return Ok(());
+    }
+    Err(Error::agent(format!(
+        "unknown interrupt {unknown:?}: the only interrupt this agent raises on thread {:?} is {expected:?}",
+        ctx.thread_id().as_str()
+    ))
+    .with_code("unknown-interrupt"))
 }
 
 impl DemoAgent {
@@ -139,6 +170,7 @@ impl Agent for DemoAgent {
 
     async fn run(&self, ctx: &mut RunContext<DemoState>) -> Result<Outcome> {
         // A resumed run: answer the interrupt and stop.
+        check_resume(ctx)?;
         if let Some(entry) = ctx.resume().first().cloned() {
             let approved = entry.status == ResumeStatus::Resolved
                 && entry
@@ -213,7 +245,7 @@ impl Agent for DemoAgent {
         let lower = question.to_lowercase();
         if lower.contains("confirm") || lower.contains("interrupt") {
             return Ok(Outcome::interrupt(
-                Interrupt::new("confirm-save", "confirmation")
+                Interrupt::new(interrupt_id(ctx.thread_id().as_str()), "confirmation")
                     .with_message("Shall I save these findings?")
                     .with_response_schema(
                         json!({"type": "object", "properties": {"approved": {"type": "boolean"}}})

@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use ag_ui::axum::{AgentEndpoint, RouterExt};
+use ag_ui::axum::{AgentEndpoint, RouterExt, ServeConfig};
 use ag_ui_demo_agent::DemoAgent;
 
 #[tokio::main]
@@ -19,5 +19,10 @@ async fn main() -> std::io::Result<()> {
         AgentEndpoint::agent(DemoAgent::new().with_pace(Duration::from_millis(30))),
     );
     println!("demo agent on http://{}/", listener.local_addr()?);
-    axum::serve(listener, app).await
+    // Not `axum::serve`: this one times out slow request heads and stops on Ctrl-C within a
+    // bound, even with a client still connected.
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    ag_ui::axum::serve(listener, app, ServeConfig::default(), ctrl_c).await
 }

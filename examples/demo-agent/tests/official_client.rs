@@ -146,7 +146,10 @@ async fn an_interrupt_is_resumed_by_the_official_client() {
         "--resume".to_owned(),
     ])
     .await;
-    assert_eq!(out["pendingInterrupts"][0]["id"], "confirm-save");
+    assert_eq!(
+        out["pendingInterrupts"][0]["id"],
+        ag_ui_demo_agent::interrupt_id("interop-thread")
+    );
     assert_eq!(out["pendingInterrupts"][0]["reason"], "confirmation");
     assert_eq!(out["runs"][0]["result"], Value::Null);
     assert_eq!(out["runs"][1]["result"]["saved"], true);

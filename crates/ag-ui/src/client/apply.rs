@@ -28,8 +28,29 @@
 //!
 //! The reducer never rejects a protocol violation — that is the verifier's job. It applies what it
 //! can and reports the rest as an [`ApplyWarning`] (also logged with `tracing::warn!`), leaving
-//! messages and state as they were. The one error is an unexpanded chunk event
-//! ([`ApplyErrorKind::UntransformedChunk`]): run chunks through the `ChunkNormalizer` first.
+//! messages and state as they were. It refuses two things with an [`ApplyError`], changing
+//! nothing: an unexpanded chunk event ([`ApplyErrorKind::UntransformedChunk`]: run chunks through
+//! the `ChunkNormalizer` first), and an event that would take more memory than its [`Limits`]
+//! allow ([`ApplyErrorKind::Limit`]) — a patch that copies the state into itself until it no
+//! longer fits in memory, a message streamed forever.
+//!
+//! ```
+//! use ag_ui::client::apply::{ApplyErrorKind, LimitKind, Limits, Reducer};
+//! use ag_ui::Event;
+//! use serde_json::json;
+//!
+//! let mut reducer = Reducer::new().with_limits(Limits::new().with_max_document_bytes(1000));
+//! reducer.apply(&Event::state_snapshot(json!({"a": "x".repeat(300)}))).unwrap();
+//! // Each copy of the whole document doubles it.
+//! let doubling = Event::from_value(&json!({"type": "STATE_DELTA", "delta": [
+//!     {"op": "copy", "from": "", "path": "/b"},
+//!     {"op": "copy", "from": "", "path": "/c"},
+//! ]})).unwrap();
+//! let err = reducer.apply(&doubling).unwrap_err();
+//! assert_eq!(err.kind(), ApplyErrorKind::Limit);
+//! assert_eq!((err.index, err.limit.unwrap().kind), (1, LimitKind::StateBytes));
+//! assert_eq!(reducer.state(), &json!({"a": "x".repeat(300)}));
+//! ```
 //!
 //! Where this differs from the reference, knowingly:
 //! * an `ACTIVITY_DELTA` whose patch would turn an activity's content into something other than a
@@ -38,6 +59,8 @@
 //!   completed text), and a `\uXXXX` escape is read correctly where the reference's completion
 //!   routine loses the character after it.
 
+mod index;
+mod limits;
 mod partial;
 
 use std::collections::{HashMap, HashSet};
@@ -45,14 +68,18 @@ use std::fmt;
 
 use serde_json::Value;
 
+pub use limits::{LimitExceeded, LimitKind, Limits};
 pub use partial::PartialJson;
+
+use index::Index;
+use limits::{json_size, patch_growth};
 
 use crate::{
     ActivityDeltaEvent, ActivityMessage, ActivitySnapshotEvent, AssistantMessage, Content,
-    DeveloperMessage, Event, EventType, Interrupt, Message, MessageId, MessagesSnapshotEvent,
-    Metadata, ReasoningEncryptedValueSubtype, ReasoningMessage, Role, RunFinishedEvent,
-    RunFinishedOutcome, SystemMessage, TextMessageRole, TextMessageStartEvent, ToolCall,
-    ToolCallId, ToolCallResultEvent, ToolCallStartEvent, ToolMessage, UserMessage,
+    ContentPart, DeveloperMessage, Event, EventType, Interrupt, Message, MessageId,
+    MessagesSnapshotEvent, Metadata, ReasoningEncryptedValueSubtype, ReasoningMessage, Role,
+    RunFinishedEvent, RunFinishedOutcome, SystemMessage, TextMessageRole, TextMessageStartEvent,
+    ToolCall, ToolCallId, ToolCallResultEvent, ToolCallStartEvent, ToolMessage, UserMessage,
 };
 
 /// The metadata scope the reference client reads in `MESSAGES_SNAPSHOT` metadata.
@@ -205,20 +232,23 @@ impl fmt::Display for ApplyWarning {
 pub enum ApplyErrorKind {
     /// A `*_CHUNK` event reached the reducer; expand chunks first.
     UntransformedChunk,
+    /// The event would exceed one of the reducer's [`Limits`]; [`ApplyError::limit`] says which.
+    Limit,
 }
 
 impl ApplyErrorKind {
-    /// A stable dotted name: `apply.untransformed-chunk`.
+    /// A stable dotted name, e.g. `apply.untransformed-chunk`.
     pub fn as_str(self) -> &'static str {
         match self {
             ApplyErrorKind::UntransformedChunk => "apply.untransformed-chunk",
+            ApplyErrorKind::Limit => "apply.limit",
         }
     }
 }
 
 /// An event the reducer refuses; nothing was changed.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("event {index} ({}): {}: {} must be expanded before it is applied", event_type.as_str(), kind.as_str(), event_type.as_str())]
+#[error("event {index} ({}): {}: {}", event_type.as_str(), kind.as_str(), describe(*.event_type, .limit.as_ref()))]
 #[non_exhaustive]
 pub struct ApplyError {
     /// What was wrong.
@@ -227,6 +257,18 @@ pub struct ApplyError {
     pub index: u64,
     /// The event's type.
     pub event_type: EventType,
+    /// For [`ApplyErrorKind::Limit`]: which limit, and the sizes.
+    pub limit: Option<LimitExceeded>,
+}
+
+fn describe(event_type: EventType, limit: Option<&LimitExceeded>) -> String {
+    match limit {
+        Some(limit) => format!("{limit}; the event was not applied"),
+        None => format!(
+            "{} must be expanded before it is applied",
+            event_type.as_str()
+        ),
+    }
 }
 
 impl ApplyError {
@@ -261,10 +303,8 @@ pub enum RunOutcome {
 #[derive(Clone, Debug, Default)]
 pub struct Reducer {
     messages: Vec<Message>,
-    /// Message id → position of the first message with that id.
-    by_id: HashMap<MessageId, usize>,
-    /// Tool call id → (position of the first message holding it, index in its `toolCalls`).
-    tool_calls: HashMap<ToolCallId, (usize, usize)>,
+    /// Where each message id and tool call id first is.
+    ix: Index,
     state: Value,
     pending_interrupts: Vec<Interrupt>,
     run_tool_call_ids: Vec<ToolCallId>,
@@ -274,6 +314,11 @@ pub struct Reducer {
     result: Option<Value>,
     partial_args: HashMap<ToolCallId, PartialJson>,
     index: u64,
+    limits: Limits,
+    /// An upper bound of the state's size; `None` until measured.
+    state_size: Option<usize>,
+    /// Upper bounds of activity contents' sizes, by message id; a missing one is measured.
+    activity_sizes: HashMap<MessageId, usize>,
 }
 
 impl Reducer {
@@ -297,7 +342,20 @@ impl Reducer {
     #[must_use]
     pub fn with_state(mut self, state: Value) -> Self {
         self.state = state;
+        self.state_size = None;
         self
+    }
+
+    /// Sets the limits on what the events may build ([`Limits::new`] by default).
+    #[must_use]
+    pub fn with_limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// The limits on what the events may build.
+    pub fn limits(&self) -> &Limits {
+        &self.limits
     }
 
     /// Starts with these interrupts pending (they are replaced by the next `RUN_FINISHED`).
@@ -314,12 +372,12 @@ impl Reducer {
 
     /// The first message with this id.
     pub fn message(&self, id: &str) -> Option<&Message> {
-        self.by_id.get(id).map(|&i| &self.messages[i])
+        self.ix.message(id).map(|i| &self.messages[i])
     }
 
     /// The first tool call with this id.
     pub fn tool_call(&self, id: &str) -> Option<&ToolCall> {
-        let &(m, t) = self.tool_calls.get(id)?;
+        let (m, t) = self.ix.tool_call(id)?;
         match &self.messages[m] {
             Message::Assistant(a) => a.tool_calls.as_ref()?.get(t),
             _ => None,
@@ -383,7 +441,8 @@ impl Reducer {
     /// Applies every event in order, stopping at the first error.
     ///
     /// # Errors
-    /// The first [`ApplyError`] (an unexpanded chunk event); events before it stay applied.
+    /// The first [`ApplyError`] (an unexpanded chunk event, or an event over a limit); events
+    /// before it stay applied.
     pub fn apply_all<'a>(
         &mut self,
         events: impl IntoIterator<Item = &'a Event>,
@@ -397,24 +456,47 @@ impl Reducer {
     /// Applies one event.
     ///
     /// # Errors
-    /// [`ApplyErrorKind::UntransformedChunk`] for `TEXT_MESSAGE_CHUNK`, `TOOL_CALL_CHUNK` and
-    /// `REASONING_MESSAGE_CHUNK`; nothing is changed then.
+    /// Nothing is changed when the event is refused:
+    /// * [`ApplyErrorKind::UntransformedChunk`] for `TEXT_MESSAGE_CHUNK`, `TOOL_CALL_CHUNK` and
+    ///   `REASONING_MESSAGE_CHUNK`;
+    /// * [`ApplyErrorKind::Limit`] for an event that would exceed the reducer's [`Limits`]: a
+    ///   state or activity patch or snapshot too large or adding too much, text, arguments or
+    ///   reasoning streamed past their limit, a snapshot or run input holding such a message.
     pub fn apply(&mut self, event: &Event) -> Result<Applied, ApplyError> {
         let index = self.index;
         self.index += 1;
+        let refused = |kind, limit| ApplyError {
+            kind,
+            index,
+            event_type: event.event_type(),
+            limit,
+        };
+        match self.apply_event(event) {
+            Ok(Some(applied)) => Ok(with_warning_placed(index, event, applied)),
+            Ok(None) => Err(refused(ApplyErrorKind::UntransformedChunk, None)),
+            Err(limit) => {
+                tracing::warn!(
+                    index,
+                    event_type = event.event_type().as_str(),
+                    limit = limit.kind.as_str(),
+                    size = limit.size,
+                    max = limit.max,
+                    "event refused: {limit}"
+                );
+                Err(refused(ApplyErrorKind::Limit, Some(limit)))
+            }
+        }
+    }
+
+    /// Applies one event; `Ok(None)` for a chunk event.
+    fn apply_event(&mut self, event: &Event) -> Result<Option<Applied>, LimitExceeded> {
         let applied = match event {
             Event::TextMessageChunk(_)
             | Event::ToolCallChunk(_)
-            | Event::ReasoningMessageChunk(_) => {
-                return Err(ApplyError {
-                    kind: ApplyErrorKind::UntransformedChunk,
-                    index,
-                    event_type: event.event_type(),
-                });
-            }
+            | Event::ReasoningMessageChunk(_) => return Ok(None),
             Event::TextMessageStart(e) => self.text_start(e),
             Event::TextMessageContent(e) => {
-                self.append_text(&e.message_id, &e.delta, e.metadata.as_deref())
+                self.append_text(&e.message_id, &e.delta, e.metadata.as_deref())?
             }
             Event::TextMessageEnd(e) => self.end_text(&e.message_id, e.metadata.as_deref()),
             Event::ReasoningMessageStart(e) => self.reasoning_start(
@@ -423,44 +505,53 @@ impl Reducer {
                 e.metadata.as_deref(),
             ),
             Event::ReasoningMessageContent(e) => {
-                self.append_text(&e.message_id, &e.delta, e.metadata.as_deref())
+                self.append_text(&e.message_id, &e.delta, e.metadata.as_deref())?
             }
             Event::ReasoningMessageEnd(e) => self.end_text(&e.message_id, e.metadata.as_deref()),
             Event::ToolCallStart(e) => self.tool_call_start(e),
-            Event::ToolCallArgs(e) => self.tool_call_args(&e.tool_call_id, &e.delta, e),
+            Event::ToolCallArgs(e) => self.tool_call_args(&e.tool_call_id, &e.delta, e)?,
             Event::ToolCallEnd(e) => self.tool_call_end(&e.tool_call_id, e.metadata.as_deref()),
-            Event::ToolCallResult(e) => self.tool_call_result(e),
+            Event::ToolCallResult(e) => {
+                LimitExceeded::check(
+                    LimitKind::MessageBytes,
+                    content_len(&e.content),
+                    self.limits.max_message_bytes(),
+                )?;
+                self.tool_call_result(e)
+            }
             Event::StateSnapshot(e) => {
+                let max = self.limits.max_document_bytes();
+                let size = json_size(&e.snapshot, max);
+                LimitExceeded::check(LimitKind::StateBytes, size, max)?;
                 self.state = e.snapshot.clone();
+                self.state_size = Some(size);
                 Applied {
                     state_changed: true,
                     ..Applied::none()
                 }
             }
-            Event::StateDelta(e) => match json_patch::patch(&mut self.state, &e.delta) {
-                Ok(()) => Applied {
-                    state_changed: true,
-                    ..Applied::none()
-                },
-                Err(err) => Applied {
-                    warning: Some(warn(
-                        ApplyWarningKind::StatePatchFailed,
-                        format!("state patch failed, state unchanged: {err}"),
-                    )),
-                    ..Applied::none()
-                },
-            },
-            Event::MessagesSnapshot(e) => self.messages_snapshot(e),
-            Event::ActivitySnapshot(e) => self.activity_snapshot(e),
-            Event::ActivityDelta(e) => self.activity_delta(e),
+            Event::StateDelta(e) => self.state_delta(&e.delta)?,
+            Event::MessagesSnapshot(e) => {
+                for message in &e.messages {
+                    self.check_message(message)?;
+                }
+                self.messages_snapshot(e)
+            }
+            Event::ActivitySnapshot(e) => self.activity_snapshot(e)?,
+            Event::ActivityDelta(e) => self.activity_delta(e)?,
             Event::RunStarted(e) => {
+                if let Some(input) = &e.input {
+                    for message in &input.messages {
+                        self.check_message(message)?;
+                    }
+                }
                 self.run_tool_call_ids.clear();
                 self.run_tool_call_set.clear();
                 self.answered.clear();
                 match &e.input {
                     Some(input) => {
                         for message in &input.messages {
-                            if !self.by_id.contains_key(message.id()) {
+                            if self.ix.message(message.id()).is_none() {
                                 self.push(message.clone());
                             }
                         }
@@ -476,12 +567,12 @@ impl Reducer {
             Event::ReasoningEncryptedValue(e) => {
                 let target = match e.subtype {
                     ReasoningEncryptedValueSubtype::ToolCall => {
-                        self.tool_calls.get(e.entity_id.as_str()).copied()
+                        self.ix.tool_call(e.entity_id.as_str())
                     }
                     ReasoningEncryptedValueSubtype::Message => self
-                        .by_id
-                        .get(e.entity_id.as_str())
-                        .map(|&m| (m, usize::MAX)),
+                        .ix
+                        .message(e.entity_id.as_str())
+                        .map(|m| (m, usize::MAX)),
                 };
                 match target {
                     Some((m, t))
@@ -503,109 +594,126 @@ impl Reducer {
             | Event::SubagentFinished(_)
             | Event::SubagentError(_) => Applied::none(),
         };
-        Ok(match applied.warning {
-            Some(mut warning) => {
-                warning.index = index;
-                warning.event_type = event.event_type();
-                tracing::warn!(
-                    index,
-                    event_type = warning.event_type.as_str(),
-                    kind = warning.kind.as_str(),
-                    "{}",
-                    warning.message
-                );
+        Ok(Some(applied))
+    }
+
+    // ----- limits ---------------------------------------------------------------------------
+
+    /// Whether a message a snapshot or run input brings is within the limits.
+    fn check_message(&self, message: &Message) -> Result<(), LimitExceeded> {
+        let limits = &self.limits;
+        match message {
+            Message::Developer(m) => LimitExceeded::check(
+                LimitKind::MessageBytes,
+                m.content.len(),
+                limits.max_message_bytes(),
+            ),
+            Message::System(m) => LimitExceeded::check(
+                LimitKind::MessageBytes,
+                m.content.len(),
+                limits.max_message_bytes(),
+            ),
+            Message::User(m) => LimitExceeded::check(
+                LimitKind::MessageBytes,
+                content_len(&m.content),
+                limits.max_message_bytes(),
+            ),
+            Message::Tool(m) => LimitExceeded::check(
+                LimitKind::MessageBytes,
+                content_len(&m.content),
+                limits.max_message_bytes(),
+            ),
+            Message::Reasoning(m) => LimitExceeded::check(
+                LimitKind::ReasoningBytes,
+                m.content.len(),
+                limits.max_reasoning_bytes(),
+            ),
+            Message::Assistant(m) => {
+                LimitExceeded::check(
+                    LimitKind::MessageBytes,
+                    m.content.as_ref().map_or(0, String::len),
+                    limits.max_message_bytes(),
+                )?;
+                for call in m.tool_calls.iter().flatten() {
+                    LimitExceeded::check(
+                        LimitKind::ToolCallArgsBytes,
+                        call.function.arguments.len(),
+                        limits.max_tool_call_args_bytes(),
+                    )?;
+                }
+                Ok(())
+            }
+            Message::Activity(m) => {
+                let max = limits.max_document_bytes();
+                LimitExceeded::check(LimitKind::ActivityBytes, object_size(&m.content, max), max)
+            }
+        }
+    }
+
+    fn state_delta(
+        &mut self,
+        ops: &[json_patch::PatchOperation],
+    ) -> Result<Applied, LimitExceeded> {
+        let (size, bound) = check_patch(
+            &self.limits,
+            &self.state,
+            ops,
+            self.state_size,
+            LimitKind::StateBytes,
+        )?;
+        Ok(match json_patch::patch(&mut self.state, ops) {
+            Ok(()) => {
+                self.state_size = Some(bound);
                 Applied {
-                    warning: Some(warning),
-                    ..applied
+                    state_changed: true,
+                    ..Applied::none()
                 }
             }
-            None => applied,
+            Err(err) => {
+                // The patch was undone as a whole.
+                self.state_size = Some(size);
+                Applied {
+                    warning: Some(warn(
+                        ApplyWarningKind::StatePatchFailed,
+                        format!("state patch failed, state unchanged: {err}"),
+                    )),
+                    ..Applied::none()
+                }
+            }
         })
     }
 
     // ----- indexing -------------------------------------------------------------------------
 
     fn reindex(&mut self) {
-        self.by_id.clear();
-        self.tool_calls.clear();
-        for position in 0..self.messages.len() {
-            self.index_message(position);
-        }
-    }
-
-    /// Indexes the message at `position` where it is the first of its id (and its tool calls).
-    fn index_message(&mut self, position: usize) {
-        let message = &self.messages[position];
-        self.by_id.entry(message.id().clone()).or_insert(position);
-        if let Message::Assistant(a) = message {
-            for (t, call) in a.tool_calls.iter().flatten().enumerate() {
-                self.tool_calls
-                    .entry(call.id.clone())
-                    .or_insert((position, t));
-            }
-        }
+        self.ix.rebuild(&self.messages);
     }
 
     fn push(&mut self, message: Message) -> usize {
         self.messages.push(message);
         let position = self.messages.len() - 1;
-        self.index_message(position);
+        self.ix.pushed(position, &self.messages[position]);
         position
     }
 
-    /// Inserts at `position`, moving later messages up; costs the number of messages moved.
+    /// Inserts at `position`, moving later messages up.
     fn insert(&mut self, position: usize, message: Message) {
         if position == self.messages.len() {
             self.push(message);
             return;
         }
         self.messages.insert(position, message);
-        for moved in position + 1..self.messages.len() {
-            let message = &self.messages[moved];
-            if let Some(p) = self.by_id.get_mut(message.id())
-                && *p == moved - 1
-            {
-                *p = moved;
-            }
-            if let Message::Assistant(a) = message {
-                for call in a.tool_calls.iter().flatten() {
-                    if let Some((p, _)) = self.tool_calls.get_mut(&call.id)
-                        && *p == moved - 1
-                    {
-                        *p = moved;
-                    }
-                }
-            }
-        }
-        let id = self.messages[position].id();
-        match self.by_id.get_mut(id) {
-            Some(p) if *p > position => *p = position,
-            Some(_) => {}
-            None => {
-                self.by_id.insert(id.clone(), position);
-            }
-        }
-        if let Message::Assistant(a) = &self.messages[position] {
-            for (t, call) in a.tool_calls.iter().flatten().enumerate() {
-                match self.tool_calls.get_mut(&call.id) {
-                    Some(entry) if entry.0 > position => *entry = (position, t),
-                    Some(_) => {}
-                    None => {
-                        self.tool_calls.insert(call.id.clone(), (position, t));
-                    }
-                }
-            }
-        }
+        self.ix.inserted(position, &self.messages[position]);
     }
 
     // ----- text and reasoning ---------------------------------------------------------------
 
     fn text_start(&mut self, e: &TextMessageStartEvent) -> Applied {
-        let (position, created) = match self.by_id.get(&e.message_id) {
-            Some(&p) if self.messages[p].role() == Role::Activity => {
+        let (position, created) = match self.ix.message(&e.message_id) {
+            Some(p) if self.messages[p].role() == Role::Activity => {
                 return activity_id_warning(&e.message_id);
             }
-            Some(&p) => (p, false),
+            Some(p) => (p, false),
             None => {
                 let role = e.role.unwrap_or(TextMessageRole::Assistant);
                 let id = e.message_id.clone();
@@ -653,11 +761,11 @@ impl Reducer {
         tag: Option<&crate::SubagentRunId>,
         metadata: Option<&Metadata>,
     ) -> Applied {
-        let (position, created) = match self.by_id.get(id) {
-            Some(&p) if self.messages[p].role() == Role::Activity => {
+        let (position, created) = match self.ix.message(id) {
+            Some(p) if self.messages[p].role() == Role::Activity => {
                 return activity_id_warning(id);
             }
-            Some(&p) => (p, false),
+            Some(p) => (p, false),
             None => {
                 let mut message = ReasoningMessage::new(id.clone(), "");
                 message.subagent_run_id = tag.cloned();
@@ -673,7 +781,7 @@ impl Reducer {
     }
 
     fn text_target(&self, id: &MessageId) -> Result<usize, Applied> {
-        match self.by_id.get(id) {
+        match self.ix.message(id) {
             None => Err(Applied {
                 warning: Some(warn(
                     ApplyWarningKind::UnknownMessage,
@@ -681,17 +789,35 @@ impl Reducer {
                 )),
                 ..Applied::none()
             }),
-            Some(&p) if self.messages[p].role() == Role::Activity => Err(activity_id_warning(id)),
-            Some(&p) => Ok(p),
+            Some(p) if self.messages[p].role() == Role::Activity => Err(activity_id_warning(id)),
+            Some(p) => Ok(p),
         }
     }
 
-    fn append_text(&mut self, id: &MessageId, delta: &str, metadata: Option<&Metadata>) -> Applied {
+    fn append_text(
+        &mut self,
+        id: &MessageId,
+        delta: &str,
+        metadata: Option<&Metadata>,
+    ) -> Result<Applied, LimitExceeded> {
         let position = match self.text_target(id) {
             Ok(p) => p,
-            Err(applied) => return applied,
+            Err(applied) => return Ok(applied),
         };
         let message = &mut self.messages[position];
+        let (kind, len, max) = match &*message {
+            Message::Reasoning(m) => (
+                LimitKind::ReasoningBytes,
+                m.content.len(),
+                self.limits.max_reasoning_bytes(),
+            ),
+            other => (
+                LimitKind::MessageBytes,
+                other.text().map_or(0, str::len),
+                self.limits.max_message_bytes(),
+            ),
+        };
+        LimitExceeded::check(kind, len.saturating_add(delta.len()), max)?;
         match message {
             Message::Developer(m) => m.content.push_str(delta),
             Message::System(m) => m.content.push_str(delta),
@@ -702,7 +828,7 @@ impl Reducer {
             Message::Activity(_) => unreachable!("text_target refuses activity messages"),
         }
         merge_metadata(message.metadata_mut(), metadata);
-        Applied::messages(MessagesChange::Updated(position))
+        Ok(Applied::messages(MessagesChange::Updated(position)))
     }
 
     fn end_text(&mut self, id: &MessageId, metadata: Option<&Metadata>) -> Applied {
@@ -723,7 +849,7 @@ impl Reducer {
     // ----- tool calls -----------------------------------------------------------------------
 
     fn tool_call_mut(&mut self, id: &str) -> Option<(usize, &mut ToolCall)> {
-        let &(m, t) = self.tool_calls.get(id)?;
+        let (m, t) = self.ix.tool_call(id)?;
         match &mut self.messages[m] {
             Message::Assistant(a) => a.tool_calls.as_mut()?.get_mut(t).map(|c| (m, c)),
             _ => None,
@@ -758,9 +884,9 @@ impl Reducer {
         }
         let mut warning = None;
         let existing = match &e.parent_message_id {
-            Some(parent) => match self.by_id.get(parent) {
-                Some(&p) if self.messages[p].role() == Role::Assistant => Some(p),
-                Some(&p) => {
+            Some(parent) => match self.ix.message(parent) {
+                Some(p) if self.messages[p].role() == Role::Assistant => Some(p),
+                Some(p) => {
                     warning = Some(warn(
                         ApplyWarningKind::ParentNotAssistant,
                         format!(
@@ -797,8 +923,8 @@ impl Reducer {
         let mut call = ToolCall::new(e.tool_call_id.clone(), e.tool_call_name.clone(), "");
         merge_metadata(&mut call.metadata, e.metadata.as_deref());
         calls.push(call);
-        self.tool_calls
-            .insert(e.tool_call_id.clone(), (position, calls.len() - 1));
+        self.ix
+            .add_tool_call(e.tool_call_id.clone(), position, calls.len() - 1);
         self.partial_args
             .insert(e.tool_call_id.clone(), PartialJson::new());
         Applied {
@@ -812,16 +938,22 @@ impl Reducer {
         id: &ToolCallId,
         delta: &str,
         e: &crate::ToolCallArgsEvent,
-    ) -> Applied {
+    ) -> Result<Applied, LimitExceeded> {
+        let max = self.limits.max_tool_call_args_bytes();
         let Some((m, call)) = self.tool_call_mut(id.as_str()) else {
-            return unknown_tool_call(id);
+            return Ok(unknown_tool_call(id));
         };
+        LimitExceeded::check(
+            LimitKind::ToolCallArgsBytes,
+            call.function.arguments.len().saturating_add(delta.len()),
+            max,
+        )?;
         call.function.arguments.push_str(delta);
         merge_metadata(&mut call.metadata, e.metadata.as_deref());
         if let Some(scanner) = self.partial_args.get_mut(id) {
             scanner.push(delta);
         }
-        Applied::messages(MessagesChange::Updated(m))
+        Ok(Applied::messages(MessagesChange::Updated(m)))
     }
 
     fn tool_call_end(&mut self, id: &ToolCallId, metadata: Option<&Metadata>) -> Applied {
@@ -847,8 +979,8 @@ impl Reducer {
         message.subagent_run_id = e.subagent_run_id.clone();
         merge_metadata(&mut message.metadata, e.metadata.as_deref());
         let message = Message::Tool(message);
-        match self.tool_calls.get(&e.tool_call_id) {
-            Some(&(call_at, _)) => {
+        match self.ix.tool_call(&e.tool_call_id) {
+            Some((call_at, _)) => {
                 let mut position = call_at + 1;
                 while position < self.messages.len() && self.messages[position].role() == Role::Tool
                 {
@@ -918,10 +1050,14 @@ impl Reducer {
         self.messages = next;
         self.reindex();
         self.partial_args.clear();
+        self.activity_sizes.clear();
         Applied::messages(MessagesChange::Replaced)
     }
 
-    fn activity_snapshot(&mut self, e: &ActivitySnapshotEvent) -> Applied {
+    fn activity_snapshot(&mut self, e: &ActivitySnapshotEvent) -> Result<Applied, LimitExceeded> {
+        let max = self.limits.max_document_bytes();
+        let size = object_size(&e.content, max);
+        LimitExceeded::check(LimitKind::ActivityBytes, size, max)?;
         let replace = e.replace.unwrap_or(true);
         let fresh = || {
             let mut m = ActivityMessage::new(
@@ -932,7 +1068,7 @@ impl Reducer {
             m.subagent_run_id = e.subagent_run_id.clone();
             m
         };
-        let (position, change, created) = match self.by_id.get(&e.message_id).copied() {
+        let (position, change, created) = match self.ix.message(&e.message_id) {
             None => {
                 let p = self.push(Message::Activity(fresh()));
                 (Some(p), MessagesChange::Appended(p), true)
@@ -958,19 +1094,22 @@ impl Reducer {
         };
         if let Some(p) = position {
             merge_metadata(self.messages[p].metadata_mut(), e.metadata.as_deref());
+            if created || replace {
+                self.activity_sizes.insert(e.message_id.clone(), size);
+            }
         }
-        Applied {
+        Ok(Applied {
             new_message: position.filter(|_| created),
             ..Applied::messages(change)
-        }
+        })
     }
 
-    fn activity_delta(&mut self, e: &ActivityDeltaEvent) -> Applied {
-        let Some(&p) = self.by_id.get(&e.message_id) else {
-            return Applied::none();
+    fn activity_delta(&mut self, e: &ActivityDeltaEvent) -> Result<Applied, LimitExceeded> {
+        let Some(p) = self.ix.message(&e.message_id) else {
+            return Ok(Applied::none());
         };
         let Message::Activity(activity) = &mut self.messages[p] else {
-            return Applied {
+            return Ok(Applied {
                 warning: Some(warn(
                     ApplyWarningKind::NotActivity,
                     format!(
@@ -979,22 +1118,57 @@ impl Reducer {
                     ),
                 )),
                 ..Applied::none()
-            };
+            });
+        };
+        // Patched in place (the patch is undone as a whole if it fails); only a patch that
+        // replaces the whole content, and so may make it a non-object, needs the old one kept.
+        let mut content = Value::Object(std::mem::take(&mut activity.content));
+        let estimate = self.activity_sizes.get(&e.message_id).copied();
+        let (size, bound) = match check_patch(
+            &self.limits,
+            &content,
+            &e.patch,
+            estimate,
+            LimitKind::ActivityBytes,
+        ) {
+            Ok(sizes) => sizes,
+            Err(limit) => {
+                if let Value::Object(object) = content {
+                    activity.content = object;
+                }
+                return Err(limit);
+            }
         };
         let merged = merge_metadata(&mut activity.metadata, e.metadata.as_deref());
-        let mut content = Value::Object(activity.content.clone());
+        let kept = e
+            .patch
+            .iter()
+            .any(|op| op.path().as_str().is_empty())
+            .then(|| content.clone());
         let failure = match json_patch::patch(&mut content, &e.patch) {
             Ok(()) => match content {
                 Value::Object(object) => {
                     activity.content = object;
                     activity.activity_type.clone_from(&e.activity_type);
-                    return Applied::messages(MessagesChange::Updated(p));
+                    self.activity_sizes.insert(e.message_id.clone(), bound);
+                    return Ok(Applied::messages(MessagesChange::Updated(p)));
                 }
-                other => format!("the patch would make the content {other}, not an object"),
+                other => {
+                    if let Some(Value::Object(object)) = kept {
+                        activity.content = object;
+                    }
+                    format!("the patch would make the content {other}, not an object")
+                }
             },
-            Err(err) => err.to_string(),
+            Err(err) => {
+                if let Value::Object(object) = content {
+                    activity.content = object;
+                }
+                err.to_string()
+            }
         };
-        Applied {
+        self.activity_sizes.insert(e.message_id.clone(), size);
+        Ok(Applied {
             warning: Some(warn(
                 ApplyWarningKind::ActivityPatchFailed,
                 format!(
@@ -1003,7 +1177,7 @@ impl Reducer {
                 ),
             )),
             ..Applied::updated_if(merged, p)
-        }
+        })
     }
 
     // ----- run end --------------------------------------------------------------------------
@@ -1042,6 +1216,96 @@ impl Reducer {
             _ => Vec::new(),
         };
         self.outcome = Some(outcome);
+    }
+}
+
+/// Fills in the index and type of an applied event's warning, and logs it.
+fn with_warning_placed(index: u64, event: &Event, applied: Applied) -> Applied {
+    match applied.warning {
+        Some(mut warning) => {
+            warning.index = index;
+            warning.event_type = event.event_type();
+            tracing::warn!(
+                index,
+                event_type = warning.event_type.as_str(),
+                kind = warning.kind.as_str(),
+                "{}",
+                warning.message
+            );
+            Applied {
+                warning: Some(warning),
+                ..applied
+            }
+        }
+        None => applied,
+    }
+}
+
+/// Checks a patch of `doc` against the limits before it is applied. `estimate` is an upper
+/// bound of the document's size if one is known; when it is stale enough to refuse, the document
+/// is measured before refusing. Returns the size bound used and the bound after the patch.
+fn check_patch(
+    limits: &Limits,
+    doc: &Value,
+    ops: &[json_patch::PatchOperation],
+    estimate: Option<usize>,
+    kind: LimitKind,
+) -> Result<(usize, usize), LimitExceeded> {
+    let (max_size, max_growth) = (limits.max_document_bytes(), limits.max_growth_bytes());
+    let (mut size, mut measured) = match estimate {
+        Some(size) => (size, false),
+        None => (json_size(doc, max_size), true),
+    };
+    loop {
+        let budget = max_growth.min(max_size.saturating_sub(size));
+        let growth = patch_growth(doc, ops, size, budget);
+        if growth <= budget {
+            return Ok((size, size + growth));
+        }
+        if !measured {
+            // The estimate only grows; what the document really holds may leave room.
+            size = json_size(doc, max_size);
+            measured = true;
+            continue;
+        }
+        return Err(if growth > max_growth {
+            LimitExceeded::new(LimitKind::GrowthBytes, growth, max_growth)
+        } else {
+            LimitExceeded::new(kind, size.saturating_add(growth), max_size)
+        });
+    }
+}
+
+/// The estimated JSON size of an object (an activity's content).
+fn object_size(object: &serde_json::Map<String, Value>, budget: usize) -> usize {
+    let mut total = 2usize;
+    for (key, value) in object {
+        total += key.len() + 4 + json_size(value, budget.saturating_sub(total));
+        if total > budget {
+            break;
+        }
+    }
+    total
+}
+
+/// The bytes of a message content: its text, or its parts' text and inline data.
+fn content_len(content: &Content) -> usize {
+    match content {
+        Content::Text(text) => text.len(),
+        Content::Parts(parts) => parts
+            .iter()
+            .map(|part| match part {
+                ContentPart::Text(t) => t.text.len(),
+                ContentPart::Image(m)
+                | ContentPart::Audio(m)
+                | ContentPart::Video(m)
+                | ContentPart::Document(m) => match &m.source {
+                    crate::PartSource::Data { value, .. }
+                    | crate::PartSource::Url { value, .. }
+                    | crate::PartSource::File { value, .. } => value.len(),
+                },
+            })
+            .sum(),
     }
 }
 

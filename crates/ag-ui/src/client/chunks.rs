@@ -153,6 +153,7 @@
 //!   stage to judge. A typed [`Event`] can hold neither (decoding rejects the null and drops the
 //!   unknown property), so neither occurs here.
 
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt;
 use std::iter::FusedIterator;
 
@@ -690,19 +691,145 @@ struct Lane {
     stream: Stream,
 }
 
+/// Up to this many open lanes, finding one is a scan; past it, the indexes answer.
+const FEW_LANES: usize = 8;
+
+/// The open lanes, in the order they were opened, found by owner, by stream id or by kind in
+/// time that does not grow with their number (a run with 40,000 subagents may have as many).
+#[derive(Clone, Debug, Default)]
+struct Lanes {
+    /// The lanes by the number they were opened with: in opening order.
+    by_seq: BTreeMap<u64, Lane>,
+    next_seq: u64,
+    /// The lane of each owner.
+    owners: HashMap<Option<SubagentRunId>, u64>,
+    /// The lane streaming each id, per kind.
+    text: HashMap<MessageId, u64>,
+    reasoning: HashMap<MessageId, u64>,
+    tool: HashMap<ToolCallId, u64>,
+    /// The lanes streaming each kind (text, tool call, reasoning), in opening order.
+    kinds: [BTreeSet<u64>; 3],
+    /// Tests set this to check that the indexes find what a scan finds.
+    #[cfg(test)]
+    always_indexed: bool,
+}
+
+fn kind_slot(kind: Kind) -> usize {
+    match kind {
+        Kind::Text => 0,
+        Kind::Tool => 1,
+        Kind::Reasoning => 2,
+    }
+}
+
+impl Lanes {
+    fn len(&self) -> usize {
+        self.by_seq.len()
+    }
+
+    fn few(&self) -> bool {
+        #[cfg(test)]
+        if self.always_indexed {
+            return false;
+        }
+        self.by_seq.len() <= FEW_LANES
+    }
+
+    fn get(&self, seq: u64) -> &Lane {
+        &self.by_seq[&seq]
+    }
+
+    /// Opens a lane at the back of the order. Its owner has no lane open.
+    fn open(&mut self, lane: Lane) {
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        self.owners.insert(lane.owner.clone(), seq);
+        match &lane.stream {
+            Stream::Text { id, .. } => {
+                self.text.insert(id.clone(), seq);
+            }
+            Stream::Reasoning { id } => {
+                self.reasoning.insert(id.clone(), seq);
+            }
+            Stream::Tool { id, .. } => {
+                self.tool.insert(id.clone(), seq);
+            }
+        }
+        self.kinds[kind_slot(lane.stream.kind())].insert(seq);
+        self.by_seq.insert(seq, lane);
+    }
+
+    /// Removes an open lane.
+    fn remove(&mut self, seq: u64) -> Lane {
+        let lane = self.by_seq.remove(&seq).expect("a resolved lane is open");
+        self.owners.remove(&lane.owner);
+        match &lane.stream {
+            Stream::Text { id, .. } => self.text.remove(id),
+            Stream::Reasoning { id } => self.reasoning.remove(id),
+            Stream::Tool { id, .. } => self.tool.remove(id),
+        };
+        self.kinds[kind_slot(lane.stream.kind())].remove(&seq);
+        lane
+    }
+
+    /// Every lane, in opening order, leaving none.
+    fn drain(&mut self) -> impl Iterator<Item = Lane> + use<> {
+        self.owners.clear();
+        self.text.clear();
+        self.reasoning.clear();
+        self.tool.clear();
+        self.kinds.iter_mut().for_each(BTreeSet::clear);
+        std::mem::take(&mut self.by_seq).into_values()
+    }
+
+    /// The lane of `owner`.
+    fn of_owner(&self, owner: Option<&SubagentRunId>) -> Option<u64> {
+        if self.few() {
+            return self
+                .by_seq
+                .iter()
+                .find(|(_, l)| l.owner.as_ref() == owner)
+                .map(|(&seq, _)| seq);
+        }
+        self.owners.get(&owner.cloned()).copied()
+    }
+
+    /// The lane streaming `id` as a stream of `kind`.
+    fn streaming(&self, kind: Kind, id: &str) -> Option<u64> {
+        if self.few() {
+            return self
+                .by_seq
+                .iter()
+                .find(|(_, l)| l.stream.kind() == kind && l.stream.id() == id)
+                .map(|(&seq, _)| seq);
+        }
+        match kind {
+            Kind::Text => self.text.get(id),
+            Kind::Reasoning => self.reasoning.get(id),
+            Kind::Tool => self.tool.get(id),
+        }
+        .copied()
+    }
+
+    /// The lanes streaming `kind`, in opening order.
+    fn of_kind(&self, kind: Kind) -> impl Iterator<Item = u64> + '_ {
+        self.kinds[kind_slot(kind)].iter().copied()
+    }
+}
+
 /// What the normalizer remembers between events.
 #[derive(Clone, Debug, Default)]
 struct State {
-    /// Open lanes in the order they were opened (a handful at most; a vector beats a map).
-    lanes: Vec<Lane>,
+    /// The open lanes.
+    lanes: Lanes,
     /// Index of the next event in the input.
     next_index: usize,
 }
 
 /// Whether a lane holds a stream a chunk can continue.
 enum Resolved {
-    /// The lane at this position (which may hold a stream of another kind or id).
-    Lane(usize),
+    /// The lane opened with this number (which may hold a stream of another kind or id).
+    Lane(u64),
     /// The chunk's owner has no lane yet.
     Empty,
 }
@@ -768,21 +895,23 @@ impl State {
 
     /// Closes the lane of `owner`, if it is open.
     fn close(&mut self, owner: Option<&SubagentRunId>, out: &mut Vec<Event>) {
-        if let Some(position) = self.lanes.iter().position(|l| l.owner.as_ref() == owner) {
-            let lane = self.lanes.remove(position);
+        if let Some(seq) = self.lanes.of_owner(owner) {
+            let lane = self.lanes.remove(seq);
             out.push(lane.stream.end(lane.owner));
         }
     }
 
     /// Closes every lane, in lane order.
     fn close_all(&mut self, out: &mut Vec<Event>) {
-        out.extend(self.lanes.drain(..).map(|lane| lane.stream.end(lane.owner)));
+        if self.lanes.len() > 0 {
+            out.extend(self.lanes.drain().map(|lane| lane.stream.end(lane.owner)));
+        }
     }
 
     /// Closes the lane at `position` if there is one (a chunk opening a new stream there).
     fn close_at(&mut self, resolved: Resolved, out: &mut Vec<Event>) {
-        if let Resolved::Lane(position) = resolved {
-            let lane = self.lanes.remove(position);
+        if let Resolved::Lane(seq) = resolved {
+            let lane = self.lanes.remove(seq);
             out.push(lane.stream.end(lane.owner));
         }
     }
@@ -796,12 +925,8 @@ impl State {
         tag: Option<&SubagentRunId>,
     ) -> Result<Resolved, ChunkError> {
         if let Some(id) = id {
-            let holder = self
-                .lanes
-                .iter()
-                .position(|l| l.stream.kind() == kind && l.stream.id() == id);
-            if let Some(position) = holder {
-                let owner = self.lanes[position].owner.as_ref();
+            if let Some(position) = self.lanes.streaming(kind, id) {
+                let owner = self.lanes.get(position).owner.as_ref();
                 if tag.is_some() && tag != owner {
                     let mut error =
                         ChunkError::new(ChunkErrorKind::OwnerMismatch, index, kind, tag)
@@ -817,26 +942,21 @@ impl State {
         if tag.is_some() {
             return Ok(self.lane_of(tag));
         }
-        let parent = self.lanes.iter().position(|l| l.owner.is_none());
+        let parent = self.lanes.of_owner(None);
         if let Some(position) = parent
-            && self.lanes[position].stream.kind() == kind
+            && self.lanes.get(position).stream.kind() == kind
         {
             return Ok(Resolved::Lane(position));
         }
-        let mut candidates = self
-            .lanes
-            .iter()
-            .enumerate()
-            .filter(|(_, l)| l.stream.kind() == kind);
+        let mut candidates = self.lanes.of_kind(kind);
         match (candidates.next(), candidates.next()) {
-            (Some((position, _)), None) => Ok(Resolved::Lane(position)),
+            (Some(position), None) => Ok(Resolved::Lane(position)),
             (Some(_), Some(_)) => {
                 let mut error = ChunkError::new(ChunkErrorKind::Ambiguous, index, kind, tag);
                 error.0.owners = self
                     .lanes
-                    .iter()
-                    .filter(|l| l.stream.kind() == kind)
-                    .map(|l| l.owner.clone())
+                    .of_kind(kind)
+                    .map(|seq| self.lanes.get(seq).owner.clone())
                     .collect();
                 Err(error)
             }
@@ -846,14 +966,13 @@ impl State {
 
     fn lane_of(&self, owner: Option<&SubagentRunId>) -> Resolved {
         self.lanes
-            .iter()
-            .position(|l| l.owner.as_ref() == owner)
+            .of_owner(owner)
             .map_or(Resolved::Empty, Resolved::Lane)
     }
 
     /// The owner's attribution for a content event: the chunk's own tag, else the lane's owner.
-    fn content_tag(&self, position: usize, tag: Option<SubagentRunId>) -> Option<SubagentRunId> {
-        tag.or_else(|| self.lanes[position].owner.clone())
+    fn content_tag(&self, position: u64, tag: Option<SubagentRunId>) -> Option<SubagentRunId> {
+        tag.or_else(|| self.lanes.get(position).owner.clone())
     }
 
     #[inline]
@@ -885,7 +1004,7 @@ impl State {
                 id,
                 role: open_role,
                 name: open_name,
-            } = &self.lanes[position].stream
+            } = &self.lanes.get(position).stream
             && message_id.as_ref().is_none_or(|m| m == id)
         {
             let mismatch = |field: &'static str, found: &str, expected: Option<&str>| {
@@ -957,7 +1076,7 @@ impl State {
                 metadata,
             }));
         }
-        self.lanes.push(Lane {
+        self.lanes.open(Lane {
             owner: tag,
             stream: Stream::Text { id, role, name },
         });
@@ -989,7 +1108,7 @@ impl State {
             tag.as_ref(),
         )?;
         if let Resolved::Lane(position) = resolved
-            && let Stream::Tool { id, name, parent } = &self.lanes[position].stream
+            && let Stream::Tool { id, name, parent } = &self.lanes.get(position).stream
             && tool_call_id.as_ref().is_none_or(|c| c == id)
         {
             let mismatch = |field: &'static str, found: &str, expected: Option<&str>| {
@@ -1070,7 +1189,7 @@ impl State {
                 metadata,
             }));
         }
-        self.lanes.push(Lane {
+        self.lanes.open(Lane {
             owner: tag,
             stream: Stream::Tool {
                 id,
@@ -1104,7 +1223,7 @@ impl State {
             tag.as_ref(),
         )?;
         if let Resolved::Lane(position) = resolved
-            && let Stream::Reasoning { id } = &self.lanes[position].stream
+            && let Stream::Reasoning { id } = &self.lanes.get(position).stream
             && message_id.as_ref().is_none_or(|m| m == id)
         {
             if delta.is_some() || raw_event.is_some() || metadata.is_some() {
@@ -1156,7 +1275,7 @@ impl State {
                 },
             ));
         }
-        self.lanes.push(Lane {
+        self.lanes.open(Lane {
             owner: tag,
             stream: Stream::Reasoning { id },
         });

@@ -50,7 +50,7 @@ use std::task::{Poll, Waker};
 
 use serde_json::Value;
 
-use crate::client::apply::{PartialJson, Reducer, RunOutcome};
+use crate::client::apply::{Limits, PartialJson, Reducer, RunOutcome};
 use crate::client::run::{Flow, Pipeline, RunError, Subscriber};
 use crate::{
     Context, Event, Interrupt, Message, MessageId, PROTOCOL_VERSION, ResumeEntry, ResumeStatus,
@@ -228,6 +228,7 @@ pub struct Conversation {
     forwarded_props: Value,
     ids: u64,
     max_event_size: Option<usize>,
+    limits: Limits,
 }
 
 impl fmt::Debug for Conversation {
@@ -257,6 +258,7 @@ impl Conversation {
             forwarded_props: Value::Object(serde_json::Map::new()),
             ids: 0,
             max_event_size: None,
+            limits: Limits::new(),
         }
     }
 
@@ -292,6 +294,14 @@ impl Conversation {
     #[must_use]
     pub fn with_max_event_size(mut self, bytes: usize) -> Self {
         self.max_event_size = Some(bytes);
+        self
+    }
+
+    /// Sets the limits on what a run's events may build (see [`Limits`]; the defaults
+    /// otherwise); an event over one ends the run with a [`RunError::Apply`].
+    #[must_use]
+    pub fn with_limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
         self
     }
 
@@ -508,7 +518,8 @@ impl Conversation {
         let reducer = Reducer::new()
             .with_messages(messages)
             .with_state(self.state.clone())
-            .with_pending_interrupts(std::mem::take(&mut self.pending_interrupts));
+            .with_pending_interrupts(std::mem::take(&mut self.pending_interrupts))
+            .with_limits(self.limits);
         let mut pipeline = Pipeline::new(reducer);
         if let Some(limit) = self.max_event_size {
             pipeline = pipeline.with_max_event_size(limit);
@@ -704,6 +715,26 @@ mod tests {
         .unwrap();
         assert_eq!(summary.end, RunEnd::Finished);
         assert!(c.pending_interrupts().is_empty());
+    }
+
+    #[test]
+    fn limits_reach_the_reducer() {
+        let endless = Replay::new(vec![
+            Event::run_started("t", "r1"),
+            Event::text_message_start("m", TextMessageRole::Assistant),
+            Event::text_message_content("m", "0123456789"),
+            Event::text_message_content("m", "0123456789"),
+        ]);
+        let mut c = Conversation::new("t").with_limits(Limits::new().with_max_message_bytes(15));
+        let err = block_on(c.run(&endless, &mut ())).unwrap_err();
+        let RunError::Apply(e) = &err else {
+            panic!("{err}")
+        };
+        assert_eq!(e.index, 3);
+        assert_eq!(
+            e.limit.map(|l| (l.kind, l.size, l.max)),
+            Some((crate::client::apply::LimitKind::MessageBytes, 20, 15))
+        );
     }
 
     #[test]

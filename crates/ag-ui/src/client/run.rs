@@ -50,7 +50,7 @@
 use std::fmt;
 use std::time::Duration;
 
-use crate::client::apply::{Applied, ApplyError, Reducer};
+use crate::client::apply::{Applied, ApplyError, Limits, Reducer};
 use crate::client::chunks::{ChunkError, ChunkNormalizer};
 use crate::client::compat::Compat;
 use crate::encoding::sse::FrameDecoder;
@@ -499,6 +499,14 @@ impl Pipeline {
         self
     }
 
+    /// Sets the limits on what the response's events may build in the reducer (see
+    /// [`Limits`]); an event over one is a [`RunError::Apply`] of kind `Limit`.
+    #[must_use]
+    pub fn with_limits(mut self, limits: Limits) -> Self {
+        self.reducer = std::mem::take(&mut self.reducer).with_limits(limits);
+        self
+    }
+
     /// The conversation as applied so far.
     pub fn reducer(&self) -> &Reducer {
         &self.reducer
@@ -848,6 +856,25 @@ mod tests {
         let long = http_excerpt(&"é".repeat(300));
         assert_eq!(long.chars().count(), 201);
         assert!(long.ends_with('…'));
+    }
+
+    #[test]
+    fn reducer_limits_stop_the_pipeline_naming_the_event() {
+        let bytes = sse_of(&[
+            Event::run_started("t", "r"),
+            Event::text_message_start("m", TextMessageRole::Assistant),
+            Event::text_message_content("m", "kept"),
+            Event::text_message_content("m", "x".repeat(100)),
+        ]);
+        let mut pipeline =
+            Pipeline::new(Reducer::new()).with_limits(Limits::new().with_max_message_bytes(50));
+        let err = pipeline.push_bytes(&bytes, &mut ()).unwrap_err();
+        let RunError::Apply(e) = &err else {
+            panic!("{err}")
+        };
+        assert_eq!(e.kind(), crate::client::apply::ApplyErrorKind::Limit);
+        assert_eq!((e.index, e.event_type), (3, EventType::TextMessageContent));
+        assert_eq!(pipeline.reducer().messages()[0].text(), Some("kept"));
     }
 
     #[test]

@@ -56,6 +56,8 @@
 //! assert_eq!(sse::decode(&bytes).unwrap(), events);
 //! ```
 
+use std::collections::VecDeque;
+
 use crate::fast_json::IdCache;
 use crate::{DecodeError, DecodeErrorKind, Event};
 
@@ -173,8 +175,14 @@ pub struct FrameDecoder {
     /// Unprocessed input, already read as UTF-8; `buf[pos..]` is still to be read.
     buf: String,
     pos: usize,
+    /// How much text was dropped from the front of `buf` so far: `buf[i]` is at offset
+    /// `base + i` of the whole decoded text.
+    base: usize,
     /// The start of a UTF-8 sequence cut by the end of the last push, completed by the next.
     utf8_tail: Vec<u8>,
+    /// Where the text holds more bytes than the stream (a U+FFFD for an invalid byte), so that
+    /// the frame limit counts the stream's own bytes.
+    repairs: Repairs,
     /// The current frame's data, its `data:` lines joined by `\n`, once it has two lines or
     /// spans two pushes; until then `data_range` points at its only line inside `buf`.
     data: String,
@@ -189,6 +197,8 @@ pub struct FrameDecoder {
     retry: Option<u64>,
     /// The last line ended with CR; a LF right after it belongs to the same line ending.
     after_cr: bool,
+    /// That line was not blank, so its frame goes on and the LF counts toward it.
+    after_cr_counts: bool,
     bom_checked: bool,
     finished: bool,
     /// The current frame exceeded the limit: its lines are being dropped up to its end.
@@ -221,7 +231,9 @@ impl FrameDecoder {
             max_event_size: DEFAULT_MAX_EVENT_SIZE,
             buf: String::new(),
             pos: 0,
+            base: 0,
             utf8_tail: Vec::new(),
+            repairs: Repairs::default(),
             data: String::new(),
             data_range: None,
             has_data: false,
@@ -231,6 +243,7 @@ impl FrameDecoder {
             last_event_id: None,
             retry: None,
             after_cr: false,
+            after_cr_counts: false,
             bom_checked: false,
             finished: false,
             skipping: false,
@@ -264,13 +277,20 @@ impl FrameDecoder {
         // The buffer is about to move: keep the pending data line.
         self.own_data();
         if self.pos == self.buf.len() {
+            self.base += self.buf.len();
             self.buf.clear();
             self.pos = 0;
         } else if self.pos > 0 && self.pos >= self.buf.len() / 2 {
+            self.base += self.pos;
             self.buf.drain(..self.pos);
             self.pos = 0;
         }
-        push_utf8(&mut self.buf, &mut self.utf8_tail, bytes);
+        let mut text = Text {
+            buf: &mut self.buf,
+            base: self.base,
+            repairs: &mut self.repairs,
+        };
+        push_utf8(&mut text, &mut self.utf8_tail, bytes);
     }
 
     /// Marks the end of the input: a last frame without its closing blank line is delivered by
@@ -278,6 +298,8 @@ impl FrameDecoder {
     pub fn finish(&mut self) {
         if !self.finished && !self.utf8_tail.is_empty() {
             // A sequence cut by the end of the stream.
+            self.repairs
+                .record(self.base + self.buf.len(), self.utf8_tail.len());
             self.utf8_tail.clear();
             self.buf.push(char::REPLACEMENT_CHARACTER);
         }
@@ -291,13 +313,16 @@ impl FrameDecoder {
         let mut utf8_tail = std::mem::take(&mut self.utf8_tail);
         let mut data = std::mem::take(&mut self.data);
         let mut event = std::mem::take(&mut self.event);
+        let mut repairs = std::mem::take(&mut self.repairs);
         buf.clear();
         utf8_tail.clear();
         data.clear();
         event.clear();
+        repairs.clear();
         *self = Self {
             buf,
             utf8_tail,
+            repairs,
             data,
             event,
             ..Self::new().with_max_event_size(max)
@@ -334,15 +359,33 @@ impl FrameDecoder {
             return Ok(None);
         }
         loop {
+            if self.after_cr && self.pos < self.buf.len() {
+                // The LF of a CRLF split from its CR by the reads: it counts as it would have
+                // counted read together (see `next_line`).
+                self.after_cr = false;
+                if self.buf.as_bytes()[self.pos] == b'\n' {
+                    self.pos += 1;
+                    if self.after_cr_counts {
+                        self.frame_bytes += 1;
+                        if let Some(error) = self.check_size() {
+                            return Err(error);
+                        }
+                    }
+                }
+            }
             match self.next_line() {
                 Line::Incomplete => {
-                    let pending = self.buf.len() - self.pos;
+                    // In bytes of the stream: the text's, less what repairs added, plus the
+                    // start of a character still to come.
+                    let pending = (self.buf.len() - self.pos).saturating_sub(self.repairs.surplus)
+                        + self.utf8_tail.len();
                     if self.finished {
-                        if pending > 0 {
+                        if self.pos < self.buf.len() {
                             // The last line has no terminator: take it as complete.
                             let (start, end) = (self.pos, self.buf.len());
                             self.pos = end;
-                            self.frame_bytes += end - start;
+                            self.frame_bytes += (end - start)
+                                .saturating_sub(self.repairs.take_before(self.base + end));
                             if let Some(error) = self.check_size() {
                                 return Err(error);
                             }
@@ -393,6 +436,7 @@ impl FrameDecoder {
             self.partial_discarded = true;
         }
         self.pos = self.buf.len();
+        self.repairs.clear();
     }
 
     /// Drops a leading byte order mark. Returns `false` while too few bytes have arrived to
@@ -409,15 +453,12 @@ impl FrameDecoder {
         true
     }
 
-    /// Finds the next line in the buffer and advances past it and its terminator.
+    /// Finds the next line in the buffer and advances past it and its terminator, counting
+    /// the stream's bytes of both toward the frame. A CRLF counts two bytes: its LF is taken
+    /// with the line when it has arrived, else by the next call to `next_frame` (toward the
+    /// same frame unless the line was blank and ended it), so the count does not depend on
+    /// where the reads split the stream.
     fn next_line(&mut self) -> Line {
-        if self.after_cr && self.pos < self.buf.len() {
-            self.after_cr = false;
-            if self.buf.as_bytes()[self.pos] == b'\n' {
-                self.pos += 1;
-                self.frame_bytes += 1;
-            }
-        }
         let rest = &self.buf.as_bytes()[self.pos..];
         // A blank line (every frame's end) needs no search.
         let found = match rest.first() {
@@ -429,9 +470,20 @@ impl FrameDecoder {
             Some(at) => {
                 let start = self.pos;
                 let end = start + at;
-                self.after_cr = rest[at] == b'\r';
-                self.pos = end + 1;
-                self.frame_bytes += at + 1;
+                let mut next = end + 1;
+                if rest[at] == b'\r' {
+                    match rest.get(at + 1) {
+                        Some(b'\n') => next += 1,
+                        Some(_) => {}
+                        None => {
+                            self.after_cr = true;
+                            self.after_cr_counts = at > 0;
+                        }
+                    }
+                }
+                self.pos = next;
+                self.frame_bytes +=
+                    (next - start).saturating_sub(self.repairs.take_before(self.base + end));
                 Line::Complete { start, end }
             }
         }
@@ -636,30 +688,85 @@ impl EventDecoder {
     }
 }
 
-/// Appends `input` to `buf` read as UTF-8, as the SSE rules (and the reference client's
+/// Where the decoded text holds a U+FFFD (3 bytes) in place of fewer bytes of the stream.
+#[derive(Debug, Default)]
+struct Repairs {
+    /// (offset in the whole decoded text, bytes the replacement added), in order.
+    at: VecDeque<(usize, usize)>,
+    /// The bytes added by all of `at`.
+    surplus: usize,
+}
+
+impl Repairs {
+    /// A U+FFFD at `offset` replaced `replaced` bytes of the stream.
+    fn record(&mut self, offset: usize, replaced: usize) {
+        let added = 3usize.saturating_sub(replaced);
+        if added > 0 {
+            self.at.push_back((offset, added));
+            self.surplus += added;
+        }
+    }
+
+    /// Forgets the repairs before `offset` (text that was read), returning the bytes they
+    /// added.
+    fn take_before(&mut self, offset: usize) -> usize {
+        let mut added = 0;
+        while let Some(&(at, n)) = self.at.front() {
+            if at >= offset {
+                break;
+            }
+            self.at.pop_front();
+            added += n;
+        }
+        self.surplus -= added;
+        added
+    }
+
+    fn clear(&mut self) {
+        self.at.clear();
+        self.surplus = 0;
+    }
+}
+
+/// The decoded text being appended to, and where its repairs go.
+struct Text<'a> {
+    buf: &'a mut String,
+    /// The offset of `buf[0]` in the whole decoded text.
+    base: usize,
+    repairs: &'a mut Repairs,
+}
+
+impl Text<'_> {
+    fn replace(&mut self, replaced: usize) {
+        self.repairs.record(self.base + self.buf.len(), replaced);
+        self.buf.push(char::REPLACEMENT_CHARACTER);
+    }
+}
+
+/// Appends `input` to the text read as UTF-8, as the SSE rules (and the reference client's
 /// streaming `TextDecoder`) read a stream: each invalid sequence becomes U+FFFD, exactly as
 /// [`String::from_utf8_lossy`] would replace it in the whole stream. A sequence cut by the end
 /// of `input` waits in `tail` for the next call; [`FrameDecoder::finish`] replaces it if the
 /// stream ends there. Reading the stream once here, in large pieces, spares every frame its
 /// own check.
-fn push_utf8(buf: &mut String, tail: &mut Vec<u8>, mut input: &[u8]) {
+fn push_utf8(text: &mut Text<'_>, tail: &mut Vec<u8>, mut input: &[u8]) {
     // Complete a cut sequence one byte at a time: it needs at most three more.
     while !tail.is_empty() && !input.is_empty() {
         tail.push(input[0]);
         input = &input[1..];
         match std::str::from_utf8(tail) {
             Ok(s) => {
-                buf.push_str(s);
+                text.buf.push_str(s);
                 tail.clear();
             }
             Err(e) => match e.error_len() {
                 None => {}
                 Some(bad) => {
                     // Invalid: replace the bad bytes and read what followed them again.
-                    buf.push(char::REPLACEMENT_CHARACTER);
+                    text.replace(bad);
                     let rest: Vec<u8> = tail[e.valid_up_to() + bad..].to_vec();
                     tail.clear();
-                    push_utf8(buf, tail, &rest);
+                    push_utf8(text, tail, &rest);
                 }
             },
         }
@@ -667,20 +774,21 @@ fn push_utf8(buf: &mut String, tail: &mut Vec<u8>, mut input: &[u8]) {
     loop {
         match std::str::from_utf8(input) {
             Ok(s) => {
-                buf.push_str(s);
+                text.buf.push_str(s);
                 return;
             }
             Err(e) => {
                 let (valid, rest) = input.split_at(e.valid_up_to());
                 // `valid` is exactly the checked prefix.
-                buf.push_str(std::str::from_utf8(valid).unwrap_or_default());
+                text.buf
+                    .push_str(std::str::from_utf8(valid).unwrap_or_default());
                 match e.error_len() {
                     None => {
                         tail.extend_from_slice(rest);
                         return;
                     }
                     Some(bad) => {
-                        buf.push(char::REPLACEMENT_CHARACTER);
+                        text.replace(bad);
                         input = &rest[bad..];
                     }
                 }
@@ -837,6 +945,94 @@ mod tests {
         }
     }
 
+    /// Every result of decoding `input` with frames limited to `max`, fed in pieces of `piece`.
+    fn results(input: &[u8], piece: usize, max: usize) -> Vec<Result<Event, DecodeError>> {
+        let mut decoder = EventDecoder::new().with_max_event_size(max);
+        let mut out = Vec::new();
+        for chunk in input.chunks(piece.max(1)) {
+            decoder.push(chunk);
+            out.extend(decoder.by_ref());
+        }
+        decoder.finish();
+        out.extend(decoder.by_ref());
+        out
+    }
+
+    #[test]
+    fn the_limit_does_not_depend_on_where_reads_split_a_crlf() {
+        // Found by fuzzing (the `sse_decoder` target's input, less its first byte that chose
+        // pieces of one byte): a frame that fits only if its last CRLF's LF is not counted
+        // twice over, or counted toward the blank line's frame.
+        let fuzzed: &[u8] = b"\x01\x00\x00\x7d\x00\x00\x00\x3a\x20\x7b\x3a\x22\x3a\x22STEe\
+            \xbe\xbe\xbe\xbe\xbe\xbe\xbe\xbe\xbe\xbe\xbe\xbe\xbe\xbe\xbe\xbe\xbe\xbe\xbe\xbe\
+            \xbe\xbe\xbe\xbe\xbe\xbe\xbe\xbe\xbe\xbe\xbe\xbe\xbe\xbe\xbe\xbe\xbe\xbe\xbe\xbe\
+            \xbe\xbe\xbe\xbe\xbe\xbe\xbe\xbe\xbe\xbe\xbe\xbe\xbe\xbe\xbe\xbe\xbe\xbe\xbe\
+            adYd\":\"\x01\x00\x00\x00\x00\x00\x00\x00\x01\xff\x9a\x00\x7d\r\n\r\n";
+        for max in [64, 70, 80, 90, 99, 100, 101, 256] {
+            let whole = results(fuzzed, fuzzed.len(), max);
+            for piece in 1..=16 {
+                assert_eq!(
+                    results(fuzzed, piece, max),
+                    whole,
+                    "max {max}, piece {piece}"
+                );
+            }
+        }
+        // A frame exactly at the limit, its lines ended by CRLF, split at every point.
+        let frame = b"data: {\"type\":\"STEP_STARTED\",\"stepName\":\"s\"}\r\n\r\n";
+        let size = frame.len() - 2; // the blank line ends the frame and is not part of it
+        let stream = [&frame[..], &frame[..]].concat();
+        for max in [size - 1, size, size + 1] {
+            let whole = results(&stream, stream.len(), max);
+            assert_eq!(whole.iter().all(Result::is_ok), max >= size, "max {max}");
+            for piece in 1..=stream.len() {
+                assert_eq!(
+                    results(&stream, piece, max),
+                    whole,
+                    "max {max}, piece {piece}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn the_limit_counts_the_streams_bytes_not_their_repair() {
+        // 30 invalid bytes are 30 bytes of the stream, though each reads as a 3-byte U+FFFD.
+        let mut frame = b"data: {\"type\":\"STEP_STARTED\",\"stepName\":\"".to_vec();
+        frame.extend([0xFF; 30]);
+        frame.extend(b"\"}\n\n");
+        let size = frame.len() - 1;
+        for piece in [1, 2, 3, 7, frame.len()] {
+            let fits = results(&frame, piece, size);
+            assert_eq!(fits.len(), 1);
+            let event = fits[0]
+                .as_ref()
+                .unwrap_or_else(|e| panic!("piece {piece}: {e}"));
+            assert_eq!(event, &Event::step_started("\u{FFFD}".repeat(30)));
+            let over = results(&frame, piece, size - 1);
+            assert_eq!(over.len(), 1);
+            assert_eq!(
+                over[0].as_ref().unwrap_err().kind(),
+                DecodeErrorKind::TooLarge,
+                "piece {piece}"
+            );
+        }
+        // A sequence cut by the end of the stream counts its own bytes too.
+        let mut cut = b"data: {\"type\":\"STEP_STARTED\",\"stepName\":\"x\"}".to_vec();
+        cut.extend(b"\n:\xE2\x82");
+        let size = cut.len();
+        for piece in [1, 2, cut.len()] {
+            let out = results(&cut, piece, size);
+            assert_eq!(out.len(), 1);
+            assert!(out[0].is_ok(), "piece {piece}: {:?}", out[0]);
+            let out = results(&cut, piece, size - 1);
+            assert_eq!(
+                out[0].as_ref().unwrap_err().kind(),
+                DecodeErrorKind::TooLarge
+            );
+        }
+    }
+
     #[test]
     fn oversized_partial_line_is_caught_before_its_end() {
         let mut d = FrameDecoder::new().with_max_event_size(10);
@@ -882,17 +1078,29 @@ mod tests {
     /// Reads `input` pushed in the pieces `cuts` makes, then finished, as one frame's text.
     fn text_in_pieces(input: &[u8], cuts: &[usize]) -> String {
         let mut buf = String::new();
+        let mut repairs = Repairs::default();
         let mut tail = Vec::new();
         let mut at = 0;
+        let push = |buf: &mut String, repairs: &mut Repairs, tail: &mut Vec<u8>, bytes| {
+            let mut text = Text {
+                buf,
+                base: 0,
+                repairs,
+            };
+            push_utf8(&mut text, tail, bytes);
+        };
         for &cut in cuts {
             let cut = cut.clamp(at, input.len());
-            push_utf8(&mut buf, &mut tail, &input[at..cut]);
+            push(&mut buf, &mut repairs, &mut tail, &input[at..cut]);
             at = cut;
         }
-        push_utf8(&mut buf, &mut tail, &input[at..]);
+        push(&mut buf, &mut repairs, &mut tail, &input[at..]);
         if !tail.is_empty() {
+            repairs.record(buf.len(), tail.len());
             buf.push(char::REPLACEMENT_CHARACTER);
         }
+        // The repairs account for every byte the text has beyond the stream's.
+        assert_eq!(buf.len() - repairs.surplus, input.len(), "{input:?}");
         buf
     }
 

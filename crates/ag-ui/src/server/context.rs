@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::emit::StepHandle;
 use super::scope::{Emitter, StateSlot};
-use super::sink::{Cancel, Events, Sink};
+use super::sink::{Backpressure, Cancel, Events, Sink};
 use super::{Error, ErrorKind, Result};
 use crate::{Event, ResumeEntry, RunAgentInput, RunId, ThreadId};
 
@@ -270,6 +270,22 @@ macro_rules! emitting_api {
             pub fn is_cancelled(&self) -> bool {
                 self.emitter.sink.cancel_state() != Cancel::Running
             }
+
+            /// Waits while the run's backlog is at or above its high-water mark (see
+            /// [`Backpressure`](crate::server::Backpressure)): resolves at once when it is
+            /// below, else once the consumer has drained it, or once the consumer asked the
+            /// run to stop. Call it between emissions that a slow reader could pile up. The
+            /// future borrows nothing.
+            ///
+            /// # Errors
+            ///
+            /// [`ErrorKind::Disconnected`](crate::server::ErrorKind::Disconnected) when the
+            /// consumer is gone, [`ErrorKind::Closed`](crate::server::ErrorKind::Closed) after
+            /// the run ended, [`ErrorKind::Backpressure`](crate::server::ErrorKind::Backpressure)
+            /// once an emission hit the hard cap.
+            pub fn ready(&self) -> impl Future<Output = Result<()>> + Send + 'static {
+                self.emitter.sink.ready()
+            }
         }
     };
 }
@@ -343,9 +359,45 @@ impl<S: Default + Serialize + DeserializeOwned> RunContext<S> {
     /// let err = RunContext::<Vec<u32>>::new(input).unwrap_err();
     /// assert_eq!(err.kind(), ErrorKind::State);
     /// ```
+    ///
+    /// The backlog is held to the default [`Backpressure`] limits ([`DEFAULT_HIGH_WATER`],
+    /// [`DEFAULT_HARD_CAP`]); [`new_with_backpressure`](Self::new_with_backpressure) sets
+    /// others.
+    ///
+    /// [`DEFAULT_HIGH_WATER`]: crate::server::DEFAULT_HIGH_WATER
+    /// [`DEFAULT_HARD_CAP`]: crate::server::DEFAULT_HARD_CAP
     pub fn new(input: RunAgentInput) -> Result<(Self, Events)> {
+        Self::new_with_backpressure(input, Backpressure::default())
+    }
+
+    /// The unit-test harness, as [`new`](Self::new), with the backlog held to `limits`.
+    ///
+    /// # Errors
+    ///
+    /// As [`new`](Self::new).
+    ///
+    /// ```
+    /// use ag_ui::RunAgentInput;
+    /// use ag_ui::server::{Backpressure, ErrorKind, RunContext};
+    ///
+    /// let limits = Backpressure::default().with_high_water(1024).with_hard_cap(4096);
+    /// let (mut ctx, mut events) =
+    ///     RunContext::<()>::new_with_backpressure(RunAgentInput::new("t", "r"), limits).unwrap();
+    /// let mut message = ctx.assistant_message().unwrap();
+    /// message.delta("x".repeat(2000)).unwrap();
+    /// let err = message.delta("x".repeat(2000)).unwrap_err();
+    /// assert_eq!(err.kind(), ErrorKind::Backpressure);
+    /// assert!(err.message().contains("4096"));
+    /// drop(message);
+    /// assert!(events.peak_backlog_bytes() <= 4096);
+    /// assert_eq!(events.drain().len(), 2);
+    /// ```
+    pub fn new_with_backpressure(
+        input: RunAgentInput,
+        limits: Backpressure,
+    ) -> Result<(Self, Events)> {
         let started = Event::run_started(input.thread_id.clone(), input.run_id.clone());
-        Self::open(input, started, false)
+        Self::open(input, started, false, limits)
     }
 
     /// Builds the context, feeds `started` to the verifier, and queues it when `queue`.
@@ -353,9 +405,10 @@ impl<S: Default + Serialize + DeserializeOwned> RunContext<S> {
         input: RunAgentInput,
         started: Event,
         queue: bool,
+        limits: Backpressure,
     ) -> Result<(Self, Events)> {
         let value = initial_state::<S>(input.state.as_ref())?;
-        let (sink, events) = Sink::channel();
+        let (sink, events) = Sink::channel(limits);
         sink.begin(started, queue)?;
         let emitter = Emitter::new(sink, None, input.run_id.as_str().to_owned());
         let ctx = RunContext {

@@ -25,6 +25,11 @@ pub enum ErrorKind {
     Misuse,
     /// No async runtime to run the agent on.
     Runtime,
+    /// The run's backlog would have passed its hard cap (see
+    /// [`Backpressure`](super::Backpressure)): the consumer reads slower than the agent emits
+    /// and the agent did not wait with `ready().await`. Nothing more is accepted; the run ends
+    /// with `RUN_ERROR` (code `"backpressure"`).
+    Backpressure,
 }
 
 impl ErrorKind {
@@ -40,6 +45,7 @@ impl ErrorKind {
             ErrorKind::Closed => "closed",
             ErrorKind::Misuse => "misuse",
             ErrorKind::Runtime => "runtime",
+            ErrorKind::Backpressure => "backpressure",
         }
     }
 }
@@ -146,6 +152,10 @@ impl Error {
             ErrorKind::Closed,
             "the run has ended; nothing more can be emitted into it",
         )
+    }
+
+    pub(crate) fn backpressure(message: String) -> Self {
+        Self::new(ErrorKind::Backpressure, message)
     }
 
     pub(crate) fn disconnected() -> Self {

@@ -122,12 +122,57 @@
 //! be async, so a handle that must emit its terminator from `Drop` needs an emit path that
 //! does not await. The choice is between an automatic terminator with synchronous emission,
 //! and asynchronous emission with every agent closing its own blocks by hand; this crate takes
-//! the first. Emission pushes into an unbounded channel that the transport drains, so nothing
-//! blocks and nothing waits for a reader.
+//! the first. Emission pushes into a queue that the transport drains, so an emission never
+//! blocks.
 //!
 //! A welcome side effect: once an agent's code has returned, all it emitted is already queued,
 //! which is why the examples here check the stream with a plain [`Events::drain`] and no async
 //! runtime at all.
+//!
+//! ## Backpressure
+//!
+//! A queue that never makes the agent wait would grow without end behind a slow reader, so
+//! the wait happens at the agent's own await points instead. The queue's backlog (estimated
+//! bytes) is held to the run's [`Backpressure`] limits:
+//!
+//! * `ready().await` — on [`RunContext::ready`], a [`SubagentContext`], or an open handle
+//!   such as [`MessageHandle::ready`] — resolves at once while the backlog is under the
+//!   high-water mark ([`DEFAULT_HIGH_WATER`]), and otherwise waits until the consumer has
+//!   drained it. An agent that streams a model's output calls it between deltas:
+//!
+//! ```
+//! use ag_ui::server::{Agent, Outcome, Result, RunContext};
+//!
+//! struct Streamer;
+//!
+//! impl Agent for Streamer {
+//!     type State = ();
+//!
+//!     async fn run(&self, ctx: &mut RunContext<()>) -> Result<Outcome> {
+//!         let mut message = ctx.assistant_message()?;
+//!         for token in ["As ", "fast ", "as ", "the ", "client ", "reads."] {
+//!             message.delta(token)?;
+//!             message.ready().await?;
+//!         }
+//!         message.end()?;
+//!         Ok(Outcome::success())
+//!     }
+//! }
+//! # let _ = Streamer;
+//! ```
+//!
+//! * The [`Runner`] also waits at every other `.await` of the agent: once the agent's future
+//!   yields while the backlog is over the mark, it is not resumed until the consumer has
+//!   caught up. An agent that awaits its model's stream between deltas is so held back
+//!   without calling `ready()`; work spawned on other tasks (a subagent's) calls `ready()`
+//!   itself.
+//! * An emission that would take the backlog past the hard cap ([`DEFAULT_HARD_CAP`]) fails
+//!   with [`ErrorKind::Backpressure`], as does every later one, and the run ends with
+//!   `RUN_ERROR` (code `"backpressure"`) instead of exhausting memory.
+//!
+//! In the unit-test harness ([`RunContext::new`], default limits) nothing drains the queue
+//! until the test does, so a test should not await `ready()` beyond the high-water mark
+//! without draining.
 //!
 //! ## One block at a time
 //!
@@ -267,5 +312,5 @@ pub use emit::{MessageHandle, ReasoningHandle, StepHandle, ToolCallHandle};
 pub use error::{Error, ErrorKind, Result};
 pub use runner::{Agent, Outcome, Runner, run};
 pub use scope::Detached;
-pub use sink::{CancelHandle, Events};
+pub use sink::{Backpressure, CancelHandle, DEFAULT_HARD_CAP, DEFAULT_HIGH_WATER, Events};
 pub use subagent::{SubagentContext, SubagentSpec};

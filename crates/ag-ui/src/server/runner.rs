@@ -4,14 +4,16 @@ use std::any::Any;
 use std::fmt;
 use std::future::Future;
 use std::panic::AssertUnwindSafe;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll, ready};
 
 use futures::FutureExt;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::sink::{Cancel, Events};
+use super::sink::{Backpressure, Cancel, Events, Readiness};
 use super::{Error, ErrorKind, Result, RunContext};
 use crate::{
     Event, Interrupt, PROTOCOL_VERSION, RunAgentInput, RunErrorEvent, RunFinishedEvent,
@@ -182,6 +184,7 @@ impl<A: Agent> Agent for Arc<A> {
 pub struct Runner<A> {
     agent: Arc<A>,
     echo_input: bool,
+    backpressure: Backpressure,
 }
 
 impl<A> Clone for Runner<A> {
@@ -189,6 +192,7 @@ impl<A> Clone for Runner<A> {
         Self {
             agent: Arc::clone(&self.agent),
             echo_input: self.echo_input,
+            backpressure: self.backpressure,
         }
     }
 }
@@ -198,6 +202,7 @@ impl<A> fmt::Debug for Runner<A> {
         f.debug_struct("Runner")
             .field("agent", &std::any::type_name::<A>())
             .field("echo_input", &self.echo_input)
+            .field("backpressure", &self.backpressure)
             .finish()
     }
 }
@@ -218,7 +223,22 @@ impl<A: Agent> Runner<A> {
         Self {
             agent: Arc::new(agent),
             echo_input: false,
+            backpressure: Backpressure::default(),
         }
+    }
+
+    /// Sets the limits each run's backlog is held to (default: [`Backpressure::default`],
+    /// that is [`DEFAULT_HIGH_WATER`](super::DEFAULT_HIGH_WATER) and
+    /// [`DEFAULT_HARD_CAP`](super::DEFAULT_HARD_CAP)).
+    #[must_use]
+    pub fn with_backpressure(mut self, limits: Backpressure) -> Self {
+        self.backpressure = limits;
+        self
+    }
+
+    /// The limits each run's backlog is held to.
+    pub fn backpressure(&self) -> Backpressure {
+        self.backpressure
     }
 
     /// Whether `RUN_STARTED` echoes the input (`input`); off by default.
@@ -238,6 +258,12 @@ impl<A: Agent> Runner<A> {
     /// [`ErrorKind::Disconnected`]. Cancelling through [`Events::cancel_handle`] while still
     /// reading ends the run with the `cancelled` outcome once the agent returns.
     ///
+    /// Backpressure (see [`Backpressure`]): whenever the agent's future yields while the
+    /// backlog is at or above the high-water mark, the runner resumes it only once the
+    /// consumer has drained the backlog (or asked to stop). When an emission hit the hard cap,
+    /// the run ends with `RUN_ERROR` (code `"backpressure"`, the sizes in the message),
+    /// whatever the agent returned.
+    ///
     /// # Errors
     ///
     /// Before anything is streamed: [`ErrorKind::State`] when the input's state does not fit
@@ -252,7 +278,8 @@ impl<A: Agent> Runner<A> {
         if self.echo_input {
             started.input = Some(Box::new(input.clone()));
         }
-        let (mut ctx, events) = RunContext::<A::State>::open(input, started.into(), true)?;
+        let (mut ctx, events) =
+            RunContext::<A::State>::open(input, started.into(), true, self.backpressure)?;
         let agent = Arc::clone(&self.agent);
         runtime.spawn(async move {
             // The agent runs until it returns or the consumer drops the stream; in the second
@@ -260,12 +287,25 @@ impl<A: Agent> Runner<A> {
             // `ctx.cancelled()` does not go on working for nobody.
             let result = {
                 let gone = std::pin::pin!(ctx.sink().gone());
-                let work = std::pin::pin!(AssertUnwindSafe(agent.run(&mut ctx)).catch_unwind());
+                let readiness = ctx.sink().readiness();
+                let work = Gated::new(
+                    AssertUnwindSafe(agent.run(&mut ctx)).catch_unwind(),
+                    readiness,
+                );
+                let work = std::pin::pin!(work);
                 match futures::future::select(work, gone).await {
                     futures::future::Either::Left((result, _)) => result,
                     futures::future::Either::Right(((), _)) => return,
                 }
             };
+            if let Some(error) = ctx.sink().overflow() {
+                let _ = ctx.sink().finish(
+                    RunErrorEvent::new(error.message())
+                        .with_code(error.wire_code())
+                        .into(),
+                );
+                return;
+            }
             let terminal = match result {
                 Ok(Ok(outcome)) => match ctx.sink().cancel_state() {
                     Cancel::Requested => Outcome::cancelled().into_event(ctx.input()),
@@ -286,6 +326,43 @@ impl<A: Agent> Runner<A> {
             finish(&ctx, terminal);
         });
         Ok(events)
+    }
+}
+
+/// The agent's future, resumed after each `.await` only when the run's backlog is under the
+/// high-water mark (or the consumer asked to stop, or went away).
+struct Gated<F> {
+    inner: Pin<Box<F>>,
+    readiness: Readiness,
+    /// Set while the backlog is being waited on.
+    wait: Option<Pin<Box<dyn Future<Output = Result<()>> + Send>>>,
+}
+
+impl<F> Gated<F> {
+    fn new(inner: F, readiness: Readiness) -> Self {
+        Self {
+            inner: Box::pin(inner),
+            readiness,
+            wait: None,
+        }
+    }
+}
+
+impl<F: Future> Future for Gated<F> {
+    type Output = F::Output;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+        let this = &mut *self;
+        if this.wait.is_none() && this.readiness.is_over() {
+            this.wait = Some(Box::pin(this.readiness.wait()));
+        }
+        if let Some(wait) = &mut this.wait {
+            // Whatever the wait ends with (drained, cancelled, gone, closed), the agent runs
+            // on: its next emission reports what happened.
+            ready!(wait.as_mut().poll(cx)).ok();
+            this.wait = None;
+        }
+        this.inner.as_mut().poll(cx)
     }
 }
 

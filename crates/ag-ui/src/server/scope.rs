@@ -133,7 +133,7 @@ impl io::Write for ByteCount {
     }
 }
 
-fn json_len(value: &impl Serialize) -> usize {
+pub(crate) fn json_len(value: &impl Serialize) -> usize {
     let mut count = ByteCount(0);
     // Writing into a counter cannot fail for values that serialized once already.
     let _ = serde_json::to_writer(&mut count, value);

@@ -1,18 +1,128 @@
-//! The shared event sink (verifier + channel), the receiving end [`Events`], and cancellation.
+//! The shared event sink (verifier + bounded queue), the receiving end [`Events`], the
+//! backpressure limits ([`Backpressure`]), and cancellation.
 
 use std::collections::VecDeque;
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::task::{Context, Poll, Waker};
 
 use futures::Stream;
-use tokio::sync::watch;
+use tokio::sync::{Notify, watch};
 
 use super::{Error, Result};
 use crate::Event;
 use crate::verify::{Verifier, Violation};
+
+/// The default high-water mark of a run's backlog: 256 KiB. Above it,
+/// [`RunContext::ready`](super::RunContext::ready) waits for the consumer.
+pub const DEFAULT_HIGH_WATER: usize = 256 * 1024;
+
+/// The default hard cap on a run's backlog: 16 MiB. An emission that would take the backlog
+/// past it fails with [`ErrorKind::Backpressure`](super::ErrorKind::Backpressure), and the run
+/// ends with `RUN_ERROR`.
+pub const DEFAULT_HARD_CAP: usize = 16 * 1024 * 1024;
+
+/// How much a run may queue for a consumer that reads slower than the agent emits.
+///
+/// The backlog is measured in bytes: an estimate of the memory each queued event holds (its
+/// text or JSON payload plus the size of an [`Event`]), summed over the events emitted and not
+/// yet handed to the consumer. Two limits apply:
+///
+/// * the **high-water mark** ([`DEFAULT_HIGH_WATER`]): while the backlog is at or above it,
+///   `ready().await` (on the context, a subagent, or an open handle) waits, and the
+///   [`Runner`](super::Runner) does not resume the agent's future after an `.await`, until
+///   the consumer has drained the backlog to half the mark. Emission itself never waits: a
+///   `delta` is synchronous, and so is the terminator a handle emits from `Drop`;
+/// * the **hard cap** ([`DEFAULT_HARD_CAP`]): an emission that would take the backlog past it
+///   is refused with [`ErrorKind::Backpressure`](super::ErrorKind::Backpressure), and so is
+///   every later one; the runner then ends the run with `RUN_ERROR` (code `"backpressure"`),
+///   which is always let through. Memory per run is so bounded by configuration, not by how
+///   fast a peer reads.
+///
+/// A hard cap below the high-water mark is raised to it.
+///
+/// ```
+/// use ag_ui::server::{Backpressure, DEFAULT_HARD_CAP, DEFAULT_HIGH_WATER};
+///
+/// let limits = Backpressure::default().with_high_water(64 * 1024).with_hard_cap(1 << 20);
+/// assert_eq!(limits.high_water(), 64 * 1024);
+/// assert_eq!(limits.hard_cap(), 1 << 20);
+/// assert_eq!(Backpressure::default().high_water(), DEFAULT_HIGH_WATER);
+/// assert_eq!(Backpressure::default().hard_cap(), DEFAULT_HARD_CAP);
+/// // A cap below the mark is raised to it.
+/// assert_eq!(Backpressure::default().with_hard_cap(1).hard_cap(), DEFAULT_HIGH_WATER);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Backpressure {
+    high_water: usize,
+    hard_cap: usize,
+}
+
+impl Default for Backpressure {
+    fn default() -> Self {
+        Self {
+            high_water: DEFAULT_HIGH_WATER,
+            hard_cap: DEFAULT_HARD_CAP,
+        }
+    }
+}
+
+impl Backpressure {
+    /// Sets the high-water mark, in bytes of backlog (at least 1).
+    #[must_use]
+    pub fn with_high_water(mut self, bytes: usize) -> Self {
+        self.high_water = bytes.max(1);
+        self.hard_cap = self.hard_cap.max(self.high_water);
+        self
+    }
+
+    /// Sets the hard cap, in bytes of backlog (raised to the high-water mark if below it).
+    #[must_use]
+    pub fn with_hard_cap(mut self, bytes: usize) -> Self {
+        self.hard_cap = bytes.max(self.high_water);
+        self
+    }
+
+    /// The high-water mark, in bytes.
+    pub fn high_water(&self) -> usize {
+        self.high_water
+    }
+
+    /// The hard cap, in bytes.
+    pub fn hard_cap(&self) -> usize {
+        self.hard_cap
+    }
+
+    /// Where waiting emitters are let go again: half the high-water mark, so that a run at the
+    /// mark does not wake its agent once per event.
+    fn low_water(&self) -> usize {
+        self.high_water / 2
+    }
+}
+
+/// The estimated memory an event holds while queued: the size of an [`Event`], plus its text
+/// for the streaming families (the hot path: no serialization), plus the JSON length of the
+/// payload for every other event (counted, not written).
+#[inline]
+fn cost(event: &Event) -> usize {
+    let payload = match event {
+        Event::TextMessageContent(e) => e.delta.len() + e.message_id.as_str().len(),
+        Event::ReasoningMessageContent(e) => e.delta.len() + e.message_id.as_str().len(),
+        Event::ToolCallArgs(e) => e.delta.len() + e.tool_call_id.as_str().len(),
+        other => payload_len(other),
+    };
+    std::mem::size_of::<Event>() + payload
+}
+
+/// The JSON length of an event off the streaming hot path.
+#[cold]
+#[inline(never)]
+fn payload_len(event: &Event) -> usize {
+    super::scope::json_len(event)
+}
 
 /// Where the consumer stands, as the agent sees it through `cancelled()`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -30,9 +140,21 @@ pub(crate) enum Cancel {
 /// The verifier already needs a lock per event, so the queue lives under the same one: the
 /// order the verifier accepted is the order on the wire, and an event costs one lock, not a
 /// lock plus a channel's own synchronization. The consumer takes the whole backlog at once
-/// (swapping buffers), so memory is bounded by the backlog, never by what a run emitted.
+/// (swapping buffers); the backlog counts both what is queued and what the consumer took and
+/// has not handed out yet, so memory is bounded by the [`Backpressure`] limits, never by what
+/// a run emitted.
 struct Shared {
     queue: VecDeque<Event>,
+    /// Bytes of the events in `queue`.
+    queued_bytes: usize,
+    /// Bytes of the events the consumer took and still holds, as it last reported.
+    held_bytes: usize,
+    /// The largest backlog seen.
+    peak_bytes: usize,
+    limits: Backpressure,
+    /// The backlog and the cap when an emission was refused for the hard cap: from then on
+    /// every emission is refused, and the runner ends the run with `RUN_ERROR`.
+    overflow: Option<(usize, usize)>,
     /// The consumer's waker while it waits for an event.
     waker: Option<Waker>,
     /// The run's terminal event has been queued; nothing more is accepted.
@@ -45,14 +167,115 @@ struct Shared {
     verifier: Verifier,
 }
 
-fn lock(shared: &Mutex<Shared>) -> MutexGuard<'_, Shared> {
-    shared.lock().unwrap_or_else(PoisonError::into_inner)
+impl Shared {
+    fn backlog(&self) -> usize {
+        self.queued_bytes + self.held_bytes
+    }
+}
+
+/// What the sink and the consumer share.
+struct Channel {
+    shared: Mutex<Shared>,
+    /// Set (under the lock) while an emitter waits in `ready()`; the consumer reads it without
+    /// the lock after each event it hands out, and only then counts the event off (its cost is
+    /// computed again then, rather than stored with every event) and reports how far it got.
+    waiting: AtomicBool,
+    /// Wakes the emitters waiting in `ready()`.
+    drained: Notify,
+}
+
+impl Channel {
+    fn lock(&self) -> MutexGuard<'_, Shared> {
+        self.shared.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// After the consumer's holding went down: lets waiting emitters go once the backlog is
+    /// at or below the low-water mark. Called with the lock held.
+    fn release_if_drained(&self, shared: &Shared) {
+        if self.waiting.load(Ordering::Acquire) && shared.backlog() <= shared.limits.low_water() {
+            self.waiting.store(false, Ordering::Release);
+            self.drained.notify_waiters();
+        }
+    }
+}
+
+/// The error of an emission refused for the hard cap.
+fn overflow_error(backlog: usize, cap: usize) -> Error {
+    Error::backpressure(format!(
+        "backpressure: the run's backlog would reach {backlog} bytes, over its hard cap of \
+         {cap} bytes; the consumer reads slower than the agent emits (wait with \
+         `ctx.ready().await` between emissions)"
+    ))
+}
+
+/// A `'static` handle on the backlog, for waiting until the consumer caught up. Not a sender:
+/// holding one does not keep the stream open.
+#[derive(Clone)]
+pub(crate) struct Readiness {
+    channel: Arc<Channel>,
+    cancel: watch::Receiver<Cancel>,
+}
+
+impl fmt::Debug for Readiness {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Readiness").finish_non_exhaustive()
+    }
+}
+
+impl Readiness {
+    /// Whether the backlog is at or above the high-water mark right now.
+    pub(crate) fn is_over(&self) -> bool {
+        let shared = self.channel.lock();
+        shared.backlog() >= shared.limits.high_water
+    }
+
+    /// Resolves once the backlog is below the high-water mark (at once when it already is),
+    /// or once the consumer asked the run to stop.
+    ///
+    /// # Errors
+    ///
+    /// `Disconnected` when the consumer is gone, `Closed` after the terminal event,
+    /// `Backpressure` once the hard cap was hit.
+    pub(crate) fn wait(&self) -> impl Future<Output = Result<()>> + Send + use<> {
+        let channel = Arc::clone(&self.channel);
+        let mut cancel = self.cancel.clone();
+        async move {
+            loop {
+                let notified = channel.drained.notified();
+                let mut notified = std::pin::pin!(notified);
+                // Registered before the check, so a release between the check and the wait
+                // is not lost.
+                notified.as_mut().enable();
+                {
+                    let shared = channel.lock();
+                    if let Some((backlog, cap)) = shared.overflow {
+                        return Err(overflow_error(backlog, cap));
+                    }
+                    if shared.finished {
+                        return Err(Error::closed());
+                    }
+                    if !shared.reading {
+                        return Err(Error::disconnected());
+                    }
+                    if shared.backlog() < shared.limits.high_water
+                        || *cancel.borrow() != Cancel::Running
+                    {
+                        return Ok(());
+                    }
+                    channel.waiting.store(true, Ordering::Release);
+                }
+                let stop = cancel.wait_for(|state| *state != Cancel::Running);
+                let stop = std::pin::pin!(stop);
+                let _ = futures::future::select(notified, stop).await;
+            }
+        }
+    }
 }
 
 /// The one place every event of a run goes through: checked, then queued, under one lock, so
 /// the order the verifier saw is the order on the wire.
 pub(crate) struct Sink {
-    shared: Arc<Mutex<Shared>>,
+    channel: Arc<Channel>,
     cancel: watch::Receiver<Cancel>,
 }
 
@@ -66,9 +289,9 @@ impl fmt::Debug for Sink {
 
 impl Clone for Sink {
     fn clone(&self) -> Self {
-        lock(&self.shared).senders += 1;
+        self.channel.lock().senders += 1;
         Self {
-            shared: Arc::clone(&self.shared),
+            channel: Arc::clone(&self.channel),
             cancel: self.cancel.clone(),
         }
     }
@@ -77,7 +300,7 @@ impl Clone for Sink {
 impl Drop for Sink {
     fn drop(&mut self) {
         let waker = {
-            let mut shared = lock(&self.shared);
+            let mut shared = self.channel.lock();
             shared.senders -= 1;
             if shared.senders == 0 {
                 shared.waker.take()
@@ -92,24 +315,34 @@ impl Drop for Sink {
 }
 
 impl Sink {
-    /// A sink and the receiving end of its stream.
-    pub(crate) fn channel() -> (Sink, Events) {
+    /// A sink with the given limits and the receiving end of its stream.
+    pub(crate) fn channel(limits: Backpressure) -> (Sink, Events) {
         let (cancel_tx, cancel_rx) = watch::channel(Cancel::Running);
-        let shared = Arc::new(Mutex::new(Shared {
-            queue: VecDeque::new(),
-            waker: None,
-            finished: false,
-            reading: true,
-            senders: 1,
-            verifier: Verifier::for_emission(),
-        }));
+        let channel = Arc::new(Channel {
+            shared: Mutex::new(Shared {
+                queue: VecDeque::new(),
+                queued_bytes: 0,
+                held_bytes: 0,
+                peak_bytes: 0,
+                limits,
+                overflow: None,
+                waker: None,
+                finished: false,
+                reading: true,
+                senders: 1,
+                verifier: Verifier::for_emission(),
+            }),
+            waiting: AtomicBool::new(false),
+            drained: Notify::new(),
+        });
         let sink = Sink {
-            shared: Arc::clone(&shared),
+            channel: Arc::clone(&channel),
             cancel: cancel_rx,
         };
         let events = Events {
-            shared,
+            channel,
             buffer: VecDeque::new(),
+            held: 0,
             cancel: Arc::new(cancel_tx),
         };
         (sink, events)
@@ -118,10 +351,13 @@ impl Sink {
     /// Starts the run with its `RUN_STARTED`: checked, and queued when `queue` (the harness
     /// keeps it private so a test sees only what the agent emitted).
     pub(crate) fn begin(&self, started: Event, queue: bool) -> Result<()> {
-        let mut shared = lock(&self.shared);
+        let cost = cost(&started);
+        let mut shared = self.channel.lock();
         shared.verifier.check(&started).map_err(Error::protocol)?;
         if queue {
             shared.queue.push_back(started);
+            shared.queued_bytes += cost;
+            shared.peak_bytes = shared.peak_bytes.max(shared.backlog());
         }
         Ok(())
     }
@@ -129,23 +365,40 @@ impl Sink {
     /// What the verifier would say about `event`, without emitting it or changing its state.
     /// For the refused path of `emit` only: it copies the verifier.
     pub(crate) fn dry_check(&self, event: &Event) -> Option<Violation> {
-        let mut verifier = lock(&self.shared).verifier.clone();
+        let mut verifier = self.channel.lock().verifier.clone();
         verifier.check(event).err()
     }
 
-    /// Checks `event` and queues it; with `finish`, closes the sink behind it.
+    /// Checks `event` and queues it; with `finish`, closes the sink behind it (the terminal
+    /// event passes the hard cap: it is what tells the client the run failed).
     #[inline]
     fn push(&self, event: Event, finish: bool) -> Result<()> {
+        let cost = cost(&event);
         let waker = {
-            let mut shared = lock(&self.shared);
+            let mut shared = self.channel.lock();
             if shared.finished {
                 return Err(Error::closed());
             }
             if !shared.reading {
                 return Err(Error::disconnected());
             }
+            let backlog = shared.backlog() + cost;
+            if !finish {
+                if let Some((backlog, cap)) = shared.overflow {
+                    return Err(overflow_error(backlog, cap));
+                }
+                if backlog > shared.limits.hard_cap {
+                    let cap = shared.limits.hard_cap;
+                    shared.overflow = Some((backlog, cap));
+                    return Err(overflow_error(backlog, cap));
+                }
+            }
             shared.verifier.check(&event).map_err(Error::protocol)?;
             shared.queue.push_back(event);
+            shared.queued_bytes += cost;
+            if backlog > shared.peak_bytes {
+                shared.peak_bytes = backlog;
+            }
             shared.finished = finish;
             shared.waker.take()
         };
@@ -161,6 +414,8 @@ impl Sink {
     ///
     /// [`ErrorKind::Protocol`](super::ErrorKind::Protocol) when the verifier refuses it
     /// (nothing is queued, and the verifier is as before),
+    /// [`ErrorKind::Backpressure`](super::ErrorKind::Backpressure) when it would take the
+    /// backlog past the hard cap (and for every emission after that),
     /// [`ErrorKind::Closed`](super::ErrorKind::Closed) after the run's terminal event,
     /// [`ErrorKind::Disconnected`](super::ErrorKind::Disconnected) when the consumer is gone.
     #[inline]
@@ -172,6 +427,28 @@ impl Sink {
     /// `Closed`, and the stream ends once the consumer has read what is queued.
     pub(crate) fn finish(&self, event: Event) -> Result<()> {
         self.push(event, true)
+    }
+
+    /// The error an emission got for the hard cap, if one did: the run has lost events and
+    /// must end with `RUN_ERROR`.
+    pub(crate) fn overflow(&self) -> Option<Error> {
+        self.channel
+            .lock()
+            .overflow
+            .map(|(backlog, cap)| overflow_error(backlog, cap))
+    }
+
+    /// A handle for waiting on the backlog that does not keep the stream open.
+    pub(crate) fn readiness(&self) -> Readiness {
+        Readiness {
+            channel: Arc::clone(&self.channel),
+            cancel: self.cancel.clone(),
+        }
+    }
+
+    /// See [`Readiness::wait`].
+    pub(crate) fn ready(&self) -> impl Future<Output = Result<()>> + Send + 'static {
+        self.readiness().wait()
     }
 
     /// Where the consumer stands right now.
@@ -208,6 +485,10 @@ impl Sink {
 /// agent the consumer went away (`ctx.cancelled()` resolves, emissions fail with
 /// `ErrorKind::Disconnected`).
 ///
+/// What is queued and not yet read is the run's backlog, bounded by its [`Backpressure`]
+/// limits; [`backlog_bytes`](Self::backlog_bytes) and
+/// [`peak_backlog_bytes`](Self::peak_backlog_bytes) measure it.
+///
 /// ```
 /// use ag_ui::{Event, RunAgentInput};
 /// use ag_ui::server::RunContext;
@@ -215,13 +496,20 @@ impl Sink {
 /// let (mut ctx, mut events) = RunContext::<()>::new(RunAgentInput::new("t", "r")).unwrap();
 /// ctx.say("hi").unwrap();
 /// assert_eq!(events.len(), 3);
+/// assert!(events.backlog_bytes() > 0);
 /// assert_eq!(events.drain().len(), 3);
 /// assert!(events.drain().is_empty());
+/// assert_eq!(events.backlog_bytes(), 0);
+/// assert!(events.peak_backlog_bytes() > 0);
 /// ```
 pub struct Events {
-    shared: Arc<Mutex<Shared>>,
+    channel: Arc<Channel>,
     /// Events taken from the queue and not yet handed out.
     buffer: VecDeque<Event>,
+    /// Bytes of the events in `buffer`, counted off one by one only while an emitter waits:
+    /// otherwise an over-estimate until the buffer is empty again (memory is never
+    /// under-counted).
+    held: usize,
     cancel: Arc<watch::Sender<Cancel>>,
 }
 
@@ -235,22 +523,50 @@ impl fmt::Debug for Events {
 }
 
 impl Events {
-    /// Moves the shared backlog into the local buffer; reports whether the stream is over
-    /// when both are empty.
+    /// Moves the shared backlog into the local buffer and reports what this side holds;
+    /// returns whether the stream is over when both are empty.
     fn refill(&mut self) -> bool {
-        let mut shared = lock(&self.shared);
+        let mut shared = self.channel.lock();
         if self.buffer.is_empty() {
             std::mem::swap(&mut shared.queue, &mut self.buffer);
         } else {
             self.buffer.extend(shared.queue.drain(..));
         }
+        self.held += shared.queued_bytes;
+        shared.queued_bytes = 0;
+        shared.held_bytes = self.held;
+        self.channel.release_if_drained(&shared);
         shared.finished || shared.senders == 0
+    }
+
+    /// Hands out the next buffered event; tells a waiting emitter how far this side got.
+    #[inline]
+    fn pop(&mut self) -> Option<Event> {
+        let event = self.buffer.pop_front()?;
+        if self.channel.waiting.load(Ordering::Acquire) {
+            self.held = if self.buffer.is_empty() {
+                0
+            } else {
+                self.held.saturating_sub(cost(&event))
+            };
+            let mut shared = self.channel.lock();
+            shared.held_bytes = self.held;
+            self.channel.release_if_drained(&shared);
+        } else if self.buffer.is_empty() {
+            self.held = 0;
+        }
+        Some(event)
     }
 
     /// Every event queued so far, in order, without waiting.
     pub fn drain(&mut self) -> Vec<Event> {
         self.refill();
-        self.buffer.drain(..).collect()
+        self.held = 0;
+        let events = self.buffer.drain(..).collect();
+        let mut shared = self.channel.lock();
+        shared.held_bytes = 0;
+        self.channel.release_if_drained(&shared);
+        events
     }
 
     /// The next queued event, without waiting; `None` when nothing is queued right now.
@@ -258,17 +574,34 @@ impl Events {
         if self.buffer.is_empty() {
             self.refill();
         }
-        self.buffer.pop_front()
+        self.pop()
     }
 
     /// Number of events queued and not yet read.
     pub fn len(&self) -> usize {
-        self.buffer.len() + lock(&self.shared).queue.len()
+        self.buffer.len() + self.channel.lock().queue.len()
     }
 
     /// Whether no event is queued right now.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
+    }
+
+    /// The run's backlog right now: the estimated bytes of the events emitted and not yet
+    /// read (see [`Backpressure`]).
+    pub fn backlog_bytes(&self) -> usize {
+        self.channel.lock().queued_bytes + self.held
+    }
+
+    /// The largest backlog the run has had so far, in the same measure as
+    /// [`backlog_bytes`](Self::backlog_bytes).
+    pub fn peak_backlog_bytes(&self) -> usize {
+        self.channel.lock().peak_bytes
+    }
+
+    /// The limits the run's backlog is held to.
+    pub fn backpressure(&self) -> Backpressure {
+        self.channel.lock().limits
     }
 
     /// A handle that asks the run to stop while this side keeps reading: the agent sees
@@ -284,16 +617,24 @@ impl Stream for Events {
     type Item = Event;
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Event>> {
-        if let Some(event) = self.buffer.pop_front() {
+        let this = &mut *self;
+        if let Some(event) = this.pop() {
             return Poll::Ready(Some(event));
         }
-        let this = &mut *self;
-        let mut shared = lock(&this.shared);
+        let mut shared = this.channel.lock();
         if !shared.queue.is_empty() {
             std::mem::swap(&mut shared.queue, &mut this.buffer);
+            this.held = shared.queued_bytes;
+            shared.queued_bytes = 0;
+            shared.held_bytes = this.held;
+            // Nothing was handed out since the last report, so nothing to release here; the
+            // next `pop` reports.
             drop(shared);
-            return Poll::Ready(this.buffer.pop_front());
+            return Poll::Ready(this.pop());
         }
+        // Everything taken was handed out: this side holds nothing.
+        shared.held_bytes = 0;
+        this.channel.release_if_drained(&shared);
         if shared.finished || shared.senders == 0 {
             return Poll::Ready(None);
         }
@@ -308,12 +649,16 @@ impl Stream for Events {
 impl Drop for Events {
     fn drop(&mut self) {
         let backlog = {
-            let mut shared = lock(&self.shared);
+            let mut shared = self.channel.lock();
             shared.reading = false;
+            shared.queued_bytes = 0;
+            shared.held_bytes = 0;
             std::mem::take(&mut shared.queue)
         };
         drop(backlog);
         self.cancel.send_replace(Cancel::Gone);
+        // Emitters waiting in `ready()` find the consumer gone.
+        self.channel.drained.notify_waiters();
     }
 }
 

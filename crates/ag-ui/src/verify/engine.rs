@@ -161,7 +161,7 @@ struct Emission {
     text: HashMap<Owner, Box<str>>,
     span: HashMap<Owner, Box<str>>,
     reasoning_message: HashMap<Owner, Box<str>>,
-    lanes: HashMap<Owner, Lane>,
+    lanes: Lanes,
 }
 
 impl Emission {
@@ -170,6 +170,57 @@ impl Emission {
         self.span.clear();
         self.reasoning_message.clear();
         self.lanes.clear();
+    }
+}
+
+/// Emission mode: the pending chunk stream of each owner, and which owner streams each id (one
+/// at most: a chunk for an id streamed elsewhere continues there), so that finding the stream
+/// of an id costs no scan of the lanes, however many subagents have one open.
+#[derive(Clone, Debug, Default)]
+struct Lanes {
+    by_owner: HashMap<Owner, Lane>,
+    /// Per kind (text, tool call, reasoning): the owner streaming each id.
+    by_id: [HashMap<Box<str>, Owner>; 3],
+}
+
+fn chunk_slot(kind: ChunkKind) -> usize {
+    match kind {
+        ChunkKind::Text => 0,
+        ChunkKind::Tool => 1,
+        ChunkKind::Reasoning => 2,
+    }
+}
+
+impl Lanes {
+    fn is_empty(&self) -> bool {
+        self.by_owner.is_empty()
+    }
+
+    fn clear(&mut self) {
+        self.by_owner.clear();
+        self.by_id.iter_mut().for_each(HashMap::clear);
+    }
+
+    /// Opens `owner`'s lane, replacing the stream it had pending.
+    fn insert(&mut self, owner: Owner, lane: Lane) {
+        self.remove(&owner);
+        self.by_id[chunk_slot(lane.kind)].insert(lane.id.clone(), owner);
+        self.by_owner.insert(owner, lane);
+    }
+
+    fn remove(&mut self, owner: &Owner) {
+        if let Some(lane) = self.by_owner.remove(owner) {
+            let ids = &mut self.by_id[chunk_slot(lane.kind)];
+            if ids.get(&*lane.id) == Some(owner) {
+                ids.remove(&*lane.id);
+            }
+        }
+    }
+
+    /// The owner streaming `id` as chunks of `kind`, and its lane.
+    fn streaming(&self, kind: ChunkKind, id: &str) -> Option<(&Owner, &Lane)> {
+        let owner = self.by_id[chunk_slot(kind)].get(id)?;
+        self.by_owner.get(owner).map(|lane| (owner, lane))
     }
 }
 
@@ -389,9 +440,10 @@ impl Engine {
                 // Emission mode: re-owning a message whose chunk stream is pending in another
                 // lane would make the END the client synthesizes for it disagree.
                 if let Some(emission) = &self.emission
-                    && let Some((&lane_owner, _)) = emission.lanes.iter().find(|(o, lane)| {
-                        lane.kind == ChunkKind::Text && &*lane.id == id && **o != owner
-                    })
+                    && let Some((&lane_owner, _)) = emission
+                        .lanes
+                        .streaming(ChunkKind::Text, id)
+                        .filter(|(o, _)| **o != owner)
                 {
                     return Err(Fail::new(
                         ViolationKind::OwnerMismatch,
@@ -1340,10 +1392,7 @@ impl Engine {
         };
         // The lane the expander would put it in: the one already streaming this id, else the
         // chunk's own.
-        let streaming = emission
-            .lanes
-            .iter()
-            .find(|(_, lane)| lane.kind == kind && &*lane.id == id);
+        let streaming = emission.lanes.streaming(kind, id);
         // The chunk continues that stream: its tag must name the lane's owner (the expander
         // rejects anything else), and the opener's fields must not change.
         if let Some((&lane_owner, lane)) = streaming {
@@ -1553,8 +1602,8 @@ impl Engine {
         let own = self.owners.find(tag);
         let Some((&lane_owner, _)) = emission
             .lanes
-            .iter()
-            .find(|(o, lane)| lane.kind == kind && &*lane.id == id && Some(**o) != own)
+            .streaming(kind, id)
+            .filter(|(o, _)| Some(**o) != own)
         else {
             return Ok(());
         };

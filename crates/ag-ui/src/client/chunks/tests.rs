@@ -1097,3 +1097,99 @@ fn error_messages_name_what_could_not_be_resolved() {
         assert!(kind.as_str().starts_with("chunk."));
     }
 }
+
+// ----- many lanes -----
+
+#[test]
+fn the_lane_indexes_find_what_a_scan_finds() {
+    // Random streams over few owners, ids and kinds (so that chunks meet, continue, switch and
+    // collide), each normalized once finding lanes by scanning and once by the indexes that
+    // take over past a handful of lanes: the same events and errors come out.
+    let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+    let mut next = move |n: u64| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % n) as usize
+    };
+    let owners = [None, Some("s1"), Some("s2"), Some("s3")];
+    let ids = [None, Some("a"), Some("b"), Some("c")];
+    for _ in 0..2_000 {
+        let mut scanned = ChunkNormalizer::new();
+        let mut indexed = ChunkNormalizer::new();
+        indexed.state.lanes.always_indexed = true;
+        for _ in 0..40 {
+            let owner = owners[next(4)];
+            let id = ids[next(4)];
+            let event: Event = match next(9) {
+                0..=2 => tmk(id, Some("x")).into(),
+                3..=4 => tck(id, Some("f"), Some("{}")).into(),
+                5 => rmk(id, Some("r")),
+                6 => tmc(id.unwrap_or("a"), "y"),
+                7 => match owner {
+                    Some(s) => Event::subagent_finished(s),
+                    None => rf(),
+                },
+                _ => rs(),
+            };
+            let event = match owner {
+                Some(s) if next(3) > 0 => at(event, s),
+                _ => event,
+            };
+            let a = scanned
+                .push(event.clone())
+                .map(Iterator::collect::<Vec<_>>)
+                .map_err(|e| (e.kind(), e.index(), e.owners().to_vec()));
+            let b = indexed
+                .push(event.clone())
+                .map(Iterator::collect::<Vec<_>>)
+                .map_err(|e| (e.kind(), e.index(), e.owners().to_vec()));
+            assert_eq!(a, b, "{event:?}");
+        }
+        let a: Vec<Event> = scanned.finish().collect();
+        let b: Vec<Event> = indexed.finish().collect();
+        assert_eq!(a, b);
+    }
+}
+
+#[test]
+fn many_subagent_lanes_close_in_opening_order() {
+    let mut normalizer = ChunkNormalizer::new();
+    let n = 50;
+    for i in 0..n {
+        let out: Vec<Event> = normalizer
+            .push(at(tmk(Some(&format!("m{i}")), Some("a")), &format!("s{i}")))
+            .unwrap()
+            .collect();
+        assert_eq!(out.len(), 2);
+    }
+    assert_eq!(normalizer.open_streams(), n);
+    // An idless chunk continues its subagent's stream; one naming another's id is refused.
+    let out: Vec<Event> = normalizer
+        .push(at(tmk(None, Some("b")), "s7"))
+        .unwrap()
+        .collect();
+    assert_eq!(out, [at(tmc("m7", "b"), "s7")]);
+    let error = normalizer
+        .push(at(tmk(Some("m8"), Some("c")), "s9"))
+        .unwrap_err();
+    assert_eq!(error.kind(), ChunkErrorKind::OwnerMismatch);
+    assert_eq!(error.owners(), [Some(SubagentRunId::new("s8"))]);
+    let error = normalizer.push(tmk(None, Some("d")).into()).unwrap_err();
+    assert_eq!(error.kind(), ChunkErrorKind::Ambiguous);
+    assert_eq!(error.owners().len(), n);
+    // A subagent's end closes its lane alone; the run's end closes the rest in opening order.
+    let out: Vec<Event> = normalizer
+        .push(Event::subagent_finished("s3"))
+        .unwrap()
+        .collect();
+    assert_eq!(out[0], at(tme("m3"), "s3"));
+    let out: Vec<Event> = normalizer.push(rf()).unwrap().collect();
+    let ends: Vec<Event> = (0..n)
+        .filter(|&i| i != 3)
+        .map(|i| at(tme(&format!("m{i}")), &format!("s{i}")))
+        .chain([rf()])
+        .collect();
+    assert_eq!(out, ends);
+    assert_eq!(normalizer.open_streams(), 0);
+}

@@ -228,6 +228,17 @@ macro_rules! state_access {
         }
 
         impl<S> $handle<'_, S> {
+            /// Waits while the run's backlog is over its high-water mark; see
+            /// [`RunContext::ready`](crate::server::RunContext::ready). Call it between
+            /// deltas that a slow reader could pile up.
+            ///
+            /// # Errors
+            ///
+            /// As [`RunContext::ready`](crate::server::RunContext::ready).
+            pub fn ready(&self) -> impl std::future::Future<Output = Result<()>> + Send + 'static {
+                self.emitter.sink.ready()
+            }
+
             /// Sends an event of an unordered family (`STATE_*`, `ACTIVITY_*`, `CUSTOM`,
             /// `RAW`, `MESSAGES_SNAPSHOT`, `TOOL_CALL_RESULT`, `REASONING_ENCRYPTED_VALUE`,
             /// chunks) while the block is open. Inside a subagent it is attributed to it.
@@ -515,6 +526,16 @@ impl<'a> ToolCallHandle<'a> {
     /// The tool call id (what `TOOL_CALL_RESULT` answers).
     pub fn id(&self) -> &ToolCallId {
         &self.id
+    }
+
+    /// Waits while the run's backlog is over its high-water mark; see
+    /// [`RunContext::ready`](crate::server::RunContext::ready).
+    ///
+    /// # Errors
+    ///
+    /// As [`RunContext::ready`](crate::server::RunContext::ready).
+    pub fn ready(&self) -> impl std::future::Future<Output = Result<()>> + Send + 'static {
+        self.emitter.sink.ready()
     }
 
     /// Appends a fragment of the argument text (`TOOL_CALL_ARGS`).

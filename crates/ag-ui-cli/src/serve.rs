@@ -1,0 +1,203 @@
+//! `ag-ui serve`: the demo agent over SSE, with a log line per run, served by
+//! `ag_ui::axum::serve` (header timeout, connection limit, bounded graceful shutdown on Ctrl-C).
+
+use std::io::Write;
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+
+use ag_ui::axum::{AgentEndpoint, EventStream, RouterExt, RunHandler, ServeConfig, StartError};
+use ag_ui::server::Runner;
+use ag_ui::{Event, RunAgentInput, RunFinishedOutcome};
+use ag_ui_demo_agent::DemoAgent;
+use futures::Stream;
+
+use crate::hosting;
+use crate::offline::Failure;
+use crate::replay::Replayed;
+
+/// How long `serve` waits for open runs once interrupted before closing their connections.
+const SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Logs one line per run when its stream ends: run id, events, duration, outcome.
+struct Logged<H> {
+    inner: H,
+}
+
+struct LoggedStream {
+    inner: EventStream,
+    run_id: String,
+    events: u64,
+    started: Instant,
+    /// How the run ended: "finished", "interrupted", "cancelled", "failed", or
+    /// "disconnected" until a terminal event.
+    outcome: &'static str,
+}
+
+/// The outcome a terminal event reports, for the log.
+fn outcome_of(event: &Event) -> Option<&'static str> {
+    match event {
+        Event::RunFinished(e) => Some(match &e.outcome {
+            Some(RunFinishedOutcome::Interrupt { .. }) => "interrupted",
+            Some(RunFinishedOutcome::Cancelled) => "cancelled",
+            _ => "finished",
+        }),
+        Event::RunError(_) => Some("failed"),
+        _ => None,
+    }
+}
+
+impl Stream for LoggedStream {
+    type Item = Event;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Event>> {
+        let next = self.inner.as_mut().poll_next(cx);
+        if let Poll::Ready(Some(event)) = &next {
+            self.events += 1;
+            if let Some(outcome) = outcome_of(event) {
+                self.outcome = outcome;
+            }
+        }
+        next
+    }
+}
+
+impl Drop for LoggedStream {
+    fn drop(&mut self) {
+        // Ids come from the client: logged with `?` (quoted, control characters escaped) so a
+        // CR, LF or ESC in one cannot forge or colour a log line.
+        tracing::info!(
+            run = ?self.run_id,
+            events = self.events,
+            duration_ms = self.started.elapsed().as_millis() as u64,
+            outcome = self.outcome,
+            "run ended"
+        );
+    }
+}
+
+impl<H: RunHandler> RunHandler for Logged<H> {
+    fn run(&self, input: RunAgentInput) -> Result<EventStream, StartError> {
+        let run_id = input.run_id.to_string();
+        tracing::info!(
+            run = ?run_id,
+            thread = ?input.thread_id.as_str(),
+            messages = input.messages.len(),
+            "run started"
+        );
+        let inner = self.inner.run(input)?;
+        Ok(Box::pin(LoggedStream {
+            inner,
+            run_id,
+            events: 0,
+            started: Instant::now(),
+            outcome: "disconnected",
+        }))
+    }
+}
+
+/// The router serving the demo agent at `path`.
+pub(crate) fn demo_router(path: &str, pace: Duration) -> axum::Router {
+    let runner = Runner::new(DemoAgent::new().with_pace(pace));
+    axum::Router::new().agent(path, AgentEndpoint::new(Logged { inner: runner }))
+}
+
+/// `ag-ui serve`: the demo agent (and a recording, with `replay`) in a registry at `/agents`,
+/// one of them also at `path`, on `addr`, until interrupted (Ctrl-C, SIGINT).
+pub(crate) async fn serve(
+    addr: SocketAddr,
+    path: &str,
+    pace: Duration,
+    replay: Option<&str>,
+    cors_origins: &[String],
+) -> Result<(), Failure> {
+    let cors = hosting::cors(cors_origins)?;
+    let runner = Runner::new(DemoAgent::new().with_pace(pace));
+    let demo = hosting::Hosted {
+        info: hosting::demo_info(),
+        handler: Logged {
+            inner: runner.clone(),
+        },
+    };
+    // The recording is read before anything listens: a bad one is refused at once.
+    let (app, name) = match replay {
+        Some(file) => {
+            let replayed = Replayed::read(file, pace)?;
+            let info = hosting::replay_info(file, replayed.len());
+            let root = Logged {
+                inner: replayed.clone(),
+            };
+            let hosted = hosting::Hosted {
+                info,
+                handler: Logged { inner: replayed },
+            };
+            (
+                hosting::router(path, root, demo, Some(hosted), cors)?,
+                "ag-ui replay agent",
+            )
+        }
+        None => (
+            hosting::router(
+                path,
+                Logged { inner: runner },
+                demo,
+                None::<hosting::Hosted<Logged<Replayed>>>,
+                cors,
+            )?,
+            "ag-ui demo agent",
+        ),
+    };
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(|e| Failure::Usage(format!("cannot listen on {addr}: {e}")))?;
+    let local = listener.local_addr().map_err(Failure::Output)?;
+    // One write; a reader that has gone away (stdout closed) does not stop the server.
+    let agents = if replay.is_some() {
+        "demo, replay"
+    } else {
+        "demo"
+    };
+    let banner = format!(
+        "{name}: http://{local}{path}\nagents ({agents}): http://{local}/agents; health: http://{local}/health\ntry: ag-ui run http://{local}{path} \"hello\"\n"
+    );
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(banner.as_bytes()).and_then(|()| out.flush());
+    drop(out);
+    let config = ServeConfig::default().with_shutdown_timeout(SHUTDOWN_TIMEOUT);
+    let interrupted = async {
+        let _ = tokio::signal::ctrl_c().await;
+        tracing::info!("interrupted; closing open connections");
+    };
+    ag_ui::axum::serve(listener, app, config, interrupted)
+        .await
+        .map_err(Failure::Output)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ag_ui::Interrupt;
+
+    #[test]
+    fn the_outcome_names_interrupts_and_cancellations() {
+        let finished = Event::run_finished("t", "r");
+        assert_eq!(outcome_of(&finished), Some("finished"));
+        let interrupted: Event = ag_ui::RunFinishedEvent::new("t", "r")
+            .with_outcome(RunFinishedOutcome::interrupt(vec![Interrupt::new(
+                "i",
+                "confirmation",
+            )]))
+            .into();
+        assert_eq!(outcome_of(&interrupted), Some("interrupted"));
+        let cancelled: Event = ag_ui::RunFinishedEvent::new("t", "r")
+            .with_outcome(RunFinishedOutcome::Cancelled)
+            .into();
+        assert_eq!(outcome_of(&cancelled), Some("cancelled"));
+        assert_eq!(
+            outcome_of(&Event::RunError(ag_ui::RunErrorEvent::new("boom"))),
+            Some("failed")
+        );
+        assert_eq!(outcome_of(&Event::text_message_end("m")), None);
+    }
+}
