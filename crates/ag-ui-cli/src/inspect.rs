@@ -395,7 +395,6 @@ async fn load(State(inspector): State<Arc<Inspector>>, body: HttpBody) -> Respon
         } else {
             input::for_each_event(&bytes[..], |positioned| push(positioned.event)).map(|_| ())
         };
-        drop(push);
         let result = match read {
             // A recording that stops inside a run, or whose run failed, says so as a live run
             // would.
