@@ -286,6 +286,21 @@ async fn start_run(State(inspector): State<Arc<Inspector>>, body: Bytes) -> Resp
             format!("a run is in progress on thread {:?}", request.thread),
         );
     };
+    if request.resume.is_none()
+        && let Some(open) = conversation.pending_interrupts().first()
+    {
+        // Refused before anything is added to the thread: the message would otherwise stay in
+        // it, unsent, and go with the next run.
+        return error(
+            StatusCode::CONFLICT,
+            "unanswered-interrupt",
+            format!(
+                "interrupt {:?} is open on thread {:?}: answer it (resume) first",
+                open.id.as_str(),
+                request.thread
+            ),
+        );
+    }
     if let Some(message) = &request.message
         && !message.is_empty()
     {
@@ -909,6 +924,22 @@ mod tests {
             assert_eq!(response.status(), 200);
             response.text().await.unwrap();
         }
+        // A thread waiting on an interrupt takes no new message until it is answered.
+        let interrupted = client
+            .post(format!("{base}/api/run"))
+            .body(json!({ "thread": "t0", "message": "please confirm" }).to_string())
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        assert!(interrupted.contains("Shall I save"), "{interrupted}");
+        let refused = run("t0".to_owned()).await.unwrap();
+        assert_eq!(refused.status(), 409);
+        let json: serde_json::Value =
+            serde_json::from_str(&refused.text().await.unwrap()).unwrap();
+        assert_eq!(json["error"]["kind"], "unanswered-interrupt");
         let over = run("one-too-many".to_owned()).await.unwrap();
         assert_eq!(over.status(), 429);
         let json: serde_json::Value = serde_json::from_str(&over.text().await.unwrap()).unwrap();
