@@ -4,7 +4,7 @@
 use std::fmt;
 use std::io::{BufRead, BufReader, Read};
 
-use ag_ui::encoding::sse::EventDecoder;
+use ag_ui::encoding::sse::FrameDecoder;
 use ag_ui::{DecodeError, DecodeErrorKind, Event};
 
 /// The longest JSON Lines line accepted, its `\n` excluded: the SSE frame limit.
@@ -36,6 +36,8 @@ pub(crate) enum Position {
     Event(usize),
     /// The input as a whole.
     Input,
+    /// The end of the input: what chunk normalization closes there.
+    End,
 }
 
 impl fmt::Display for Position {
@@ -44,6 +46,7 @@ impl fmt::Display for Position {
             Position::Line(n) => write!(f, "line {n}"),
             Position::Event(n) => write!(f, "event {n}"),
             Position::Input => f.write_str("input"),
+            Position::End => f.write_str("end of input"),
         }
     }
 }
@@ -62,7 +65,7 @@ impl fmt::Display for InputError {
 }
 
 impl InputError {
-    fn new(position: Position, message: impl Into<String>) -> Self {
+    pub(crate) fn new(position: Position, message: impl Into<String>) -> Self {
         Self {
             position,
             message: message.into(),
@@ -70,7 +73,7 @@ impl InputError {
     }
 
     /// The decode error in words, without the index it may carry (the position says where).
-    fn decode(position: Position, error: &DecodeError) -> Self {
+    pub(crate) fn decode(position: Position, error: &DecodeError) -> Self {
         let message = match (error.event_type(), error.field()) {
             (Some(t), Some(field)) => format!("{t}: field `{field}`: {}", error.message()),
             (Some(t), None) => format!("{t}: {}", error.message()),
@@ -104,23 +107,58 @@ pub(crate) fn for_each_event<E: From<InputError>>(
     reader: impl Read,
     mut each: impl FnMut(Positioned) -> Result<(), E>,
 ) -> Result<Format, E> {
-    let mut reader = BufReader::with_capacity(1 << 16, reader);
-    let format = detect(&mut reader)?;
-    let mut skipped = 0;
-    let mut skip_unknown = |position: Position, result: Result<Event, DecodeError>| match result {
+    let mut unknown = Unknown::default();
+    let format = for_each_json(reader, |position, json| match Event::from_slice(json) {
         Ok(event) => each(Positioned { position, event }),
         Err(e) if e.kind() == DecodeErrorKind::UnknownEventType => {
-            skipped += 1;
-            if skipped <= MAX_WARNINGS {
-                eprintln!(
-                    "warning: {position}: skipping an event of unknown type {}",
-                    crate::render::visible(&format!("{:?}", e.event_type().unwrap_or("")), false)
-                );
-            }
+            unknown.skip(position, &e);
             Ok(())
         }
         Err(e) => Err(E::from(InputError::decode(position, &e))),
-    };
+    })?;
+    unknown.finish();
+    Ok(format)
+}
+
+/// Warns about events of unknown types as they are skipped: the first [`MAX_WARNINGS`], then a
+/// count at the end.
+#[derive(Debug, Default)]
+pub(crate) struct Unknown {
+    skipped: usize,
+}
+
+impl Unknown {
+    /// Skips the event at `position` that `error` (of kind `UnknownEventType`) is about.
+    pub(crate) fn skip(&mut self, position: Position, error: &DecodeError) {
+        self.skipped += 1;
+        if self.skipped <= MAX_WARNINGS {
+            eprintln!(
+                "warning: {position}: skipping an event of unknown type {}",
+                crate::render::visible(&format!("{:?}", error.event_type().unwrap_or("")), false)
+            );
+        }
+    }
+
+    /// Says how many more were skipped than were named.
+    pub(crate) fn finish(self) {
+        if self.skipped > MAX_WARNINGS {
+            eprintln!(
+                "warning: {} more events of unknown types skipped",
+                self.skipped - MAX_WARNINGS
+            );
+        }
+    }
+}
+
+/// Reads every item of `reader` (a JSON Lines line, a JSON array element or an SSE frame's
+/// data), detecting the format from the first bytes, and hands its JSON to `each` with its
+/// position, as it is read: only the item being read is held, at most [`MAX_LINE`] bytes.
+pub(crate) fn for_each_json<E: From<InputError>>(
+    reader: impl Read,
+    mut each: impl FnMut(Position, &[u8]) -> Result<(), E>,
+) -> Result<Format, E> {
+    let mut reader = BufReader::with_capacity(1 << 16, reader);
+    let format = detect(&mut reader)?;
     match format {
         Format::Jsonl => {
             let mut line = Vec::new();
@@ -130,7 +168,7 @@ pub(crate) fn for_each_event<E: From<InputError>>(
                 if line.iter().all(u8::is_ascii_whitespace) {
                     continue;
                 }
-                skip_unknown(Position::Line(number), Event::from_slice(&line))?;
+                each(Position::Line(number), &line)?;
             }
         }
         Format::Array => {
@@ -144,19 +182,23 @@ pub(crate) fn for_each_event<E: From<InputError>>(
                 }
                 let n = chunk.len();
                 elements.push(chunk, |index, element| {
-                    skip_unknown(Position::Event(index), Event::from_slice(element))
+                    each(Position::Event(index), element)
                 })?;
                 reader.consume(n);
             }
             elements.finish()?;
         }
         Format::Sse => {
-            let mut decoder = EventDecoder::new();
-            let mut index = 0;
-            let mut drain = |decoder: &mut EventDecoder| -> Result<(), E> {
-                for result in decoder {
-                    skip_unknown(Position::Event(index), result)?;
-                    index += 1;
+            let mut frames = FrameDecoder::new();
+            let mut drain = |frames: &mut FrameDecoder| -> Result<(), E> {
+                while let Some(frame) = frames.next_frame().map_err(|e| {
+                    let position = e.index().map_or(Position::Input, |i| {
+                        Position::Event(usize::try_from(i).unwrap_or(usize::MAX))
+                    });
+                    E::from(InputError::decode(position, &e))
+                })? {
+                    let index = usize::try_from(frame.index()).unwrap_or(usize::MAX);
+                    each(Position::Event(index), frame.data())?;
                 }
                 Ok(())
             };
@@ -167,20 +209,14 @@ pub(crate) fn for_each_event<E: From<InputError>>(
                 if chunk.is_empty() {
                     break;
                 }
-                decoder.push(chunk);
+                frames.push(chunk);
                 let n = chunk.len();
                 reader.consume(n);
-                drain(&mut decoder)?;
+                drain(&mut frames)?;
             }
-            decoder.finish();
-            drain(&mut decoder)?;
+            frames.finish();
+            drain(&mut frames)?;
         }
-    }
-    if skipped > MAX_WARNINGS {
-        eprintln!(
-            "warning: {} more events of unknown types skipped",
-            skipped - MAX_WARNINGS
-        );
     }
     Ok(format)
 }
@@ -352,7 +388,7 @@ fn read_line(
 /// Looks at the first non-blank bytes: `[` is a JSON array, `{` JSON Lines, anything that
 /// starts an SSE line (`data:`, `:`, `event:`, `id:`, `retry:`) SSE. A leading UTF-8 byte order
 /// mark is dropped.
-fn detect(reader: &mut impl BufRead) -> Result<Format, InputError> {
+pub(crate) fn detect(reader: &mut impl BufRead) -> Result<Format, InputError> {
     let mut first = true;
     loop {
         let buf = reader

@@ -127,14 +127,17 @@ enum Command {
         /// The user message sent when INPUT is a URL.
         #[arg(long, default_value = "hello")]
         message: String,
-        /// Verify the events as they are, without expanding chunk events first.
+        /// Verify the events' JSON as sent: without expanding chunk events first, and with the
+        /// null and shape rules (`attribution.null`, `subagent.missing-field`, …) reported as
+        /// violations at their event.
         #[arg(long)]
         raw: bool,
         /// Accept a recording that ends inside a run (by default that is incomplete, exit 1).
         #[arg(long)]
         partial: bool,
     },
-    /// Expand *_CHUNK events into explicit START / CONTENT / END events.
+    /// Expand *_CHUNK events into explicit START / CONTENT / END events. Events are written in
+    /// their schema shape: members the AG-UI 1.0 schema does not describe are dropped.
     Normalize {
         /// A file, or `-` for standard input.
         input: Option<String>,
@@ -150,7 +153,7 @@ enum Command {
         #[arg(long)]
         no_verify: bool,
     },
-    /// Re-encode a stream.
+    /// Re-encode a stream (in schema shape: members the schema does not describe are dropped).
     Convert {
         /// The output encoding.
         #[arg(long, value_enum)]

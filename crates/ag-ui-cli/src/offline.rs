@@ -7,8 +7,8 @@ use std::io::{BufWriter, Write};
 use ag_ui::client::apply::{ApplyErrorKind, Reducer};
 use ag_ui::client::chunks::{ChunkError, ChunkNormalizer};
 use ag_ui::encoding::sse;
-use ag_ui::verify::{Verifier, Violation};
-use ag_ui::{Event, EventType};
+use ag_ui::verify::{CheckJsonError, Verifier, Violation};
+use ag_ui::{DecodeErrorKind, Event, EventType};
 use serde_json::json;
 
 use crate::input::{self, InputError, Position, Positioned};
@@ -54,7 +54,7 @@ impl Failure {
         }
     }
 
-    fn violation(position: Position, v: &Violation) -> Self {
+    pub(crate) fn violation(position: Position, v: &Violation) -> Self {
         Failure::Stream {
             position,
             kind: v.kind().as_str(),
@@ -123,7 +123,6 @@ struct Stages {
     normalizer: Option<ChunkNormalizer>,
     verifier: Option<Verifier>,
     buffer: Vec<Event>,
-    last_position: Position,
 }
 
 impl Stages {
@@ -132,7 +131,6 @@ impl Stages {
             normalizer: normalize.then(ChunkNormalizer::new),
             verifier: verify.then(Verifier::new),
             buffer: Vec::new(),
-            last_position: Position::Input,
         }
     }
 
@@ -142,7 +140,6 @@ impl Stages {
         item: Positioned,
         sink: &mut impl FnMut(Position, &Event) -> Result<(), Failure>,
     ) -> Result<(), Failure> {
-        self.last_position = item.position;
         match &mut self.normalizer {
             Some(normalizer) => {
                 normalizer
@@ -154,7 +151,9 @@ impl Stages {
         self.flush(item.position, sink)
     }
 
-    /// Closes what chunk normalization still has open and sends it through.
+    /// Closes what chunk normalization still has open and sends it through. What it closes
+    /// is at the end of the input, not at the last event: a violation by such an END (say,
+    /// for a message an explicit END already closed) is reported there.
     fn finish(
         &mut self,
         sink: &mut impl FnMut(Position, &Event) -> Result<(), Failure>,
@@ -162,7 +161,7 @@ impl Stages {
         if let Some(normalizer) = &mut self.normalizer {
             normalizer.finish_into(&mut self.buffer);
         }
-        self.flush(self.last_position, sink)
+        self.flush(Position::End, sink)
     }
 
     fn flush(
@@ -334,9 +333,11 @@ struct Verification {
 }
 
 impl Verification {
+    /// In `raw` mode the events come already checked (by [`Verifier::check_json`]), so the
+    /// stages neither expand chunks nor verify again.
     fn new(raw: bool) -> Self {
         Self {
-            stages: Stages::new(!raw, true),
+            stages: Stages::new(!raw, !raw),
             open: Open::default(),
             events: 0,
             runs: 0,
@@ -409,7 +410,26 @@ pub(crate) fn verify_reader(
     partial: bool,
 ) -> Result<String, Failure> {
     let mut verification = Verification::new(raw);
-    input::for_each_event(reader, |item| verification.push(item))?;
+    if raw {
+        // The verifier on each event's JSON as sent, so that the null and shape rules
+        // (`attribution.null`, `subagent.missing-field`, …) are violations at their event, in
+        // the reference verifier's order.
+        let mut verifier = Verifier::new();
+        let mut unknown = input::Unknown::default();
+        input::for_each_json(reader, |position, json| match verifier.check_json(json) {
+            Ok(event) => verification.push(Positioned { position, event }),
+            Err(CheckJsonError::Violation(v)) => Err(Failure::violation(position, &v)),
+            Err(CheckJsonError::Decode(e)) if e.kind() == DecodeErrorKind::UnknownEventType => {
+                unknown.skip(position, &e);
+                Ok(())
+            }
+            Err(CheckJsonError::Decode(e)) => Err(InputError::decode(position, &e).into()),
+            Err(other) => Err(Failure::Usage(other.to_string())),
+        })?;
+        unknown.finish();
+    } else {
+        input::for_each_event(reader, |item| verification.push(item))?;
+    }
     verification.finish(partial)
 }
 

@@ -615,3 +615,142 @@ fn run_renders_escapes_from_the_agent_harmlessly_and_quotes_the_resume_command()
         "{shown}"
     );
 }
+/// `verify --raw` names the null and shape rules at their event with exit 1, in the reference
+/// verifier's order (verdicts of @ag-ui/client 1.0.0 `verifyEvents`), in every encoding.
+#[test]
+fn verify_raw_names_null_and_shape_rules_like_any_violation() {
+    let rs = r#"{"type":"RUN_STARTED","threadId":"t","runId":"r"}"#;
+    let rf = r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r"}"#;
+    let sas = r#"{"type":"SUBAGENT_STARTED","subagentRunId":"s","name":"n"}"#;
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &[
+                rs,
+                r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r","subagentRunId":null}"#,
+            ],
+            "line 2: attribution.null",
+        ),
+        (
+            &[rs, r#"{"type":"SUBAGENT_STARTED","name":"n"}"#],
+            "line 2: subagent.missing-field",
+        ),
+        (
+            &[
+                rs,
+                sas,
+                r#"{"type":"SUBAGENT_FINISHED","subagentRunId":"s","outcome":{"type":"paused"}}"#,
+            ],
+            "line 3: subagent.bad-outcome [s]",
+        ),
+        (
+            &[
+                rs,
+                sas,
+                r#"{"type":"SUBAGENT_FINISHED","subagentRunId":"s","outcome":{"type":"suspended","interruptIds":[1]}}"#,
+            ],
+            "line 3: subagent.bad-outcome [s]",
+        ),
+        (
+            &[
+                rs,
+                r#"{"type":"SUBAGENT_STARTED","subagentRunId":"s","name":"n","description":null}"#,
+            ],
+            "line 2: subagent.null-field [s]",
+        ),
+        (
+            &[
+                rs,
+                r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":{"type":"interrupt","interrupts":[{"id":"i","reason":"x","subagentRunId":null}]}}"#,
+            ],
+            "line 2: attribution.null [i]",
+        ),
+        // The ordering gate first.
+        (
+            &[
+                rs,
+                rf,
+                r#"{"type":"TEXT_MESSAGE_START","messageId":"m","subagentRunId":null}"#,
+            ],
+            "line 3: run.after-finished",
+        ),
+    ];
+    for (lines, expected) in cases {
+        let input = lines.join("\n") + "\n";
+        let out = ag_ui(&["verify", "--raw"], input.as_bytes());
+        assert_eq!(out.status.code(), Some(1), "{input}: {}", stderr(&out));
+        let err = stderr(&out);
+        assert!(
+            err.starts_with(&format!("violation: {expected}")),
+            "expected {expected:?}, got {err:?}"
+        );
+        // The same as SSE and as a JSON array, at the event's index.
+        let index = expected[5..6].parse::<usize>().unwrap() - 1;
+        let kind = expected.split(' ').nth(2).unwrap();
+        let sse: String = lines.iter().map(|l| format!("data: {l}\n\n")).collect();
+        let array = format!("[{}]", lines.join(","));
+        for encoded in [sse, array] {
+            let out = ag_ui(&["verify", "--raw"], encoded.as_bytes());
+            assert_eq!(out.status.code(), Some(1), "{encoded}");
+            assert!(
+                stderr(&out).starts_with(&format!("violation: event {index}: {kind}")),
+                "{encoded}: {}",
+                stderr(&out)
+            );
+        }
+    }
+    // A legacy null the decoder reads as absent is still accepted without --raw.
+    let input = cases[5].0.join("\n") + "\n";
+    let out = ag_ui(&["verify"], input.as_bytes());
+    assert_eq!(stdout(&out), "ok: 2 events, 1 runs\n", "{}", stderr(&out));
+    // Other invalid fields stay input errors (exit 2).
+    let input = format!(
+        "{rs}\n{{\"type\":\"TEXT_MESSAGE_START\",\"messageId\":\"m\",\"role\":\"tool\"}}\n"
+    );
+    assert_eq!(
+        ag_ui(&["verify", "--raw"], input.as_bytes()).status.code(),
+        Some(2)
+    );
+}
+
+/// An explicit END without `subagentRunId` for a message a subagent's chunks opened is
+/// accepted (as the reference verifier accepts it); the END that closes the subagent's chunk
+/// stream is the one rejected, where the stream closes it: at the next event of the
+/// subagent's lane, or at the end of the input (issue 11, item 10).
+#[test]
+fn verify_reports_the_closing_end_of_a_chunk_stream_where_it_closes() {
+    let head = [
+        r#"{"type":"RUN_STARTED","threadId":"t","runId":"r"}"#,
+        r#"{"type":"SUBAGENT_STARTED","subagentRunId":"s1","name":"n"}"#,
+        r#"{"type":"TEXT_MESSAGE_CHUNK","messageId":"m","role":"assistant","delta":"hi","subagentRunId":"s1"}"#,
+        r#"{"type":"TEXT_MESSAGE_END","messageId":"m"}"#,
+    ];
+    let input = head.join("\n") + "\n";
+    let err = stderr(&ag_ui(&["verify"], input.as_bytes()));
+    assert!(
+        err.starts_with("violation: end of input: text.not-open [m]"),
+        "{err}"
+    );
+    let input = head.join("\n") + "\n{\"type\":\"SUBAGENT_FINISHED\",\"subagentRunId\":\"s1\"}\n";
+    let err = stderr(&ag_ui(&["verify"], input.as_bytes()));
+    assert!(
+        err.starts_with("violation: line 5: text.not-open [m]"),
+        "{err}"
+    );
+}
+
+/// Members outside the schema do not survive `normalize` or `convert` (see the crate docs,
+/// "Fields outside the schema"): both write events in their schema shape.
+#[test]
+fn normalize_and_convert_write_events_in_schema_shape() {
+    let input = "{\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\",\"vendor\":true}\n{\"type\":\"TEXT_MESSAGE_CHUNK\",\"messageId\":\"m\",\"delta\":\"x\",\"foo\":1}\n";
+    for command in [&["normalize", "-"][..], &["convert", "--to", "jsonl", "-"]] {
+        let out = ag_ui(command, input.as_bytes());
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let text = stdout(&out);
+        assert!(text.contains("\"delta\":\"x\""), "{command:?}: {text}");
+        assert!(
+            !text.contains("foo") && !text.contains("vendor"),
+            "{command:?}: {text}"
+        );
+    }
+}

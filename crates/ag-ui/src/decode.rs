@@ -249,6 +249,88 @@ pub(crate) fn locate(path: &str, text: &str) -> (Option<String>, String) {
     ((!field.is_empty()).then_some(field), message)
 }
 
+/// How [`repair_surrogates`] rewrites a lone UTF-16 surrogate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Lone {
+    /// As U+FFFD, as a UTF-8 encoder (and the reference client's display) renders it.
+    Replace,
+    /// As the private-use character [`SURROGATE_MARK`] + (surrogate − 0xD800), so that a caller
+    /// comparing with the [`Lone::Replace`] reading can tell which half it was.
+    #[cfg_attr(not(feature = "client"), allow(dead_code))]
+    Mark,
+}
+
+/// The first of the 2048 private-use characters (plane 15) [`Lone::Mark`] writes.
+#[cfg_attr(not(feature = "client"), allow(dead_code))]
+pub(crate) const SURROGATE_MARK: u32 = 0xF_0000;
+
+/// The value of four hex digits, if they are.
+fn hex4(digits: &[u8]) -> Option<u16> {
+    let digits = std::str::from_utf8(digits.get(..4)?).ok()?;
+    if !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    u16::from_str_radix(digits, 16).ok()
+}
+
+/// Rewrites every `\uXXXX` escape of a lone UTF-16 surrogate in `json` (a high half not
+/// followed by an escaped low half, or a low half not preceded by a high one) as `lone` says;
+/// `None` when there is none. JavaScript producers that cut text by code units send such
+/// halves; `JSON.parse` accepts them, serde_json does not, and a Rust string cannot hold them.
+///
+/// Backslashes only occur inside JSON strings, so the scan needs no other parsing; anything
+/// malformed is left for the JSON reader to report.
+pub(crate) fn repair_surrogates(json: &[u8], lone: Lone) -> Option<Vec<u8>> {
+    let mut out: Option<Vec<u8>> = None;
+    let mut copied = 0;
+    let mut i = 0;
+    // `i` may step past the end (a backslash as the last byte), so take the rest with `get`.
+    while let Some(offset) = json
+        .get(i..)
+        .and_then(|rest| rest.iter().position(|&b| b == b'\\'))
+    {
+        i += offset;
+        if json.get(i + 1) != Some(&b'u') {
+            i += 2;
+            continue;
+        }
+        let Some(unit) = hex4(&json[i + 2..]) else {
+            i += 2;
+            continue;
+        };
+        let paired = match unit {
+            0xD800..=0xDBFF => {
+                json.get(i + 6..i + 8) == Some(b"\\u".as_slice())
+                    && hex4(&json[i + 8..]).is_some_and(|low| (0xDC00..=0xDFFF).contains(&low))
+            }
+            0xDC00..=0xDFFF => false,
+            _ => {
+                i += 6;
+                continue;
+            }
+        };
+        if paired {
+            i += 12;
+            continue;
+        }
+        let buf = out.get_or_insert_with(|| Vec::with_capacity(json.len() + 8));
+        buf.extend_from_slice(&json[copied..i]);
+        match lone {
+            Lone::Replace => buf.extend_from_slice(b"\\uFFFD"),
+            Lone::Mark => {
+                let mark = char::from_u32(SURROGATE_MARK + u32::from(unit - 0xD800))
+                    .unwrap_or(char::REPLACEMENT_CHARACTER);
+                buf.extend_from_slice(mark.encode_utf8(&mut [0; 4]).as_bytes());
+            }
+        }
+        i += 6;
+        copied = i;
+    }
+    let mut buf = out?;
+    buf.extend_from_slice(&json[copied..]);
+    Some(buf)
+}
+
 impl Event {
     /// Reads one event from JSON bytes.
     ///
@@ -256,6 +338,11 @@ impl Event {
     ///
     /// A [`DecodeError`] naming what was wrong: invalid JSON, not an object, no `type`, an
     /// unknown `type`, or an invalid field of a known event (with its path).
+    ///
+    /// An escaped lone UTF-16 surrogate (`"\\ud83d"` without its other half), which
+    /// JavaScript's `JSON.parse` accepts, reads as U+FFFD: a Rust string cannot hold it. The
+    /// client pipeline's `client::compat::Compat::decode_into`
+    /// rejoins halves split across consecutive deltas.
     #[inline]
     pub fn from_slice(bytes: &[u8]) -> Result<Event, DecodeError> {
         match std::str::from_utf8(bytes) {
@@ -298,10 +385,19 @@ impl Event {
         Event::decode_slow(json.as_bytes())
     }
 
-    /// Decodes `bytes`, reporting the first problem precisely.
+    /// Decodes `bytes`, reporting the first problem precisely. Escapes of lone UTF-16
+    /// surrogates, which serde_json rejects and `JSON.parse` accepts, read as U+FFFD.
     #[cold]
     #[inline(never)]
     fn decode_slow(bytes: &[u8]) -> Result<Event, DecodeError> {
+        match repair_surrogates(bytes, Lone::Replace) {
+            Some(repaired) => Event::decode_checked(&repaired),
+            None => Event::decode_checked(bytes),
+        }
+    }
+
+    /// [`Event::decode_slow`] once lone surrogates are dealt with.
+    fn decode_checked(bytes: &[u8]) -> Result<Event, DecodeError> {
         let first = bytes.iter().find(|b| !b.is_ascii_whitespace());
         if first != Some(&b'{') {
             return Err(match serde_json::from_slice::<de::IgnoredAny>(bytes) {
@@ -424,5 +520,24 @@ mod tests {
             .unwrap_err();
         assert_eq!(err.field(), Some("delta[0].value"), "{err}");
         assert_eq!(err.message(), "missing field `value`");
+    }
+
+    /// Found by the `event_from_slice` fuzz target: a backslash as the last byte made the
+    /// lone-surrogate scan slice past the end and panic.
+    #[test]
+    fn a_trailing_backslash_is_a_syntax_error_not_a_panic() {
+        let cases: [(&[u8], bool); 6] = [
+            (br#"{{""type":"REASONIFG_START",ssageId":"r1type":"TEXT_MES","sSAGE_Cdelt?"ubag:2\"#, false),
+            (br#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"\"#, false),
+            (br#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"\u"#, false),
+            (br#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"\ud83d\"#, true),
+            (br#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"\ud83d\u"#, true),
+            (b"\\", false),
+        ];
+        for (input, lone) in cases {
+            let err = Event::from_slice(input).unwrap_err();
+            assert_eq!(err.kind(), DecodeErrorKind::Syntax, "{err}");
+            assert_eq!(repair_surrogates(input, Lone::Mark).is_some(), lone);
+        }
     }
 }

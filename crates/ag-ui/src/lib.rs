@@ -23,6 +23,24 @@
 //! assert_eq!(Event::from_json(&json).unwrap().event_type(), EventType::TextMessageContent);
 //! ```
 //!
+//! ## Fields outside the schema
+//!
+//! An event is read into its typed struct, so a member the AG-UI 1.0 schema does not describe
+//! (`"foo": 1` on a chunk, a vendor key on a message) is dropped when read and never written
+//! back: a proxy or a recorder built on this crate re-emits events in their schema shape, and
+//! `ag-ui normalize` / `ag-ui convert` do too. This is what the reference client's schema
+//! stage does to every event before chunk expansion and verification (it removes unknown
+//! properties, with a warning), so the events an application sees are the same either way. To
+//! carry data of your own, use the protocol's places for it: `metadata`, `rawEvent`, or a
+//! `CUSTOM` event.
+//!
+//! ```
+//! use ag_ui::Event;
+//!
+//! let event = Event::from_json(r#"{"type":"TEXT_MESSAGE_CHUNK","messageId":"m","delta":"x","foo":1}"#).unwrap();
+//! assert_eq!(event.to_json(), r#"{"type":"TEXT_MESSAGE_CHUNK","messageId":"m","delta":"x"}"#);
+//! ```
+//!
 //! ## Modules
 //!
 //! | module | what | feature |

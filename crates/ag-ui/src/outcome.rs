@@ -52,12 +52,11 @@ pub struct Interrupt {
         deserialize_with = "non_null"
     )]
     pub metadata: Option<Metadata>,
-    /// The subagent whose work raised it; absent for the root agent.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "non_null"
-    )]
+    /// The subagent whose work raised it; absent for the root agent. A legacy `null` reads as
+    /// absent, as the reference client reads it (the verifier on raw JSON,
+    /// [`Verifier::check_json`](crate::verify::Verifier::check_json), reports it as
+    /// `attribution.null`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub subagent_run_id: Option<SubagentRunId>,
 }
 

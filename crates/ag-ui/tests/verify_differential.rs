@@ -294,3 +294,267 @@ fn emission_mode_chunk_mixes_pass_the_reference_client() {
         failures.join("\n")
     );
 }
+
+/// Explicit events meeting chunk streams, through chunk expansion and then the verifier, against
+/// the reference client's `transformChunks` + `verifyEvents` (`interop/verify/pipeline.mjs`):
+/// the same verdict, with the index counting expanded events. Among them (issue 11, item 10): an
+/// explicit END without `subagentRunId` for an entity a subagent's chunks opened is accepted,
+/// and the END that closes the subagent's chunk stream later is the one rejected.
+#[cfg(feature = "client")]
+#[test]
+fn chunk_expansion_then_verification_matches_the_reference_pipeline() {
+    use ag_ui::client::chunks::ChunkNormalizer;
+
+    let run_started = r#"{"type":"RUN_STARTED","threadId":"t","runId":"r"}"#;
+    let run_finished = r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r"}"#;
+    let sub_started = r#"{"type":"SUBAGENT_STARTED","subagentRunId":"s1","name":"n"}"#;
+    let sub_finished = r#"{"type":"SUBAGENT_FINISHED","subagentRunId":"s1"}"#;
+    let text_chunk = r#"{"type":"TEXT_MESSAGE_CHUNK","messageId":"m","role":"assistant","delta":"hi","subagentRunId":"s1"}"#;
+    let tool_chunk = r#"{"type":"TOOL_CALL_CHUNK","toolCallId":"c","toolCallName":"f","delta":"{}","subagentRunId":"s1"}"#;
+    let reasoning_chunk =
+        r#"{"type":"REASONING_MESSAGE_CHUNK","messageId":"m","delta":"hm","subagentRunId":"s1"}"#;
+    let text_end = r#"{"type":"TEXT_MESSAGE_END","messageId":"m"}"#;
+    let text_end_s1 = r#"{"type":"TEXT_MESSAGE_END","messageId":"m","subagentRunId":"s1"}"#;
+    let text_end_s2 = r#"{"type":"TEXT_MESSAGE_END","messageId":"m","subagentRunId":"s2"}"#;
+    let tool_end = r#"{"type":"TOOL_CALL_END","toolCallId":"c"}"#;
+    let reasoning_end = r#"{"type":"REASONING_MESSAGE_END","messageId":"m"}"#;
+    let step = r#"{"type":"STEP_STARTED","stepName":"x"}"#;
+    let tool_start_s1 =
+        r#"{"type":"TOOL_CALL_START","toolCallId":"d","toolCallName":"f","subagentRunId":"s1"}"#;
+    let streams: Vec<Vec<&str>> = vec![
+        vec![run_started, sub_started, text_chunk, text_end],
+        vec![run_started, sub_started, text_chunk, text_end, run_finished],
+        vec![
+            run_started,
+            sub_started,
+            text_chunk,
+            text_end,
+            sub_finished,
+            run_finished,
+        ],
+        vec![
+            run_started,
+            sub_started,
+            text_chunk,
+            text_end_s1,
+            sub_finished,
+            run_finished,
+        ],
+        vec![run_started, sub_started, text_chunk, text_end_s2],
+        vec![run_started, sub_started, tool_chunk, tool_end, sub_finished],
+        vec![
+            run_started,
+            sub_started,
+            tool_chunk,
+            tool_end,
+            tool_start_s1,
+        ],
+        vec![
+            run_started,
+            sub_started,
+            reasoning_chunk,
+            reasoning_end,
+            step,
+        ],
+        vec![
+            run_started,
+            sub_started,
+            reasoning_chunk,
+            reasoning_end,
+            run_finished,
+        ],
+    ];
+    let streams: Vec<Vec<Value>> = streams
+        .iter()
+        .map(|s| s.iter().map(|e| serde_json::from_str(e).unwrap()).collect())
+        .collect();
+
+    let root = root();
+    let path = std::env::temp_dir().join(format!("ag-ui-end-attr-{}.json", std::process::id()));
+    std::fs::write(&path, serde_json::to_vec(&streams).unwrap()).unwrap();
+    let verdicts: Vec<Value> =
+        serde_json::from_slice(&node(&[&root.join("interop/verify/pipeline.mjs"), &path])).unwrap();
+    let _ = std::fs::remove_file(&path);
+    assert_eq!(verdicts.len(), streams.len());
+
+    let mut rejected = 0;
+    for (stream, reference) in streams.iter().zip(&verdicts) {
+        // The reference closes nothing at the end of the input: no `finish` here either.
+        let mut normalizer = ChunkNormalizer::new();
+        let mut verifier = Verifier::new();
+        let mut expanded = Vec::new();
+        let mut ours = serde_json::json!({ "accepted": true });
+        'events: for json in stream {
+            let event = Event::from_value(json).unwrap();
+            expanded.clear();
+            normalizer.push_into(event, &mut expanded).unwrap();
+            for event in &expanded {
+                if let Err(v) = verifier.check(event) {
+                    ours = serde_json::json!({ "kind": v.kind().as_str(), "index": v.index() });
+                    break 'events;
+                }
+            }
+        }
+        let want = match reference.get("kind") {
+            Some(kind) => {
+                rejected += 1;
+                serde_json::json!({ "kind": kind, "index": reference["index"] })
+            }
+            None => reference.clone(),
+        };
+        assert_eq!(ours, want, "{}", Value::Array(stream.clone()));
+    }
+    assert!(rejected >= 4, "the cases exercise rejections: {verdicts:?}");
+}
+
+/// The verifier on raw JSON (`Verifier::check_json`, what `ag-ui verify --raw` runs) against the
+/// reference's `verifyEvents` fed the same undecoded events: the null and shape rules a typed
+/// event cannot break (R35, R36, R39, R40, R45–R47) at the same index with the same kind, after
+/// the ordering gates, as the reference orders them (issue 11, item 12).
+#[test]
+fn raw_json_verdicts_match_the_reference() {
+    use ag_ui::verify::CheckJsonError;
+
+    let rs = r#"{"type":"RUN_STARTED","threadId":"t","runId":"r"}"#;
+    let rf = r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r"}"#;
+    let re = r#"{"type":"RUN_ERROR","message":"x"}"#;
+    let sas = r#"{"type":"SUBAGENT_STARTED","subagentRunId":"s","name":"n"}"#;
+    let streams: Vec<Vec<&str>> = vec![
+        vec![
+            rs,
+            r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r","subagentRunId":null}"#,
+        ],
+        vec![
+            rs,
+            r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":{"type":"interrupt","interrupts":[{"id":"i","reason":"x","subagentRunId":null}]}}"#,
+        ],
+        vec![r#"{"type":"RUN_STARTED","threadId":"t","runId":"r","subagentRunId":null}"#],
+        vec![r#"{"type":"RUN_ERROR","message":"x","subagentRunId":null}"#],
+        vec![
+            rs,
+            r#"{"type":"MESSAGES_SNAPSHOT","messages":[],"subagentRunId":null}"#,
+        ],
+        vec![
+            rs,
+            rf,
+            r#"{"type":"TEXT_MESSAGE_START","messageId":"m","subagentRunId":null}"#,
+        ],
+        vec![rs, re, r#"{"type":"SUBAGENT_STARTED","name":"n"}"#],
+        vec![r#"{"type":"STEP_STARTED","stepName":"a","subagentRunId":null}"#],
+        vec![
+            rs,
+            r#"{"type":"TEXT_MESSAGE_START","messageId":"m","subagentRunId":null}"#,
+        ],
+        vec![
+            rs,
+            r#"{"type":"SUBAGENT_STARTED","subagentRunId":null,"name":"n"}"#,
+        ],
+        vec![rs, r#"{"type":"SUBAGENT_STARTED","name":"n"}"#],
+        vec![rs, r#"{"type":"SUBAGENT_STARTED","subagentRunId":"s"}"#],
+        vec![
+            rs,
+            r#"{"type":"SUBAGENT_STARTED","subagentRunId":"s","name":7}"#,
+        ],
+        vec![rs, sas, r#"{"type":"SUBAGENT_FINISHED"}"#],
+        vec![rs, sas, r#"{"type":"SUBAGENT_ERROR","subagentRunId":"s"}"#],
+        vec![
+            rs,
+            r#"{"type":"SUBAGENT_STARTED","subagentRunId":"s","name":"n","parentToolCallId":null}"#,
+        ],
+        vec![
+            rs,
+            sas,
+            r#"{"type":"SUBAGENT_FINISHED","subagentRunId":"s","outcome":null}"#,
+        ],
+        vec![
+            rs,
+            sas,
+            r#"{"type":"SUBAGENT_ERROR","subagentRunId":"s","message":"m","code":null}"#,
+        ],
+        vec![
+            rs,
+            sas,
+            r#"{"type":"SUBAGENT_FINISHED","subagentRunId":"s","outcome":{"type":"paused"}}"#,
+        ],
+        vec![
+            rs,
+            sas,
+            r#"{"type":"SUBAGENT_FINISHED","subagentRunId":"s","outcome":{}}"#,
+        ],
+        vec![
+            rs,
+            sas,
+            r#"{"type":"SUBAGENT_FINISHED","subagentRunId":"s","outcome":""}"#,
+        ],
+        vec![
+            rs,
+            sas,
+            r#"{"type":"SUBAGENT_FINISHED","subagentRunId":"s","outcome":{"type":"suspended","interruptIds":[1]}}"#,
+        ],
+        vec![
+            rs,
+            sas,
+            r#"{"type":"SUBAGENT_FINISHED","subagentRunId":"s","outcome":{"type":"success","interruptIds":null}}"#,
+        ],
+        vec![
+            rs,
+            sas,
+            r#"{"type":"SUBAGENT_FINISHED","subagentRunId":"s","outcome":{"type":"suspended","interruptIds":["i"]}}"#,
+            rf,
+        ],
+        vec![
+            rs,
+            r#"{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"m1","role":"user","content":"hi","subagentRunId":null}]}"#,
+        ],
+        vec![
+            r#"{"type":"RUN_STARTED","threadId":"t","runId":"r","input":{"threadId":"t","runId":"r","messages":[{"id":"m1","role":"user","content":"hi","subagentRunId":null}],"tools":[],"context":[]}}"#,
+        ],
+        vec![rs, r#"{"type":"SUBAGENT_FINISHED","subagentRunId":"s"}"#],
+    ];
+    let corpus = serde_json::json!({
+        "streams": streams
+            .iter()
+            .map(|s| serde_json::json!({
+                "events": s.iter().map(|e| serde_json::from_str::<Value>(e).unwrap()).collect::<Vec<_>>()
+            }))
+            .collect::<Vec<_>>()
+    });
+    let root = root();
+    let path = std::env::temp_dir().join(format!("ag-ui-raw-shapes-{}.json", std::process::id()));
+    std::fs::write(&path, serde_json::to_vec(&corpus).unwrap()).unwrap();
+    let verdicts: Vec<Value> =
+        serde_json::from_slice(&node(&[&root.join("interop/verify/verdicts.mjs"), &path])).unwrap();
+    let _ = std::fs::remove_file(&path);
+    assert_eq!(verdicts.len(), streams.len());
+    let mut shape_kinds = std::collections::BTreeSet::new();
+    for (stream, reference) in streams.iter().zip(&verdicts) {
+        let mut verifier = Verifier::new();
+        let mut ours = serde_json::json!({ "accepted": true });
+        for (i, line) in stream.iter().enumerate() {
+            match verifier.check_json(line.as_bytes()) {
+                Ok(_) => {}
+                Err(CheckJsonError::Violation(v)) => {
+                    assert_eq!(v.index(), i);
+                    ours = serde_json::json!({ "kind": v.kind().as_str(), "index": i });
+                    break;
+                }
+                Err(e) => panic!("{line}: a decode error where the reference names a rule: {e}"),
+            }
+        }
+        assert_eq!(&ours, reference, "{stream:?}");
+        if let Some(kind) = reference["kind"].as_str() {
+            shape_kinds.insert(kind.to_owned());
+        }
+    }
+    for kind in [
+        "attribution.null",
+        "subagent.missing-field",
+        "subagent.null-field",
+        "subagent.bad-outcome",
+        "run.after-finished",
+        "run.after-error",
+        "run.first-event",
+    ] {
+        assert!(shape_kinds.contains(kind), "no case for {kind}");
+    }
+}

@@ -1,12 +1,13 @@
 //! One test per rule of the AG-UI 1.0 rule catalogue (`protocol/rules.md`), named after the
 //! rule id, each with its accepted and rejected side. Rules about nulls and shapes (R0, R35,
-//! R36, R39, R40, R45–R47) cannot be broken by a typed `Event`; their tests prove the decoder
-//! rejects such input, so it never reaches a verifier.
+//! R36, R39, R40, R45–R47) cannot be broken by a typed `Event`: their tests prove the decoder
+//! rejects such input (or reads a legacy null as absent), and that `Verifier::check_json`
+//! names the rule on raw JSON.
 
 #[path = "support/ev.rs"]
 mod ev;
 
-use ag_ui::verify::{Verifier, ViolationKind as K, verify_all};
+use ag_ui::verify::{CheckJsonError, Verifier, ViolationKind as K, verify_all};
 use ag_ui::{DecodeErrorKind, Event, Message};
 use ev::*;
 
@@ -16,6 +17,170 @@ fn schema_rejects(json: &str) {
     let err = Event::from_json(json).expect_err(json);
     assert_eq!(err.kind(), DecodeErrorKind::InvalidField, "{json}: {err}");
     assert_eq!(err.kind().as_str(), "schema.invalid");
+}
+
+/// `Verifier::check_json` over raw lines: the first rule kind and index, or `None`.
+fn raw_verdict(lines: &[&str]) -> Option<(&'static str, usize)> {
+    let mut verifier = Verifier::new();
+    for (i, line) in lines.iter().enumerate() {
+        match verifier.check_json(line.as_bytes()) {
+            Ok(_) => {}
+            Err(CheckJsonError::Violation(v)) => {
+                assert_eq!(v.index(), i, "{v}");
+                return Some((v.kind().as_str(), i));
+            }
+            Err(e) => return Some((e.kind(), i)),
+        }
+    }
+    None
+}
+
+const RS: &str = r#"{"type":"RUN_STARTED","threadId":"t","runId":"r"}"#;
+const RF: &str = r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r"}"#;
+const SAS: &str = r#"{"type":"SUBAGENT_STARTED","subagentRunId":"s","name":"n"}"#;
+
+/// The null and shape rules on raw JSON (issue 11, item 12): each named by its kind at its
+/// event, in the reference verifier's order; verdicts from @ag-ui/client 1.0.0 `verifyEvents`.
+#[test]
+fn raw_json_shape_rules_are_violations_at_their_event() {
+    type Case<'a> = (&'a [&'a str], Option<(&'a str, usize)>);
+    let cases: &[Case<'_>] = &[
+        // R35, including on run-scoped events that cannot carry the field.
+        (
+            &[
+                RS,
+                r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r","subagentRunId":null}"#,
+            ],
+            Some(("attribution.null", 1)),
+        ),
+        (
+            &[r#"{"type":"RUN_STARTED","threadId":"t","runId":"r","subagentRunId":null}"#],
+            Some(("attribution.null", 0)),
+        ),
+        (
+            &[
+                RS,
+                r#"{"type":"TEXT_MESSAGE_START","messageId":"m","subagentRunId":null}"#,
+            ],
+            Some(("attribution.null", 1)),
+        ),
+        // An ordering gate comes first: R3 before R35 and before R39.
+        (
+            &[
+                RS,
+                RF,
+                r#"{"type":"TEXT_MESSAGE_START","messageId":"m","subagentRunId":null}"#,
+            ],
+            Some(("run.after-finished", 2)),
+        ),
+        (
+            &[RS, RF, r#"{"type":"SUBAGENT_STARTED","name":"n"}"#],
+            Some(("run.after-finished", 2)),
+        ),
+        // R35 before R39.
+        (
+            &[
+                RS,
+                r#"{"type":"SUBAGENT_STARTED","subagentRunId":null,"name":"n"}"#,
+            ],
+            Some(("attribution.null", 1)),
+        ),
+        // R39.
+        (
+            &[RS, r#"{"type":"SUBAGENT_STARTED","name":"n"}"#],
+            Some(("subagent.missing-field", 1)),
+        ),
+        (
+            &[RS, r#"{"type":"SUBAGENT_STARTED","subagentRunId":"s"}"#],
+            Some(("subagent.missing-field", 1)),
+        ),
+        (
+            &[RS, SAS, r#"{"type":"SUBAGENT_ERROR","subagentRunId":"s"}"#],
+            Some(("subagent.missing-field", 2)),
+        ),
+        (
+            &[RS, SAS, r#"{"type":"SUBAGENT_FINISHED","subagentRunId":7}"#],
+            Some(("subagent.missing-field", 2)),
+        ),
+        // R40.
+        (
+            &[
+                RS,
+                r#"{"type":"SUBAGENT_STARTED","subagentRunId":"s","name":"n","description":null}"#,
+            ],
+            Some(("subagent.null-field", 1)),
+        ),
+        (
+            &[
+                RS,
+                SAS,
+                r#"{"type":"SUBAGENT_FINISHED","subagentRunId":"s","outcome":null}"#,
+            ],
+            Some(("subagent.null-field", 2)),
+        ),
+        (
+            &[
+                RS,
+                SAS,
+                r#"{"type":"SUBAGENT_ERROR","subagentRunId":"s","message":"x","code":null}"#,
+            ],
+            Some(("subagent.null-field", 2)),
+        ),
+        // R45, R46.
+        (
+            &[
+                RS,
+                SAS,
+                r#"{"type":"SUBAGENT_FINISHED","subagentRunId":"s","outcome":{"type":"paused"}}"#,
+            ],
+            Some(("subagent.bad-outcome", 2)),
+        ),
+        (
+            &[
+                RS,
+                SAS,
+                r#"{"type":"SUBAGENT_FINISHED","subagentRunId":"s","outcome":{"type":"suspended","interruptIds":[1]}}"#,
+            ],
+            Some(("subagent.bad-outcome", 2)),
+        ),
+        (
+            &[
+                RS,
+                SAS,
+                r#"{"type":"SUBAGENT_FINISHED","subagentRunId":"s","outcome":{"type":"success","interruptIds":null}}"#,
+            ],
+            Some(("subagent.bad-outcome", 2)),
+        ),
+        // R36.
+        (
+            &[
+                RS,
+                r#"{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"m1","role":"user","content":"hi","subagentRunId":null}]}"#,
+            ],
+            Some(("attribution.null", 1)),
+        ),
+        // Accepted: the same events without the broken shape.
+        (
+            &[
+                RS,
+                SAS,
+                r#"{"type":"SUBAGENT_FINISHED","subagentRunId":"s","outcome":{"type":"suspended","interruptIds":["i"]}}"#,
+                RF,
+            ],
+            None,
+        ),
+        // Other invalid fields stay decode errors.
+        (
+            &[
+                RS,
+                r#"{"type":"TEXT_MESSAGE_START","messageId":"m","role":"tool"}"#,
+            ],
+            Some(("schema.invalid", 1)),
+        ),
+    ];
+    for (lines, want) in cases {
+        assert_eq!(raw_verdict(lines), *want, "{lines:?}");
+    }
 }
 
 // ---------- schema-level rules: the decoder's job ----------
@@ -126,10 +291,15 @@ fn r46_bad_interrupt_ids_are_a_decode_error() {
 }
 
 #[test]
-fn r47_null_interrupt_attribution_is_a_decode_error() {
-    schema_rejects(
-        r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":{"type":"interrupt","interrupts":[{"id":"i1","reason":"x","subagentRunId":null}]}}"#,
+fn r47_null_interrupt_attribution_reads_as_absent_and_raw_verification_names_it() {
+    // The reference client reads the legacy null as absent; its verifier on raw JSON does not.
+    let rf = r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":{"type":"interrupt","interrupts":[{"id":"i1","reason":"x","subagentRunId":null}]}}"#;
+    let event = Event::from_json(rf).unwrap();
+    assert_eq!(
+        event.to_json(),
+        r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":{"type":"interrupt","interrupts":[{"id":"i1","reason":"x"}]}}"#
     );
+    assert_eq!(raw_verdict(&[RS, rf]), Some(("attribution.null", 1)));
     assert!(
         Event::from_json(
             r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":{"type":"interrupt","interrupts":[{"id":"i1","reason":"x","subagentRunId":"s1"}]}}"#
@@ -1155,7 +1325,8 @@ fn kinds_are_unique_and_cover_the_catalogue() {
     for id in [
         "R1", "R2", "R3", "R4", "R7", "R8", "R9", "R10", "R11", "R12", "R14", "R15", "R16", "R17",
         "R18", "R19", "R20", "R21", "R22", "R23", "R25", "R26", "R27", "R28", "R29", "R30", "R31",
-        "R32", "R33", "R34", "R41", "R42", "R43", "R44", "R49",
+        "R32", "R33", "R34", "R35", "R36", "R39", "R40", "R41", "R42", "R43", "R44", "R45", "R46",
+        "R47", "R49",
     ] {
         assert!(rules.contains(&id), "{id} has no kind");
     }

@@ -34,10 +34,14 @@
 
 use serde_json::Value;
 
-use crate::{DecodeError, DecodeErrorKind, Event, MessageId};
+use crate::decode::{Lone, SURROGATE_MARK, repair_surrogates};
+use crate::{
+    DecodeError, DecodeErrorKind, Event, MessageId, ReasoningMessageChunkEvent,
+    TextMessageChunkEvent, ToolCallChunkEvent, ToolCallId,
+};
 
-/// Reads event JSON with the compatibility rules above. Keeps the current `THINKING_*` ids, so use
-/// one per stream.
+/// Reads event JSON with the compatibility rules above. Keeps the current `THINKING_*` ids, and
+/// the halves of UTF-16 surrogate pairs waiting for their other half, so use one per stream.
 #[derive(Clone, Debug, Default)]
 pub struct Compat {
     reasoning: Option<MessageId>,
@@ -45,6 +49,79 @@ pub struct Compat {
     minted: u64,
     skipped: u64,
     translated: u64,
+    /// Entities whose last delta ended in the first half of a surrogate pair, oldest first.
+    pending: Vec<Pending>,
+    /// The ids the last text, reasoning and tool call chunks named, for chunks that name none.
+    text_chunk: Option<MessageId>,
+    reasoning_chunk: Option<MessageId>,
+    tool_chunk: Option<ToolCallId>,
+}
+
+/// At most this many entities wait with the first half of a surrogate pair at once; past it the
+/// oldest is given up as U+FFFD. Memory is bounded here, not by what a peer sends.
+pub const MAX_PENDING_SURROGATES: usize = 64;
+
+/// The kind of text a delta extends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Stream {
+    Text,
+    Reasoning,
+    Tool,
+}
+
+/// The first half of a surrogate pair that ended an entity's delta.
+#[derive(Clone, Debug)]
+struct Pending {
+    stream: Stream,
+    id: Option<String>,
+    high: u16,
+    /// A delta of U+FFFD for the same entity, sent if the other half never comes.
+    flush: Event,
+}
+
+/// Lone surrogates at the edges of a delta as its raw JSON spelled them.
+#[derive(Clone, Copy, Debug, Default)]
+struct Edges {
+    first_low: Option<u16>,
+    last_high: Option<u16>,
+}
+
+/// Which lone surrogates begin and end the `delta` of the event JSON `data`, given the delta
+/// as read (where each lone surrogate is U+FFFD): reading again with each one marked by its
+/// value tells a lone half from a U+FFFD the producer sent.
+fn surrogate_edges(data: &[u8], read: &str) -> Edges {
+    let Some(marked) = repair_surrogates(data, Lone::Mark) else {
+        return Edges::default();
+    };
+    let Ok(value) = serde_json::from_slice::<Value>(&marked) else {
+        return Edges::default();
+    };
+    let Some(marked) = value.get("delta").and_then(Value::as_str) else {
+        return Edges::default();
+    };
+    let unit = |marked: Option<char>, read: Option<char>, range: std::ops::RangeInclusive<u16>| {
+        if read != Some(char::REPLACEMENT_CHARACTER) {
+            return None;
+        }
+        let offset = u32::from(marked?).checked_sub(SURROGATE_MARK)?;
+        u16::try_from(0xD800 + offset)
+            .ok()
+            .filter(|unit| range.contains(unit))
+    };
+    Edges {
+        first_low: unit(marked.chars().next(), read.chars().next(), 0xDC00..=0xDFFF),
+        last_high: unit(
+            marked.chars().next_back(),
+            read.chars().next_back(),
+            0xD800..=0xDBFF,
+        ),
+    }
+}
+
+/// The character a high and a low surrogate make together.
+fn join(high: u16, low: u16) -> char {
+    let code = 0x1_0000 + ((u32::from(high) - 0xD800) << 10) + (u32::from(low) - 0xDC00);
+    char::from_u32(code).unwrap_or(char::REPLACEMENT_CHARACTER)
 }
 
 impl Compat {
@@ -74,7 +151,9 @@ impl Compat {
             Err(e) if e.kind() == DecodeErrorKind::UnknownEventType => {
                 let name = e.event_type().unwrap_or_default();
                 if name.starts_with("THINKING_") {
-                    let value: Value = serde_json::from_slice(data).map_err(|_| e.clone())?;
+                    let repaired = repair_surrogates(data, Lone::Replace);
+                    let value: Value = serde_json::from_slice(repaired.as_deref().unwrap_or(data))
+                        .map_err(|_| e.clone())?;
                     if let Some(event) = self.translate(value)? {
                         return Ok(Some(event));
                     }
@@ -85,6 +164,167 @@ impl Compat {
             }
             Err(e) => Err(e),
         }
+    }
+
+    /// Reads one event's JSON into `out`, as [`decode`](Self::decode) reads it, and rejoins the
+    /// halves of UTF-16 surrogate pairs that a producer cutting text by code units split
+    /// across an entity's deltas (text, reasoning, tool call arguments, and their chunks): a
+    /// delta ending in a lone high half is passed on without it, and the half waits, keyed by
+    /// the entity, for that entity's next delta. If that delta starts with the low half the
+    /// character is complete there; otherwise, and at the entity's end, at a run boundary or
+    /// at [`finish_into`](Self::finish_into), the half becomes U+FFFD, as concatenating the
+    /// deltas and encoding the text as UTF-8 renders it in the reference client. A lone low
+    /// half with nothing waiting is U+FFFD. Usually one event is appended; none for a skipped
+    /// event; a U+FFFD delta comes first when an end gives up a waiting half.
+    ///
+    /// ```
+    /// use ag_ui::Event;
+    /// use ag_ui::client::compat::Compat;
+    ///
+    /// let mut compat = Compat::new();
+    /// let mut out = Vec::new();
+    /// compat.decode_into(br#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"hi \ud83d"}"#, &mut out).unwrap();
+    /// compat.decode_into(br#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"\ude00!"}"#, &mut out).unwrap();
+    /// let text: String = out
+    ///     .iter()
+    ///     .map(|e| match e {
+    ///         Event::TextMessageContent(c) => c.delta.as_str(),
+    ///         _ => "",
+    ///     })
+    ///     .collect();
+    /// assert_eq!(text, "hi \u{1F600}!");
+    /// ```
+    ///
+    /// # Errors
+    /// As [`decode`](Self::decode).
+    pub fn decode_into(&mut self, data: &[u8], out: &mut Vec<Event>) -> Result<(), DecodeError> {
+        if let Some(mut event) = self.decode(data)? {
+            self.rejoin(data, &mut event, out);
+            out.push(event);
+        }
+        Ok(())
+    }
+
+    /// Ends the stream: a half still waiting becomes a U+FFFD delta for its entity, appended to
+    /// `out`.
+    pub fn finish_into(&mut self, out: &mut Vec<Event>) {
+        out.extend(self.pending.drain(..).map(|p| p.flush));
+    }
+
+    /// Gives up the half waiting for `stream`'s entity `id`, if any.
+    fn flush(&mut self, stream: Stream, id: &str, out: &mut Vec<Event>) {
+        if let Some(at) = self
+            .pending
+            .iter()
+            .position(|p| p.stream == stream && p.id.as_deref() == Some(id))
+        {
+            out.push(self.pending.remove(at).flush);
+        }
+    }
+
+    fn rejoin(&mut self, data: &[u8], event: &mut Event, out: &mut Vec<Event>) {
+        match event {
+            Event::TextMessageEnd(e) => self.flush(Stream::Text, e.message_id.as_str(), out),
+            Event::ReasoningMessageEnd(e) => {
+                self.flush(Stream::Reasoning, e.message_id.as_str(), out);
+            }
+            Event::ToolCallEnd(e) => self.flush(Stream::Tool, e.tool_call_id.as_str(), out),
+            Event::RunStarted(_) | Event::RunFinished(_) | Event::RunError(_) => {
+                self.finish_into(out);
+            }
+            _ => {}
+        }
+        let (stream, id, delta) = match event {
+            Event::TextMessageContent(e) => {
+                (Stream::Text, Some(e.message_id.as_str()), &mut e.delta)
+            }
+            Event::ReasoningMessageContent(e) => {
+                (Stream::Reasoning, Some(e.message_id.as_str()), &mut e.delta)
+            }
+            Event::ToolCallArgs(e) => (Stream::Tool, Some(e.tool_call_id.as_str()), &mut e.delta),
+            Event::TextMessageChunk(e) => {
+                if e.message_id.is_some() {
+                    self.text_chunk.clone_from(&e.message_id);
+                }
+                let Some(delta) = e.delta.as_mut() else {
+                    return;
+                };
+                (
+                    Stream::Text,
+                    self.text_chunk.as_ref().map(MessageId::as_str),
+                    delta,
+                )
+            }
+            Event::ReasoningMessageChunk(e) => {
+                if e.message_id.is_some() {
+                    self.reasoning_chunk.clone_from(&e.message_id);
+                }
+                let Some(delta) = e.delta.as_mut() else {
+                    return;
+                };
+                (
+                    Stream::Reasoning,
+                    self.reasoning_chunk.as_ref().map(MessageId::as_str),
+                    delta,
+                )
+            }
+            Event::ToolCallChunk(e) => {
+                if e.tool_call_id.is_some() {
+                    self.tool_chunk.clone_from(&e.tool_call_id);
+                }
+                let Some(delta) = e.delta.as_mut() else {
+                    return;
+                };
+                (
+                    Stream::Tool,
+                    self.tool_chunk.as_ref().map(ToolCallId::as_str),
+                    delta,
+                )
+            }
+            _ => return,
+        };
+        let replaced = delta.contains(char::REPLACEMENT_CHARACTER);
+        if self.pending.is_empty() && !replaced {
+            return;
+        }
+        let waiting = self
+            .pending
+            .iter()
+            .position(|p| p.stream == stream && p.id.as_deref() == id);
+        if waiting.is_none() && !replaced {
+            return;
+        }
+        let edges = if replaced {
+            surrogate_edges(data, delta)
+        } else {
+            Edges::default()
+        };
+        if let Some(at) = waiting {
+            let high = self.pending.remove(at).high;
+            match edges.first_low {
+                Some(low) => {
+                    let ch = join(high, low);
+                    delta.replace_range(
+                        ..char::REPLACEMENT_CHARACTER.len_utf8(),
+                        ch.encode_utf8(&mut [0; 4]),
+                    );
+                }
+                None => delta.insert(0, char::REPLACEMENT_CHARACTER),
+            }
+        }
+        let Some(high) = edges.last_high else { return };
+        delta.truncate(delta.len() - char::REPLACEMENT_CHARACTER.len_utf8());
+        let id = id.map(str::to_owned);
+        if self.pending.len() == MAX_PENDING_SURROGATES {
+            out.push(self.pending.remove(0).flush);
+        }
+        let flush = replacement_delta(event);
+        self.pending.push(Pending {
+            stream,
+            id,
+            high,
+            flush,
+        });
     }
 
     fn mint(&mut self) -> MessageId {
@@ -152,6 +392,44 @@ impl Compat {
         self.translated += 1;
         Event::from_value(&Value::Object(map)).map(Some)
     }
+}
+
+/// A delta of U+FFFD for the entity of the delta event `event`: a copy without its timestamp,
+/// or for a chunk, a chunk naming only the entity.
+fn replacement_delta(event: &Event) -> Event {
+    let text = String::from(char::REPLACEMENT_CHARACTER);
+    let mut flush = match event {
+        Event::TextMessageChunk(e) => {
+            let mut chunk = TextMessageChunkEvent::new();
+            chunk.message_id.clone_from(&e.message_id);
+            chunk.subagent_run_id.clone_from(&e.subagent_run_id);
+            chunk.into()
+        }
+        Event::ReasoningMessageChunk(e) => {
+            let mut chunk = ReasoningMessageChunkEvent::new();
+            chunk.message_id.clone_from(&e.message_id);
+            chunk.subagent_run_id.clone_from(&e.subagent_run_id);
+            chunk.into()
+        }
+        Event::ToolCallChunk(e) => {
+            let mut chunk = ToolCallChunkEvent::new();
+            chunk.tool_call_id.clone_from(&e.tool_call_id);
+            chunk.subagent_run_id.clone_from(&e.subagent_run_id);
+            chunk.into()
+        }
+        other => other.clone(),
+    };
+    *flush.timestamp_mut() = None;
+    match &mut flush {
+        Event::TextMessageContent(e) => e.delta = text,
+        Event::ReasoningMessageContent(e) => e.delta = text,
+        Event::ToolCallArgs(e) => e.delta = text,
+        Event::TextMessageChunk(e) => e.delta = Some(text),
+        Event::ReasoningMessageChunk(e) => e.delta = Some(text),
+        Event::ToolCallChunk(e) => e.delta = Some(text),
+        _ => {}
+    }
+    flush
 }
 
 #[cfg(test)]
@@ -237,5 +515,88 @@ mod tests {
             .unwrap()
             .unwrap();
         assert_eq!(ok.event_type(), EventType::ToolCallStart);
+    }
+
+    /// The deltas `decode_into` produced, per event, as (type, text).
+    fn deltas(lines: &[&str]) -> Vec<(EventType, String)> {
+        let mut compat = Compat::new();
+        let mut out = Vec::new();
+        for line in lines {
+            compat.decode_into(line.as_bytes(), &mut out).unwrap();
+        }
+        compat.finish_into(&mut out);
+        out.iter()
+            .map(|e| {
+                let text = match e {
+                    Event::TextMessageContent(c) => c.delta.clone(),
+                    Event::ReasoningMessageContent(c) => c.delta.clone(),
+                    Event::ToolCallArgs(c) => c.delta.clone(),
+                    Event::TextMessageChunk(c) => c.delta.clone().unwrap_or_default(),
+                    _ => String::new(),
+                };
+                (e.event_type(), text)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn thinking_deltas_rejoin_surrogate_halves_too() {
+        let out = deltas(&[
+            r#"{"type":"THINKING_TEXT_MESSAGE_START"}"#,
+            r#"{"type":"THINKING_TEXT_MESSAGE_CONTENT","delta":"a\ud83d"}"#,
+            r#"{"type":"THINKING_TEXT_MESSAGE_CONTENT","delta":"\ude00b"}"#,
+            r#"{"type":"THINKING_TEXT_MESSAGE_END"}"#,
+        ]);
+        let text: String = out.iter().map(|(_, t)| t.as_str()).collect();
+        assert_eq!(text, "a\u{1F600}b");
+        assert_eq!(out.len(), 4);
+    }
+
+    #[test]
+    fn a_waiting_half_is_given_up_before_an_end_or_a_run_boundary() {
+        use EventType::*;
+        let out = deltas(&[
+            r#"{"type":"TOOL_CALL_ARGS","toolCallId":"c","delta":"x\ud83d"}"#,
+            r#"{"type":"TOOL_CALL_END","toolCallId":"c"}"#,
+            r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"\udbff","timestamp":3}"#,
+            r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r"}"#,
+        ]);
+        assert_eq!(
+            out,
+            [
+                (ToolCallArgs, "x".to_owned()),
+                (ToolCallArgs, "\u{FFFD}".to_owned()),
+                (ToolCallEnd, String::new()),
+                (TextMessageContent, String::new()),
+                (TextMessageContent, "\u{FFFD}".to_owned()),
+                (RunFinished, String::new()),
+            ]
+        );
+    }
+
+    #[test]
+    fn waiting_halves_are_bounded() {
+        let lines: Vec<String> = (0..MAX_PENDING_SURROGATES + 3)
+            .map(|i| {
+                format!(r#"{{"type":"TEXT_MESSAGE_CONTENT","messageId":"m{i}","delta":"\ud800"}}"#)
+            })
+            .collect();
+        let mut compat = Compat::new();
+        let mut out = Vec::new();
+        for line in &lines {
+            compat.decode_into(line.as_bytes(), &mut out).unwrap();
+        }
+        assert_eq!(compat.pending.len(), MAX_PENDING_SURROGATES);
+        // The three oldest were given up as U+FFFD, in order.
+        let flushed: Vec<String> = out
+            .iter()
+            .filter_map(|e| match e {
+                Event::TextMessageContent(c) if !c.delta.is_empty() => {
+                    Some(c.message_id.to_string())
+                }
+                _ => None,
+            })
+            .collect();
+        assert_eq!(flushed, ["m0", "m1", "m2"]);
     }
 }

@@ -459,6 +459,8 @@ pub struct Pipeline {
     verifier: Verifier,
     reducer: Reducer,
     expanded: Vec<Event>,
+    /// What the compatibility stage read from one frame (reused).
+    decoded: Vec<Event>,
     stopped: bool,
     /// The last run started (cleared by nothing: a later `RUN_STARTED` replaces it).
     run_id: Option<RunId>,
@@ -485,6 +487,7 @@ impl Pipeline {
             verifier: Verifier::new(),
             reducer,
             expanded: Vec::new(),
+            decoded: Vec::new(),
             stopped: false,
             run_id: None,
             failure: None,
@@ -542,11 +545,26 @@ impl Pipeline {
     fn drain_frames(&mut self, subscriber: &mut impl Subscriber) -> Result<Flow, RunError> {
         while let Some(frame) = self.frames.next_frame()? {
             let index = frame.index();
-            let event = match decode_frame(&mut self.compat, frame.data()) {
-                Ok(Some(event)) => event,
-                Ok(None) => continue,
-                Err(e) => return Err(e.with_index(index).into()),
-            };
+            let mut decoded = std::mem::take(&mut self.decoded);
+            if let Err(e) = decode_frame(&mut self.compat, frame.data(), &mut decoded) {
+                return Err(e.with_index(index).into());
+            }
+            let flow = self.push_decoded(&mut decoded, subscriber);
+            self.decoded = decoded;
+            if flow? == Flow::Stop {
+                return Ok(Flow::Stop);
+            }
+        }
+        Ok(Flow::Continue)
+    }
+
+    /// Feeds what the compatibility stage read, leaving `decoded` empty.
+    fn push_decoded(
+        &mut self,
+        decoded: &mut Vec<Event>,
+        subscriber: &mut impl Subscriber,
+    ) -> Result<Flow, RunError> {
+        for event in decoded.drain(..) {
             if self.push_event(event, subscriber)? == Flow::Stop {
                 return Ok(Flow::Stop);
             }
@@ -610,6 +628,13 @@ impl Pipeline {
         if self.drain_frames(subscriber)? == Flow::Stop {
             return Ok(Flow::Stop);
         }
+        let mut decoded = std::mem::take(&mut self.decoded);
+        self.compat.finish_into(&mut decoded);
+        let flow = self.push_decoded(&mut decoded, subscriber);
+        self.decoded = decoded;
+        if flow? == Flow::Stop {
+            return Ok(Flow::Stop);
+        }
         self.expanded.clear();
         self.chunks.finish_into(&mut self.expanded);
         self.apply_expanded(subscriber)
@@ -663,10 +688,11 @@ impl Pipeline {
 }
 
 /// Reads a frame's data; invalid UTF-8 is read as U+FFFD, as the SSE rules say.
-fn decode_frame(compat: &mut Compat, data: &[u8]) -> Result<Option<Event>, DecodeError> {
-    match compat.decode(data) {
+/// Lone UTF-16 surrogate halves rejoin across deltas (see [`Compat::decode_into`]).
+fn decode_frame(compat: &mut Compat, data: &[u8], out: &mut Vec<Event>) -> Result<(), DecodeError> {
+    match compat.decode_into(data, out) {
         Err(e) if e.kind() == DecodeErrorKind::Syntax && std::str::from_utf8(data).is_err() => {
-            compat.decode(String::from_utf8_lossy(data).as_bytes())
+            compat.decode_into(String::from_utf8_lossy(data).as_bytes(), out)
         }
         other => other,
     }

@@ -269,7 +269,7 @@ pub(super) struct Fail {
 }
 
 impl Fail {
-    fn new(kind: ViolationKind, ids: Vec<String>, message: String) -> Self {
+    pub(super) fn new(kind: ViolationKind, ids: Vec<String>, message: String) -> Self {
         Self { kind, ids, message }
     }
 
@@ -600,7 +600,12 @@ impl Engine {
 
     /// R1–R4, in the reference's order.
     fn gate(&self, event: &Event) -> Check {
-        let ty = event.event_type();
+        self.gate_type(event.event_type())
+    }
+
+    /// The run-level gates (R2, R3, R1, R4), which depend on the event's type alone: the first
+    /// checks of every event, before any of its fields.
+    pub(super) fn gate_type(&self, ty: EventType) -> Check {
         let is_start = ty == EventType::RunStarted;
         let is_error = ty == EventType::RunError;
         match self.phase {

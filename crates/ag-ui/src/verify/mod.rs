@@ -87,13 +87,16 @@
 //! | R41 … R44 | `subagent.already-active`, `subagent.id-reused`, `subagent.unknown-parent`, `subagent.not-active` | subagent lifecycle |
 //! | R13, R50, R51 | — | a stream may stop anywhere; state, custom, raw and snapshot events have no order; chunk events pass untouched in client mode |
 //!
-//! Rules about nulls and shapes cannot be broken by a typed [`Event`], because
-//! [`Event::from_json`] and friends reject such input with
-//! [`DecodeErrorKind::InvalidField`](crate::DecodeErrorKind::InvalidField) (`schema.invalid`)
-//! before a verifier sees it: R0 (schema), R35 and R36 (`subagentRunId: null` on an event or
-//! a message), R39 (`SUBAGENT_*` without `subagentRunId`, `name` or `message`), R40 (`null`
-//! in an optional lifecycle field), R45 and R46 (a malformed subagent outcome) and R47 (an
-//! interrupt with `subagentRunId: null`). The chunk rules R52–R56 belong to chunk expansion
+//! Rules about nulls and shapes cannot be broken by a typed [`Event`]: [`Event::from_json`]
+//! and friends reject such input with [`DecodeErrorKind::InvalidField`] (`schema.invalid`),
+//! or read a legacy form leniently, as the reference client's schema stage does. On an
+//! event's JSON, [`Verifier::check_json`] checks them as the reference verifier fed undecoded
+//! events does, after the run gates and in its order: R35 and R36 (`subagentRunId: null` on an
+//! event or a message, `attribution.null`), R39 (`SUBAGENT_*` without `subagentRunId`, `name`
+//! or `message`, `subagent.missing-field`), R40 (`null` in an optional lifecycle field,
+//! `subagent.null-field`), R45 and R46 (a malformed subagent outcome, `subagent.bad-outcome`)
+//! and R47 (an interrupt with `subagentRunId: null`, `attribution.null`); R0 (any other
+//! schema failure) stays a decode error. The chunk rules R52–R56 belong to chunk expansion
 //! (`client::chunks`), which runs before the verifier on the client side.
 //!
 //! # Deliberately not enforced (accepted, as by the reference)
@@ -143,11 +146,47 @@
 //! other event.
 
 mod engine;
+mod raw;
 mod violation;
 
 pub use violation::{Violation, ViolationKind};
 
-use crate::Event;
+/// Why [`Verifier::check_json`] did not accept an event.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum CheckJsonError {
+    /// The event broke a rule: an ordering rule, or a null or shape rule of the catalogue.
+    #[error(transparent)]
+    Violation(Violation),
+    /// The JSON is not an event (bad JSON, no or an unknown `type`, an invalid field that no
+    /// rule of the catalogue names).
+    #[error(transparent)]
+    Decode(DecodeError),
+}
+
+impl CheckJsonError {
+    /// The stable kind string: the violation's rule kind (`subagent.missing-field`, …) or the
+    /// decode error's (`schema.invalid`, …).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            CheckJsonError::Violation(v) => v.kind().as_str(),
+            CheckJsonError::Decode(e) => e.kind().as_str(),
+        }
+    }
+}
+
+/// The error of a decode that should have failed; a JSON reader that accepts what another
+/// rejected is a bug, reported as a syntax error rather than a panic.
+fn decode_error(result: Result<Event, DecodeError>) -> DecodeError {
+    result.err().unwrap_or_else(|| {
+        DecodeError::new(
+            DecodeErrorKind::Syntax,
+            "the event could not be read as JSON",
+        )
+    })
+}
+
+use crate::{DecodeError, DecodeErrorKind, Event, EventType};
 
 use engine::Engine;
 
@@ -222,11 +261,83 @@ impl Verifier {
     /// Turns a failed rule into the violation, terminating a client-mode verifier.
     #[cold]
     fn fail(&mut self, fail: engine::Fail, event: &Event) -> Result<(), Violation> {
-        let violation = fail.into_violation(self.checked, event.event_type());
+        Err(self.fail_as(fail, event.event_type()))
+    }
+
+    /// [`fail`](Self::fail) for an event known by its type.
+    #[cold]
+    fn fail_as(&mut self, fail: engine::Fail, ty: EventType) -> Violation {
+        let violation = fail.into_violation(self.checked, ty);
         if !self.emission {
             self.failed = Some(violation.clone());
         }
-        Err(violation)
+        violation
+    }
+
+    /// Checks the next event of the stream given as JSON, as a verifier fed undecoded events
+    /// (the reference's `verifyEvents` on its own) does: after the run-level gates (R1–R4),
+    /// the null and shape rules a typed event cannot break (`attribution.null`,
+    /// `subagent.null-field`, `subagent.bad-outcome`, `subagent.missing-field`; R35, R36,
+    /// R39, R40, R45–R47), in the reference's order; then the event is decoded and
+    /// [`check`](Self::check)ed. A shape the decoder would reject with a rule of its own is
+    /// reported as that rule's violation at the event's index, not as a decode error; a
+    /// shape the decoder reads leniently (a `subagentRunId: null` on `RUN_FINISHED`, a
+    /// subagent outcome of unknown type) is a violation here all the same.
+    ///
+    /// ```
+    /// use ag_ui::verify::{CheckJsonError, Verifier, ViolationKind};
+    ///
+    /// let mut verifier = Verifier::new();
+    /// verifier.check_json(br#"{"type":"RUN_STARTED","threadId":"t","runId":"r"}"#).unwrap();
+    /// let Err(CheckJsonError::Violation(v)) =
+    ///     verifier.check_json(br#"{"type":"SUBAGENT_STARTED","name":"helper"}"#)
+    /// else {
+    ///     panic!("a violation")
+    /// };
+    /// assert_eq!(v.kind(), ViolationKind::SubagentMissingField);
+    /// assert_eq!(v.index(), 1);
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`CheckJsonError::Violation`] as [`check`](Self::check) (terminating a client-mode
+    /// verifier), or [`CheckJsonError::Decode`] when the JSON is not an event for another
+    /// reason (which does not terminate it).
+    pub fn check_json(&mut self, json: &[u8]) -> Result<Event, CheckJsonError> {
+        if let Some(failed) = &self.failed {
+            return Err(CheckJsonError::Violation(failed.clone()));
+        }
+        let repaired = crate::decode::repair_surrogates(json, crate::decode::Lone::Replace);
+        let Ok(value) =
+            serde_json::from_slice::<serde_json::Value>(repaired.as_deref().unwrap_or(json))
+        else {
+            return Err(CheckJsonError::Decode(decode_error(Event::from_slice(
+                json,
+            ))));
+        };
+        let ty = match value
+            .get("type")
+            .and_then(serde_json::Value::as_str)
+            .map(str::parse::<EventType>)
+        {
+            Some(Ok(ty)) => ty,
+            _ => {
+                return Err(CheckJsonError::Decode(decode_error(Event::from_value(
+                    &value,
+                ))));
+            }
+        };
+        if let Err(fail) = self.engine.gate_type(ty) {
+            return Err(CheckJsonError::Violation(self.fail_as(fail, ty)));
+        }
+        if let Some(map) = value.as_object()
+            && let Some(fail) = raw::shape(ty, map)
+        {
+            return Err(CheckJsonError::Violation(self.fail_as(fail, ty)));
+        }
+        let event = Event::from_value(&value).map_err(CheckJsonError::Decode)?;
+        self.check(&event).map_err(CheckJsonError::Violation)?;
+        Ok(event)
     }
 
     /// How many events were accepted so far (the index the next event will have).

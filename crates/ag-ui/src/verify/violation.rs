@@ -10,9 +10,9 @@ macro_rules! kinds {
         /// the stable names of the protocol's rule catalogue (`rules.md`), plus the `emit.*`
         /// kinds of [emission mode](super::Verifier::for_emission). The catalogue's null and
         /// shape kinds (`attribution.null`, `subagent.missing-field`, `subagent.null-field`,
-        /// `subagent.bad-outcome`) have no variant: a typed event cannot break them, the decoder
-        /// reports such input as `schema.invalid`. The `chunk.*` kinds belong to chunk
-        /// expansion.
+        /// `subagent.bad-outcome`) cannot be broken by a typed event: only
+        /// [`Verifier::check_json`](super::Verifier::check_json), which reads the event's JSON,
+        /// reports them. The `chunk.*` kinds belong to chunk expansion.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
         #[non_exhaustive]
         pub enum ViolationKind {
@@ -97,6 +97,19 @@ kinds! {
     SubagentUnknownParent = "subagent.unknown-parent", rules = ["R43"];
     /// R44: `SUBAGENT_FINISHED` / `SUBAGENT_ERROR` for a subagent that is not active.
     SubagentNotActive = "subagent.not-active", rules = ["R44"];
+    /// R35, R36, R47: an explicit `subagentRunId: null` on an event, on a message inside
+    /// `MESSAGES_SNAPSHOT.messages` or `RUN_STARTED.input.messages`, or on an interrupt of a
+    /// `RUN_FINISHED` outcome (raw JSON only, see [`Verifier::check_json`](super::Verifier::check_json)).
+    AttributionNull = "attribution.null", rules = ["R35", "R36", "R47"];
+    /// R39: a `SUBAGENT_*` event without a string `subagentRunId` (or `name` on
+    /// `SUBAGENT_STARTED`, `message` on `SUBAGENT_ERROR`) (raw JSON only).
+    SubagentMissingField = "subagent.missing-field", rules = ["R39"];
+    /// R40: an explicit `null` in an optional `SUBAGENT_*` field (raw JSON only).
+    SubagentNullField = "subagent.null-field", rules = ["R40"];
+    /// R45, R46: a subagent outcome that is not `{"type":"success"}` or
+    /// `{"type":"suspended"}`, or whose `interruptIds` is `null` or holds a non-string (raw
+    /// JSON only).
+    SubagentBadOutcome = "subagent.bad-outcome", rules = ["R45", "R46"];
     /// Emission mode: a second text message opened by an owner that has one open.
     EmitTextAlreadyOpen = "emit.text-already-open", rules = [];
     /// Emission mode: a second reasoning span (or reasoning message) opened by an owner that

@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+"""Writes the seed corpus of every fuzz target (fuzz/corpus/<target>/) from the repository's
+own test streams: the verifier's differential corpus (crates/ag-ui/tests/data/verify_corpus.json),
+the chunk corpus (interop/chunks/corpus.jsonl), the reducer corpus (interop/apply/corpus.jsonl)
+and a few hand-written streams with lone UTF-16 surrogates. Deterministic; run from anywhere:
+
+    python3 fuzz/make_corpus.py
+"""
+import hashlib
+import json
+import pathlib
+import shutil
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+OUT = ROOT / "fuzz" / "corpus"
+
+SURROGATES = [
+    '{"type":"RUN_STARTED","threadId":"t","runId":"r"}',
+    '{"type":"TEXT_MESSAGE_START","messageId":"a","role":"assistant"}',
+    '{"type":"TEXT_MESSAGE_CONTENT","messageId":"a","delta":"x\\ud83d"}',
+    '{"type":"TEXT_MESSAGE_CONTENT","messageId":"a","delta":"\\ude00y\\ud83d"}',
+    '{"type":"TOOL_CALL_CHUNK","toolCallId":"c","toolCallName":"f","delta":"[\\"\\ud83d"}',
+    '{"type":"TOOL_CALL_CHUNK","delta":"\\ude00\\"]"}',
+    '{"type":"THINKING_TEXT_MESSAGE_START"}',
+    '{"type":"THINKING_TEXT_MESSAGE_CONTENT","delta":"\\udc00\\ud800"}',
+    '{"type":"TEXT_MESSAGE_END","messageId":"a"}',
+    '{"type":"RUN_FINISHED","threadId":"t","runId":"r"}',
+]
+
+
+def compact(event):
+    return json.dumps(event, separators=(",", ":"), ensure_ascii=False)
+
+
+def pick(items, count):
+    """`count` items spread evenly over `items`."""
+    if len(items) <= count:
+        return list(items)
+    step = len(items) / count
+    return [items[int(i * step)] for i in range(count)]
+
+
+def write(target, seeds):
+    directory = OUT / target
+    shutil.rmtree(directory, ignore_errors=True)
+    directory.mkdir(parents=True)
+    for seed in seeds:
+        data = seed.encode("utf-8")
+        (directory / hashlib.sha1(data).hexdigest()[:16]).write_bytes(data)
+
+
+def main():
+    verify = json.loads((ROOT / "crates/ag-ui/tests/data/verify_corpus.json").read_text())
+    verify_streams = [s["events"] for s in verify["streams"] if s["events"]]
+    chunk_streams = [json.loads(l) for l in (ROOT / "interop/chunks/corpus.jsonl").read_text().splitlines() if l.strip()]
+    apply_streams = [json.loads(l)["events"] for l in (ROOT / "interop/apply/corpus.jsonl").read_text().splitlines() if l.strip()]
+
+    def lines(stream):
+        return "\n".join(compact(e) for e in stream[:40]) + "\n"
+
+    surrogates = "\n".join(SURROGATES) + "\n"
+    write("verify", [lines(s) for s in pick(verify_streams, 30)] + [surrogates])
+    write("chunks", [lines(s) for s in pick(chunk_streams, 20) + pick(verify_streams, 10)] + [surrogates])
+    write("reducer", [lines(s) for s in pick(apply_streams, 25) + pick(chunk_streams, 5)] + [surrogates])
+
+    events = [e for s in pick(verify_streams, 60) for e in s]
+    seen, singles = set(), []
+    for event in events:
+        if event.get("type") not in seen:
+            seen.add(event.get("type"))
+            singles.append(compact(event))
+    write("event_from_slice", singles + SURROGATES[2:4])
+
+    def sse(stream, piece):
+        return chr(piece) + "".join(f"data: {compact(e)}\n\n" for e in stream[:20])
+
+    write("sse_decoder", [sse(s, i % 16) for i, s in enumerate(pick(verify_streams, 25))]
+          + [chr(3) + "".join(f"data: {l}\r\n\r\n" for l in SURROGATES)])
+
+
+if __name__ == "__main__":
+    main()
