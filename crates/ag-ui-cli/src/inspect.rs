@@ -937,8 +937,7 @@ mod tests {
         assert!(interrupted.contains("Shall I save"), "{interrupted}");
         let refused = run("t0".to_owned()).await.unwrap();
         assert_eq!(refused.status(), 409);
-        let json: serde_json::Value =
-            serde_json::from_str(&refused.text().await.unwrap()).unwrap();
+        let json: serde_json::Value = serde_json::from_str(&refused.text().await.unwrap()).unwrap();
         assert_eq!(json["error"]["kind"], "unanswered-interrupt");
         let over = run("one-too-many".to_owned()).await.unwrap();
         assert_eq!(over.status(), 429);
