@@ -43,7 +43,8 @@ enum Color {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Serve the built-in demo agent (no API keys, no configuration).
+    /// Serve the built-in demo agent (no API keys, no configuration), or with --model an agent
+    /// backed by an OpenAI-compatible model.
     Serve {
         /// Address to listen on.
         #[arg(long, default_value = "127.0.0.1:8000")]
@@ -63,6 +64,13 @@ enum Command {
         /// served from localhost / 127.0.0.1 always may.
         #[arg(long = "cors-origin", value_name = "ORIGIN")]
         cors_origins: Vec<String>,
+        /// Serve an agent backed by this model of an OpenAI-compatible server instead of the
+        /// demo agent; the key is read from OPENAI_API_KEY.
+        #[arg(long, value_name = "NAME")]
+        model: Option<String>,
+        /// The model server's base URL (Ollama: http://127.0.0.1:11434/v1).
+        #[arg(long, value_name = "URL", default_value = serve::DEFAULT_BASE_URL, requires = "model")]
+        base_url: String,
     },
     /// Run one turn against any AG-UI endpoint and show it live.
     Run {
@@ -177,6 +185,8 @@ fn main() -> ExitCode {
             pace_ms,
             replay,
             cors_origins,
+            model,
+            base_url,
         } => {
             tracing_subscriber::fmt()
                 .with_env_filter(
@@ -186,14 +196,15 @@ fn main() -> ExitCode {
                 .with_ansi(color)
                 .with_writer(std::io::stderr)
                 .init();
-            runtime().and_then(|rt| {
-                rt.block_on(serve::serve(
+            runtime().and_then(|rt| match model {
+                Some(model) => rt.block_on(serve::serve_model(addr, &path, &model, &base_url)),
+                None => rt.block_on(serve::serve(
                     addr,
                     &path,
                     Duration::from_millis(pace_ms),
                     replay.as_deref(),
                     &cors_origins,
-                ))
+                )),
             })
         }
         Command::Run {

@@ -1,4 +1,5 @@
-//! `ag-ui serve`: the demo agent over SSE, with a log line per run, served by
+//! `ag-ui serve`: the demo agent (or, with `--model`, an agent backed by an OpenAI-compatible
+//! model) over SSE, with a log line per run, served by
 //! `ag_ui::axum::serve` (header timeout, connection limit, bounded graceful shutdown on Ctrl-C).
 
 use std::io::Write;
@@ -8,6 +9,7 @@ use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use ag_ui::axum::{AgentEndpoint, EventStream, RouterExt, RunHandler, ServeConfig, StartError};
+use ag_ui::llm::{LlmAgent, OpenAiClient};
 use ag_ui::server::Runner;
 use ag_ui::{Event, RunAgentInput, RunFinishedOutcome};
 use ag_ui_demo_agent::DemoAgent;
@@ -134,7 +136,7 @@ pub(crate) async fn serve(
             };
             (
                 hosting::router(path, root, demo, Some(hosted), cors)?,
-                "ag-ui replay agent",
+                "replay agent",
             )
         }
         None => (
@@ -145,21 +147,79 @@ pub(crate) async fn serve(
                 None::<hosting::Hosted<Logged<Replayed>>>,
                 cors,
             )?,
-            "ag-ui demo agent",
+            "demo agent",
         ),
     };
-    let listener = tokio::net::TcpListener::bind(addr)
-        .await
-        .map_err(|e| Failure::Usage(format!("cannot listen on {addr}: {e}")))?;
-    let local = listener.local_addr().map_err(Failure::Output)?;
-    // One write; a reader that has gone away (stdout closed) does not stop the server.
     let agents = if replay.is_some() {
         "demo, replay"
     } else {
         "demo"
     };
+    serve_router(addr, path, name, Some(agents), app).await
+}
+
+/// Where `--base-url` points by default.
+pub(crate) const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
+
+/// The router serving, at `path`, an agent backed by `model` at `base_url` (the key, if any,
+/// as a bearer token). Its state is whatever JSON the frontend keeps; its tools are the
+/// frontend's.
+pub(crate) fn model_router(
+    path: &str,
+    model: &str,
+    base_url: &str,
+    key: Option<String>,
+) -> axum::Router {
+    let mut client = OpenAiClient::new(base_url);
+    if let Some(key) = key.filter(|k| !k.is_empty()) {
+        client = client.with_api_key(key);
+    }
+    let runner = Runner::new(LlmAgent::<serde_json::Value>::new(client, model));
+    axum::Router::new().agent(path, AgentEndpoint::new(Logged { inner: runner }))
+}
+
+/// `ag-ui serve --model`: the model agent on `addr` at `path`, until interrupted. The key comes
+/// from `OPENAI_API_KEY` (servers such as Ollama need none).
+pub(crate) async fn serve_model(
+    addr: SocketAddr,
+    path: &str,
+    model: &str,
+    base_url: &str,
+) -> Result<(), Failure> {
+    let key = std::env::var("OPENAI_API_KEY").ok();
+    if key.is_none() {
+        tracing::warn!("OPENAI_API_KEY is not set; requests go to {base_url} without a key");
+    }
+    let label = format!("model agent ({model} at {base_url})");
+    serve_router(
+        addr,
+        path,
+        &label,
+        None,
+        model_router(path, model, base_url, key),
+    )
+    .await
+}
+
+/// Serves `router` until interrupted, after a banner naming `label` at `path` (and the
+/// registry's listing when it hosts `registry`).
+async fn serve_router(
+    addr: SocketAddr,
+    path: &str,
+    label: &str,
+    registry: Option<&str>,
+    router: axum::Router,
+) -> Result<(), Failure> {
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .map_err(|e| Failure::Usage(format!("cannot listen on {addr}: {e}")))?;
+    let local = listener.local_addr().map_err(Failure::Output)?;
+    // One write; a reader that has gone away (stdout closed) does not stop the server.
+    let listing = registry.map_or(String::new(), |agents| {
+        format!("agents ({agents}): http://{local}/agents; health: http://{local}/health\n")
+    });
     let banner = format!(
-        "{name}: http://{local}{path}\nagents ({agents}): http://{local}/agents; health: http://{local}/health\ntry: ag-ui run http://{local}{path} \"hello\"\n"
+        "ag-ui {label}: http://{local}{path}\n{listing}try: ag-ui run http://{local}{path} \"hello\"\n"
     );
     let mut out = std::io::stdout().lock();
     let _ = out.write_all(banner.as_bytes()).and_then(|()| out.flush());
@@ -169,7 +229,7 @@ pub(crate) async fn serve(
         let _ = tokio::signal::ctrl_c().await;
         tracing::info!("interrupted; closing open connections");
     };
-    ag_ui::axum::serve(listener, app, config, interrupted)
+    ag_ui::axum::serve(listener, router, config, interrupted)
         .await
         .map_err(Failure::Output)
 }

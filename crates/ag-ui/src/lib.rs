@@ -55,6 +55,7 @@
 //! | `client::http` | `HttpAgent`, the HTTP transport | `http` |
 //! | `server` | `RunContext`, RAII emit handles, subagents, the `Agent` trait and the runner | `server` |
 //! | `axum` | serving agents with axum 0.8 | `axum` |
+//! | `llm` | an OpenAI-compatible model bridge, typed backend tools, the `LlmAgent` loop | `openai` |
 //!
 //! ## Server quick start
 //!
@@ -172,6 +173,9 @@ mod event;
 mod fast_json;
 mod ids;
 mod input;
+#[cfg(feature = "openai")]
+#[cfg_attr(docsrs, doc(cfg(feature = "openai")))]
+pub mod llm;
 mod message;
 mod outcome;
 mod serde_util;

@@ -260,6 +260,15 @@ macro_rules! emitting_api {
                 $crate::server::SubagentContext::start(&self.emitter, spec.into())
             }
 
+            /// A [`StreamWriter`]($crate::server::StreamWriter): opens, streams and closes
+            /// blocks by id without borrowing this context, for bridges (a model's chunk
+            /// stream) that keep blocks open across `await`s. Its events are verified and
+            /// attributed like this context's, its ids come from the same counters, and it
+            /// closes what it left open when dropped.
+            pub fn stream_writer(&self) -> $crate::server::StreamWriter {
+                $crate::server::StreamWriter::new(&self.emitter)
+            }
+
             /// Resolves once the consumer asked the run to stop or went away. The future
             /// borrows nothing, so it can race the agent's own work in a `select!`.
             pub fn cancelled(&self) -> impl Future<Output = ()> + Send + 'static {

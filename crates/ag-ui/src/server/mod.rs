@@ -258,6 +258,9 @@
 //! * State: [`RunContext::publish_state`] emits a snapshot;
 //!   [`RunContext::publish_state_delta`] a JSON Patch from what the client last saw.
 //! * Steps: [`RunContext::step`] returns a [`StepHandle`] that finishes the step when dropped.
+//! * Bridges: [`RunContext::stream_writer`] returns a [`StreamWriter`] that opens, streams and
+//!   closes blocks by id without borrowing the context, for a state machine fed a model's
+//!   chunks (still verified, still closed on drop).
 //! * Subagents: [`RunContext::subagent`] returns a [`SubagentContext`] that attributes all it
 //!   emits, can move to its own task, and always ends with `SUBAGENT_FINISHED` or
 //!   `SUBAGENT_ERROR`.
@@ -306,6 +309,7 @@ mod runner;
 mod scope;
 mod sink;
 mod subagent;
+mod writer;
 
 pub use context::RunContext;
 pub use emit::{MessageHandle, ReasoningHandle, StepHandle, ToolCallHandle};
@@ -314,3 +318,4 @@ pub use runner::{Agent, Outcome, Runner, run};
 pub use scope::Detached;
 pub use sink::{Backpressure, CancelHandle, DEFAULT_HARD_CAP, DEFAULT_HIGH_WATER, Events};
 pub use subagent::{SubagentContext, SubagentSpec};
+pub use writer::StreamWriter;

@@ -1,6 +1,7 @@
 //! What every emitter shares: the sink, the attribution, the id counters, and the state slot.
 
 use std::io;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde::Serialize;
@@ -17,25 +18,21 @@ pub(crate) struct Emitter {
     pub(crate) sink: Sink,
     /// `Some` inside a subagent: stamped on every attributable event.
     pub(crate) attribution: Option<SubagentRunId>,
-    /// The run id, or the subagent run id: ids are `{prefix}-msg-{n}` and so on.
+    /// The id counters, shared with every [`StreamWriter`](super::StreamWriter) of this owner.
+    pub(crate) mint: Arc<Mint>,
+}
+
+/// Mints the ids of one owner: `{prefix}-msg-{n}`, `{prefix}-call-{n}`, `{prefix}-sub-{n}`.
+#[derive(Debug)]
+pub(crate) struct Mint {
+    /// The run id, or the subagent run id.
     prefix: String,
     messages: AtomicU64,
     calls: AtomicU64,
     subagents: AtomicU64,
 }
 
-impl Emitter {
-    pub(crate) fn new(sink: Sink, attribution: Option<SubagentRunId>, prefix: String) -> Self {
-        Self {
-            sink,
-            attribution,
-            prefix,
-            messages: AtomicU64::new(0),
-            calls: AtomicU64::new(0),
-            subagents: AtomicU64::new(0),
-        }
-    }
-
+impl Mint {
     fn mint(&self, counter: &AtomicU64, kind: &str) -> String {
         let n = counter.fetch_add(1, Ordering::Relaxed) + 1;
         format!("{}-{kind}-{n}", self.prefix)
@@ -48,9 +45,32 @@ impl Emitter {
     pub(crate) fn next_tool_call_id(&self) -> ToolCallId {
         ToolCallId::new(self.mint(&self.calls, "call"))
     }
+}
+
+impl Emitter {
+    pub(crate) fn new(sink: Sink, attribution: Option<SubagentRunId>, prefix: String) -> Self {
+        Self {
+            sink,
+            attribution,
+            mint: Arc::new(Mint {
+                prefix,
+                messages: AtomicU64::new(0),
+                calls: AtomicU64::new(0),
+                subagents: AtomicU64::new(0),
+            }),
+        }
+    }
+
+    pub(crate) fn next_message_id(&self) -> MessageId {
+        self.mint.next_message_id()
+    }
+
+    pub(crate) fn next_tool_call_id(&self) -> ToolCallId {
+        self.mint.next_tool_call_id()
+    }
 
     pub(crate) fn next_subagent_id(&self) -> SubagentRunId {
-        SubagentRunId::new(self.mint(&self.subagents, "sub"))
+        SubagentRunId::new(self.mint.mint(&self.mint.subagents, "sub"))
     }
 
     /// Attributes (inside a subagent) and sends one event.

@@ -1,0 +1,154 @@
+//! `ag-ui serve --model` as a process, against a mock OpenAI-compatible server: the key comes
+//! from `OPENAI_API_KEY`, the model's stream reaches `ag-ui run` as verified events, and a
+//! provider failure reaches it as `RUN_ERROR`.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+
+use ag_ui::Event;
+use axum::http::HeaderMap;
+
+struct Server {
+    child: Child,
+    url: String,
+    _stdout: BufReader<std::process::ChildStdout>,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A mock model on a free port answering every request with `body` (status 200) or with a 500;
+/// records the `authorization` header of each request.
+fn mock_model(ok: bool) -> (String, Arc<Mutex<Vec<String>>>) {
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let record = Arc::clone(&seen);
+    let app = axum::Router::new().route(
+        "/v1/chat/completions",
+        axum::routing::post(move |headers: HeaderMap| {
+            let record = Arc::clone(&record);
+            async move {
+                let auth = headers
+                    .get("authorization")
+                    .and_then(|v| v.to_str().ok())
+                    .unwrap_or("")
+                    .to_owned();
+                record.lock().unwrap().push(auth);
+                if !ok {
+                    return axum::response::Response::builder()
+                        .status(500)
+                        .body(axum::body::Body::from(r#"{"error":{"message":"model crashed"}}"#))
+                        .unwrap();
+                }
+                let body = concat!(
+                    "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hello from \"}}]}\n\n",
+                    "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"the model.\"},\"finish_reason\":\"stop\"}]}\n\n",
+                    "data: [DONE]\n\n"
+                );
+                axum::response::Response::builder()
+                    .header("content-type", "text/event-stream")
+                    .body(axum::body::Body::from(body))
+                    .unwrap()
+            }
+        }),
+    );
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async move {
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            tx.send(listener.local_addr().unwrap()).unwrap();
+            axum::serve(listener, app).await.unwrap();
+        });
+    });
+    let addr = rx.recv().unwrap();
+    (format!("http://{addr}/v1"), seen)
+}
+
+fn serve_model(base_url: &str) -> Server {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ag-ui"))
+        .args([
+            "serve",
+            "--model",
+            "mock-model",
+            "--base-url",
+            base_url,
+            "--addr",
+            "127.0.0.1:0",
+            "--path",
+            "/agent",
+        ])
+        .env("OPENAI_API_KEY", "test-key")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    stdout.read_line(&mut first).unwrap();
+    let url = first
+        .trim()
+        .rsplit_once(": ")
+        .map(|(_, url)| url.to_owned())
+        .expect("serve prints its URL first");
+    assert!(
+        first.starts_with("ag-ui model agent (mock-model at "),
+        "{first}"
+    );
+    Server {
+        child,
+        url,
+        _stdout: stdout,
+    }
+}
+
+fn run_json(url: &str) -> (Option<i32>, Vec<Event>) {
+    let out = Command::new(env!("CARGO_BIN_EXE_ag-ui"))
+        .args(["run", url, "Hi", "--json"])
+        .output()
+        .unwrap();
+    let events = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| Event::from_json(l).unwrap())
+        .collect();
+    (out.status.code(), events)
+}
+
+#[test]
+fn serve_model_streams_the_models_answer_with_the_key_from_the_environment() {
+    let (base_url, seen) = mock_model(true);
+    let server = serve_model(&base_url);
+    let (code, events) = run_json(&server.url);
+    assert_eq!(code, Some(0));
+    let text: String = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::TextMessageContent(c) => Some(c.delta.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(text, "Hello from the model.");
+    assert!(matches!(events.last(), Some(Event::RunFinished(_))));
+    assert_eq!(*seen.lock().unwrap(), ["Bearer test-key"]);
+}
+
+#[test]
+fn a_provider_failure_reaches_the_client_as_run_error() {
+    let (base_url, _) = mock_model(false);
+    let server = serve_model(&base_url);
+    let (code, events) = run_json(&server.url);
+    assert_eq!(code, Some(1));
+    let Some(Event::RunError(error)) = events.last() else {
+        panic!("{events:?}")
+    };
+    assert_eq!(error.code.as_deref(), Some("provider_http_error"));
+    assert!(error.message.contains("model crashed"), "{}", error.message);
+}

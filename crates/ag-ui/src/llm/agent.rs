@@ -1,0 +1,535 @@
+//! [`LlmAgent`]: the agent loop, and [`BackendTool`]: typed Rust tools.
+
+use std::fmt;
+use std::future::Future;
+use std::pin::{Pin, pin};
+use std::sync::Arc;
+
+use futures::future::{Either, select};
+use schemars::JsonSchema;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+
+use super::client::OpenAiClient;
+use super::convert::{ChatOptions, chat_tools, context_message, to_chat_messages};
+use super::mapper::{ChunkMapper, FinishReason, Turn};
+use super::wire::{ChatContent, ChatFunctionCall, ChatMessage, ChatRequest, ChatToolCall};
+use super::{LlmError, LlmErrorKind};
+use crate::server::{Agent, Outcome, RunContext};
+use crate::{Content, TokenUsage, Tool};
+
+/// What a backend tool returns: the content the model (and the frontend, as
+/// `TOOL_CALL_RESULT`) receives, and optionally the run's new state.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ToolOutput<S> {
+    content: Content,
+    state: Option<S>,
+}
+
+impl<S> ToolOutput<S> {
+    /// Text for the model.
+    pub fn text(text: impl Into<String>) -> Self {
+        Self {
+            content: Content::Text(text.into()),
+            state: None,
+        }
+    }
+
+    /// A JSON value for the model, as its JSON text.
+    pub fn json(value: &Value) -> Self {
+        Self::text(value.to_string())
+    }
+
+    /// Replaces the run's state with `state`; the agent then publishes what changed
+    /// (`STATE_DELTA`).
+    #[must_use]
+    pub fn with_state(mut self, state: S) -> Self {
+        self.state = Some(state);
+        self
+    }
+
+    /// The content.
+    pub fn content(&self) -> &Content {
+        &self.content
+    }
+}
+
+/// A backend tool failed; its message goes back to the model as the tool's result
+/// (`Error: {message}`), and the loop goes on.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct ToolError {
+    message: String,
+}
+
+impl ToolError {
+    /// A failure with `message`.
+    pub fn new(message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+        }
+    }
+
+    /// The message.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+type ToolFuture<S> = Pin<Box<dyn Future<Output = Result<ToolOutput<S>, ToolError>> + Send>>;
+type Handler<S> = dyn Fn(&str, S) -> Result<ToolFuture<S>, String> + Send + Sync;
+
+/// A tool that runs in the agent: an async Rust function with typed arguments `A`, whose JSON
+/// Schema (`Tool.parameters`) is generated from `A` by `schemars` — never written by hand.
+///
+/// The function receives the parsed arguments and a copy of the run's state, and returns a
+/// [`ToolOutput`] (with a new state if it changed one) or a [`ToolError`]. Arguments that do not
+/// parse as `A` never reach it: the model gets an error result naming what was wrong, and can
+/// try again.
+///
+/// ```
+/// use ag_ui::llm::{BackendTool, ToolOutput};
+/// use schemars::JsonSchema;
+/// use serde::Deserialize;
+///
+/// /// Arguments of `weather`.
+/// #[derive(Deserialize, JsonSchema)]
+/// struct WeatherArgs {
+///     /// The city.
+///     city: String,
+/// }
+///
+/// let tool = BackendTool::<()>::new("weather", "Current weather", |args: WeatherArgs, _state| async move {
+///     Ok(ToolOutput::text(format!("Sunny in {}", args.city)))
+/// });
+/// let schema = tool.tool().parameters.as_ref().unwrap();
+/// assert_eq!(schema["type"], "object");
+/// assert_eq!(schema["properties"]["city"]["type"], "string");
+/// assert_eq!(schema["required"][0], "city");
+/// ```
+pub struct BackendTool<S> {
+    tool: Tool,
+    handler: Arc<Handler<S>>,
+}
+
+impl<S> Clone for BackendTool<S> {
+    fn clone(&self) -> Self {
+        Self {
+            tool: self.tool.clone(),
+            handler: Arc::clone(&self.handler),
+        }
+    }
+}
+
+impl<S> fmt::Debug for BackendTool<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("BackendTool")
+            .field("name", &self.tool.name)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The JSON Schema of `A`, inlined (no `$defs`), without `$schema` and `title`, which some
+/// servers refuse in a tool declaration.
+pub fn schema_for<A: JsonSchema>() -> Value {
+    let generator = schemars::generate::SchemaSettings::draft2020_12()
+        .with(|s| s.inline_subschemas = true)
+        .into_generator();
+    let mut schema: Value = generator.into_root_schema_for::<A>().into();
+    if let Some(object) = schema.as_object_mut() {
+        object.remove("$schema");
+        object.remove("title");
+    }
+    schema
+}
+
+impl<S: Send + 'static> BackendTool<S> {
+    /// A tool named `name`, described to the model by `description`, running `handler`.
+    pub fn new<A, F, Fut>(
+        name: impl Into<String>,
+        description: impl Into<String>,
+        handler: F,
+    ) -> Self
+    where
+        A: JsonSchema + DeserializeOwned + Send + 'static,
+        F: Fn(A, S) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<ToolOutput<S>, ToolError>> + Send + 'static,
+    {
+        let tool = Tool::new(name, description).with_parameters(schema_for::<A>());
+        let handler = move |arguments: &str, state: S| -> Result<ToolFuture<S>, String> {
+            let arguments = if arguments.trim().is_empty() {
+                "{}"
+            } else {
+                arguments
+            };
+            let args = serde_json::from_str::<A>(arguments).map_err(|e| e.to_string())?;
+            Ok(Box::pin(handler(args, state)))
+        };
+        Self {
+            tool,
+            handler: Arc::new(handler),
+        }
+    }
+
+    /// The declaration offered to the model (and its generated schema).
+    pub fn tool(&self) -> &Tool {
+        &self.tool
+    }
+
+    /// Parses `arguments` and calls the tool.
+    ///
+    /// # Errors
+    ///
+    /// The arguments do not parse as the tool's type (serde's message), or the tool failed.
+    pub async fn call(&self, arguments: &str, state: S) -> Result<ToolOutput<S>, ToolError> {
+        let future = (self.handler)(arguments, state).map_err(|e| {
+            ToolError::new(format!(
+                "invalid arguments for tool `{}`: {e}",
+                self.tool.name
+            ))
+        })?;
+        future.await
+    }
+}
+
+/// Runs `work` unless the run is cancelled first; `None` then, and `work` is dropped.
+async fn unless_cancelled<T>(
+    cancelled: impl Future<Output = ()>,
+    work: impl Future<Output = T>,
+) -> Option<T> {
+    match select(pin!(work), pin!(cancelled)).await {
+        Either::Left((value, _)) => Some(value),
+        Either::Right(((), _)) => None,
+    }
+}
+
+fn add_usage(total: &mut Option<TokenUsage>, turn: TokenUsage) {
+    let Some(sum) = total else {
+        *total = Some(turn);
+        return;
+    };
+    let add = |a: &mut Option<u64>, b: Option<u64>| {
+        if let Some(b) = b {
+            *a = Some(a.unwrap_or(0) + b);
+        }
+    };
+    add(&mut sum.input_tokens, turn.input_tokens);
+    add(&mut sum.output_tokens, turn.output_tokens);
+    add(&mut sum.total_tokens, turn.total_tokens);
+    add(&mut sum.reasoning_tokens, turn.reasoning_tokens);
+    add(&mut sum.cached_input_tokens, turn.cached_input_tokens);
+}
+
+/// A model-backed AG-UI agent: streams an OpenAI-compatible model, runs backend tools, hands
+/// frontend tools to the client, and stops when the model does.
+///
+/// Each run:
+///
+/// 1. writes the request: the system prompt, then the [`context_message`] with the input's
+///    context and the current state, then the conversation ([`to_chat_messages`]); the tools
+///    are the backend tools and the input's frontend tools (a backend tool wins a name clash);
+/// 2. streams the model's turn into the run ([`ChunkMapper`]);
+/// 3. when the turn called tools: runs each backend tool (emitting `TOOL_CALL_RESULT`, and
+///    `STATE_DELTA` when the tool changed the state), answers unknown tools and invalid
+///    arguments with an error result, and asks the model again — unless a frontend tool was
+///    called: then the run ends with outcome `success` and `pendingToolCallIds`, and the next
+///    run, carrying the client's tool message, continues the conversation;
+/// 4. stops when the model answers without tool calls, with the token usage of all its turns
+///    on `RUN_FINISHED`.
+///
+/// The loop asks the model at most [`with_max_iterations`](Self::with_max_iterations) times;
+/// past that, and on any provider failure, the run ends with `RUN_ERROR` and the code of the
+/// [`LlmErrorKind`]. A truncated answer (`finish_reason: "length"`) and a filtered one are
+/// errors too: they are not a success. A cancelled run drops the provider's request at once,
+/// and between provider chunks the loop waits on [`RunContext::ready`] so a slow consumer slows
+/// the provider's stream instead of growing the run's backlog.
+pub struct LlmAgent<S = ()> {
+    client: OpenAiClient,
+    model: String,
+    provider: String,
+    system_prompt: Option<String>,
+    tools: Vec<BackendTool<S>>,
+    max_iterations: u32,
+    temperature: Option<f64>,
+    options: ChatOptions,
+    extra: Map<String, Value>,
+}
+
+impl<S> fmt::Debug for LlmAgent<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("LlmAgent")
+            .field("client", &self.client)
+            .field("model", &self.model)
+            .field("tools", &self.tools)
+            .field("max_iterations", &self.max_iterations)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The default cap on model requests per run.
+pub const DEFAULT_MAX_ITERATIONS: u32 = 8;
+
+impl<S> LlmAgent<S> {
+    /// An agent asking `model` through `client`; no system prompt, no backend tools, at most
+    /// [`DEFAULT_MAX_ITERATIONS`] requests per run, usage reported for provider `openai`.
+    pub fn new(client: OpenAiClient, model: impl Into<String>) -> Self {
+        Self {
+            client,
+            model: model.into(),
+            provider: "openai".to_owned(),
+            system_prompt: None,
+            tools: Vec::new(),
+            max_iterations: DEFAULT_MAX_ITERATIONS,
+            temperature: None,
+            options: ChatOptions::default(),
+            extra: Map::new(),
+        }
+    }
+
+    /// Sets the system prompt, sent first.
+    #[must_use]
+    pub fn with_system_prompt(mut self, prompt: impl Into<String>) -> Self {
+        self.system_prompt = Some(prompt.into());
+        self
+    }
+
+    /// Adds a backend tool.
+    #[must_use]
+    pub fn with_tool(mut self, tool: BackendTool<S>) -> Self {
+        self.tools.push(tool);
+        self
+    }
+
+    /// Caps the model requests of one run (at least 1).
+    #[must_use]
+    pub fn with_max_iterations(mut self, max: u32) -> Self {
+        self.max_iterations = max.max(1);
+        self
+    }
+
+    /// Sets the sampling temperature.
+    #[must_use]
+    pub fn with_temperature(mut self, temperature: f64) -> Self {
+        self.temperature = Some(temperature);
+        self
+    }
+
+    /// Sets how messages are written for the model.
+    #[must_use]
+    pub fn with_chat_options(mut self, options: ChatOptions) -> Self {
+        self.options = options;
+        self
+    }
+
+    /// Names the provider in the reported `TokenUsage` (default `openai`).
+    #[must_use]
+    pub fn with_provider_name(mut self, provider: impl Into<String>) -> Self {
+        self.provider = provider.into();
+        self
+    }
+
+    /// Adds a provider-specific request option, written at the top level of the body.
+    #[must_use]
+    pub fn with_request_option(mut self, name: impl Into<String>, value: Value) -> Self {
+        self.extra.insert(name.into(), value);
+        self
+    }
+
+    /// The backend tools.
+    pub fn tools(&self) -> &[BackendTool<S>] {
+        &self.tools
+    }
+}
+
+impl<S> LlmAgent<S>
+where
+    S: Default + Serialize + DeserializeOwned + Clone + Send + Sync + 'static,
+{
+    /// Streams one model turn into the run.
+    async fn turn(&self, ctx: &RunContext<S>, request: &ChatRequest) -> Result<Turn, LlmError> {
+        let mut stream = self.client.stream(request).await?;
+        let mut mapper = ChunkMapper::new(ctx.stream_writer());
+        while let Some(chunk) = stream.next_chunk().await? {
+            mapper.push(chunk)?;
+            // The readiness point: between provider chunks, wait while the consumer is behind,
+            // so a slow reader slows the provider's stream instead of growing the backlog.
+            ctx.ready().await?;
+        }
+        mapper.finish()
+    }
+
+    async fn run_loop(&self, ctx: &mut RunContext<S>) -> Result<Outcome, crate::server::Error> {
+        let frontend: Vec<String> = ctx.input().tools.iter().map(|t| t.name.clone()).collect();
+        let mut declared: Vec<Tool> = self.tools.iter().map(|t| t.tool.clone()).collect();
+        declared.extend(
+            ctx.input()
+                .tools
+                .iter()
+                .filter(|t| !self.tools.iter().any(|b| b.tool.name == t.name))
+                .cloned(),
+        );
+        let mut messages = Vec::new();
+        if let Some(prompt) = &self.system_prompt {
+            messages.push(ChatMessage::System {
+                content: prompt.clone(),
+                name: None,
+            });
+        }
+        let context_at = messages.len();
+        let state = serde_json::to_value(ctx.state()).map_err(|e| {
+            LlmError::new(
+                LlmErrorKind::Unsupported,
+                format!("the state does not serialize: {e}"),
+            )
+        })?;
+        let mut has_context = false;
+        if let Some(message) = context_message(&ctx.input().context, Some(&state)) {
+            messages.push(message);
+            has_context = true;
+        }
+        messages.extend(to_chat_messages(&ctx.input().messages, self.options)?);
+        let mut request =
+            ChatRequest::new(self.model.clone(), messages).with_tools(chat_tools(&declared));
+        request.temperature = self.temperature;
+        request.extra = self.extra.clone();
+
+        let mut usage: Option<TokenUsage> = None;
+        for iteration in 0..self.max_iterations {
+            if iteration > 0 {
+                // Show the model the state as the tools left it.
+                let state = serde_json::to_value(ctx.state()).unwrap_or(Value::Null);
+                match (
+                    context_message(&ctx.input().context, Some(&state)),
+                    has_context,
+                ) {
+                    (Some(message), true) => request.messages[context_at] = message,
+                    (Some(message), false) => {
+                        request.messages.insert(context_at, message);
+                        has_context = true;
+                    }
+                    (None, true) => {
+                        request.messages.remove(context_at);
+                        has_context = false;
+                    }
+                    (None, false) => {}
+                }
+            }
+            let Some(turn) = unless_cancelled(ctx.cancelled(), self.turn(ctx, &request)).await
+            else {
+                return Ok(Outcome::cancelled());
+            };
+            let turn = turn?;
+            if let Some(turn_usage) = turn.token_usage(&self.provider, &self.model) {
+                add_usage(&mut usage, turn_usage);
+            }
+            let finish = |outcome: Outcome| match &usage {
+                Some(usage) => outcome.with_usage(vec![usage.clone()]),
+                None => outcome,
+            };
+            match &turn.finish_reason {
+                Some(FinishReason::Length) => {
+                    return Err(LlmError::new(
+                        LlmErrorKind::Length,
+                        "the model stopped at its output token limit; the answer is cut off",
+                    )
+                    .into());
+                }
+                Some(FinishReason::ContentFilter) => {
+                    return Err(LlmError::new(
+                        LlmErrorKind::ContentFilter,
+                        "the provider's content filter stopped the answer",
+                    )
+                    .into());
+                }
+                _ => {}
+            }
+            request.messages.push(ChatMessage::Assistant {
+                content: (!turn.text.is_empty()).then(|| turn.text.clone()),
+                tool_calls: turn
+                    .tool_calls
+                    .iter()
+                    .map(|c| ChatToolCall {
+                        id: c.id.as_str().to_owned(),
+                        kind: "function".to_owned(),
+                        function: ChatFunctionCall {
+                            name: c.name.clone(),
+                            arguments: c.arguments.clone(),
+                        },
+                    })
+                    .collect(),
+                reasoning_content: (self.options.replay_reasoning && !turn.reasoning.is_empty())
+                    .then(|| turn.reasoning.clone()),
+                name: None,
+            });
+            if turn.tool_calls.is_empty() {
+                return Ok(finish(Outcome::success()));
+            }
+            let mut pending = Vec::new();
+            for call in &turn.tool_calls {
+                let content =
+                    if let Some(tool) = self.tools.iter().find(|t| t.tool.name == call.name) {
+                        let work = tool.call(&call.arguments, ctx.state().clone());
+                        let Some(result) = unless_cancelled(ctx.cancelled(), work).await else {
+                            return Ok(Outcome::cancelled());
+                        };
+                        match result {
+                            Ok(output) => {
+                                if let Some(state) = output.state {
+                                    *ctx.state_mut() = state;
+                                    ctx.publish_state_delta()?;
+                                }
+                                output.content
+                            }
+                            Err(error) => Content::Text(format!("Error: {error}")),
+                        }
+                    } else if frontend.contains(&call.name) {
+                        pending.push(call.id.clone());
+                        continue;
+                    } else {
+                        Content::Text(format!("Error: there is no tool named `{}`", call.name))
+                    };
+                ctx.tool_result(call.id.clone(), content.clone())?;
+                let content = match content {
+                    Content::Text(text) => ChatContent::Text(text),
+                    parts => to_chat_messages(
+                        &[crate::Message::tool("m", call.id.clone(), parts)],
+                        self.options,
+                    )?
+                    .pop()
+                    .and_then(|m| match m {
+                        ChatMessage::Tool { content, .. } => Some(content),
+                        _ => None,
+                    })
+                    .unwrap_or(ChatContent::Text(String::new())),
+                };
+                request.messages.push(ChatMessage::Tool {
+                    content,
+                    tool_call_id: call.id.as_str().to_owned(),
+                });
+            }
+            if !pending.is_empty() {
+                return Ok(finish(Outcome::success().with_pending_tool_calls(pending)));
+            }
+        }
+        Err(LlmError::new(
+            LlmErrorKind::MaxIterations,
+            format!(
+                "the model still wanted tools after {} requests, the most this agent makes in one run",
+                self.max_iterations
+            ),
+        )
+        .into())
+    }
+}
+
+impl<S> Agent for LlmAgent<S>
+where
+    S: Default + Serialize + DeserializeOwned + Clone + Send + Sync + 'static,
+{
+    type State = S;
+
+    async fn run(&self, ctx: &mut RunContext<S>) -> crate::server::Result<Outcome> {
+        self.run_loop(ctx).await
+    }
+}

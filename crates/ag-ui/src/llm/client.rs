@@ -1,0 +1,381 @@
+//! [`OpenAiClient`]: a thin streaming client for `POST {base}/chat/completions`.
+
+use std::fmt;
+use std::time::Duration;
+
+use reqwest::StatusCode;
+use reqwest::header::{ACCEPT, CONTENT_TYPE, RETRY_AFTER};
+
+use super::mapper::{ChunkDecoder, Decoded};
+use super::wire::{ChatChunk, ChatRequest, ErrorBody};
+use super::{LlmError, LlmErrorKind};
+
+/// The default wait for the next bytes of a response (and for its headers): 60 seconds.
+pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// The most of an error response body that is read: 64 KiB.
+const MAX_ERROR_BODY: usize = 64 * 1024;
+
+/// How the key is sent.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum KeyHeader {
+    /// `Authorization: Bearer {key}` (OpenAI and most compatible servers).
+    Bearer,
+    /// `{name}: {key}` (`api-key` for Azure OpenAI).
+    Named(String),
+}
+
+/// A streaming client for any OpenAI-compatible Chat Completions server: OpenAI, Azure OpenAI
+/// deployments, Ollama, vLLM, llama.cpp's server, OpenRouter, DeepSeek.
+///
+/// The request goes to `{base_url}/chat/completions` (plus any query set with
+/// [`with_query`](Self::with_query)), the key as a bearer token or in a header of your choice,
+/// and the response is read as SSE by this crate's own decoder, chunk by chunk.
+///
+/// Failures are typed ([`LlmErrorKind`]): an HTTP error status (with the provider's message
+/// from its error body, read up to 64 KiB), `429` (retried after `Retry-After`, up to
+/// [`with_max_retries`](Self::with_max_retries) times and never waiting longer than
+/// [`with_max_retry_wait`](Self::with_max_retry_wait)), a malformed chunk, a stream that ends
+/// without `[DONE]`, and no bytes within the idle timeout.
+///
+/// ```
+/// use ag_ui::llm::OpenAiClient;
+/// use std::time::Duration;
+///
+/// // Ollama on this machine, no key.
+/// let ollama = OpenAiClient::new("http://127.0.0.1:11434/v1");
+/// // An Azure OpenAI deployment.
+/// let azure = OpenAiClient::new("https://example.openai.azure.com/openai/deployments/gpt-4o")
+///     .with_api_key("key")
+///     .with_api_key_header("api-key")
+///     .with_query("api-version", "2024-10-21")
+///     .with_idle_timeout(Duration::from_secs(30));
+/// assert_eq!(
+///     azure.url(),
+///     "https://example.openai.azure.com/openai/deployments/gpt-4o/chat/completions?api-version=2024-10-21"
+/// );
+/// assert_eq!(ollama.url(), "http://127.0.0.1:11434/v1/chat/completions");
+/// assert!(!format!("{azure:?}").contains("key\""), "the key is not shown");
+/// ```
+#[derive(Clone)]
+pub struct OpenAiClient {
+    http: Result<reqwest::Client, String>,
+    base_url: String,
+    api_key: Option<String>,
+    key_header: KeyHeader,
+    query: Vec<(String, String)>,
+    headers: Vec<(String, String)>,
+    max_retries: u32,
+    max_retry_wait: Duration,
+    idle_timeout: Duration,
+}
+
+impl fmt::Debug for OpenAiClient {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("OpenAiClient")
+            .field("base_url", &self.base_url)
+            .field("api_key", &self.api_key.as_ref().map(|_| "<set>"))
+            .field("max_retries", &self.max_retries)
+            .field("idle_timeout", &self.idle_timeout)
+            .finish_non_exhaustive()
+    }
+}
+
+fn build_http(connect_timeout: Duration) -> Result<reqwest::Client, String> {
+    reqwest::Client::builder()
+        .connect_timeout(connect_timeout)
+        .build()
+        .map_err(|e| format!("the HTTP client could not be built: {e}"))
+}
+
+/// Reads `Retry-After` given in seconds (the HTTP-date form is not used by these providers).
+fn retry_after(response: &reqwest::Response) -> Option<Duration> {
+    let value = response.headers().get(RETRY_AFTER)?.to_str().ok()?.trim();
+    let seconds: f64 = value.parse().ok()?;
+    (seconds.is_finite() && seconds >= 0.0).then(|| Duration::from_secs_f64(seconds.min(86_400.0)))
+}
+
+impl OpenAiClient {
+    /// A client for the server at `base_url` (for example `https://api.openai.com/v1`), with
+    /// no key, two retries on `429`, and a 60-second idle timeout.
+    pub fn new(base_url: impl Into<String>) -> Self {
+        Self {
+            http: build_http(Duration::from_secs(10)),
+            base_url: base_url.into(),
+            api_key: None,
+            key_header: KeyHeader::Bearer,
+            query: Vec::new(),
+            headers: Vec::new(),
+            max_retries: 2,
+            max_retry_wait: Duration::from_secs(30),
+            idle_timeout: DEFAULT_IDLE_TIMEOUT,
+        }
+    }
+
+    /// Sets the API key (sent as `Authorization: Bearer {key}` unless
+    /// [`with_api_key_header`](Self::with_api_key_header) says otherwise).
+    #[must_use]
+    pub fn with_api_key(mut self, key: impl Into<String>) -> Self {
+        self.api_key = Some(key.into());
+        self
+    }
+
+    /// Sends the key in header `name` as it is (Azure OpenAI: `api-key`).
+    #[must_use]
+    pub fn with_api_key_header(mut self, name: impl Into<String>) -> Self {
+        self.key_header = KeyHeader::Named(name.into());
+        self
+    }
+
+    /// Adds a query parameter to the URL (Azure OpenAI: `api-version`).
+    #[must_use]
+    pub fn with_query(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.query.push((name.into(), value.into()));
+        self
+    }
+
+    /// Adds a request header (OpenRouter's `HTTP-Referer`, say).
+    #[must_use]
+    pub fn with_header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.headers.push((name.into(), value.into()));
+        self
+    }
+
+    /// How many times a `429` is retried before it is an error (default 2; 0 turns retrying
+    /// off).
+    #[must_use]
+    pub fn with_max_retries(mut self, retries: u32) -> Self {
+        self.max_retries = retries;
+        self
+    }
+
+    /// The longest wait before a retry (default 30 s). A `Retry-After` asking for more is not
+    /// waited for: the `429` is returned as an error at once.
+    #[must_use]
+    pub fn with_max_retry_wait(mut self, wait: Duration) -> Self {
+        self.max_retry_wait = wait;
+        self
+    }
+
+    /// How long to wait for the response's headers and then for each next piece of its body
+    /// (default [`DEFAULT_IDLE_TIMEOUT`]).
+    #[must_use]
+    pub fn with_idle_timeout(mut self, timeout: Duration) -> Self {
+        self.idle_timeout = timeout;
+        self
+    }
+
+    /// The longest wait for a connection (default 10 s).
+    #[must_use]
+    pub fn with_connect_timeout(mut self, timeout: Duration) -> Self {
+        self.http = build_http(timeout);
+        self
+    }
+
+    /// The URL requests go to.
+    pub fn url(&self) -> String {
+        let mut url = format!("{}/chat/completions", self.base_url.trim_end_matches('/'));
+        for (i, (name, value)) in self.query.iter().enumerate() {
+            url.push(if i == 0 { '?' } else { '&' });
+            url.push_str(name);
+            url.push('=');
+            url.push_str(value);
+        }
+        url
+    }
+
+    /// Sends `request` and returns its chunk stream once the provider answered `200`.
+    ///
+    /// # Errors
+    ///
+    /// [`Connect`](LlmErrorKind::Connect), [`Timeout`](LlmErrorKind::Timeout),
+    /// [`Http`](LlmErrorKind::Http) with the status and the provider's message, or
+    /// [`RateLimited`](LlmErrorKind::RateLimited) with the `Retry-After` it asked for.
+    pub async fn stream(&self, request: &ChatRequest) -> Result<ChunkStream, LlmError> {
+        let http = self
+            .http
+            .as_ref()
+            .map_err(|e| LlmError::new(LlmErrorKind::Connect, e.clone()))?;
+        let body = serde_json::to_vec(request).map_err(|e| {
+            LlmError::new(
+                LlmErrorKind::Unsupported,
+                format!("the request does not serialize: {e}"),
+            )
+        })?;
+        let url = self.url();
+        let mut attempt = 0;
+        loop {
+            let mut builder = http
+                .post(&url)
+                .header(CONTENT_TYPE, "application/json")
+                .header(ACCEPT, "text/event-stream")
+                .body(body.clone());
+            if let Some(key) = &self.api_key {
+                builder = match &self.key_header {
+                    KeyHeader::Bearer => builder.bearer_auth(key),
+                    KeyHeader::Named(name) => builder.header(name.as_str(), key.as_str()),
+                };
+            }
+            for (name, value) in &self.headers {
+                builder = builder.header(name.as_str(), value.as_str());
+            }
+            let response = match tokio::time::timeout(self.idle_timeout, builder.send()).await {
+                Err(_) => {
+                    return Err(LlmError::new(
+                        LlmErrorKind::Timeout,
+                        format!("the provider did not answer within {:?}", self.idle_timeout),
+                    ));
+                }
+                Ok(Err(e)) if e.is_timeout() => {
+                    return Err(LlmError::new(
+                        LlmErrorKind::Timeout,
+                        format!("the provider timed out: {e}"),
+                    )
+                    .with_source(e));
+                }
+                Ok(Err(e)) => {
+                    return Err(LlmError::new(
+                        LlmErrorKind::Connect,
+                        format!("the provider at {url} could not be reached: {e}"),
+                    )
+                    .with_source(e));
+                }
+                Ok(Ok(response)) => response,
+            };
+            let status = response.status();
+            if status.is_success() {
+                return Ok(ChunkStream {
+                    response,
+                    decoder: ChunkDecoder::new(),
+                    idle_timeout: self.idle_timeout,
+                    eof: false,
+                    done: false,
+                });
+            }
+            let wait = retry_after(&response);
+            let message = self.error_message(response).await;
+            if status == StatusCode::TOO_MANY_REQUESTS {
+                let wait_for = wait.unwrap_or(Duration::from_millis(500 << attempt.min(6)));
+                if attempt < self.max_retries && wait_for <= self.max_retry_wait {
+                    attempt += 1;
+                    tracing::debug!(
+                        attempt,
+                        ?wait_for,
+                        "the provider is rate limiting; retrying"
+                    );
+                    tokio::time::sleep(wait_for).await;
+                    continue;
+                }
+                return Err(LlmError::new(
+                    LlmErrorKind::RateLimited,
+                    format!(
+                        "the provider is rate limiting (429{}) after {attempt} retries: {message}",
+                        wait.map(|w| format!(", retry after {}s", w.as_secs_f64()))
+                            .unwrap_or_default()
+                    ),
+                )
+                .with_status(status.as_u16())
+                .with_retry_after(wait));
+            }
+            return Err(LlmError::new(
+                LlmErrorKind::Http,
+                format!("the provider answered {status}: {message}"),
+            )
+            .with_status(status.as_u16()));
+        }
+    }
+
+    /// The provider's message from an error body (`{"error": {"message": …}}`), else the
+    /// body's text, read up to [`MAX_ERROR_BODY`] bytes.
+    async fn error_message(&self, mut response: reqwest::Response) -> String {
+        let mut body = Vec::new();
+        while body.len() < MAX_ERROR_BODY {
+            match tokio::time::timeout(self.idle_timeout, response.chunk()).await {
+                Ok(Ok(Some(bytes))) => body.extend_from_slice(&bytes),
+                _ => break,
+            }
+        }
+        body.truncate(MAX_ERROR_BODY);
+        match serde_json::from_slice::<ErrorBody>(&body) {
+            Ok(parsed) if !parsed.error.message.is_empty() => match parsed.error.code {
+                Some(code) => format!("{} ({code})", parsed.error.message),
+                None => parsed.error.message,
+            },
+            _ => {
+                let text = String::from_utf8_lossy(&body);
+                let text = text.trim();
+                if text.is_empty() {
+                    "no error message".to_owned()
+                } else {
+                    text.chars().take(500).collect()
+                }
+            }
+        }
+    }
+}
+
+/// The chunks of one streaming response, read as they arrive. Dropping it closes the
+/// connection, which is how a cancelled run stops the provider at once.
+#[derive(Debug)]
+pub struct ChunkStream {
+    response: reqwest::Response,
+    decoder: ChunkDecoder,
+    idle_timeout: Duration,
+    eof: bool,
+    done: bool,
+}
+
+impl ChunkStream {
+    /// The next chunk, `Ok(None)` after `data: [DONE]`.
+    ///
+    /// # Errors
+    ///
+    /// [`MalformedChunk`](LlmErrorKind::MalformedChunk) or [`TooLarge`](LlmErrorKind::TooLarge)
+    /// for a bad frame; [`IncompleteStream`](LlmErrorKind::IncompleteStream) when the body
+    /// ends (or breaks) before `[DONE]`; [`Timeout`](LlmErrorKind::Timeout) when no bytes came
+    /// within the idle timeout.
+    pub async fn next_chunk(&mut self) -> Result<Option<ChatChunk>, LlmError> {
+        if self.done {
+            return Ok(None);
+        }
+        loop {
+            match self.decoder.next_chunk()? {
+                Some(Decoded::Chunk(chunk)) => return Ok(Some(chunk)),
+                Some(Decoded::Done) => {
+                    self.done = true;
+                    return Ok(None);
+                }
+                None => {}
+            }
+            if self.eof {
+                return Err(LlmError::new(
+                    LlmErrorKind::IncompleteStream,
+                    "the provider's stream ended without `data: [DONE]`",
+                ));
+            }
+            match tokio::time::timeout(self.idle_timeout, self.response.chunk()).await {
+                Err(_) => {
+                    return Err(LlmError::new(
+                        LlmErrorKind::Timeout,
+                        format!(
+                            "the provider sent nothing for {:?} in the middle of its stream",
+                            self.idle_timeout
+                        ),
+                    ));
+                }
+                Ok(Err(e)) => {
+                    return Err(LlmError::new(
+                        LlmErrorKind::IncompleteStream,
+                        format!("the provider's stream broke before `data: [DONE]`: {e}"),
+                    )
+                    .with_source(e));
+                }
+                Ok(Ok(Some(bytes))) => self.decoder.push(&bytes),
+                Ok(Ok(None)) => {
+                    self.decoder.finish();
+                    self.eof = true;
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,787 @@
+//! The model bridge against a mock OpenAI-compatible server (axum on 127.0.0.1:0) replaying
+//! streams shaped like real providers'. Every AG-UI stream produced passes the verifier and
+//! equals the expected event list.
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use ag_ui::llm::{
+    BackendTool, ChatOptions, LlmAgent, OpenAiClient, ToolError, ToolOutput, from_chat_messages,
+    to_chat_messages,
+};
+use ag_ui::server::Runner;
+use ag_ui::{
+    Content, ContentPart, Context, Event, EventType, MediaPart, Message, MessageId, PartSource,
+    RunAgentInput, RunErrorEvent, RunFinishedEvent, RunFinishedOutcome, RunStartedEvent,
+    TextMessageRole, TokenUsage, Tool, ToolCall, ToolCallStartEvent, verify,
+};
+use axum::body::{Body, Bytes};
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use futures::StreamExt;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+/// One canned answer of the mock.
+enum Reply {
+    /// `200`, an SSE body sent in these pieces (split anywhere, even inside a character).
+    Sse(Vec<Vec<u8>>),
+    /// `200`, these pieces, then nothing ever again; `dropped` fires when the client hangs up.
+    Hang(Vec<Vec<u8>>, tokio::sync::oneshot::Sender<()>),
+    /// An error status with headers and a body.
+    Status(u16, Vec<(&'static str, &'static str)>, String),
+}
+
+#[derive(Default)]
+struct Mock {
+    replies: Mutex<VecDeque<Reply>>,
+    requests: Mutex<Vec<(HeaderMap, Value)>>,
+}
+
+/// Fires its sender when dropped, i.e. when the server drops the response body.
+struct OnDrop(Option<tokio::sync::oneshot::Sender<()>>);
+
+impl Drop for OnDrop {
+    fn drop(&mut self) {
+        if let Some(tx) = self.0.take() {
+            let _ = tx.send(());
+        }
+    }
+}
+
+async fn completions(State(mock): State<Arc<Mock>>, headers: HeaderMap, body: Bytes) -> Response {
+    let body: Value = serde_json::from_slice(&body).expect("the request is JSON");
+    mock.requests.lock().unwrap().push((headers, body));
+    let reply = mock.replies.lock().unwrap().pop_front();
+    let sse = |body: Body| {
+        Response::builder()
+            .header("content-type", "text/event-stream")
+            .body(body)
+            .unwrap()
+    };
+    match reply {
+        Some(Reply::Sse(pieces)) => sse(Body::from_stream(futures::stream::iter(
+            pieces
+                .into_iter()
+                .map(|p| Ok::<_, std::convert::Infallible>(Bytes::from(p))),
+        ))),
+        Some(Reply::Hang(pieces, dropped)) => {
+            let guard = OnDrop(Some(dropped));
+            let stream = futures::stream::iter(pieces)
+                .chain(futures::stream::pending())
+                .map(move |p| {
+                    let _ = &guard;
+                    Ok::<_, std::convert::Infallible>(Bytes::from(p))
+                });
+            sse(Body::from_stream(stream))
+        }
+        Some(Reply::Status(status, headers, body)) => {
+            let mut response =
+                (StatusCode::from_u16(status).unwrap(), body.clone()).into_response();
+            for (name, value) in headers {
+                response.headers_mut().insert(name, value.parse().unwrap());
+            }
+            response
+        }
+        None => (StatusCode::INTERNAL_SERVER_ERROR, "no reply left").into_response(),
+    }
+}
+
+async fn mock(replies: Vec<Reply>) -> (Arc<Mock>, OpenAiClient) {
+    let mock = Arc::new(Mock {
+        replies: Mutex::new(replies.into()),
+        requests: Mutex::default(),
+    });
+    let app = axum::Router::new()
+        .route("/v1/chat/completions", axum::routing::post(completions))
+        .with_state(Arc::clone(&mock));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    let client = OpenAiClient::new(format!("http://{addr}/v1")).with_api_key("test-key");
+    (mock, client)
+}
+
+/// An SSE body: one `data:` frame per chunk, then `[DONE]`.
+fn sse(chunks: &[Value]) -> Vec<Vec<u8>> {
+    let mut pieces: Vec<Vec<u8>> = chunks
+        .iter()
+        .map(|c| format!("data: {c}\n\n").into_bytes())
+        .collect();
+    pieces.push(b"data: [DONE]\n\n".to_vec());
+    pieces
+}
+
+fn chunk(delta: Value) -> Value {
+    json!({"id": "chatcmpl-1", "object": "chat.completion.chunk", "model": "mock-model",
+           "choices": [{"index": 0, "delta": delta, "finish_reason": null}]})
+}
+
+fn finish(reason: &str) -> Value {
+    json!({"id": "chatcmpl-1", "model": "mock-model",
+           "choices": [{"index": 0, "delta": {}, "finish_reason": reason}]})
+}
+
+fn usage(prompt: u64, completion: u64) -> Value {
+    json!({"id": "chatcmpl-1", "model": "mock-model", "choices": [],
+           "usage": {"prompt_tokens": prompt, "completion_tokens": completion,
+                     "total_tokens": prompt + completion}})
+}
+
+fn input() -> RunAgentInput {
+    RunAgentInput::new("t", "r").with_messages(vec![Message::user("u1", "Hi")])
+}
+
+async fn run<S>(agent: LlmAgent<S>, input: RunAgentInput) -> Vec<Event>
+where
+    S: Default + Serialize + serde::de::DeserializeOwned + Clone + Send + Sync + 'static,
+{
+    let events: Vec<Event> = Runner::new(agent).run(input).unwrap().collect().await;
+    verify::verify_all(&events).unwrap_or_else(|v| panic!("{v}\n{events:#?}"));
+    events
+}
+
+fn started() -> Event {
+    RunStartedEvent::new("t", "r")
+        .with_protocol_version("1.0")
+        .into()
+}
+
+fn finished(usage: Option<TokenUsage>, pending: Option<Vec<&str>>) -> Event {
+    let mut event = RunFinishedEvent::new("t", "r").with_outcome(RunFinishedOutcome::Success {
+        pending_tool_call_ids: pending.map(|p| p.into_iter().map(Into::into).collect()),
+    });
+    event.usage = usage.map(|u| vec![u]);
+    event.into()
+}
+
+fn mock_usage(input: u64, output: u64) -> TokenUsage {
+    TokenUsage::new("openai", "mock-model").with_tokens(input, output)
+}
+
+fn text(id: &str, deltas: &[&str]) -> Vec<Event> {
+    let mut events = vec![Event::text_message_start(id, TextMessageRole::Assistant)];
+    events.extend(deltas.iter().map(|d| Event::text_message_content(id, *d)));
+    events.push(Event::text_message_end(id));
+    events
+}
+
+fn call_start(id: &str, name: &str, parent: &str) -> Event {
+    ToolCallStartEvent::new(id, name)
+        .with_parent_message_id(parent)
+        .into()
+}
+
+fn error(events: &[Event]) -> &RunErrorEvent {
+    match events.last() {
+        Some(Event::RunError(e)) => e,
+        other => panic!("the run did not end with RUN_ERROR: {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn plain_text_with_usage_in_a_final_chunk_without_choices() {
+    let (mock, client) = mock(vec![Reply::Sse(sse(&[
+        chunk(json!({"role": "assistant", "content": ""})),
+        chunk(json!({"content": "Hello"})),
+        chunk(json!({"content": " there."})),
+        finish("stop"),
+        usage(12, 3),
+    ]))])
+    .await;
+    let agent = LlmAgent::<()>::new(client, "mock-model").with_system_prompt("Be brief.");
+    let events = run(agent, input()).await;
+
+    let mut expected = vec![started()];
+    expected.extend(text("r-msg-1", &["Hello", " there."]));
+    expected.push(finished(Some(mock_usage(12, 3)), None));
+    assert_eq!(events, expected);
+
+    let requests = mock.requests.lock().unwrap();
+    let (headers, body) = &requests[0];
+    assert_eq!(headers["authorization"], "Bearer test-key");
+    assert_eq!(body["model"], "mock-model");
+    assert_eq!(body["stream"], true);
+    assert_eq!(body["stream_options"]["include_usage"], true);
+    assert_eq!(
+        body["messages"],
+        json!([{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi"}])
+    );
+    assert!(body.get("tools").is_none());
+}
+
+#[tokio::test]
+async fn reasoning_content_then_text_closes_the_reasoning_first() {
+    let (_, client) = mock(vec![Reply::Sse(sse(&[
+        chunk(json!({"role": "assistant", "content": null, "reasoning_content": "The user"})),
+        chunk(json!({"content": null, "reasoning_content": " greets me."})),
+        chunk(json!({"content": "Hi!", "reasoning_content": null})),
+        finish("stop"),
+    ]))])
+    .await;
+    let events = run(LlmAgent::<()>::new(client, "mock-model"), input()).await;
+
+    let mut expected = vec![
+        started(),
+        Event::reasoning_start("r-msg-1"),
+        Event::reasoning_message_start("r-msg-1"),
+        Event::reasoning_message_content("r-msg-1", "The user"),
+        Event::reasoning_message_content("r-msg-1", " greets me."),
+        Event::reasoning_message_end("r-msg-1"),
+        Event::reasoning_end("r-msg-1"),
+    ];
+    expected.extend(text("r-msg-2", &["Hi!"]));
+    expected.push(finished(None, None));
+    assert_eq!(events, expected);
+}
+
+#[tokio::test]
+async fn openrouter_style_reasoning_field_survives() {
+    let (_, client) = mock(vec![Reply::Sse(sse(&[
+        chunk(json!({"reasoning": "Thinking"})),
+        chunk(json!({"content": "Done"})),
+        finish("stop"),
+    ]))])
+    .await;
+    let events = run(LlmAgent::<()>::new(client, "mock-model"), input()).await;
+    assert_eq!(
+        events[3],
+        Event::reasoning_message_content("r-msg-1", "Thinking")
+    );
+    assert_eq!(
+        events[6],
+        Event::text_message_start("r-msg-2", TextMessageRole::Assistant)
+    );
+}
+
+/// A frontend tool the client runs.
+fn frontend_tool(name: &str) -> Tool {
+    Tool::new(name, format!("{name} on the client")).with_parameters(json!({"type": "object"}))
+}
+
+#[tokio::test]
+async fn parallel_tool_calls_split_across_chunks_end_the_run_with_pending_calls() {
+    let (mock, client) = mock(vec![Reply::Sse(sse(&[
+        chunk(json!({"role": "assistant", "content": "Checking."})),
+        chunk(
+            json!({"tool_calls": [{"index": 0, "id": "call_a", "type": "function",
+                                     "function": {"name": "get_wea", "arguments": ""}}]}),
+        ),
+        chunk(json!({"tool_calls": [{"index": 0, "function": {"name": "ther"}}]})),
+        chunk(json!({"tool_calls": [{"index": 0, "function": {"arguments": "{\"city\":"}}]})),
+        chunk(
+            json!({"tool_calls": [{"index": 1, "id": "call_b", "type": "function",
+                                     "function": {"name": "get_time", "arguments": ""}}]}),
+        ),
+        chunk(
+            json!({"tool_calls": [{"index": 1, "function": {"arguments": "{\"zone\":\"CET\"}"}}]}),
+        ),
+        chunk(json!({"tool_calls": [{"index": 0, "function": {"arguments": "\"Oslo\"}"}}]})),
+        finish("tool_calls"),
+        usage(40, 20),
+    ]))])
+    .await;
+    let input = input().with_tools(vec![
+        frontend_tool("get_weather"),
+        frontend_tool("get_time"),
+    ]);
+    let events = run(LlmAgent::<()>::new(client, "mock-model"), input).await;
+
+    let mut expected = vec![started()];
+    expected.extend(text("r-msg-1", &["Checking."]));
+    expected.extend([
+        call_start("r-call-1", "get_weather", "r-msg-1"),
+        Event::tool_call_args("r-call-1", "{\"city\":"),
+        call_start("r-call-2", "get_time", "r-msg-1"),
+        Event::tool_call_args("r-call-2", "{\"zone\":\"CET\"}"),
+        Event::tool_call_args("r-call-1", "\"Oslo\"}"),
+        Event::tool_call_end("r-call-1"),
+        Event::tool_call_end("r-call-2"),
+        finished(Some(mock_usage(40, 20)), Some(vec!["r-call-1", "r-call-2"])),
+    ]);
+    assert_eq!(events, expected);
+
+    let requests = mock.requests.lock().unwrap();
+    assert_eq!(
+        requests[0].1["tools"][1],
+        json!({"type": "function", "function": {"name": "get_time",
+               "description": "get_time on the client", "parameters": {"type": "object"}}})
+    );
+}
+
+#[tokio::test]
+async fn the_next_run_carries_the_frontend_result_to_the_model() {
+    let (mock, client) = mock(vec![Reply::Sse(sse(&[
+        chunk(json!({"content": "It is sunny."})),
+        finish("stop"),
+    ]))])
+    .await;
+    let assistant = ag_ui::AssistantMessage::new("r-msg-1")
+        .with_content("Checking.")
+        .with_tool_calls(vec![ToolCall::new(
+            "r-call-1",
+            "get_weather",
+            r#"{"city":"Oslo"}"#,
+        )]);
+    let input = RunAgentInput::new("t", "r")
+        .with_tools(vec![frontend_tool("get_weather")])
+        .with_messages(vec![
+            Message::user("u1", "Weather?"),
+            Message::Assistant(assistant),
+            Message::tool("tool-1", "r-call-1", "sunny"),
+        ]);
+    let events = run(LlmAgent::<()>::new(client, "mock-model"), input).await;
+    assert_eq!(events.last(), Some(&finished(None, None)));
+
+    let requests = mock.requests.lock().unwrap();
+    assert_eq!(
+        requests[0].1["messages"],
+        json!([
+            {"role": "user", "content": "Weather?"},
+            {"role": "assistant", "content": "Checking.", "tool_calls": [
+                {"id": "r-call-1", "type": "function",
+                 "function": {"name": "get_weather", "arguments": "{\"city\":\"Oslo\"}"}}]},
+            {"role": "tool", "content": "sunny", "tool_call_id": "r-call-1"},
+        ])
+    );
+}
+
+#[tokio::test]
+async fn a_429_is_retried_after_retry_after_and_then_succeeds() {
+    let (mock, client) = mock(vec![
+        Reply::Status(
+            429,
+            vec![("retry-after", "0")],
+            json!({"error": {"message": "slow down", "type": "rate_limit"}}).to_string(),
+        ),
+        Reply::Sse(sse(&[chunk(json!({"content": "ok"})), finish("stop")])),
+    ])
+    .await;
+    let events = run(LlmAgent::<()>::new(client, "mock-model"), input()).await;
+    let mut expected = vec![started()];
+    expected.extend(text("r-msg-1", &["ok"]));
+    expected.push(finished(None, None));
+    assert_eq!(events, expected);
+    assert_eq!(mock.requests.lock().unwrap().len(), 2);
+}
+
+#[tokio::test]
+async fn a_429_past_the_retries_is_a_rate_limit_error_naming_retry_after() {
+    let (mock, client) = mock(vec![Reply::Status(
+        429,
+        vec![("retry-after", "7")],
+        json!({"error": {"message": "slow down", "code": "rate_limit_exceeded"}}).to_string(),
+    )])
+    .await;
+    let agent = LlmAgent::<()>::new(client.with_max_retries(0), "mock-model");
+    let events = run(agent, input()).await;
+    assert_eq!(events.len(), 2);
+    let e = error(&events);
+    assert_eq!(e.code.as_deref(), Some("provider_rate_limited"));
+    assert!(e.message.contains("retry after 7s"), "{}", e.message);
+    assert!(
+        e.message.contains("slow down (rate_limit_exceeded)"),
+        "{}",
+        e.message
+    );
+    assert_eq!(mock.requests.lock().unwrap().len(), 1);
+}
+
+#[tokio::test]
+async fn an_http_error_carries_the_providers_message() {
+    let (_, client) = mock(vec![Reply::Status(
+        401,
+        vec![],
+        json!({"error": {"message": "Incorrect API key provided", "code": "invalid_api_key"}})
+            .to_string(),
+    )])
+    .await;
+    let events = run(LlmAgent::<()>::new(client, "mock-model"), input()).await;
+    let e = error(&events);
+    assert_eq!(e.code.as_deref(), Some("provider_http_error"));
+    assert_eq!(
+        e.message,
+        "the provider answered 401 Unauthorized: Incorrect API key provided (invalid_api_key)"
+    );
+}
+
+#[tokio::test]
+async fn an_error_object_mid_stream_closes_the_message_and_ends_with_run_error() {
+    let mut body = sse(&[
+        chunk(json!({"content": "Partial"})),
+        json!({"error": {"message": "The server is overloaded", "type": "server_error",
+                         "code": 503}}),
+    ]);
+    body.pop(); // no [DONE] after an error
+    let (_, client) = mock(vec![Reply::Sse(body)]).await;
+    let events = run(LlmAgent::<()>::new(client, "mock-model"), input()).await;
+
+    let mut expected = vec![started()];
+    expected.extend(text("r-msg-1", &["Partial"]));
+    expected.push(
+        RunErrorEvent::new(
+            "the provider reported an error mid-stream (503): The server is overloaded",
+        )
+        .with_code("provider_error")
+        .into(),
+    );
+    assert_eq!(events, expected);
+}
+
+#[tokio::test]
+async fn a_garbage_chunk_is_a_malformed_chunk_error_naming_the_chunk() {
+    let mut body = sse(&[chunk(json!({"content": "Hi"}))]);
+    body.insert(1, b"data: {\"choices\": [oops\n\n".to_vec());
+    let (_, client) = mock(vec![Reply::Sse(body)]).await;
+    let events = run(LlmAgent::<()>::new(client, "mock-model"), input()).await;
+    assert_eq!(&events[1..4], &text("r-msg-1", &["Hi"])[..]);
+    let e = error(&events);
+    assert_eq!(e.code.as_deref(), Some("provider_malformed_chunk"));
+    assert!(
+        e.message
+            .starts_with("provider chunk 1 is not a chat completion chunk"),
+        "{}",
+        e.message
+    );
+}
+
+#[tokio::test]
+async fn a_stream_without_done_is_incomplete_not_success() {
+    let mut body = sse(&[chunk(json!({"content": "Hi"})), finish("stop")]);
+    body.pop();
+    let (_, client) = mock(vec![Reply::Sse(body)]).await;
+    let events = run(LlmAgent::<()>::new(client, "mock-model"), input()).await;
+    let e = error(&events);
+    assert_eq!(e.code.as_deref(), Some("provider_incomplete_stream"));
+    assert_eq!(events.len(), 5);
+}
+
+#[tokio::test]
+async fn multi_byte_characters_split_across_deltas_and_bytes_arrive_whole() {
+    // "Grüße 👋" in deltas cut between characters, and the body cut inside them.
+    let body: Vec<u8> = sse(&[
+        chunk(json!({"content": "Grü"})),
+        chunk(json!({"content": "ße 👋"})),
+        finish("stop"),
+    ])
+    .concat();
+    let cut_in_u = body.windows(2).position(|w| w == "ü".as_bytes()).unwrap() + 1;
+    let wave = "👋".as_bytes();
+    let cut_in_wave = body.windows(4).position(|w| w == wave).unwrap() + 2;
+    let pieces = vec![
+        body[..cut_in_u].to_vec(),
+        body[cut_in_u..cut_in_wave].to_vec(),
+        body[cut_in_wave..].to_vec(),
+    ];
+    let (_, client) = mock(vec![Reply::Sse(pieces)]).await;
+    let events = run(LlmAgent::<()>::new(client, "mock-model"), input()).await;
+    let mut expected = vec![started()];
+    expected.extend(text("r-msg-1", &["Grü", "ße 👋"]));
+    expected.push(finished(None, None));
+    assert_eq!(events, expected);
+}
+
+#[tokio::test]
+async fn a_silent_provider_times_out() {
+    let (tx, _rx) = tokio::sync::oneshot::channel();
+    let (_, client) = mock(vec![Reply::Hang(
+        vec![format!("data: {}\n\n", chunk(json!({"content": "Hi"}))).into_bytes()],
+        tx,
+    )])
+    .await;
+    let client = client.with_idle_timeout(Duration::from_millis(300));
+    let events = run(LlmAgent::<()>::new(client, "mock-model"), input()).await;
+    assert_eq!(&events[1..4], &text("r-msg-1", &["Hi"])[..]);
+    assert_eq!(error(&events).code.as_deref(), Some("provider_timeout"));
+}
+
+#[tokio::test]
+async fn cancelling_the_run_drops_the_provider_request_at_once() {
+    let (dropped_tx, dropped_rx) = tokio::sync::oneshot::channel();
+    let (_, client) = mock(vec![Reply::Hang(
+        vec![format!("data: {}\n\n", chunk(json!({"content": "Hi"}))).into_bytes()],
+        dropped_tx,
+    )])
+    .await;
+    let mut events = Runner::new(LlmAgent::<()>::new(client, "mock-model"))
+        .run(input())
+        .unwrap();
+    let mut seen = Vec::new();
+    while let Some(event) = events.next().await {
+        let is_content = event.event_type() == EventType::TextMessageContent;
+        seen.push(event);
+        if is_content {
+            break;
+        }
+    }
+    events.cancel_handle().cancel();
+    tokio::time::timeout(Duration::from_secs(5), dropped_rx)
+        .await
+        .expect("the provider's response was dropped")
+        .unwrap();
+    seen.extend(events.collect::<Vec<_>>().await);
+    verify::verify_all(&seen).unwrap();
+    assert_eq!(seen[3], Event::text_message_end("r-msg-1"));
+    let Some(Event::RunFinished(done)) = seen.last() else {
+        panic!("{seen:?}")
+    };
+    assert_eq!(done.outcome, Some(RunFinishedOutcome::Cancelled));
+}
+
+/// The typed state of the tool-loop agent.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+struct Todos {
+    items: Vec<String>,
+}
+
+/// Arguments of `add_todo`.
+#[derive(Deserialize, schemars::JsonSchema)]
+struct AddTodo {
+    /// What to do.
+    item: String,
+}
+
+fn todo_agent(client: OpenAiClient) -> LlmAgent<Todos> {
+    LlmAgent::new(client, "mock-model").with_tool(BackendTool::new(
+        "add_todo",
+        "Adds an item to the list",
+        |args: AddTodo, mut state: Todos| async move {
+            if args.item.is_empty() {
+                return Err(ToolError::new("the item is empty"));
+            }
+            state.items.push(args.item.clone());
+            Ok(ToolOutput::text(format!("added {}", args.item)).with_state(state))
+        },
+    ))
+}
+
+fn call(index: u32, name: &str, arguments: &str) -> Value {
+    chunk(
+        json!({"tool_calls": [{"index": index, "id": format!("call_{index}"), "type": "function",
+                                 "function": {"name": name, "arguments": arguments}}]}),
+    )
+}
+
+#[tokio::test]
+async fn the_loop_runs_backend_tools_updates_state_and_feeds_results_back() {
+    let (mock, client) = mock(vec![
+        Reply::Sse(sse(&[
+            call(0, "add_todo", r#"{"item":"milk"}"#),
+            call(1, "add_todo", r#"{"thing":1}"#),
+            finish("tool_calls"),
+            usage(10, 5),
+        ])),
+        Reply::Sse(sse(&[
+            chunk(json!({"content": "Added milk."})),
+            finish("stop"),
+            usage(30, 4),
+        ])),
+    ])
+    .await;
+    let input = input()
+        .with_context(vec![Context::new("today", "Monday")])
+        .with_state(
+            json!({"items": ["eggs", "a longer item, so a patch is smaller than a snapshot"]}),
+        );
+    let events = run(todo_agent(client), input).await;
+
+    let patch: Vec<ag_ui::JsonPatchOperation> =
+        serde_json::from_value(json!([{"op": "add", "path": "/items/2", "value": "milk"}]))
+            .unwrap();
+    let invalid =
+        "Error: invalid arguments for tool `add_todo`: missing field `item` at line 1 column 11";
+    let mut expected = vec![
+        started(),
+        call_start("r-call-1", "add_todo", "r-msg-1"),
+        Event::tool_call_args("r-call-1", r#"{"item":"milk"}"#),
+        call_start("r-call-2", "add_todo", "r-msg-1"),
+        Event::tool_call_args("r-call-2", r#"{"thing":1}"#),
+        Event::tool_call_end("r-call-1"),
+        Event::tool_call_end("r-call-2"),
+        Event::state_delta(patch),
+        Event::tool_call_result("r-msg-2", "r-call-1", "added milk"),
+        Event::tool_call_result("r-msg-3", "r-call-2", invalid),
+    ];
+    expected.extend(text("r-msg-4", &["Added milk."]));
+    expected.push(finished(Some(mock_usage(40, 9)), None));
+    assert_eq!(events, expected);
+
+    let requests = mock.requests.lock().unwrap();
+    let first = &requests[0].1;
+    assert_eq!(
+        first["messages"][0]["content"],
+        "Context from the application:\n- today: Monday\n\nThe application's current state (JSON):\n{\"items\":[\"eggs\",\"a longer item, so a patch is smaller than a snapshot\"]}"
+    );
+    let schema = &first["tools"][0]["function"]["parameters"];
+    assert_eq!(schema["properties"]["item"]["type"], "string");
+    assert_eq!(schema["properties"]["item"]["description"], "What to do.");
+    let second = &requests[1].1["messages"];
+    assert_eq!(
+        second[0]["content"],
+        "Context from the application:\n- today: Monday\n\nThe application's current state (JSON):\n{\"items\":[\"eggs\",\"a longer item, so a patch is smaller than a snapshot\",\"milk\"]}",
+        "the model sees the state as the tool left it"
+    );
+    assert_eq!(
+        second[3],
+        json!({"role": "tool", "content": "added milk", "tool_call_id": "r-call-1"})
+    );
+    assert_eq!(
+        second[4],
+        json!({"role": "tool", "content": invalid, "tool_call_id": "r-call-2"})
+    );
+}
+
+#[tokio::test]
+async fn the_loop_stops_at_its_iteration_cap_with_an_error() {
+    let again = || {
+        Reply::Sse(sse(&[
+            call(0, "add_todo", r#"{"item":"x"}"#),
+            finish("tool_calls"),
+        ]))
+    };
+    let (mock, client) = mock(vec![again(), again(), again()]).await;
+    let events = run(todo_agent(client).with_max_iterations(2), input()).await;
+    assert_eq!(error(&events).code.as_deref(), Some("max_iterations"));
+    assert_eq!(mock.requests.lock().unwrap().len(), 2);
+}
+
+#[tokio::test]
+async fn an_unknown_tool_and_a_truncated_answer() {
+    let (_, client) = mock(vec![
+        Reply::Sse(sse(&[call(0, "nope", "{}"), finish("tool_calls")])),
+        Reply::Sse(sse(&[chunk(json!({"content": "Sor"})), finish("length")])),
+    ])
+    .await;
+    let events = run(todo_agent(client), input()).await;
+    assert!(events.contains(&Event::tool_call_result(
+        "r-msg-2",
+        "r-call-1",
+        "Error: there is no tool named `nope`"
+    )));
+    assert_eq!(error(&events).code.as_deref(), Some("model_length"));
+}
+
+#[test]
+fn message_conversion_round_trips_every_role_and_content_part() {
+    let media = |source| MediaPart::new(source);
+    let mut document = media(PartSource::Data {
+        value: "JVBERi0=".into(),
+        mime_type: "application/pdf".into(),
+    });
+    document.metadata = Some(json!({"filename": "a.pdf"}));
+    let user = Content::Parts(vec![
+        ContentPart::text("Look:"),
+        ContentPart::Image(media(PartSource::Url {
+            value: "https://example.com/a.png".into(),
+            mime_type: None,
+        })),
+        ContentPart::Image(media(PartSource::Data {
+            value: "iVBORw0=".into(),
+            mime_type: "image/png".into(),
+        })),
+        ContentPart::Document(document),
+        ContentPart::Document(media(PartSource::File {
+            value: "file-123".into(),
+            provider: None,
+            mime_type: None,
+        })),
+        ContentPart::Audio(media(PartSource::Data {
+            value: "UklGRg==".into(),
+            mime_type: "audio/wav".into(),
+        })),
+    ]);
+    let messages = vec![
+        Message::system("m1", "Be brief."),
+        Message::developer("m2", "Use tools."),
+        Message::user("m3", user),
+        Message::reasoning("m4", "They want a look."),
+        Message::Assistant(
+            ag_ui::AssistantMessage::new("m5")
+                .with_content("Looking.")
+                .with_tool_calls(vec![ToolCall::new("c1", "zoom", r#"{"x":1}"#)]),
+        ),
+        Message::tool("m6", "c1", "zoomed"),
+        Message::tool("m7", "c1", Content::Parts(vec![ContentPart::text("part")])),
+        Message::assistant("m8", "Done."),
+        Message::reasoning("m9", "Trailing thought."),
+    ];
+    let options = ChatOptions::default().with_replay_reasoning(true);
+    let chat = to_chat_messages(&messages, options).unwrap();
+    assert_eq!(
+        chat.len(),
+        8,
+        "the reasoning rides on the assistant message after it"
+    );
+    let mut n = 0;
+    let back = from_chat_messages(&chat, || {
+        n += 1;
+        MessageId::new(format!("m{n}"))
+    });
+    assert_eq!(back, messages);
+    // And the chat form survives the way back.
+    assert_eq!(to_chat_messages(&back, options).unwrap(), chat);
+    // As JSON, in the provider's shape.
+    let json = serde_json::to_value(&chat).unwrap();
+    assert_eq!(
+        json[2]["content"][2]["image_url"]["url"],
+        "data:image/png;base64,iVBORw0="
+    );
+    assert_eq!(
+        json[2]["content"][3],
+        json!({"type": "file", "file": {"file_data": "data:application/pdf;base64,JVBERi0=", "filename": "a.pdf"}})
+    );
+    assert_eq!(
+        json[2]["content"][5],
+        json!({"type": "input_audio", "input_audio": {"data": "UklGRg==", "format": "wav"}})
+    );
+    assert_eq!(json[3]["reasoning_content"], "They want a look.");
+
+    // Without replay, reasoning is not sent; activity never is.
+    let plain = to_chat_messages(&messages, ChatOptions::default()).unwrap();
+    assert_eq!(plain.len(), 7);
+    assert!(
+        !serde_json::to_string(&plain)
+            .unwrap()
+            .contains("reasoning_content")
+    );
+}
+
+#[test]
+fn content_the_chat_format_cannot_carry_is_a_typed_error_naming_where() {
+    let video = Message::user(
+        "u",
+        Content::Parts(vec![
+            ContentPart::text("see"),
+            ContentPart::Video(MediaPart::new(PartSource::Url {
+                value: "https://example.com/v.mp4".into(),
+                mime_type: None,
+            })),
+        ]),
+    );
+    let err =
+        to_chat_messages(&[Message::system("s", "x"), video], ChatOptions::default()).unwrap_err();
+    assert_eq!(err.kind(), ag_ui::llm::LlmErrorKind::Unsupported);
+    assert!(
+        err.message()
+            .starts_with("message 1, content part 1: video"),
+        "{}",
+        err.message()
+    );
+}
+
+#[tokio::test]
+async fn unsupported_content_ends_the_run_with_run_error_before_any_request() {
+    let (mock, client) = mock(vec![]).await;
+    let input = RunAgentInput::new("t", "r").with_messages(vec![Message::user(
+        "u",
+        Content::Parts(vec![ContentPart::Video(MediaPart::new(PartSource::Url {
+            value: "v".into(),
+            mime_type: None,
+        }))]),
+    )]);
+    let events = run(LlmAgent::<()>::new(client, "mock-model"), input).await;
+    assert_eq!(error(&events).code.as_deref(), Some("unsupported_content"));
+    assert!(mock.requests.lock().unwrap().is_empty());
+}
