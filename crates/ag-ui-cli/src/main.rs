@@ -1,10 +1,13 @@
 //! `ag-ui`: serve a demo agent, talk to any AG-UI agent, verify and transform event streams.
 
 mod fetch;
+mod hosting;
 mod input;
+mod inspect;
 mod live;
 mod offline;
 mod render;
+mod replay;
 mod serve;
 
 use std::io::IsTerminal;
@@ -49,9 +52,18 @@ enum Command {
         /// Path of the endpoint.
         #[arg(long, default_value = "/")]
         path: String,
-        /// Milliseconds between streamed words, so the stream can be watched.
+        /// Milliseconds between streamed words (between events with --replay), so the stream
+        /// can be watched.
         #[arg(long, default_value_t = 30)]
         pace_ms: u64,
+        /// Also serve a recorded stream (JSON Lines, a JSON array or SSE) as the agent `replay`,
+        /// and at --path, each run's ids rewritten to the request's.
+        #[arg(long, value_name = "FILE")]
+        replay: Option<String>,
+        /// Let browser pages from this origin call the agents (repeatable; `*` for any). Pages
+        /// served from localhost / 127.0.0.1 always may.
+        #[arg(long = "cors-origin", value_name = "ORIGIN")]
+        cors_origins: Vec<String>,
         /// Serve an agent backed by this model of an OpenAI-compatible server instead of the
         /// demo agent; the key is read from OPENAI_API_KEY.
         #[arg(long, value_name = "NAME")]
@@ -97,6 +109,24 @@ enum Command {
         /// Print the verified events as JSON Lines instead of rendering them.
         #[arg(long)]
         json: bool,
+    },
+    /// Serve a web page that watches an agent run: timeline, messages, state, subagents,
+    /// interrupts; also loads recordings.
+    Inspect {
+        /// The agent's endpoint; without it, the built-in demo agent runs in-process.
+        url: Option<String>,
+        /// Address the page is served on.
+        #[arg(long, default_value = "127.0.0.1:8300")]
+        addr: SocketAddr,
+        /// An extra request header for the agent, NAME:VALUE (repeatable).
+        #[arg(long = "header", value_name = "NAME:VALUE")]
+        headers: Vec<String>,
+        /// Milliseconds between the demo agent's streamed words.
+        #[arg(long, default_value_t = 30)]
+        pace_ms: u64,
+        /// The largest recording the page may load, in MiB.
+        #[arg(long, default_value_t = 512)]
+        max_upload_mb: usize,
     },
     /// Check a stream against every ordering rule of AG-UI 1.0.
     Verify {
@@ -153,6 +183,8 @@ fn main() -> ExitCode {
             addr,
             path,
             pace_ms,
+            replay,
+            cors_origins,
             model,
             base_url,
         } => {
@@ -166,7 +198,13 @@ fn main() -> ExitCode {
                 .init();
             runtime().and_then(|rt| match model {
                 Some(model) => rt.block_on(serve::serve_model(addr, &path, &model, &base_url)),
-                None => rt.block_on(serve::serve(addr, &path, Duration::from_millis(pace_ms))),
+                None => rt.block_on(serve::serve(
+                    addr,
+                    &path,
+                    Duration::from_millis(pace_ms),
+                    replay.as_deref(),
+                    &cors_origins,
+                )),
             })
         }
         Command::Run {
@@ -195,6 +233,27 @@ fn main() -> ExitCode {
         Command::Demo { message, json } => {
             runtime().and_then(|rt| rt.block_on(live::demo(message, color, json)))
         }
+        Command::Inspect {
+            url,
+            addr,
+            headers,
+            pace_ms,
+            max_upload_mb,
+        } => headers
+            .iter()
+            .map(|h| live::parse_header(h))
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(Failure::Usage)
+            .and_then(|headers| {
+                let options = inspect::InspectOptions {
+                    url,
+                    addr,
+                    headers,
+                    pace: Duration::from_millis(pace_ms),
+                    max_upload: max_upload_mb.saturating_mul(1024 * 1024),
+                };
+                runtime().and_then(|rt| rt.block_on(inspect::inspect(options)))
+            }),
         Command::Verify {
             input,
             message,

@@ -15,7 +15,9 @@ use ag_ui::{Event, RunAgentInput, RunFinishedOutcome};
 use ag_ui_demo_agent::DemoAgent;
 use futures::Stream;
 
+use crate::hosting;
 use crate::offline::Failure;
+use crate::replay::Replayed;
 
 /// How long `serve` waits for open runs once interrupted before closing their connections.
 const SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(5);
@@ -103,6 +105,59 @@ pub(crate) fn demo_router(path: &str, pace: Duration) -> axum::Router {
     axum::Router::new().agent(path, AgentEndpoint::new(Logged { inner: runner }))
 }
 
+/// `ag-ui serve`: the demo agent (and a recording, with `replay`) in a registry at `/agents`,
+/// one of them also at `path`, on `addr`, until interrupted (Ctrl-C, SIGINT).
+pub(crate) async fn serve(
+    addr: SocketAddr,
+    path: &str,
+    pace: Duration,
+    replay: Option<&str>,
+    cors_origins: &[String],
+) -> Result<(), Failure> {
+    let cors = hosting::cors(cors_origins)?;
+    let runner = Runner::new(DemoAgent::new().with_pace(pace));
+    let demo = hosting::Hosted {
+        info: hosting::demo_info(),
+        handler: Logged {
+            inner: runner.clone(),
+        },
+    };
+    // The recording is read before anything listens: a bad one is refused at once.
+    let (app, name) = match replay {
+        Some(file) => {
+            let replayed = Replayed::read(file, pace)?;
+            let info = hosting::replay_info(file, replayed.len());
+            let root = Logged {
+                inner: replayed.clone(),
+            };
+            let hosted = hosting::Hosted {
+                info,
+                handler: Logged { inner: replayed },
+            };
+            (
+                hosting::router(path, root, demo, Some(hosted), cors)?,
+                "replay agent",
+            )
+        }
+        None => (
+            hosting::router(
+                path,
+                Logged { inner: runner },
+                demo,
+                None::<hosting::Hosted<Logged<Replayed>>>,
+                cors,
+            )?,
+            "demo agent",
+        ),
+    };
+    let agents = if replay.is_some() {
+        "demo, replay"
+    } else {
+        "demo"
+    };
+    serve_router(addr, path, name, Some(agents), app).await
+}
+
 /// Where `--base-url` points by default.
 pub(crate) const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
 
@@ -123,11 +178,6 @@ pub(crate) fn model_router(
     axum::Router::new().agent(path, AgentEndpoint::new(Logged { inner: runner }))
 }
 
-/// `ag-ui serve`: the demo agent on `addr` at `path`, until interrupted (Ctrl-C, SIGINT).
-pub(crate) async fn serve(addr: SocketAddr, path: &str, pace: Duration) -> Result<(), Failure> {
-    serve_router(addr, path, "demo agent", demo_router(path, pace)).await
-}
-
 /// `ag-ui serve --model`: the model agent on `addr` at `path`, until interrupted. The key comes
 /// from `OPENAI_API_KEY` (servers such as Ollama need none).
 pub(crate) async fn serve_model(
@@ -141,13 +191,23 @@ pub(crate) async fn serve_model(
         tracing::warn!("OPENAI_API_KEY is not set; requests go to {base_url} without a key");
     }
     let label = format!("model agent ({model} at {base_url})");
-    serve_router(addr, path, &label, model_router(path, model, base_url, key)).await
+    serve_router(
+        addr,
+        path,
+        &label,
+        None,
+        model_router(path, model, base_url, key),
+    )
+    .await
 }
 
+/// Serves `router` until interrupted, after a banner naming `label` at `path` (and the
+/// registry's listing when it hosts `registry`).
 async fn serve_router(
     addr: SocketAddr,
     path: &str,
     label: &str,
+    registry: Option<&str>,
     router: axum::Router,
 ) -> Result<(), Failure> {
     let listener = tokio::net::TcpListener::bind(addr)
@@ -155,8 +215,11 @@ async fn serve_router(
         .map_err(|e| Failure::Usage(format!("cannot listen on {addr}: {e}")))?;
     let local = listener.local_addr().map_err(Failure::Output)?;
     // One write; a reader that has gone away (stdout closed) does not stop the server.
+    let listing = registry.map_or(String::new(), |agents| {
+        format!("agents ({agents}): http://{local}/agents; health: http://{local}/health\n")
+    });
     let banner = format!(
-        "ag-ui {label}: http://{local}{path}\ntry: ag-ui run http://{local}{path} \"hello\"\n"
+        "ag-ui {label}: http://{local}{path}\n{listing}try: ag-ui run http://{local}{path} \"hello\"\n"
     );
     let mut out = std::io::stdout().lock();
     let _ = out.write_all(banner.as_bytes()).and_then(|()| out.flush());

@@ -91,6 +91,9 @@ use serde_json::json;
 use crate::encoding::sse;
 use crate::{Event, RunAgentInput};
 
+pub mod registry;
+pub use registry::{AgentInfo, AgentRegistry};
+
 /// The default limit on the size of a request body: 4 MiB.
 pub const DEFAULT_BODY_LIMIT: usize = 4 * 1024 * 1024;
 

@@ -1,0 +1,217 @@
+//! What `ag-ui serve` hosts: every agent in an [`AgentRegistry`] (`/agents`, `/agents/{id}`,
+//! `/agents/{id}/capabilities`, `/health`), one of them also at the old path (`/` by default)
+//! so existing clients keep working, behind a CORS layer for browser frontends.
+
+use ag_ui::axum::registry::{AgentInfo, AgentRegistry};
+use ag_ui::axum::{AgentEndpoint, RouterExt, RunHandler};
+use ag_ui::capabilities::{
+    AgentCapabilities, HumanInTheLoopCapabilities, IdentityCapabilities, MultiAgentCapabilities,
+    ReasoningCapabilities, StateCapabilities, ToolsCapabilities, TransportCapabilities,
+};
+use axum::http::{HeaderValue, Method, header, request::Parts};
+use tower_http::cors::{AllowOrigin, CorsLayer};
+
+use crate::offline::Failure;
+
+/// The demo agent's listing entry.
+pub(crate) fn demo_info() -> AgentInfo {
+    AgentInfo::new("demo")
+        .with_description(
+            "The built-in demo agent: reasoning, a tool call, state deltas, two concurrent \
+             subagents, and an interrupt when asked to confirm",
+        )
+        .with_capabilities(AgentCapabilities {
+            identity: Some(IdentityCapabilities {
+                name: Some("ag-ui demo agent".to_owned()),
+                version: Some(env!("CARGO_PKG_VERSION").to_owned()),
+                ..Default::default()
+            }),
+            transport: Some(TransportCapabilities {
+                streaming: Some(true),
+                ..Default::default()
+            }),
+            tools: Some(ToolsCapabilities {
+                supported: Some(true),
+                ..Default::default()
+            }),
+            state: Some(StateCapabilities {
+                snapshots: Some(true),
+                deltas: Some(true),
+                ..Default::default()
+            }),
+            multi_agent: Some(MultiAgentCapabilities {
+                supported: Some(true),
+                delegation: Some(true),
+                ..Default::default()
+            }),
+            reasoning: Some(ReasoningCapabilities {
+                supported: Some(true),
+                streaming: Some(true),
+                ..Default::default()
+            }),
+            human_in_the_loop: Some(HumanInTheLoopCapabilities {
+                supported: Some(true),
+                interrupts: Some(true),
+                ..Default::default()
+            }),
+            ..Default::default()
+        })
+}
+
+/// A recording's listing entry.
+pub(crate) fn replay_info(file: &str, events: usize) -> AgentInfo {
+    AgentInfo::new("replay")
+        .with_description(format!(
+            "A recording ({events} events, from {file}) replayed for every run, with the run's ids"
+        ))
+        .with_capabilities(AgentCapabilities {
+            transport: Some(TransportCapabilities {
+                streaming: Some(true),
+                ..Default::default()
+            }),
+            ..Default::default()
+        })
+}
+
+/// One agent to host: its listing entry and its handler.
+pub(crate) struct Hosted<H> {
+    pub(crate) info: AgentInfo,
+    pub(crate) handler: H,
+}
+
+/// Which origins a browser page may call the agents from: pages served from this machine
+/// (`http://localhost:*`, `http://127.0.0.1:*`, `http://[::1]:*`) always, and `extra` (`*` for
+/// any). A page elsewhere gets no CORS headers, so its browser keeps it from calling.
+pub(crate) fn cors(extra: &[String]) -> Result<CorsLayer, Failure> {
+    let any = extra.iter().any(|o| o == "*");
+    let mut listed = Vec::new();
+    for origin in extra.iter().filter(|o| *o != "*") {
+        listed.push(
+            HeaderValue::from_str(origin.trim_end_matches('/')).map_err(|_| {
+                Failure::Usage(format!("--cors-origin {origin:?} is not a valid origin"))
+            })?,
+        );
+    }
+    let origins = if any {
+        AllowOrigin::any()
+    } else {
+        AllowOrigin::predicate(move |origin: &HeaderValue, _: &Parts| {
+            local_origin(origin) || listed.contains(origin)
+        })
+    };
+    Ok(CorsLayer::new()
+        .allow_origin(origins)
+        .allow_methods([Method::GET, Method::POST])
+        .allow_headers([header::CONTENT_TYPE, header::ACCEPT, header::AUTHORIZATION]))
+}
+
+fn local_origin(origin: &HeaderValue) -> bool {
+    let Ok(origin) = origin.to_str() else {
+        return false;
+    };
+    let Some(rest) = origin
+        .strip_prefix("http://")
+        .or_else(|| origin.strip_prefix("https://"))
+    else {
+        return false;
+    };
+    let host = match rest.strip_prefix("[::1]") {
+        Some(port) => return port.is_empty() || is_port(port),
+        None => rest,
+    };
+    let (name, port) = match host.find(':') {
+        Some(at) => (&host[..at], Some(&host[at..])),
+        None => (host, None),
+    };
+    matches!(name, "localhost" | "127.0.0.1") && port.is_none_or(is_port)
+}
+
+fn is_port(text: &str) -> bool {
+    text.strip_prefix(':')
+        .is_some_and(|p| !p.is_empty() && p.len() <= 5 && p.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// The router: the registry of `agents`, `root` also at `path`, and CORS.
+///
+/// # Errors
+///
+/// A usage failure when `path` is one of the registry's own paths, or an id is refused.
+pub(crate) fn router<T: RunHandler, D: RunHandler, R: RunHandler>(
+    path: &str,
+    root: T,
+    demo: Hosted<D>,
+    replay: Option<Hosted<R>>,
+    cors: CorsLayer,
+) -> Result<axum::Router, Failure> {
+    if !path.starts_with('/')
+        || path == "/agents"
+        || path.starts_with("/agents/")
+        || path == "/health"
+    {
+        return Err(Failure::Usage(format!(
+            "--path {path:?}: a path starts with / and is not /agents… or /health, which list the agents"
+        )));
+    }
+    let mut registry = AgentRegistry::new();
+    let refused = |e: ag_ui::axum::registry::RegistryError| Failure::Usage(e.to_string());
+    registry
+        .register(demo.info, AgentEndpoint::new(demo.handler))
+        .map_err(refused)?;
+    if let Some(replay) = replay {
+        registry
+            .register(replay.info, AgentEndpoint::new(replay.handler))
+            .map_err(refused)?;
+    }
+    Ok(registry
+        .into_router()
+        .agent(path, AgentEndpoint::new(root))
+        .layer(cors))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn local_origins_are_recognised_and_others_are_not() {
+        for origin in [
+            "http://localhost",
+            "http://localhost:5173",
+            "http://127.0.0.1:3000",
+            "https://localhost:8443",
+            "http://[::1]:8080",
+        ] {
+            assert!(local_origin(&HeaderValue::from_static(origin)), "{origin}");
+        }
+        for origin in [
+            "http://localhost.evil.example",
+            "http://127.0.0.1.nip.io",
+            "http://evil.example",
+            "http://localhost:",
+            "http://localhost:99999999",
+            "http://localhost:80/path",
+            "file://",
+            "null",
+        ] {
+            assert!(!local_origin(&HeaderValue::from_static(origin)), "{origin}");
+        }
+    }
+
+    #[test]
+    fn a_path_that_the_registry_uses_is_refused() {
+        for path in ["/agents", "/agents/demo", "/health", "agent"] {
+            let result = router(
+                path,
+                ag_ui::server::Runner::new(ag_ui_demo_agent::DemoAgent::new()),
+                Hosted {
+                    info: demo_info(),
+                    handler: ag_ui::server::Runner::new(ag_ui_demo_agent::DemoAgent::new()),
+                },
+                None::<Hosted<crate::replay::Replayed>>,
+                cors(&[]).unwrap(),
+            );
+            assert!(matches!(result, Err(Failure::Usage(_))), "{path}");
+        }
+        assert!(cors(&["not an origin\n".to_owned()]).is_err());
+    }
+}

@@ -1,0 +1,981 @@
+//! `ag-ui inspect`: a web page for watching an AG-UI agent run.
+//!
+//! The page never calls the agent itself (so CORS never gets in the way): it asks this local
+//! server to run a turn (`POST /api/run`) or to read a recording (`POST /api/load`), and the
+//! server runs it through the SDK's client pipeline (decoding, compat, chunk expansion, the
+//! verifier, the reducer) with a [`Subscriber`] that pushes to the page, over one SSE response,
+//! each event with its time, each change the reducer made, and the verdict. The page is static
+//! HTML, CSS and JavaScript embedded in the binary: no build step, nothing fetched from the
+//! network.
+//!
+//! Memory on this side is bounded: what goes to the page passes through a bounded channel, and
+//! when the page reads slower than the agent writes, the run waits (and the page is told how
+//! long it waited) instead of queueing. Uploads are limited in size, and so is the number of
+//! threads kept.
+
+use std::collections::HashMap;
+use std::io::Write as _;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use ag_ui::axum::{EventStream, RunHandler};
+use ag_ui::client::apply::{Applied, MessagesChange, Reducer};
+use ag_ui::client::conversation::{Body, CancelHandle, Chunk, Conversation, RunEnd, Transport};
+use ag_ui::client::http::HttpAgent;
+use ag_ui::client::run::{Flow, Pipeline, RunError, Subscriber};
+use ag_ui::encoding::proto;
+use ag_ui::server::Runner;
+use ag_ui::{Event, Message, ResumeEntry, RunAgentInput};
+use ag_ui_demo_agent::DemoAgent;
+use axum::Router;
+use axum::body::{Body as HttpBody, Bytes};
+use axum::extract::{DefaultBodyLimit, State};
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use futures::StreamExt;
+use serde::Deserialize;
+use serde_json::json;
+use tokio::sync::mpsc;
+
+use crate::input::{self, InputError};
+use crate::offline::Failure;
+
+const PAGE: &str = include_str!("../assets/inspector.html");
+const SCRIPT: &str = include_str!("../assets/inspector.js");
+const STYLE: &str = include_str!("../assets/inspector.css");
+
+/// How many messages for the page may wait in the channel before the run waits for the page.
+const CHANNEL: usize = 256;
+
+/// How many threads the inspector keeps; a run on a new thread beyond this is refused.
+const MAX_THREADS: usize = 256;
+
+/// The longest a message that is being streamed waits before the page sees its new text.
+const MESSAGE_FLUSH: Duration = Duration::from_millis(40);
+
+/// What `ag-ui inspect` was asked to do.
+#[derive(Debug)]
+pub(crate) struct InspectOptions {
+    /// The agent's endpoint; `None` for the built-in demo agent, in-process.
+    pub(crate) url: Option<String>,
+    /// Where the page is served.
+    pub(crate) addr: SocketAddr,
+    /// Extra request headers for the agent.
+    pub(crate) headers: Vec<(String, String)>,
+    /// The demo agent's pause between streamed words.
+    pub(crate) pace: Duration,
+    /// The largest recording accepted, in bytes.
+    pub(crate) max_upload: usize,
+}
+
+/// The agent the page talks to.
+enum Target {
+    Http(Box<HttpAgent>),
+    InProcess(InProcess<Runner<DemoAgent>>),
+}
+
+impl Target {
+    fn describe(&self, url: Option<&str>) -> String {
+        match self {
+            Target::Http(_) => url.unwrap_or_default().to_owned(),
+            Target::InProcess(_) => "the built-in demo agent (in-process)".to_owned(),
+        }
+    }
+}
+
+/// A transport that runs a [`RunHandler`] in this process: the events it emits go to the
+/// pipeline as they are, with no HTTP or SSE in between.
+pub(crate) struct InProcess<H> {
+    handler: H,
+}
+
+/// The body of an [`InProcess`] run.
+pub(crate) struct InProcessBody {
+    events: EventStream,
+}
+
+impl Body for InProcessBody {
+    async fn next(&mut self) -> Result<Option<Chunk>, RunError> {
+        Ok(self
+            .events
+            .next()
+            .await
+            .map(|event| Chunk::Event(Box::new(event))))
+    }
+}
+
+impl<H: RunHandler> Transport for InProcess<H> {
+    type Body = InProcessBody;
+
+    async fn open(&self, input: &RunAgentInput) -> Result<InProcessBody, RunError> {
+        self.handler
+            .run(input.clone())
+            .map(|events| InProcessBody { events })
+            .map_err(|e| RunError::Http {
+                status: e.status().as_u16(),
+                body: e.message().to_owned(),
+            })
+    }
+}
+
+/// Shared by the routes.
+struct Inspector {
+    target: Target,
+    description: String,
+    threads: Mutex<HashMap<String, Arc<tokio::sync::Mutex<Conversation>>>>,
+    max_upload: usize,
+}
+
+/// `ag-ui inspect`: serves the page until interrupted.
+pub(crate) async fn inspect(options: InspectOptions) -> Result<(), Failure> {
+    let target = match &options.url {
+        Some(url) => {
+            let mut agent = HttpAgent::new(url.as_str());
+            for (name, value) in &options.headers {
+                agent = agent.with_header(name, value);
+            }
+            Target::Http(Box::new(agent))
+        }
+        None => Target::InProcess(InProcess {
+            // The input is echoed in RUN_STARTED, so a recording of the session holds the user's
+            // messages too, and renders as the live run did.
+            handler: Runner::new(DemoAgent::new().with_pace(options.pace)).with_input_echo(true),
+        }),
+    };
+    let listener = tokio::net::TcpListener::bind(options.addr)
+        .await
+        .map_err(|e| Failure::Usage(format!("cannot listen on {}: {e}", options.addr)))?;
+    let local = listener.local_addr().map_err(Failure::Output)?;
+    let description = target.describe(options.url.as_deref());
+    let banner = format!("ag-ui inspector: http://{local}/\nwatching: {description}\n");
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(banner.as_bytes()).and_then(|()| out.flush());
+    drop(out);
+    let app = router(Inspector {
+        target,
+        description,
+        threads: Mutex::new(HashMap::new()),
+        max_upload: options.max_upload,
+    });
+    axum::serve(listener, app)
+        .with_graceful_shutdown(async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
+        .await
+        .map_err(Failure::Output)
+}
+
+fn router(inspector: Inspector) -> Router {
+    let limit = inspector.max_upload;
+    Router::new()
+        .route(
+            "/",
+            get(|| async { asset(PAGE, "text/html; charset=utf-8") }),
+        )
+        .route(
+            "/inspector.js",
+            get(|| async { asset(SCRIPT, "text/javascript; charset=utf-8") }),
+        )
+        .route(
+            "/inspector.css",
+            get(|| async { asset(STYLE, "text/css; charset=utf-8") }),
+        )
+        .route("/api/info", get(info))
+        .route("/api/run", post(start_run))
+        .route(
+            "/api/load",
+            post(load).layer(DefaultBodyLimit::max(limit.saturating_add(1))),
+        )
+        .with_state(Arc::new(inspector))
+}
+
+fn asset(text: &'static str, content_type: &'static str) -> Response {
+    (
+        [
+            (header::CONTENT_TYPE, HeaderValue::from_static(content_type)),
+            (header::CACHE_CONTROL, HeaderValue::from_static("no-cache")),
+        ],
+        text,
+    )
+        .into_response()
+}
+
+/// A JSON error body, as the library's endpoints send them.
+fn error(status: StatusCode, kind: &str, message: impl Into<String>) -> Response {
+    json_response(
+        status,
+        &json!({ "error": { "kind": kind, "message": message.into() } }),
+    )
+}
+
+fn json_response(status: StatusCode, body: &serde_json::Value) -> Response {
+    (
+        status,
+        [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        )],
+        body.to_string(),
+    )
+        .into_response()
+}
+
+async fn info(State(inspector): State<Arc<Inspector>>) -> Response {
+    json_response(
+        StatusCode::OK,
+        &json!({
+            "target": inspector.description,
+            "inProcess": matches!(inspector.target, Target::InProcess(_)),
+            "maxUpload": inspector.max_upload,
+        }),
+    )
+}
+
+/// What the page asks for: a turn on a thread, with a message, answers to interrupts, or both.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct RunRequest {
+    thread: String,
+    #[serde(default)]
+    message: Option<String>,
+    #[serde(default)]
+    resume: Option<Vec<ResumeEntry>>,
+}
+
+async fn start_run(State(inspector): State<Arc<Inspector>>, body: Bytes) -> Response {
+    let request: RunRequest = match serde_json::from_slice(&body) {
+        Ok(request) => request,
+        Err(e) => {
+            return error(
+                StatusCode::BAD_REQUEST,
+                "invalid-request",
+                format!("the run request is not valid: {e}"),
+            );
+        }
+    };
+    if request.thread.is_empty() || request.thread.len() > 200 {
+        return error(
+            StatusCode::BAD_REQUEST,
+            "invalid-request",
+            "the thread id must be 1 to 200 bytes long",
+        );
+    }
+    let conversation = {
+        let mut threads = inspector.threads.lock().unwrap_or_else(|e| e.into_inner());
+        if !threads.contains_key(&request.thread) && threads.len() >= MAX_THREADS {
+            return error(
+                StatusCode::TOO_MANY_REQUESTS,
+                "too-many-threads",
+                format!(
+                    "the inspector keeps at most {MAX_THREADS} threads; restart it to begin again"
+                ),
+            );
+        }
+        Arc::clone(threads.entry(request.thread.clone()).or_insert_with(|| {
+            Arc::new(tokio::sync::Mutex::new(Conversation::new(
+                request.thread.as_str(),
+            )))
+        }))
+    };
+    let Ok(mut conversation) = conversation.try_lock_owned() else {
+        return error(
+            StatusCode::CONFLICT,
+            "run-in-progress",
+            format!("a run is in progress on thread {:?}", request.thread),
+        );
+    };
+    if request.resume.is_none()
+        && let Some(open) = conversation.pending_interrupts().first()
+    {
+        // Refused before anything is added to the thread: the message would otherwise stay in
+        // it, unsent, and go with the next run.
+        return error(
+            StatusCode::CONFLICT,
+            "unanswered-interrupt",
+            format!(
+                "interrupt {:?} is open on thread {:?}: answer it (resume) first",
+                open.id.as_str(),
+                request.thread
+            ),
+        );
+    }
+    if let Some(message) = &request.message
+        && !message.is_empty()
+    {
+        conversation.add_user_message(message.as_str());
+    }
+    let (tx, rx) = mpsc::channel(CHANNEL);
+    let mut forwarder = Forwarder::new(tx);
+    let task_inspector = Arc::clone(&inspector);
+    tokio::spawn(async move {
+        let mut head = json!({
+            "t": "start",
+            "source": "run",
+            "thread": conversation.thread_id().as_str(),
+            "target": task_inspector.description,
+        });
+        if let Some(message) = &request.message {
+            head["message"] = json!(message);
+        }
+        if let Some(resume) = &request.resume {
+            head["resume"] = json!(resume);
+        }
+        forwarder.send_json(&head);
+        // The messages the run starts from (the reducer only reports what the run changes).
+        forwarder.send_json(&json!({ "t": "msgs", "m": conversation.messages() }));
+        let cancel = CancelHandle::new();
+        let result = match &task_inspector.target {
+            Target::Http(agent) => {
+                conversation
+                    .run_with(agent.as_ref(), request.resume, &cancel, &mut forwarder)
+                    .await
+            }
+            Target::InProcess(agent) => {
+                conversation
+                    .run_with(agent, request.resume, &cancel, &mut forwarder)
+                    .await
+            }
+        };
+        forwarder.flush_message(conversation.messages());
+        let interrupts = json!(conversation.pending_interrupts());
+        match result {
+            Ok(summary) => {
+                let end = match summary.end {
+                    RunEnd::Finished => "finished",
+                    RunEnd::Stopped => "stopped",
+                    RunEnd::Cancelled => "cancelled",
+                    _ => "ended",
+                };
+                let state = conversation.state().clone();
+                forwarder.send_json(&json!({
+                    "t": "end",
+                    "end": end,
+                    "events": summary.events,
+                    "ms": forwarder.elapsed_ms(),
+                    "interrupts": interrupts,
+                    "state": state,
+                    "slowMs": forwarder.waited.as_millis() as u64,
+                }));
+            }
+            Err(e) => forwarder.send_failure(&e, interrupts),
+        }
+    });
+    sse_response(rx)
+}
+
+/// Why reading a recording stopped.
+enum LoadError {
+    Input(InputError),
+    Run(RunError),
+    /// The page went away.
+    Gone,
+}
+
+impl From<InputError> for LoadError {
+    fn from(e: InputError) -> Self {
+        LoadError::Input(e)
+    }
+}
+
+async fn load(State(inspector): State<Arc<Inspector>>, body: HttpBody) -> Response {
+    let limit = inspector.max_upload;
+    let bytes = match axum::body::to_bytes(body, limit).await {
+        Ok(bytes) => bytes,
+        Err(_) => {
+            return error(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "payload-too-large",
+                format!(
+                    "the recording is larger than {limit} bytes (the limit is set with --max-upload-mb)"
+                ),
+            );
+        }
+    };
+    let (tx, rx) = mpsc::channel(CHANNEL);
+    let mut forwarder = Forwarder::new(tx);
+    tokio::task::spawn_blocking(move || {
+        forwarder.send_json(&json!({ "t": "start", "source": "recording", "bytes": bytes.len() }));
+        let mut pipeline = Pipeline::new(Reducer::new());
+        let mut push = |event: Event| match pipeline.push_event(event, &mut forwarder) {
+            Ok(Flow::Continue) => Ok(()),
+            Ok(Flow::Stop) => Err(LoadError::Gone),
+            Err(e) => Err(LoadError::Run(e)),
+        };
+        // Text encodings never start with a NUL byte; a protobuf stream's first frame length
+        // does (its frames are at most 10 MiB, under 2^24).
+        let read = if bytes.first() == Some(&0) {
+            for_each_proto_event(&bytes, &mut push)
+        } else {
+            input::for_each_event(&bytes[..], |positioned| push(positioned.event)).map(|_| ())
+        };
+        let result = match read {
+            // A recording that stops inside a run, or whose run failed, says so as a live run
+            // would.
+            Ok(_) => pipeline
+                .finish(&mut forwarder)
+                .and_then(|_| pipeline.check_end())
+                .map_err(LoadError::Run),
+            Err(e) => Err(e),
+        };
+        let reducer = pipeline.reducer();
+        forwarder.flush_message(reducer.messages());
+        let interrupts = json!(reducer.pending_interrupts());
+        match result {
+            Ok(()) => forwarder.send_json(&json!({
+                "t": "end",
+                "end": "finished",
+                "events": reducer.events_applied(),
+                "ms": forwarder.elapsed_ms(),
+                "interrupts": interrupts,
+                "state": reducer.state(),
+                "slowMs": forwarder.waited.as_millis() as u64,
+            })),
+            Err(LoadError::Run(e)) => forwarder.send_failure(&e, interrupts),
+            Err(LoadError::Input(e)) => forwarder.send_json(&json!({
+                "t": "error",
+                "kind": "input",
+                "message": e.to_string(),
+            })),
+            Err(LoadError::Gone) => {}
+        }
+    });
+    sse_response(rx)
+}
+
+/// Most bytes of waiting messages gathered into one write to the page.
+const MAX_BATCH: usize = 64 * 1024;
+
+/// Reads a protobuf recording (`application/vnd.ag-ui.event+proto` frames back to back), event
+/// by event; events of a later protocol are skipped, as the reference client does.
+fn for_each_proto_event(
+    bytes: &[u8],
+    mut each: impl FnMut(Event) -> Result<(), LoadError>,
+) -> Result<(), LoadError> {
+    let mut decoder = proto::EventDecoder::new();
+    decoder.push(bytes);
+    decoder.finish();
+    while let Some(result) = decoder.next_event() {
+        match result {
+            Ok(event) => each(event)?,
+            Err(e) if e.kind() == proto::ProtoErrorKind::UnknownEventType => {}
+            Err(e) => {
+                let index = e
+                    .index()
+                    .map_or(0, |i| usize::try_from(i).unwrap_or(usize::MAX));
+                return Err(LoadError::Input(InputError {
+                    position: input::Position::Event(index),
+                    message: format!("protobuf: {e}"),
+                }));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn sse_response(rx: mpsc::Receiver<Bytes>) -> Response {
+    // Messages that are already waiting go out in one write (one HTTP chunk), so a fast run is
+    // not one write per event; nothing waits for more.
+    let stream = futures::stream::unfold(rx, |mut rx| async move {
+        let first = rx.recv().await?;
+        let mut batch: Option<Vec<u8>> = None;
+        while batch.as_ref().map_or(first.len(), Vec::len) < MAX_BATCH {
+            let Ok(next) = rx.try_recv() else { break };
+            batch
+                .get_or_insert_with(|| first.to_vec())
+                .extend_from_slice(&next);
+        }
+        let bytes = batch.map_or(first, Bytes::from);
+        Some((Ok::<_, std::convert::Infallible>(bytes), rx))
+    });
+    let mut response = Response::new(HttpBody::from_stream(stream));
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/event-stream"),
+    );
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    response
+}
+
+/// Forwards a run to the page: each event with its index and time, the reducer's changes, and
+/// how the run ended. Sends through a bounded channel; when the page is behind, the run waits.
+struct Forwarder {
+    tx: mpsc::Sender<Bytes>,
+    started: Instant,
+    /// The index of the next event (as the verifier counts them).
+    index: usize,
+    /// Reused for every message.
+    buf: Vec<u8>,
+    /// A message whose changes the page has not seen yet, and since when.
+    pending: Option<(usize, Instant)>,
+    /// How long the run waited for the page, in all.
+    waited: Duration,
+    /// The page went away: stop the run.
+    gone: bool,
+}
+
+impl Forwarder {
+    fn new(tx: mpsc::Sender<Bytes>) -> Self {
+        Self {
+            tx,
+            started: Instant::now(),
+            index: 0,
+            buf: Vec::with_capacity(4096),
+            pending: None,
+            waited: Duration::ZERO,
+            gone: false,
+        }
+    }
+
+    fn elapsed_ms(&self) -> f64 {
+        (self.started.elapsed().as_secs_f64() * 1e6).round() / 1e3
+    }
+
+    fn begin(&mut self) {
+        self.buf.clear();
+        self.buf.extend_from_slice(b"data: ");
+    }
+
+    /// Sends what [`begin`](Self::begin) started; waits when the channel is full.
+    fn end(&mut self) {
+        if self.gone {
+            return;
+        }
+        self.buf.extend_from_slice(b"\n\n");
+        let bytes = Bytes::copy_from_slice(&self.buf);
+        match self.tx.try_send(bytes) {
+            Ok(()) => {}
+            Err(mpsc::error::TrySendError::Closed(_)) => self.gone = true,
+            Err(mpsc::error::TrySendError::Full(bytes)) => {
+                // The page is behind: wait for it rather than queue without bound. The wait is
+                // counted, and the page is told.
+                let started = Instant::now();
+                let tx = self.tx.clone();
+                let sent = match tokio::runtime::Handle::try_current() {
+                    Ok(handle) => tokio::task::block_in_place(|| handle.block_on(tx.send(bytes))),
+                    Err(_) => tx.blocking_send(bytes),
+                };
+                self.waited += started.elapsed();
+                if sent.is_err() {
+                    self.gone = true;
+                }
+            }
+        }
+    }
+
+    fn send_json(&mut self, value: &serde_json::Value) {
+        self.begin();
+        // Writing JSON into a Vec cannot fail.
+        let _ = serde_json::to_writer(&mut self.buf, value);
+        self.end();
+    }
+
+    /// Sends the message at `index` as the reducer holds it now.
+    fn send_message(&mut self, op: &str, index: usize, messages: &[Message]) {
+        let Some(message) = messages.get(index) else {
+            return;
+        };
+        self.begin();
+        let _ = write!(self.buf, r#"{{"t":"msg","op":"{op}","at":{index},"m":"#);
+        let _ = serde_json::to_writer(&mut self.buf, message);
+        self.buf.push(b'}');
+        self.end();
+    }
+
+    /// Sends the message whose changes the page has not seen, if any, as `messages` hold it.
+    fn flush_message(&mut self, messages: &[Message]) {
+        if let Some((index, _)) = self.pending.take() {
+            self.send_message("update", index, messages);
+        }
+    }
+
+    fn send_failure(&mut self, error: &RunError, interrupts: serde_json::Value) {
+        let mut body = match error {
+            RunError::Verify(v) => json!({
+                "t": "violation",
+                "i": v.index(),
+                "kind": v.kind().as_str(),
+                "ids": v.ids(),
+                "message": v.message(),
+            }),
+            RunError::Chunk(e) => json!({
+                "t": "violation",
+                "i": e.index(),
+                "kind": e.kind().as_str(),
+                "message": e.to_string(),
+            }),
+            RunError::Decode(e) => json!({
+                "t": "error",
+                "kind": error.kind().as_str(),
+                "frame": e.index(),
+                "message": e.to_string(),
+            }),
+            other => json!({
+                "t": "error",
+                "kind": other.kind().as_str(),
+                "message": other.to_string(),
+            }),
+        };
+        body["ms"] = json!(self.elapsed_ms());
+        body["interrupts"] = interrupts;
+        self.send_json(&body);
+    }
+}
+
+impl Subscriber for Forwarder {
+    fn on_event(&mut self, event: &Event, reducer: &Reducer) -> Flow {
+        // Deltas of a message are gathered; any other event (its END among them) first sends
+        // the message as the deltas left it.
+        if self.pending.is_some()
+            && !matches!(
+                event,
+                Event::TextMessageContent(_)
+                    | Event::ReasoningMessageContent(_)
+                    | Event::ToolCallArgs(_)
+            )
+        {
+            self.flush_message(reducer.messages());
+        }
+        let index = self.index;
+        self.index += 1;
+        let ms = self.elapsed_ms();
+        self.begin();
+        let _ = write!(self.buf, r#"{{"t":"ev","i":{index},"ms":{ms},"e":"#);
+        event.write_json(&mut self.buf);
+        self.buf.push(b'}');
+        self.end();
+        if self.gone {
+            Flow::Stop
+        } else {
+            Flow::Continue
+        }
+    }
+
+    fn on_applied(&mut self, _: &Event, applied: &Applied, reducer: &Reducer) -> Flow {
+        let index = self.index.saturating_sub(1);
+        match applied.messages {
+            MessagesChange::Updated(at) => {
+                // Text streams in many small pieces: the page gets the message when another
+                // message changes, when this one is complete, or every MESSAGE_FLUSH.
+                match self.pending {
+                    Some((pending, _)) if pending != at => {
+                        self.flush_message(reducer.messages());
+                        self.pending = Some((at, Instant::now()));
+                    }
+                    Some(_) => {}
+                    None => self.pending = Some((at, Instant::now())),
+                }
+                if self
+                    .pending
+                    .is_some_and(|(_, since)| since.elapsed() >= MESSAGE_FLUSH)
+                {
+                    self.flush_message(reducer.messages());
+                }
+            }
+            MessagesChange::Appended(at) => {
+                self.flush_message(reducer.messages());
+                self.send_message("append", at, reducer.messages());
+            }
+            MessagesChange::Inserted(at) => {
+                self.flush_message(reducer.messages());
+                self.send_message("insert", at, reducer.messages());
+            }
+            MessagesChange::Replaced => {
+                self.pending = None;
+                self.begin();
+                self.buf.extend_from_slice(br#"{"t":"msgs","m":"#);
+                let _ = serde_json::to_writer(&mut self.buf, reducer.messages());
+                self.buf.push(b'}');
+                self.end();
+            }
+            _ => {}
+        }
+        if applied.state_changed {
+            self.begin();
+            let _ = write!(self.buf, r#"{{"t":"state","i":{index},"s":"#);
+            let _ = serde_json::to_writer(&mut self.buf, reducer.state());
+            self.buf.push(b'}');
+            self.end();
+        }
+        if let Some(warning) = &applied.warning {
+            self.send_json(&json!({
+                "t": "warn",
+                "i": index,
+                "kind": warning.kind.as_str(),
+                "message": warning.message,
+            }));
+        }
+        if self.gone {
+            Flow::Stop
+        } else {
+            Flow::Continue
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ag_ui::TextMessageRole;
+
+    fn drain(rx: &mut mpsc::Receiver<Bytes>) -> Vec<serde_json::Value> {
+        let mut out = Vec::new();
+        while let Ok(bytes) = rx.try_recv() {
+            let text = std::str::from_utf8(&bytes).unwrap();
+            let json = text.strip_prefix("data: ").unwrap().trim_end();
+            out.push(serde_json::from_str(json).unwrap());
+        }
+        out
+    }
+
+    #[test]
+    fn events_changes_and_the_violation_reach_the_page_with_their_indexes() {
+        let (tx, mut rx) = mpsc::channel(1024);
+        let mut forwarder = Forwarder::new(tx);
+        let mut pipeline = Pipeline::new(Reducer::new());
+        let events = [
+            Event::run_started("t", "r"),
+            Event::text_message_start("m", TextMessageRole::Assistant),
+            Event::text_message_content("m", "hi"),
+            Event::text_message_end("m"),
+            Event::text_message_content("m", "late"),
+        ];
+        let mut error = None;
+        for event in events {
+            if let Err(e) = pipeline.push_event(event, &mut forwarder) {
+                error = Some(e);
+                break;
+            }
+        }
+        forwarder.send_failure(&error.expect("a violation"), json!([]));
+        let sent = drain(&mut rx);
+        let indexes: Vec<_> = sent
+            .iter()
+            .filter(|m| m["t"] == "ev")
+            .map(|m| m["i"].as_u64().unwrap())
+            .collect();
+        assert_eq!(indexes, [0, 1, 2, 3]);
+        let finished = sent.iter().rfind(|m| m["t"] == "msg").expect("the message");
+        assert_eq!(finished["m"]["content"], "hi");
+        let violation = sent.last().unwrap();
+        assert_eq!(violation["t"], "violation");
+        assert_eq!(violation["i"], 4);
+        assert!(
+            violation["kind"].as_str().unwrap().contains('-'),
+            "{violation}"
+        );
+    }
+
+    async fn spawn(max_upload: usize, pace: Duration) -> String {
+        let app = router(Inspector {
+            target: Target::InProcess(InProcess {
+                handler: Runner::new(DemoAgent::new().with_pace(pace)).with_input_echo(true),
+            }),
+            description: "demo".to_owned(),
+            threads: Mutex::new(HashMap::new()),
+            max_upload,
+        });
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move { axum::serve(listener, app).await });
+        format!("http://{addr}")
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_page_and_its_assets_are_served_from_the_binary() {
+        let base = spawn(1024, Duration::ZERO).await;
+        for (path, content_type, needle) in [
+            ("/", "text/html; charset=utf-8", "/inspector.js"),
+            (
+                "/inspector.js",
+                "text/javascript; charset=utf-8",
+                "sessionJsonl",
+            ),
+            ("/inspector.css", "text/css; charset=utf-8", "#timeline"),
+        ] {
+            let response = reqwest::get(format!("{base}{path}")).await.unwrap();
+            assert_eq!(response.status(), 200, "{path}");
+            assert_eq!(response.headers()["content-type"], content_type, "{path}");
+            let body = response.text().await.unwrap();
+            assert!(body.contains(needle), "{path}");
+        }
+        // Nothing the page loads comes from elsewhere: it works offline.
+        for asset in [PAGE, SCRIPT, STYLE] {
+            assert!(!asset.contains("http://") && !asset.contains("https://"));
+        }
+        let info: serde_json::Value = serde_json::from_str(
+            &reqwest::get(format!("{base}/api/info"))
+                .await
+                .unwrap()
+                .text()
+                .await
+                .unwrap(),
+        )
+        .unwrap();
+        assert_eq!(info["inProcess"], true);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn bad_requests_get_json_errors_with_their_status() {
+        let base = spawn(64, Duration::ZERO).await;
+        let client = reqwest::Client::new();
+        let cases = [
+            ("/api/run", "not json".to_owned(), 400, "invalid-request"),
+            (
+                "/api/run",
+                r#"{"thread":""}"#.to_owned(),
+                400,
+                "invalid-request",
+            ),
+            (
+                "/api/run",
+                r#"{"thread":"t","extra":1}"#.to_owned(),
+                400,
+                "invalid-request",
+            ),
+            ("/api/load", "x".repeat(65), 413, "payload-too-large"),
+        ];
+        for (path, body, status, kind) in cases {
+            let response = client
+                .post(format!("{base}{path}"))
+                .body(body.clone())
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(response.status(), status, "{path} {body}");
+            assert_eq!(response.headers()["content-type"], "application/json");
+            let json: serde_json::Value =
+                serde_json::from_str(&response.text().await.unwrap()).unwrap();
+            assert_eq!(json["error"]["kind"], kind, "{json}");
+        }
+        // A recording that is not events: the stream says so, naming where.
+        let text = client
+            .post(format!("{base}/api/load"))
+            .body("{\"type\":\"RUN_STARTED\"}\n")
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        assert!(
+            text.contains(r#""t":"error""#) && text.contains("line 1"),
+            "{text}"
+        );
+        // A recording that stops inside its run is incomplete, not finished.
+        let text = client
+            .post(format!("{base}/api/load"))
+            .body("{\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n")
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        assert!(text.contains(r#""kind":"run.incomplete""#), "{text}");
+        // A protobuf recording cut inside its second frame names that frame.
+        let mut frames = ag_ui::encoding::proto::encode(&Event::run_started("t", "r"));
+        frames.extend_from_slice(&[0, 0, 0, 9, 0x7a]);
+        let text = client
+            .post(format!("{base}/api/load"))
+            .body(frames)
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        assert!(
+            text.contains(r#""t":"error""#) && text.contains("event 1: protobuf"),
+            "{text}"
+        );
+        assert!(!text.contains(r#""t":"end""#), "{text}");
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_second_run_on_a_busy_thread_is_refused_and_the_thread_count_is_bounded() {
+        // Paced, so the first run is still going when the second asks.
+        let paced = spawn(64, Duration::from_millis(20)).await;
+        let base = spawn(64, Duration::ZERO).await;
+        let client = reqwest::Client::new();
+        let busy = |thread: &str| {
+            client
+                .post(format!("{paced}/api/run"))
+                .body(json!({ "thread": thread, "message": "hi" }).to_string())
+                .send()
+        };
+        let run = |thread: String| {
+            client
+                .post(format!("{base}/api/run"))
+                .body(json!({ "thread": thread, "message": "hi" }).to_string())
+                .send()
+        };
+        // The first run holds the thread while its response is open and unread.
+        let first = busy("busy").await.unwrap();
+        assert_eq!(first.status(), 200);
+        let second = busy("busy").await.unwrap();
+        assert_eq!(second.status(), 409);
+        let first = first.text().await.unwrap();
+        assert!(first.contains(r#""t":"end""#), "{first}");
+        for n in 0..MAX_THREADS {
+            let response = run(format!("t{n}")).await.unwrap();
+            assert_eq!(response.status(), 200);
+            response.text().await.unwrap();
+        }
+        // A thread waiting on an interrupt takes no new message until it is answered.
+        let interrupted = client
+            .post(format!("{base}/api/run"))
+            .body(json!({ "thread": "t0", "message": "please confirm" }).to_string())
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        assert!(interrupted.contains("Shall I save"), "{interrupted}");
+        let refused = run("t0".to_owned()).await.unwrap();
+        assert_eq!(refused.status(), 409);
+        let json: serde_json::Value = serde_json::from_str(&refused.text().await.unwrap()).unwrap();
+        assert_eq!(json["error"]["kind"], "unanswered-interrupt");
+        let over = run("one-too-many".to_owned()).await.unwrap();
+        assert_eq!(over.status(), 429);
+        let json: serde_json::Value = serde_json::from_str(&over.text().await.unwrap()).unwrap();
+        assert_eq!(json["error"]["kind"], "too-many-threads");
+    }
+
+    #[test]
+    fn a_page_that_went_away_stops_the_run() {
+        let (tx, rx) = mpsc::channel(1);
+        drop(rx);
+        let mut forwarder = Forwarder::new(tx);
+        assert_eq!(
+            forwarder.on_event(&Event::run_started("t", "r"), &Reducer::new()),
+            Flow::Stop
+        );
+    }
+
+    #[test]
+    fn a_slow_page_makes_the_run_wait_without_queueing_more() {
+        let (tx, mut rx) = mpsc::channel(2);
+        let reader = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(50));
+            let mut n = 0;
+            while rx.blocking_recv().is_some() {
+                n += 1;
+            }
+            n
+        });
+        let mut forwarder = Forwarder::new(tx);
+        for _ in 0..10 {
+            assert_eq!(
+                forwarder.on_event(&Event::run_started("t", "r"), &Reducer::new()),
+                Flow::Continue
+            );
+        }
+        assert!(forwarder.waited >= Duration::from_millis(20));
+        drop(forwarder);
+        assert_eq!(reader.join().unwrap(), 10);
+    }
+}
