@@ -1232,18 +1232,36 @@ mod tests {
             // A tie favours SSE, whatever the order.
             (&format!("{P}, text/event-stream"), Some(Encoding::Sse)),
             (&format!("text/event-stream, {P}"), Some(Encoding::Sse)),
-            (&format!("{P};q=0.9, text/event-stream;q=0.9"), Some(Encoding::Sse)),
+            (
+                &format!("{P};q=0.9, text/event-stream;q=0.9"),
+                Some(Encoding::Sse),
+            ),
             // The higher quality wins.
-            (&format!("text/event-stream;q=0.5, {P}"), Some(Encoding::Proto)),
-            (&format!("text/event-stream, {P};q=0.5"), Some(Encoding::Sse)),
+            (
+                &format!("text/event-stream;q=0.5, {P}"),
+                Some(Encoding::Proto),
+            ),
+            (
+                &format!("text/event-stream, {P};q=0.5"),
+                Some(Encoding::Sse),
+            ),
             (&format!("{P}, */*;q=0.1"), Some(Encoding::Proto)),
             // The exact range applies, not the wildcard that also matches.
             (&format!("*/*, {P};q=0"), Some(Encoding::Sse)),
             (&format!("{P};q=0, application/*"), None),
-            (&format!("*/*, text/event-stream;q=0"), Some(Encoding::Proto)),
+            (
+                &format!("*/*, text/event-stream;q=0"),
+                Some(Encoding::Proto),
+            ),
             (&format!("{P}, text/*;q=0.3"), Some(Encoding::Proto)),
-            (&format!("application/*;q=0.2, text/*;q=0.1"), Some(Encoding::Proto)),
-            (&format!("{P}; charset=utf-8; q=0.8, text/event-stream;q=0.7"), Some(Encoding::Proto)),
+            (
+                &format!("application/*;q=0.2, text/*;q=0.1"),
+                Some(Encoding::Proto),
+            ),
+            (
+                &format!("{P}; charset=utf-8; q=0.8, text/event-stream;q=0.7"),
+                Some(Encoding::Proto),
+            ),
             // q=0 excludes.
             (&format!("{P};q=0"), None),
             (&format!("{P};q=0, text/event-stream;q=0"), None),
@@ -1269,7 +1287,10 @@ mod tests {
         let mut h = HeaderMap::new();
         assert_eq!(accept_header(&h), None);
         h.append(header::ACCEPT, HeaderValue::from_static("application/json"));
-        h.append(header::ACCEPT, HeaderValue::from_static("text/event-stream;q=0.5"));
+        h.append(
+            header::ACCEPT,
+            HeaderValue::from_static("text/event-stream;q=0.5"),
+        );
         let joined = accept_header(&h).unwrap();
         assert_eq!(joined, "application/json, text/event-stream;q=0.5");
         assert_eq!(negotiate(Some(&joined)).unwrap(), Encoding::Sse);

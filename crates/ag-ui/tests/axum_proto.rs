@@ -102,7 +102,10 @@ async fn protobuf_is_served_when_asked_for_and_its_frames_decode() {
 #[tokio::test]
 async fn any_type_keeps_sse_and_a_request_for_neither_is_a_json_406() {
     let url = spawn(Router::new().agent("/agent", AgentEndpoint::new(all_types))).await;
-    for accept in ["*/*", "text/event-stream, application/vnd.ag-ui.event+proto"] {
+    for accept in [
+        "*/*",
+        "text/event-stream, application/vnd.ag-ui.event+proto",
+    ] {
         let response = post(&url, accept).await;
         assert_eq!(response.status(), 200);
         assert_eq!(
@@ -113,7 +116,11 @@ async fn any_type_keeps_sse_and_a_request_for_neither_is_a_json_406() {
         let body = response.text().await.unwrap();
         assert!(body.starts_with("data: {"), "{accept}: {body:.40}");
     }
-    let response = post(&url, "application/vnd.ag-ui.event+proto;q=0, application/json").await;
+    let response = post(
+        &url,
+        "application/vnd.ag-ui.event+proto;q=0, application/json",
+    )
+    .await;
     assert_eq!(response.status(), 406);
     assert_eq!(response.headers()["content-type"], "application/json");
     let body: Value = serde_json::from_str(&response.text().await.unwrap()).unwrap();
@@ -133,7 +140,10 @@ async fn a_quiet_protobuf_stream_sends_no_keep_alive_and_no_ids() {
 
     let body = post(&url, CONTENT_TYPE).await.bytes().await.unwrap();
     let mut expected = Vec::new();
-    for event in slow(gap)(RunAgentInput::new("t1", "r1")).collect::<Vec<_>>().await {
+    for event in slow(gap)(RunAgentInput::new("t1", "r1"))
+        .collect::<Vec<_>>()
+        .await
+    {
         proto::encode_into(&event, &mut expected);
     }
     // Exactly the three frames: nothing was written while the run was quiet.
@@ -212,9 +222,21 @@ fn negotiation_differs_from_the_reference_encoder_only_where_documented() {
         (P, P, Some(P)),
         ("application/*", P, Some(P)),
         ("*/*", P, Some(S)),
-        ("text/event-stream, application/vnd.ag-ui.event+proto", P, Some(S)),
-        ("text/event-stream, application/vnd.ag-ui.event+proto;q=0.5", P, Some(S)),
-        ("text/event-stream;q=0.5, application/vnd.ag-ui.event+proto", P, Some(P)),
+        (
+            "text/event-stream, application/vnd.ag-ui.event+proto",
+            P,
+            Some(S),
+        ),
+        (
+            "text/event-stream, application/vnd.ag-ui.event+proto;q=0.5",
+            P,
+            Some(S),
+        ),
+        (
+            "text/event-stream;q=0.5, application/vnd.ag-ui.event+proto",
+            P,
+            Some(P),
+        ),
         ("application/vnd.ag-ui.event+proto;q=0, */*", S, Some(S)),
         ("application/json", S, None),
         ("text/event-stream;q=0", S, None),
