@@ -1249,15 +1249,9 @@ mod tests {
             // The exact range applies, not the wildcard that also matches.
             (&format!("*/*, {P};q=0"), Some(Encoding::Sse)),
             (&format!("{P};q=0, application/*"), None),
-            (
-                &format!("*/*, text/event-stream;q=0"),
-                Some(Encoding::Proto),
-            ),
+            ("*/*, text/event-stream;q=0", Some(Encoding::Proto)),
             (&format!("{P}, text/*;q=0.3"), Some(Encoding::Proto)),
-            (
-                &format!("application/*;q=0.2, text/*;q=0.1"),
-                Some(Encoding::Proto),
-            ),
+            ("application/*;q=0.2, text/*;q=0.1", Some(Encoding::Proto)),
             (
                 &format!("{P}; charset=utf-8; q=0.8, text/event-stream;q=0.7"),
                 Some(Encoding::Proto),
