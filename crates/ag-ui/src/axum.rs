@@ -81,8 +81,8 @@
 //! | `application/json` | SSE | `406` (neither is acceptable) |
 //! | `text/event-stream;q=0` | SSE | `406` |
 //!
-//! A client that wants protobuf should name it alone or above SSE, as the reference client's
-//! `Accept: application/vnd.ag-ui.event+proto` does; the test `axum_proto` holds the table
+//! A client that wants protobuf should name it alone (`Accept:
+//! application/vnd.ag-ui.event+proto`) or above SSE; the test `axum_proto` holds the table
 //! against the reference encoder.
 //!
 //! ## Serving
