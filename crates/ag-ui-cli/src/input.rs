@@ -172,9 +172,14 @@ fn read_proto<R: Read, E: From<InputError>>(
                         unknown.skip_frame(position);
                         continue;
                     }
+                    // The position names the frame; the error's own text would repeat it.
+                    let field = e
+                        .field()
+                        .map(|f| format!("field `{f}`: "))
+                        .unwrap_or_default();
                     return Err(E::from(InputError::new(
                         position,
-                        format!("protobuf frame: {e}"),
+                        format!("protobuf frame: {field}{} ({})", e.message(), e.kind()),
                     )));
                 }
             }
