@@ -1,9 +1,19 @@
-//! Reading events from a file, standard input or an AG-UI endpoint, in any of the three
-//! encodings people keep streams in: JSON Lines, a JSON array, or SSE (detected).
+//! Reading events from a file, standard input or an AG-UI endpoint, in any of the four
+//! encodings people keep streams in: JSON Lines, a JSON array, SSE, or the framed protobuf
+//! stream of `application/vnd.ag-ui.event+proto` (detected).
+//!
+//! Detecting protobuf: a protobuf stream is a run of frames, each a 4-byte big-endian length
+//! then the message. Frames are at most 10 MiB (the decoder's limit, as the reference
+//! client's), so the length's first byte is always `0x00`; text (JSON, SSE, after an optional
+//! byte order mark and blanks) never starts with NUL. The rule is therefore: **the first byte
+//! is `0x00`** (before any byte order mark or blank is skipped). Anything else that starts
+//! with NUL (UTF-16 text, say) is then read as protobuf and fails on its first frame, with an
+//! error naming frame 0.
 
 use std::fmt;
 use std::io::{BufRead, BufReader, Read};
 
+use ag_ui::encoding::proto::{EventDecoder, ProtoErrorKind};
 use ag_ui::encoding::sse::FrameDecoder;
 use ag_ui::{DecodeError, DecodeErrorKind, Event};
 
@@ -25,6 +35,8 @@ pub(crate) enum Format {
     Array,
     /// Server-Sent Events, `data: <json>` frames.
     Sse,
+    /// Length-prefixed protobuf frames (`application/vnd.ag-ui.event+proto`).
+    Proto,
 }
 
 /// Where in the input something went wrong.
@@ -32,7 +44,7 @@ pub(crate) enum Format {
 pub(crate) enum Position {
     /// A line of JSON Lines (1-based).
     Line(usize),
-    /// An element of a JSON array or an SSE frame (0-based event index).
+    /// An element of a JSON array, an SSE frame or a protobuf frame (0-based event index).
     Event(usize),
     /// The input as a whole.
     Input,
@@ -101,23 +113,93 @@ pub(crate) fn open(path: Option<&str>) -> Result<Box<dyn Read>, InputError> {
 
 /// Reads every event of `reader`, detecting the format from the first bytes, and hands each to
 /// `each` as it is read: only the event being read is held, at most [`MAX_LINE`] bytes (a JSON
-/// Lines line, a JSON array element or an SSE frame). Events of an unknown type are skipped with
-/// a warning on standard error (the first [`MAX_WARNINGS`], then a count), as AG-UI clients do.
+/// Lines line, a JSON array element, an SSE frame or a protobuf frame). Events of an unknown
+/// type are skipped with a warning on standard error (the first [`MAX_WARNINGS`], then a
+/// count), as AG-UI clients do.
 pub(crate) fn for_each_event<E: From<InputError>>(
     reader: impl Read,
     mut each: impl FnMut(Positioned) -> Result<(), E>,
 ) -> Result<Format, E> {
+    let mut reader = BufReader::with_capacity(1 << 16, reader);
+    let format = detect(&mut reader)?;
     let mut unknown = Unknown::default();
-    let format = for_each_json(reader, |position, json| match Event::from_slice(json) {
-        Ok(event) => each(Positioned { position, event }),
-        Err(e) if e.kind() == DecodeErrorKind::UnknownEventType => {
-            unknown.skip(position, &e);
-            Ok(())
-        }
-        Err(e) => Err(E::from(InputError::decode(position, &e))),
-    })?;
+    if format == Format::Proto {
+        read_proto(&mut reader, &mut unknown, |position, event| {
+            each(Positioned { position, event })
+        })?;
+    } else {
+        json_items(
+            &mut reader,
+            format,
+            |position, json| match Event::from_slice(json) {
+                Ok(event) => each(Positioned { position, event }),
+                Err(e) if e.kind() == DecodeErrorKind::UnknownEventType => {
+                    unknown.skip(position, &e);
+                    Ok(())
+                }
+                Err(e) => Err(E::from(InputError::decode(position, &e))),
+            },
+        )?;
+    }
     unknown.finish();
     Ok(format)
+}
+
+/// Reads a protobuf stream (after detection) frame by frame, handing each event to `each` with
+/// its frame index; only the frame being read is held (at most the decoder's 10 MiB limit).
+/// Frames holding only event types unknown to AG-UI 1.0 are skipped with a warning, as the
+/// reference client does; any other bad frame is an error naming its index.
+fn read_proto<R: Read, E: From<InputError>>(
+    reader: &mut BufReader<R>,
+    unknown: &mut Unknown,
+    mut each: impl FnMut(Position, Event) -> Result<(), E>,
+) -> Result<(), E> {
+    let mut decoder = EventDecoder::new();
+    let mut drain = |decoder: &mut EventDecoder| -> Result<(), E> {
+        while let Some(result) = decoder.next_event() {
+            match result {
+                Ok(event) => {
+                    // The event came from the last frame cut.
+                    let index = decoder.frames().frames().saturating_sub(1);
+                    let index = usize::try_from(index).unwrap_or(usize::MAX);
+                    each(Position::Event(index), event)?;
+                }
+                Err(e) => {
+                    let position = e.index().map_or(Position::Input, |i| {
+                        Position::Event(usize::try_from(i).unwrap_or(usize::MAX))
+                    });
+                    if e.kind() == ProtoErrorKind::UnknownEventType {
+                        unknown.skip_frame(position);
+                        continue;
+                    }
+                    // The position names the frame; the error's own text would repeat it.
+                    let field = e
+                        .field()
+                        .map(|f| format!("field `{f}`: "))
+                        .unwrap_or_default();
+                    return Err(E::from(InputError::new(
+                        position,
+                        format!("protobuf frame: {field}{} ({})", e.message(), e.kind()),
+                    )));
+                }
+            }
+        }
+        Ok(())
+    };
+    loop {
+        let chunk = reader
+            .fill_buf()
+            .map_err(|e| InputError::new(Position::Input, format!("read error: {e}")))?;
+        if chunk.is_empty() {
+            break;
+        }
+        decoder.push(chunk);
+        let n = chunk.len();
+        reader.consume(n);
+        drain(&mut decoder)?;
+    }
+    decoder.finish();
+    drain(&mut decoder)
 }
 
 /// Warns about events of unknown types as they are skipped: the first [`MAX_WARNINGS`], then a
@@ -139,6 +221,17 @@ impl Unknown {
         }
     }
 
+    /// Skips the protobuf frame at `position`, which holds only event types unknown to AG-UI
+    /// 1.0 (a protobuf frame names no type string).
+    pub(crate) fn skip_frame(&mut self, position: Position) {
+        self.skipped += 1;
+        if self.skipped <= MAX_WARNINGS {
+            eprintln!(
+                "warning: {position}: skipping a protobuf frame holding no event type of AG-UI 1.0"
+            );
+        }
+    }
+
     /// Says how many more were skipped than were named.
     pub(crate) fn finish(self) {
         if self.skipped > MAX_WARNINGS {
@@ -153,17 +246,32 @@ impl Unknown {
 /// Reads every item of `reader` (a JSON Lines line, a JSON array element or an SSE frame's
 /// data), detecting the format from the first bytes, and hands its JSON to `each` with its
 /// position, as it is read: only the item being read is held, at most [`MAX_LINE`] bytes.
+///
+/// A protobuf stream has no JSON of its own: each frame is decoded to its event, whose JSON
+/// (written into one reused buffer) is handed on; so a frame that is no valid event is an
+/// error here already, and frames of event types unknown to AG-UI 1.0 are skipped with a
+/// warning.
 pub(crate) fn for_each_json<E: From<InputError>>(
     reader: impl Read,
-    mut each: impl FnMut(Position, &[u8]) -> Result<(), E>,
+    each: impl FnMut(Position, &[u8]) -> Result<(), E>,
 ) -> Result<Format, E> {
     let mut reader = BufReader::with_capacity(1 << 16, reader);
     let format = detect(&mut reader)?;
+    json_items(&mut reader, format, each)?;
+    Ok(format)
+}
+
+/// [`for_each_json`] for a format already detected.
+fn json_items<R: Read, E: From<InputError>>(
+    reader: &mut BufReader<R>,
+    format: Format,
+    mut each: impl FnMut(Position, &[u8]) -> Result<(), E>,
+) -> Result<(), E> {
     match format {
         Format::Jsonl => {
             let mut line = Vec::new();
             let mut number = 0;
-            while read_line(&mut reader, &mut line, number + 1)? {
+            while read_line(reader, &mut line, number + 1)? {
                 number += 1;
                 if line.iter().all(u8::is_ascii_whitespace) {
                     continue;
@@ -217,8 +325,23 @@ pub(crate) fn for_each_json<E: From<InputError>>(
             frames.finish();
             drain(&mut frames)?;
         }
+        Format::Proto => {
+            let mut unknown = Unknown::default();
+            let mut json = Vec::new();
+            read_proto(reader, &mut unknown, |position, event| {
+                json.clear();
+                serde_json::to_writer(&mut json, &event).map_err(|e| {
+                    InputError::new(
+                        position,
+                        format!("the event cannot be written as JSON: {e}"),
+                    )
+                })?;
+                each(position, &json)
+            })?;
+            unknown.finish();
+        }
     }
-    Ok(format)
+    Ok(())
 }
 
 /// Where [`Elements`] is in the array.
@@ -397,8 +520,12 @@ pub(crate) fn detect(reader: &mut impl BufRead) -> Result<Format, InputError> {
         if buf.is_empty() {
             return Err(InputError::new(
                 Position::Input,
-                "the input is empty: expected JSON Lines, a JSON array or SSE",
+                "the input is empty: expected JSON Lines, a JSON array, SSE or protobuf frames",
             ));
+        }
+        if first && buf[0] == 0 {
+            // A frame's 4-byte length: frames are under 16 MiB, so it starts with NUL.
+            return Ok(Format::Proto);
         }
         if std::mem::take(&mut first) && buf.starts_with(BOM) {
             reader.consume(BOM.len());
@@ -423,7 +550,7 @@ pub(crate) fn detect(reader: &mut impl BufRead) -> Result<Format, InputError> {
             }
             _ => Err(InputError::new(
                 Position::Input,
-                "not JSON Lines, a JSON array or SSE (the input starts with neither '{', '[' nor an SSE field)",
+                "not JSON Lines, a JSON array, SSE or protobuf (the input starts with neither '{', '[', an SSE field nor a NUL byte)",
             )),
         };
     }
@@ -469,9 +596,13 @@ mod tests {
         assert!(err.message.contains("stepName"), "{err}");
         assert_eq!(read(b"").unwrap_err().position, Position::Input);
         assert_eq!(
-            read(b"\x00\x01garbage").unwrap_err().position,
+            read(b"\x01\x00garbage").unwrap_err().position,
             Position::Input
         );
+        // A leading NUL is a protobuf frame length: this one promises more than there is.
+        let err = read(b"\x00\x01garbage").unwrap_err();
+        assert_eq!(err.position, Position::Event(0));
+        assert!(err.message.contains("truncated"), "{err}");
         let err =
             read(b"[{\"type\":\"STEP_STARTED\",\"stepName\":\"a\"},{\"type\":7}]").unwrap_err();
         assert_eq!(err.position, Position::Event(1));
@@ -620,6 +751,77 @@ mod tests {
         assert_eq!(
             err.message,
             format!("the event is longer than the limit of {MAX_LINE} bytes")
+        );
+    }
+
+    fn frames(events: &[Event]) -> Vec<u8> {
+        let mut out = Vec::new();
+        for event in events {
+            ag_ui::encoding::proto::encode_into(event, &mut out);
+        }
+        out
+    }
+
+    #[test]
+    fn protobuf_frames_are_detected_and_read_with_frame_indexes() {
+        let events = [
+            Event::run_started("t", "r"),
+            Event::step_started("a"),
+            Event::step_finished("a"),
+            Event::run_finished("t", "r"),
+        ];
+        let mut bytes = frames(&events[..2]);
+        // A frame holding only an arm unknown to AG-UI 1.0 (field 32) is skipped.
+        bytes.extend_from_slice(&[0, 0, 0, 5, 0x82, 0x02, 2, 0x08, 0x0a]);
+        bytes.extend(frames(&events[2..]));
+        let mut positions = Vec::new();
+        let mut read_events = Vec::new();
+        let format = for_each_event(&bytes[..], |p| {
+            positions.push(p.position);
+            read_events.push(p.event);
+            Ok::<_, InputError>(())
+        })
+        .unwrap();
+        assert_eq!(format, Format::Proto);
+        assert_eq!(read_events, events);
+        let at = |i| Position::Event(i);
+        assert_eq!(positions, [at(0), at(1), at(3), at(4)]);
+
+        // The JSON reader hands on each event's JSON.
+        let mut json = Vec::new();
+        let format = for_each_json(&bytes[..], |position, item| {
+            json.push((position, Event::from_slice(item).unwrap()));
+            Ok::<_, InputError>(())
+        })
+        .unwrap();
+        assert_eq!(format, Format::Proto);
+        assert_eq!(json.len(), 4);
+        assert_eq!(json[2], (at(3), Event::step_finished("a")));
+    }
+
+    #[test]
+    fn a_bad_protobuf_frame_is_an_error_naming_its_index() {
+        let good = frames(&[Event::step_started("a"), Event::step_finished("a")]);
+        // An empty frame after two good ones.
+        let mut bytes = good.clone();
+        bytes.extend_from_slice(&[0, 0, 0, 0]);
+        let err = read(&bytes).unwrap_err();
+        assert_eq!(err.position, Position::Event(2), "{err}");
+        // A frame that is not an Event message.
+        let mut bytes = good.clone();
+        bytes.extend_from_slice(&[0, 0, 0, 2, 0xff, 0xff]);
+        let err = read(&bytes).unwrap_err();
+        assert_eq!(err.position, Position::Event(2), "{err}");
+        assert!(err.message.starts_with("protobuf frame"), "{err}");
+        // A stream cut inside its second frame.
+        let err = read(&good[..good.len() - 1]).unwrap_err();
+        assert_eq!(err.position, Position::Event(1), "{err}");
+        // A length over the 10 MiB limit is refused without reading (or holding) the frame.
+        let err = read(&[0, 0xa0, 0, 0, 1, 2, 3]).unwrap_err();
+        assert_eq!(err.position, Position::Event(0), "{err}");
+        assert!(
+            err.message.contains("too-large") || err.message.contains("large"),
+            "{err}"
         );
     }
 }

@@ -20,7 +20,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use offline::{Encoding, Failure};
 
 /// The AG-UI command: serve a demo agent, talk to any AG-UI agent, verify and transform
-/// event streams (JSON Lines, JSON arrays or SSE, detected).
+/// event streams (JSON Lines, JSON arrays, SSE or protobuf frames, detected).
 #[derive(Debug, Parser)]
 #[command(name = "ag-ui", version, about)]
 struct Cli {

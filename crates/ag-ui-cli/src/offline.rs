@@ -440,6 +440,9 @@ pub(crate) enum Encoding {
     Jsonl,
     /// Server-Sent Events frames.
     Sse,
+    /// Length-prefixed protobuf frames (`application/vnd.ag-ui.event+proto`); never written
+    /// to a terminal.
+    Proto,
 }
 
 fn writer(encoding: Encoding) -> impl FnMut(Position, &Event) -> Result<(), Failure> {
@@ -453,6 +456,7 @@ fn writer(encoding: Encoding) -> impl FnMut(Position, &Event) -> Result<(), Fail
                 buf.push(b'\n');
             }
             Encoding::Sse => sse::encode_into(event, &mut buf),
+            Encoding::Proto => ag_ui::encoding::proto::encode_into(event, &mut buf),
         }
         out.write_all(&buf)?;
         Ok(())
@@ -467,11 +471,28 @@ pub(crate) fn normalize(path: Option<&str>, encoding: Encoding) -> Result<(), Fa
     Ok(())
 }
 
-/// `ag-ui convert`: re-encodes the events, unchanged.
+/// `ag-ui convert`: re-encodes the events, unchanged. Binary output (`--to proto`) is refused
+/// when standard output is a terminal, before any input is read.
 pub(crate) fn convert(path: Option<&str>, encoding: Encoding) -> Result<(), Failure> {
+    refuse_binary_to_terminal(
+        encoding,
+        std::io::IsTerminal::is_terminal(&std::io::stdout()),
+    )?;
     let mut write = writer(encoding);
     run_stages(path, false, false, &mut write)?;
     std::io::stdout().flush()?;
+    Ok(())
+}
+
+/// Binary output is not for a terminal: it would show as garbage, and its bytes could drive
+/// the terminal.
+fn refuse_binary_to_terminal(encoding: Encoding, terminal: bool) -> Result<(), Failure> {
+    if encoding == Encoding::Proto && terminal {
+        return Err(Failure::Usage(
+            "--to proto writes binary frames and standard output is a terminal: redirect it to a file or a pipe"
+                .to_owned(),
+        ));
+    }
     Ok(())
 }
 
@@ -508,6 +529,16 @@ pub(crate) fn apply(path: Option<&str>, verify: bool) -> Result<serde_json::Valu
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn binary_output_is_refused_on_a_terminal_only() {
+        let err = refuse_binary_to_terminal(Encoding::Proto, true).unwrap_err();
+        assert_eq!(err.exit_code(), 2);
+        assert!(err.to_string().contains("terminal"), "{err}");
+        assert!(refuse_binary_to_terminal(Encoding::Proto, false).is_ok());
+        assert!(refuse_binary_to_terminal(Encoding::Sse, true).is_ok());
+        assert!(refuse_binary_to_terminal(Encoding::Jsonl, true).is_ok());
+    }
 
     #[test]
     fn open_steps_are_told_apart_by_owner_whatever_their_names() {

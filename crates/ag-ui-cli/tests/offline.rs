@@ -231,10 +231,14 @@ fn apply_refuses_a_state_amplifying_patch_with_exit_2_naming_the_event() {
 
 #[test]
 fn malformed_input_is_one_error_line_and_exit_2() {
-    let garbage: Vec<u8> = (0..=255u8).cycle().take(4096).collect();
+    // Not starting with NUL: text that is no known encoding.
+    let garbage: Vec<u8> = (1..=255u8).cycle().take(4096).collect();
+    // Starting with NUL: read as protobuf frames (a frame length), and cut short.
+    let nul_garbage: Vec<u8> = (0..=255u8).cycle().take(4096).collect();
     for (input, expected) in [
         (&b""[..], "error: input: the input is empty"),
         (&garbage[..], "error: input: not JSON Lines"),
+        (&nul_garbage[..], "error: event 0: protobuf frame: "),
         (&b"{\"type\":\"RUN_STARTED\",\"threadId\":"[..], "error: line 1: "),
         (&b"{\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n{\"type\":\"TEXT_MESSAGE_START\"}\n"[..], "error: line 2: TEXT_MESSAGE_START: field `messageId`"),
         (&b"[{\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}"[..], "error: input: not a JSON array of events: the input ends before its closing ']'"),

@@ -31,9 +31,11 @@
 //!   field's path). Other methods get `405`. Every rejection is a JSON body
 //!   `{"error": {"kind": …, "message": …, "field": …}}`; [`AgentInput`] is the same extractor
 //!   for your own handlers.
-//! - **Negotiation** on `Accept`: SSE (`text/event-stream`) unless the client accepts nothing
-//!   this endpoint can produce, which is a `406`. Protobuf is not served yet; a client that asks
-//!   only for it gets the `406` rather than a stream it cannot read.
+//! - **Negotiation** on `Accept` ([`negotiate`], RFC 9110 q-values and specificity): SSE
+//!   (`text/event-stream`) by default and for `*/*`; protobuf
+//!   (`application/vnd.ag-ui.event+proto`, with the `proto` feature) when the client asks for
+//!   it above SSE; a `406` naming what is offered when the client accepts neither. See
+//!   [Protobuf](#protobuf).
 //! - **Streaming**: headers that keep proxies from buffering (`Cache-Control: no-cache`,
 //!   `X-Accel-Buffering: no`); each event is written as soon as it is emitted (events that are
 //!   already waiting go out in one write, nothing waits for more); a `: keep-alive` comment after
@@ -48,6 +50,40 @@
 //!   [`AgentEndpoint::with_body_timeout`]) is a JSON `408`. A run's events are queued for the
 //!   client up to the runner's [`Backpressure`](crate::server::Backpressure) limits, so a
 //!   client that reads slowly holds the agent back instead of growing the server's memory.
+//!
+//! ## Protobuf
+//!
+//! With the `proto` feature, a request whose `Accept` prefers
+//! `application/vnd.ag-ui.event+proto` is answered with that `Content-Type` (exactly, without
+//! parameters, as the reference client compares it) and a body of length-prefixed protobuf
+//! frames ([`encoding::proto`](crate::encoding::proto)), one per event, batched and
+//! back-pressured exactly as SSE frames are.
+//!
+//! **Keep-alive:** the binary stream has no frame a reader would skip (every frame must hold an
+//! event, and a zero length is an error to the reference decoder), so nothing is sent during
+//! quiet intervals: [`AgentEndpoint::with_keep_alive`] applies to SSE only. A deployment
+//! behind a proxy that closes idle connections should have the agent emit events (for example
+//! `ACTIVITY_SNAPSHOT` progress) or serve SSE. Likewise [`AgentEndpoint::with_event_ids`]
+//! applies to SSE only; frames carry no id.
+//!
+//! **Where this differs from `@ag-ui/encoder` 1.0.0.** The reference `EventEncoder` answers
+//! the question "does the client accept protobuf at all?": it sends protobuf whenever the
+//! range that best matches the protobuf type has a non-zero quality, and SSE otherwise. This
+//! endpoint instead compares the two types as RFC 9110 asks:
+//!
+//! | `Accept` | `@ag-ui/encoder` | this endpoint |
+//! |---|---|---|
+//! | `*/*` | protobuf | SSE (`*/*` keeps SSE) |
+//! | `application/*` | protobuf | protobuf |
+//! | `text/event-stream, application/vnd.ag-ui.event+proto` | protobuf | SSE (a tie favours SSE) |
+//! | `text/event-stream, application/vnd.ag-ui.event+proto;q=0.5` | protobuf | SSE (higher q) |
+//! | `text/event-stream;q=0.5, application/vnd.ag-ui.event+proto` | protobuf | protobuf |
+//! | `application/json` | SSE | `406` (neither is acceptable) |
+//! | `text/event-stream;q=0` | SSE | `406` |
+//!
+//! A client that wants protobuf should name it alone (`Accept:
+//! application/vnd.ag-ui.event+proto`) or above SSE; the test `axum_proto` holds the table
+//! against the reference encoder.
 //!
 //! ## Serving
 //!
@@ -507,6 +543,11 @@ fn parse_input(body: &[u8]) -> Result<RunAgentInput, InputRejection> {
 pub enum Encoding {
     /// Server-Sent Events (`text/event-stream`).
     Sse,
+    /// Length-prefixed protobuf frames (`application/vnd.ag-ui.event+proto`), see
+    /// [`encoding::proto`](crate::encoding::proto).
+    #[cfg(feature = "proto")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "proto")))]
+    Proto,
 }
 
 impl Encoding {
@@ -514,19 +555,44 @@ impl Encoding {
     pub fn content_type(self) -> &'static str {
         match self {
             Encoding::Sse => sse::CONTENT_TYPE,
+            #[cfg(feature = "proto")]
+            Encoding::Proto => crate::encoding::proto::CONTENT_TYPE,
         }
     }
 }
 
-/// Chooses the encoding for an `Accept` header value (`None` when the header is absent).
+/// The protobuf media type, known even when the `proto` feature is off (to say why a request
+/// for it is refused).
+const PROTO_MEDIA_TYPE: &str = "application/vnd.ag-ui.event+proto";
+
+/// The encodings this build offers, SSE first: on equal quality the earlier one wins.
+const OFFERED: &[(Encoding, &str, &str)] = &[
+    (Encoding::Sse, "text", "event-stream"),
+    #[cfg(feature = "proto")]
+    (Encoding::Proto, "application", "vnd.ag-ui.event+proto"),
+];
+
+/// Chooses the encoding for an `Accept` header value (`None` when the header is absent), by
+/// the rules of RFC 9110 §12.5.1.
 ///
-/// SSE is chosen when the header is absent or empty, or when it accepts `text/event-stream`
-/// (directly, as `text/*` or as `*/*`) with a non-zero quality.
+/// * Each media range may carry a quality `q` (0 to 1, default 1); a `q` that is not a number
+///   in that range counts as 0. Other parameters are ignored.
+/// * For each encoding offered, the **most specific** range that matches it applies: the
+///   exact type beats `type/*`, which beats `*/*`, whatever their order in the header (among
+///   ranges equally specific, the first one). `text/event-stream;q=0, */*` therefore refuses
+///   SSE.
+/// * The offered encoding with the highest quality is chosen; a quality of 0 excludes it; on
+///   equal quality SSE wins. So `*/*` (and an absent or empty header) gets SSE, and protobuf
+///   is sent only when the client names it (or `application/*`) above everything that
+///   matches SSE.
+///
+/// Protobuf ([`Encoding::Proto`]) is offered only with the `proto` feature; without it a
+/// client asking only for protobuf gets the `406`, whose message says so.
 ///
 /// # Errors
 ///
 /// An [`InputRejection`] of kind [`RejectionKind::NotAcceptable`] when nothing this endpoint
-/// produces is acceptable.
+/// produces is acceptable; the message names what is offered.
 ///
 /// ```
 /// use ag_ui::axum::{negotiate, Encoding};
@@ -541,47 +607,73 @@ pub fn negotiate(accept: Option<&str>) -> Result<Encoding, InputRejection> {
     let Some(accept) = accept.map(str::trim).filter(|a| !a.is_empty()) else {
         return Ok(Encoding::Sse);
     };
-    // The most specific matching range decides (exact > text/* > */*), as in RFC 9110.
-    let mut best: Option<(u8, f32)> = None;
+    // Per offer: (specificity of the applying range, its quality).
+    let mut applying: [Option<(u8, f32)>; OFFERED.len()] = [None; OFFERED.len()];
     for range in split_unquoted(accept) {
         let mut parts = range.split(';');
-        let media = parts.next().unwrap_or("").trim().to_ascii_lowercase();
+        let media = parts.next().unwrap_or("").trim();
+        let Some((kind, subtype)) = media.split_once('/') else {
+            continue;
+        };
+        let (kind, subtype) = (kind.trim(), subtype.trim());
         let mut q = 1.0_f32;
         for param in parts {
             if let Some((k, v)) = param.split_once('=')
                 && k.trim().eq_ignore_ascii_case("q")
             {
-                q = v.trim().parse().unwrap_or(0.0);
+                q = v
+                    .trim()
+                    .parse::<f32>()
+                    .ok()
+                    .filter(|q| (0.0..=1.0).contains(q))
+                    .unwrap_or(0.0);
+                // What follows `q` are accept-extensions, not media type parameters.
+                break;
             }
         }
-        let specificity = match media.as_str() {
-            "text/event-stream" => 3,
-            "text/*" => 2,
-            "*/*" => 1,
-            _ => continue,
-        };
-        if best.is_none_or(|(s, _)| specificity > s) {
-            best = Some((specificity, q));
-        }
-    }
-    match best {
-        Some((_, q)) if q > 0.0 => Ok(Encoding::Sse),
-        _ => {
-            let wants_proto = accept
-                .to_ascii_lowercase()
-                .contains("application/vnd.ag-ui.event+proto");
-            let message = if wants_proto {
-                format!(
-                    "Accept: {accept:?} asks for protobuf, which this server does not produce; it produces text/event-stream"
-                )
+        for (slot, &(_, offer_type, offer_subtype)) in applying.iter_mut().zip(OFFERED) {
+            let specificity = if kind == "*" && subtype == "*" {
+                1
+            } else if !kind.eq_ignore_ascii_case(offer_type) {
+                continue;
+            } else if subtype == "*" {
+                2
+            } else if subtype.eq_ignore_ascii_case(offer_subtype) {
+                3
             } else {
-                format!(
-                    "Accept: {accept:?} accepts nothing this endpoint produces (text/event-stream)"
-                )
+                continue;
             };
-            Err(InputRejection::new(RejectionKind::NotAcceptable, message))
+            if slot.is_none_or(|(s, _)| specificity > s) {
+                *slot = Some((specificity, q));
+            }
         }
     }
+    let mut best: Option<(Encoding, f32)> = None;
+    for (slot, &(encoding, _, _)) in applying.iter().zip(OFFERED) {
+        if let Some((_, q)) = *slot
+            && q > 0.0
+            && best.is_none_or(|(_, b)| q > b)
+        {
+            best = Some((encoding, q));
+        }
+    }
+    if let Some((encoding, _)) = best {
+        return Ok(encoding);
+    }
+    let offered = OFFERED
+        .iter()
+        .map(|(encoding, _, _)| encoding.content_type())
+        .collect::<Vec<_>>()
+        .join(", ");
+    let wants_proto = accept.to_ascii_lowercase().contains(PROTO_MEDIA_TYPE);
+    let message = if wants_proto && !cfg!(feature = "proto") {
+        format!(
+            "Accept: {accept:?} asks for protobuf ({PROTO_MEDIA_TYPE}), which this server was built without; it produces {offered}"
+        )
+    } else {
+        format!("Accept: {accept:?} accepts nothing this endpoint produces ({offered})")
+    };
+    Err(InputRejection::new(RejectionKind::NotAcceptable, message))
 }
 
 /// Splits a header value on commas that are not inside double quotes.
@@ -668,6 +760,7 @@ impl<H: RunHandler> AgentEndpoint<H> {
     }
 
     /// Sets the interval of quiet after which a keep-alive comment is sent (`None`: never).
+    /// SSE only: a protobuf stream sends nothing when quiet (see [Protobuf](self#protobuf)).
     #[must_use]
     pub fn with_keep_alive(mut self, interval: Option<Duration>) -> Self {
         self.config.keep_alive = interval;
@@ -675,6 +768,7 @@ impl<H: RunHandler> AgentEndpoint<H> {
     }
 
     /// Numbers the events with SSE `id:` fields (1, 2, …) so a client can tell how far it got.
+    /// SSE only: protobuf frames carry no id.
     #[must_use]
     pub fn with_event_ids(mut self, enabled: bool) -> Self {
         self.config.event_ids = enabled;
@@ -706,12 +800,7 @@ impl<H: RunHandler> AgentEndpoint<H> {
     }
 
     async fn serve(&self, req: Request) -> Response {
-        let accept = req
-            .headers()
-            .get(header::ACCEPT)
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_owned);
-        let encoding = match negotiate(accept.as_deref()) {
+        let encoding = match negotiate(accept_header(req.headers()).as_deref()) {
             Ok(encoding) => encoding,
             Err(rejection) => return rejection.into_response(),
         };
@@ -727,7 +816,12 @@ impl<H: RunHandler> AgentEndpoint<H> {
                 return error.into_response();
             }
         };
-        let body = SseBody::new(events, self.config.keep_alive, self.config.event_ids);
+        let body = EventBody::new(
+            events,
+            encoding,
+            self.config.keep_alive,
+            self.config.event_ids,
+        );
         let mut response = Response::new(Body::from_stream(body));
         let headers = response.headers_mut();
         headers.insert(
@@ -756,38 +850,72 @@ impl<S: Clone + Send + Sync + 'static> RouterExt<S> for Router<S> {
 /// Most bytes gathered into one write from events that are already waiting.
 const MAX_BATCH: usize = 64 * 1024;
 
-/// The response body: SSE frames for the events as they come, keep-alive comments when quiet.
-struct SseBody {
+/// The value of the request's `Accept` header(s): several header lines are one list (RFC 9110
+/// §5.3); a value that is not visible ASCII is left out. `None` when there is none.
+fn accept_header(headers: &HeaderMap) -> Option<String> {
+    let mut values = headers
+        .get_all(header::ACCEPT)
+        .iter()
+        .filter_map(|v| v.to_str().ok());
+    let first = values.next()?;
+    let mut joined = first.to_owned();
+    for value in values {
+        joined.push_str(", ");
+        joined.push_str(value);
+    }
+    Some(joined)
+}
+
+/// The response body: the events encoded as they come (SSE frames or protobuf frames), and
+/// for SSE keep-alive comments when quiet.
+struct EventBody {
     events: EventStream,
+    encoding: Encoding,
     keep_alive: Option<(Duration, Pin<Box<tokio::time::Sleep>>)>,
     event_ids: bool,
     next_id: u64,
     done: bool,
 }
 
-impl SseBody {
-    fn new(events: EventStream, keep_alive: Option<Duration>, event_ids: bool) -> Self {
+impl EventBody {
+    fn new(
+        events: EventStream,
+        encoding: Encoding,
+        keep_alive: Option<Duration>,
+        event_ids: bool,
+    ) -> Self {
+        // The binary stream has no frame that a reader would skip: no keep-alive, no ids.
+        let sse = encoding == Encoding::Sse;
         Self {
             events,
-            keep_alive: keep_alive.map(|every| (every, Box::pin(tokio::time::sleep(every)))),
-            event_ids,
+            encoding,
+            keep_alive: keep_alive
+                .filter(|_| sse)
+                .map(|every| (every, Box::pin(tokio::time::sleep(every)))),
+            event_ids: event_ids && sse,
             next_id: 1,
             done: false,
         }
     }
 
     fn write(&mut self, event: &Event, out: &mut Vec<u8>) {
-        if self.event_ids {
-            use std::io::Write as _;
-            // Writing into a Vec cannot fail.
-            let _ = writeln!(out, "id: {}", self.next_id);
-            self.next_id += 1;
+        match self.encoding {
+            Encoding::Sse => {
+                if self.event_ids {
+                    use std::io::Write as _;
+                    // Writing into a Vec cannot fail.
+                    let _ = writeln!(out, "id: {}", self.next_id);
+                    self.next_id += 1;
+                }
+                sse::encode_into(event, out);
+            }
+            #[cfg(feature = "proto")]
+            Encoding::Proto => crate::encoding::proto::encode_into(event, out),
         }
-        sse::encode_into(event, out);
     }
 }
 
-impl Stream for SseBody {
+impl Stream for EventBody {
     type Item = Result<Bytes, Infallible>;
 
     fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
@@ -1054,19 +1182,115 @@ mod tests {
             Encoding::Sse
         );
         // The exact range wins over the wildcard, whatever their order.
-        assert!(negotiate(Some("*/*, text/event-stream;q=0")).is_err());
+        // (With the `proto` feature, that `*/*` still admits protobuf.)
+        assert_eq!(
+            negotiate(Some("*/*, text/event-stream;q=0")).is_ok(),
+            cfg!(feature = "proto")
+        );
+        assert!(negotiate(Some("text/*, text/event-stream;q=0")).is_err());
         assert_eq!(
             negotiate(Some("text/event-stream;q=0.2, */*;q=0")).unwrap(),
             Encoding::Sse
         );
-        let proto = negotiate(Some("application/vnd.ag-ui.event+proto")).unwrap_err();
-        assert_eq!(proto.kind(), RejectionKind::NotAcceptable);
-        assert!(proto.message().contains("protobuf"));
         assert!(negotiate(Some("application/json, text/html")).is_err());
+        // Invalid or out-of-range qualities exclude their range.
+        assert!(negotiate(Some("text/event-stream;q=x")).is_err());
+        assert!(negotiate(Some("text/event-stream;q=2")).is_err());
+        assert!(negotiate(Some("text/event-stream;q=-0.5")).is_err());
+        assert!(negotiate(Some("event-stream, ;q=1, /")).is_err());
+        // Among equally specific ranges, the first applies.
+        assert!(negotiate(Some("text/*;q=0, text/*;q=1")).is_err());
+        let err = negotiate(Some("application/json")).unwrap_err();
+        assert_eq!(err.kind(), RejectionKind::NotAcceptable);
+        assert!(err.message().contains("text/event-stream"), "{err}");
         assert_eq!(
             negotiate(Some(r#"text/plain;x="a,b", text/event-stream"#)).unwrap(),
             Encoding::Sse
         );
+    }
+
+    #[cfg(not(feature = "proto"))]
+    #[test]
+    fn without_the_proto_feature_a_request_for_protobuf_only_is_refused() {
+        let err = negotiate(Some("application/vnd.ag-ui.event+proto")).unwrap_err();
+        assert_eq!(err.kind(), RejectionKind::NotAcceptable);
+        assert!(err.message().contains("protobuf"), "{err}");
+        assert!(err.message().contains("text/event-stream"), "{err}");
+        assert_eq!(
+            negotiate(Some("application/vnd.ag-ui.event+proto, */*;q=0.1")).unwrap(),
+            Encoding::Sse
+        );
+    }
+
+    #[cfg(feature = "proto")]
+    #[test]
+    fn protobuf_is_chosen_when_asked_for_above_sse() {
+        const P: &str = "application/vnd.ag-ui.event+proto";
+        let table: &[(&str, Option<Encoding>)] = &[
+            (P, Some(Encoding::Proto)),
+            ("APPLICATION/VND.AG-UI.EVENT+PROTO", Some(Encoding::Proto)),
+            ("application/*", Some(Encoding::Proto)),
+            ("*/*", Some(Encoding::Sse)),
+            ("", Some(Encoding::Sse)),
+            // A tie favours SSE, whatever the order.
+            (&format!("{P}, text/event-stream"), Some(Encoding::Sse)),
+            (&format!("text/event-stream, {P}"), Some(Encoding::Sse)),
+            (
+                &format!("{P};q=0.9, text/event-stream;q=0.9"),
+                Some(Encoding::Sse),
+            ),
+            // The higher quality wins.
+            (
+                &format!("text/event-stream;q=0.5, {P}"),
+                Some(Encoding::Proto),
+            ),
+            (
+                &format!("text/event-stream, {P};q=0.5"),
+                Some(Encoding::Sse),
+            ),
+            (&format!("{P}, */*;q=0.1"), Some(Encoding::Proto)),
+            // The exact range applies, not the wildcard that also matches.
+            (&format!("*/*, {P};q=0"), Some(Encoding::Sse)),
+            (&format!("{P};q=0, application/*"), None),
+            ("*/*, text/event-stream;q=0", Some(Encoding::Proto)),
+            (&format!("{P}, text/*;q=0.3"), Some(Encoding::Proto)),
+            ("application/*;q=0.2, text/*;q=0.1", Some(Encoding::Proto)),
+            (
+                &format!("{P}; charset=utf-8; q=0.8, text/event-stream;q=0.7"),
+                Some(Encoding::Proto),
+            ),
+            // q=0 excludes.
+            (&format!("{P};q=0"), None),
+            (&format!("{P};q=0, text/event-stream;q=0"), None),
+            ("application/json", None),
+        ];
+        for (accept, expected) in table {
+            let got = negotiate(Some(accept));
+            match expected {
+                Some(encoding) => assert_eq!(got.as_ref().ok(), Some(encoding), "{accept}"),
+                None => {
+                    let err = got.unwrap_err();
+                    assert_eq!(err.kind(), RejectionKind::NotAcceptable, "{accept}");
+                    assert!(err.message().contains(P), "{err}");
+                    assert!(err.message().contains("text/event-stream"), "{err}");
+                }
+            }
+        }
+        assert_eq!(Encoding::Proto.content_type(), P);
+    }
+
+    #[test]
+    fn several_accept_lines_are_one_list() {
+        let mut h = HeaderMap::new();
+        assert_eq!(accept_header(&h), None);
+        h.append(header::ACCEPT, HeaderValue::from_static("application/json"));
+        h.append(
+            header::ACCEPT,
+            HeaderValue::from_static("text/event-stream;q=0.5"),
+        );
+        let joined = accept_header(&h).unwrap();
+        assert_eq!(joined, "application/json, text/event-stream;q=0.5");
+        assert_eq!(negotiate(Some(&joined)).unwrap(), Encoding::Sse);
     }
 
     #[test]
