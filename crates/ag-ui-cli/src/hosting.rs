@@ -73,12 +73,6 @@ pub(crate) fn replay_info(file: &str, events: usize) -> AgentInfo {
         })
 }
 
-/// One agent to host: its listing entry and its handler.
-pub(crate) struct Hosted<H> {
-    pub(crate) info: AgentInfo,
-    pub(crate) handler: H,
-}
-
 /// Which origins a browser page may call the agents from: pages served from this machine
 /// (`http://localhost:*`, `http://127.0.0.1:*`, `http://[::1]:*`) always, and `extra` (`*` for
 /// any). A page elsewhere gets no CORS headers, so its browser keeps it from calling.
@@ -131,18 +125,37 @@ fn is_port(text: &str) -> bool {
         .is_some_and(|p| !p.is_empty() && p.len() <= 5 && p.bytes().all(|b| b.is_ascii_digit()))
 }
 
-/// The router: the registry of `agents`, `root` also at `path`, and CORS.
+/// A model agent's listing entry.
+pub(crate) fn model_info(model: &str, base_url: &str) -> AgentInfo {
+    AgentInfo::new("model")
+        .with_description(format!(
+            "{model} at {base_url}, through the OpenAI-compatible model bridge; its tools are the \
+             frontend's"
+        ))
+        .with_capabilities(AgentCapabilities {
+            transport: Some(TransportCapabilities {
+                streaming: Some(true),
+                ..Default::default()
+            }),
+            tools: Some(ToolsCapabilities {
+                supported: Some(true),
+                ..Default::default()
+            }),
+            reasoning: Some(ReasoningCapabilities {
+                supported: Some(true),
+                streaming: Some(true),
+                ..Default::default()
+            }),
+            ..Default::default()
+        })
+}
+
+/// Refuses a `path` that the registry itself uses.
 ///
 /// # Errors
 ///
-/// A usage failure when `path` is one of the registry's own paths, or an id is refused.
-pub(crate) fn router<T: RunHandler, D: RunHandler, R: RunHandler>(
-    path: &str,
-    root: T,
-    demo: Hosted<D>,
-    replay: Option<Hosted<R>>,
-    cors: CorsLayer,
-) -> Result<axum::Router, Failure> {
+/// A usage failure when `path` does not start with `/`, or is `/agents…` or `/health`.
+pub(crate) fn check_path(path: &str) -> Result<(), Failure> {
     if !path.starts_with('/')
         || path == "/agents"
         || path.starts_with("/agents/")
@@ -152,16 +165,37 @@ pub(crate) fn router<T: RunHandler, D: RunHandler, R: RunHandler>(
             "--path {path:?}: a path starts with / and is not /agents… or /health, which list the agents"
         )));
     }
-    let mut registry = AgentRegistry::new();
-    let refused = |e: ag_ui::axum::registry::RegistryError| Failure::Usage(e.to_string());
+    Ok(())
+}
+
+/// Adds an agent to `registry`.
+///
+/// # Errors
+///
+/// A usage failure when the registry refuses its id.
+pub(crate) fn host<H: RunHandler>(
+    registry: &mut AgentRegistry,
+    info: AgentInfo,
+    handler: H,
+) -> Result<(), Failure> {
     registry
-        .register(demo.info, AgentEndpoint::new(demo.handler))
-        .map_err(refused)?;
-    if let Some(replay) = replay {
-        registry
-            .register(replay.info, AgentEndpoint::new(replay.handler))
-            .map_err(refused)?;
-    }
+        .register(info, AgentEndpoint::new(handler))
+        .map(|_| ())
+        .map_err(|e| Failure::Usage(e.to_string()))
+}
+
+/// The router: the agents of `registry`, `root` also at `path`, and CORS.
+///
+/// # Errors
+///
+/// A usage failure when `path` is one of the registry's own paths.
+pub(crate) fn router<T: RunHandler>(
+    path: &str,
+    root: T,
+    registry: AgentRegistry,
+    cors: CorsLayer,
+) -> Result<axum::Router, Failure> {
+    check_path(path)?;
     Ok(registry
         .into_router()
         .agent(path, AgentEndpoint::new(root))
@@ -200,17 +234,12 @@ mod tests {
     #[test]
     fn a_path_that_the_registry_uses_is_refused() {
         for path in ["/agents", "/agents/demo", "/health", "agent"] {
-            let result = router(
-                path,
-                ag_ui::server::Runner::new(ag_ui_demo_agent::DemoAgent::new()),
-                Hosted {
-                    info: demo_info(),
-                    handler: ag_ui::server::Runner::new(ag_ui_demo_agent::DemoAgent::new()),
-                },
-                None::<Hosted<crate::replay::Replayed>>,
-                cors(&[]).unwrap(),
-            );
+            let mut registry = AgentRegistry::new();
+            let demo = ag_ui::server::Runner::new(ag_ui_demo_agent::DemoAgent::new());
+            host(&mut registry, demo_info(), demo.clone()).unwrap();
+            let result = router(path, demo, registry, cors(&[]).unwrap());
             assert!(matches!(result, Err(Failure::Usage(_))), "{path}");
+            assert!(matches!(check_path(path), Err(Failure::Usage(_))), "{path}");
         }
         assert!(cors(&["not an origin\n".to_owned()]).is_err());
     }

@@ -196,15 +196,18 @@ fn main() -> ExitCode {
                 .with_ansi(color)
                 .with_writer(std::io::stderr)
                 .init();
-            runtime().and_then(|rt| match model {
-                Some(model) => rt.block_on(serve::serve_model(addr, &path, &model, &base_url)),
-                None => rt.block_on(serve::serve(
+            let extra = serve::Extra {
+                replay: replay.as_deref(),
+                model: model.as_deref().map(|m| (m, base_url.as_str())),
+            };
+            runtime().and_then(|rt| {
+                rt.block_on(serve::serve(
                     addr,
                     &path,
                     Duration::from_millis(pace_ms),
-                    replay.as_deref(),
+                    extra,
                     &cors_origins,
-                )),
+                ))
             })
         }
         Command::Run {

@@ -8,6 +8,7 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
+use ag_ui::axum::registry::AgentRegistry;
 use ag_ui::axum::{AgentEndpoint, EventStream, RouterExt, RunHandler, ServeConfig, StartError};
 use ag_ui::llm::{LlmAgent, OpenAiClient};
 use ag_ui::server::Runner;
@@ -105,100 +106,99 @@ pub(crate) fn demo_router(path: &str, pace: Duration) -> axum::Router {
     axum::Router::new().agent(path, AgentEndpoint::new(Logged { inner: runner }))
 }
 
-/// `ag-ui serve`: the demo agent (and a recording, with `replay`) in a registry at `/agents`,
-/// one of them also at `path`, on `addr`, until interrupted (Ctrl-C, SIGINT).
+/// What `ag-ui serve` hosts beside the demo agent.
+#[derive(Debug, Default)]
+pub(crate) struct Extra<'a> {
+    /// A recording replayed as an agent (`--replay FILE`).
+    pub(crate) replay: Option<&'a str>,
+    /// A model agent: the model's name and the base URL of its OpenAI-compatible server
+    /// (`--model NAME --base-url URL`); the key comes from `OPENAI_API_KEY`.
+    pub(crate) model: Option<(&'a str, &'a str)>,
+}
+
+/// `ag-ui serve`: the demo agent, and the recording and the model agent when given, in a
+/// registry at `/agents` (`/agents/demo`, `/agents/replay`, `/agents/model`); the model agent
+/// when there is one, else the recording, else the demo also at `path` for existing clients;
+/// on `addr`, until interrupted (Ctrl-C, SIGINT).
 pub(crate) async fn serve(
     addr: SocketAddr,
     path: &str,
     pace: Duration,
-    replay: Option<&str>,
+    extra: Extra<'_>,
     cors_origins: &[String],
 ) -> Result<(), Failure> {
+    hosting::check_path(path)?;
     let cors = hosting::cors(cors_origins)?;
-    let runner = Runner::new(DemoAgent::new().with_pace(pace));
-    let demo = hosting::Hosted {
-        info: hosting::demo_info(),
-        handler: Logged {
-            inner: runner.clone(),
+    let demo = Runner::new(DemoAgent::new().with_pace(pace));
+    let mut registry = AgentRegistry::new();
+    let mut agents = vec!["demo"];
+    hosting::host(
+        &mut registry,
+        hosting::demo_info(),
+        Logged {
+            inner: demo.clone(),
         },
-    };
+    )?;
     // The recording is read before anything listens: a bad one is refused at once.
-    let (app, name) = match replay {
-        Some(file) => {
-            let replayed = Replayed::read(file, pace)?;
-            let info = hosting::replay_info(file, replayed.len());
-            let root = Logged {
-                inner: replayed.clone(),
-            };
-            let hosted = hosting::Hosted {
-                info,
-                handler: Logged { inner: replayed },
-            };
-            (
-                hosting::router(path, root, demo, Some(hosted), cors)?,
-                "replay agent",
-            )
+    let replayed = extra
+        .replay
+        .map(|file| Replayed::read(file, pace))
+        .transpose()?;
+    if let (Some(file), Some(replayed)) = (extra.replay, &replayed) {
+        let info = hosting::replay_info(file, replayed.len());
+        let handler = Logged {
+            inner: replayed.clone(),
+        };
+        hosting::host(&mut registry, info, handler)?;
+        agents.push("replay");
+    }
+    let model = extra.model.map(|(model, base_url)| {
+        let key = std::env::var("OPENAI_API_KEY").ok();
+        if key.is_none() {
+            tracing::warn!("OPENAI_API_KEY is not set; requests go to {base_url} without a key");
         }
-        None => (
-            hosting::router(
-                path,
-                Logged { inner: runner },
-                demo,
-                None::<hosting::Hosted<Logged<Replayed>>>,
-                cors,
-            )?,
-            "demo agent",
-        ),
-    };
-    let agents = if replay.is_some() {
-        "demo, replay"
-    } else {
-        "demo"
-    };
-    serve_router(addr, path, name, Some(agents), app).await
+        (model_runner(model, base_url, key), model, base_url)
+    });
+    if let Some((runner, name, base_url)) = &model {
+        let handler = Logged {
+            inner: runner.clone(),
+        };
+        hosting::host(&mut registry, hosting::model_info(name, base_url), handler)?;
+        agents.push("model");
+    }
+    let agents = agents.join(", ");
+    match (model, replayed) {
+        (Some((runner, name, base_url)), _) => {
+            let label = format!("model agent ({name} at {base_url})");
+            let app = hosting::router(path, Logged { inner: runner }, registry, cors)?;
+            serve_router(addr, path, &label, Some(&agents), app).await
+        }
+        (None, Some(replayed)) => {
+            let app = hosting::router(path, Logged { inner: replayed }, registry, cors)?;
+            serve_router(addr, path, "replay agent", Some(&agents), app).await
+        }
+        (None, None) => {
+            let app = hosting::router(path, Logged { inner: demo }, registry, cors)?;
+            serve_router(addr, path, "demo agent", Some(&agents), app).await
+        }
+    }
 }
 
 /// Where `--base-url` points by default.
 pub(crate) const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
 
-/// The router serving, at `path`, an agent backed by `model` at `base_url` (the key, if any,
-/// as a bearer token). Its state is whatever JSON the frontend keeps; its tools are the
-/// frontend's.
-pub(crate) fn model_router(
-    path: &str,
+/// The runner of an agent backed by `model` at `base_url` (the key, if any, as a bearer
+/// token). Its state is whatever JSON the frontend keeps; its tools are the frontend's.
+pub(crate) fn model_runner(
     model: &str,
     base_url: &str,
     key: Option<String>,
-) -> axum::Router {
+) -> Runner<LlmAgent<serde_json::Value>> {
     let mut client = OpenAiClient::new(base_url);
     if let Some(key) = key.filter(|k| !k.is_empty()) {
         client = client.with_api_key(key);
     }
-    let runner = Runner::new(LlmAgent::<serde_json::Value>::new(client, model));
-    axum::Router::new().agent(path, AgentEndpoint::new(Logged { inner: runner }))
-}
-
-/// `ag-ui serve --model`: the model agent on `addr` at `path`, until interrupted. The key comes
-/// from `OPENAI_API_KEY` (servers such as Ollama need none).
-pub(crate) async fn serve_model(
-    addr: SocketAddr,
-    path: &str,
-    model: &str,
-    base_url: &str,
-) -> Result<(), Failure> {
-    let key = std::env::var("OPENAI_API_KEY").ok();
-    if key.is_none() {
-        tracing::warn!("OPENAI_API_KEY is not set; requests go to {base_url} without a key");
-    }
-    let label = format!("model agent ({model} at {base_url})");
-    serve_router(
-        addr,
-        path,
-        &label,
-        None,
-        model_router(path, model, base_url, key),
-    )
-    .await
+    Runner::new(LlmAgent::<serde_json::Value>::new(client, model))
 }
 
 /// Serves `router` until interrupted, after a banner naming `label` at `path` (and the

@@ -152,3 +152,36 @@ fn a_provider_failure_reaches_the_client_as_run_error() {
     assert_eq!(error.code.as_deref(), Some("provider_http_error"));
     assert!(error.message.contains("model crashed"), "{}", error.message);
 }
+
+/// A plain `GET` over a fresh connection; the body of the answer.
+fn get(url: &str) -> String {
+    use std::io::{Read, Write};
+    let rest = url.strip_prefix("http://").unwrap();
+    let (host, path) = rest.split_at(rest.find('/').unwrap());
+    let mut socket = std::net::TcpStream::connect(host).unwrap();
+    write!(
+        socket,
+        "GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut answer = String::new();
+    socket.read_to_string(&mut answer).unwrap();
+    answer
+}
+
+#[test]
+fn the_model_agent_is_hosted_in_the_registry_beside_the_demo() {
+    let (base_url, _) = mock_model(true);
+    let server = serve_model(&base_url);
+    let root = server.url.strip_suffix("/agent").unwrap();
+    let listing = get(&format!("{root}/agents"));
+    assert!(listing.contains("\"id\":\"model\""), "{listing}");
+    assert!(listing.contains("\"id\":\"demo\""), "{listing}");
+    let (code, events) = run_json(&format!("{root}/agents/model"));
+    assert_eq!(code, Some(0));
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, Event::TextMessageContent(c) if c.delta.contains("Hello")))
+    );
+}
