@@ -424,7 +424,7 @@ impl<'a> Members<'a> {
 /// The last ids a stream decoder read, by kind. A stream names the same message, tool call and
 /// subagent run in event after event; reading an id equal to the last one shares it (a
 /// reference count) instead of allocating a copy.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct IdCache {
     message: Option<MessageId>,
     tool_call: Option<ToolCallId>,
