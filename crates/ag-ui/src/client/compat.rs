@@ -35,7 +35,7 @@
 use serde_json::Value;
 
 use crate::decode::{Lone, SURROGATE_MARK, repair_surrogates};
-use crate::fast_json::IdCache;
+use crate::json::IdCache;
 use crate::{
     DecodeError, DecodeErrorKind, Event, MessageId, ReasoningMessageChunkEvent,
     TextMessageChunkEvent, ToolCallChunkEvent, ToolCallId,

@@ -58,7 +58,7 @@
 
 use std::collections::VecDeque;
 
-use crate::fast_json::IdCache;
+use crate::json::IdCache;
 use crate::{DecodeError, DecodeErrorKind, Event};
 
 /// The media type of an SSE response.
