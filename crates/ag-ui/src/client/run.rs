@@ -555,6 +555,7 @@ impl Pipeline {
     /// # }
     /// ```
     #[must_use]
+    #[cfg_attr(not(feature = "proto"), allow(unused_mut))]
     pub fn with_wire(mut self, wire: Wire) -> Self {
         match wire {
             Wire::Sse => {
