@@ -24,7 +24,7 @@ use serde::Deserialize;
 use serde::de::{self, Deserializer};
 use serde_json::Value;
 
-use crate::fast_json::IdCache;
+use crate::json::IdCache;
 use crate::{Event, EventType};
 
 /// What kind of problem a [`DecodeError`] reports.
@@ -372,7 +372,7 @@ impl Event {
         {
             // After `{"type":"` and the name, the closing quote.
             let after_type = 9 + name.len() + 1;
-            if let Some(event) = crate::fast_json::read_event(json, after_type, ty, ids) {
+            if let Some(event) = crate::json::read_event(json, after_type, ty, ids) {
                 return Ok(event);
             }
             let mut de = serde_json::Deserializer::from_str(json);
@@ -466,31 +466,6 @@ impl Event {
             }
         })
     }
-
-    /// The event as compact JSON, optional fields without a value left out.
-    pub fn to_json(&self) -> String {
-        let mut out = Vec::with_capacity(128);
-        self.write_json(&mut out);
-        // Both writers produce UTF-8 from UTF-8 strings.
-        String::from_utf8(out).unwrap_or_else(|e| unreachable_json(de::Error::custom(e)))
-    }
-
-    /// Appends the event's compact JSON to `out`.
-    pub fn write_json(&self, out: &mut Vec<u8>) {
-        if crate::fast_json::write_event(self, out) {
-            return;
-        }
-        if let Err(e) = serde_json::to_writer(out, self) {
-            unreachable_json(e)
-        }
-    }
-}
-
-/// Serializing an [`Event`] cannot fail: every map key is a string and no `Serialize` impl in
-/// the model returns an error. Should that ever change, fail loudly in debug builds.
-#[cold]
-fn unreachable_json<T>(e: serde_json::Error) -> T {
-    panic!("serializing an AG-UI event failed: {e}")
 }
 
 impl<'de> Deserialize<'de> for Event {

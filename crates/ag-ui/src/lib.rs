@@ -170,9 +170,9 @@ pub mod client;
 mod decode;
 pub mod encoding;
 mod event;
-mod fast_json;
 mod ids;
 mod input;
+mod json;
 #[cfg(feature = "openai")]
 #[cfg_attr(docsrs, doc(cfg(feature = "openai")))]
 pub mod llm;

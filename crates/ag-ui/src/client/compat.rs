@@ -35,6 +35,7 @@
 use serde_json::Value;
 
 use crate::decode::{Lone, SURROGATE_MARK, repair_surrogates};
+use crate::json::IdCache;
 use crate::{
     DecodeError, DecodeErrorKind, Event, MessageId, ReasoningMessageChunkEvent,
     TextMessageChunkEvent, ToolCallChunkEvent, ToolCallId,
@@ -55,6 +56,9 @@ pub struct Compat {
     text_chunk: Option<MessageId>,
     reasoning_chunk: Option<MessageId>,
     tool_chunk: Option<ToolCallId>,
+    /// The last ids read, shared by the next events that repeat them (as
+    /// [`EventDecoder`](crate::encoding::sse::EventDecoder) shares them).
+    ids: IdCache,
 }
 
 /// At most this many entities wait with the first half of a surrogate pair at once; past it the
@@ -146,7 +150,32 @@ impl Compat {
     /// The [`DecodeError`] of [`Event::from_slice`] for anything else that is not a valid event
     /// (including a `THINKING_*` event whose fields are invalid).
     pub fn decode(&mut self, data: &[u8]) -> Result<Option<Event>, DecodeError> {
-        match Event::from_slice(data) {
+        match std::str::from_utf8(data) {
+            Ok(json) => self.decode_str(json),
+            // Invalid UTF-8: the slow path names the problem.
+            Err(_) => self.decode_read(data, Event::from_slice(data)),
+        }
+    }
+
+    /// [`decode`](Self::decode) of text already read as UTF-8 (an SSE frame's data), without
+    /// checking it again. Ids equal to the last ones of their kind share them.
+    ///
+    /// # Errors
+    /// As [`decode`](Self::decode).
+    #[inline]
+    pub fn decode_str(&mut self, json: &str) -> Result<Option<Event>, DecodeError> {
+        let read = Event::from_json_sharing(json, &mut self.ids);
+        self.decode_read(json.as_bytes(), read)
+    }
+
+    /// Deals with what reading `data` gave: translates or skips an unknown type.
+    #[inline]
+    fn decode_read(
+        &mut self,
+        data: &[u8],
+        read: Result<Event, DecodeError>,
+    ) -> Result<Option<Event>, DecodeError> {
+        match read {
             Ok(event) => Ok(Some(event)),
             Err(e) if e.kind() == DecodeErrorKind::UnknownEventType => {
                 let name = e.event_type().unwrap_or_default();
@@ -200,6 +229,21 @@ impl Compat {
     pub fn decode_into(&mut self, data: &[u8], out: &mut Vec<Event>) -> Result<(), DecodeError> {
         if let Some(mut event) = self.decode(data)? {
             self.rejoin(data, &mut event, out);
+            out.push(event);
+        }
+        Ok(())
+    }
+
+    /// [`decode_into`](Self::decode_into) of text already read as UTF-8, as
+    /// [`decode_str`](Self::decode_str) reads it. The client pipeline reads each SSE frame's
+    /// data with it.
+    ///
+    /// # Errors
+    /// As [`decode`](Self::decode).
+    #[inline]
+    pub fn decode_str_into(&mut self, json: &str, out: &mut Vec<Event>) -> Result<(), DecodeError> {
+        if let Some(mut event) = self.decode_str(json)? {
+            self.rejoin(json.as_bytes(), &mut event, out);
             out.push(event);
         }
         Ok(())

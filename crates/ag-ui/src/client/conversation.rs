@@ -51,17 +51,18 @@ use std::task::{Poll, Waker};
 use serde_json::Value;
 
 use crate::client::apply::{Limits, PartialJson, Reducer, RunOutcome};
-use crate::client::run::{Flow, Pipeline, RunError, Subscriber};
+use crate::client::run::{Flow, Pipeline, RunError, Subscriber, Wire};
 use crate::{
     Context, Event, Interrupt, Message, MessageId, PROTOCOL_VERSION, ResumeEntry, ResumeStatus,
     RunAgentInput, ThreadId, Tool, ToolCallId, ToolMessage,
 };
 
-/// A piece of a response: bytes of an SSE stream, or an event already decoded.
+/// A piece of a response: bytes of an event stream, or an event already decoded.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Chunk {
-    /// SSE bytes, in pieces of any size.
-    Bytes(Vec<u8>),
+    /// Bytes of the stream in the body's [`wire`](Body::wire) encoding, in pieces of any
+    /// size (shared, not copied, from the transport's buffers).
+    Bytes(bytes::Bytes),
     /// One event (from a transport that does not go through bytes).
     Event(Box<Event>),
 }
@@ -70,6 +71,12 @@ pub enum Chunk {
 pub trait Body: Send {
     /// The next piece; `Ok(None)` at the end of the response.
     fn next(&mut self) -> impl Future<Output = Result<Option<Chunk>, RunError>> + Send;
+
+    /// The encoding of the [`Chunk::Bytes`] this body yields, as the response declared it:
+    /// SSE unless overridden.
+    fn wire(&self) -> Wire {
+        Wire::Sse
+    }
 }
 
 /// Carries a run to an agent and its events back.
@@ -520,7 +527,7 @@ impl Conversation {
             .with_state(self.state.clone())
             .with_pending_interrupts(std::mem::take(&mut self.pending_interrupts))
             .with_limits(self.limits);
-        let mut pipeline = Pipeline::new(reducer);
+        let mut pipeline = Pipeline::new(reducer).with_wire(body.wire());
         if let Some(limit) = self.max_event_size {
             pipeline = pipeline.with_max_event_size(limit);
         }

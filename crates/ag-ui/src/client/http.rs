@@ -4,6 +4,11 @@
 //! response streams SSE, read incrementally (nothing is buffered beyond the event being read,
 //! which is bounded by the pipeline's event size limit).
 //!
+//! With the `proto` feature, [`with_proto`](HttpAgent::with_proto) asks for protobuf
+//! (`Accept: application/vnd.ag-ui.event+proto, text/event-stream;q=0.5`). Whatever was asked,
+//! the body is decoded by the response's `Content-Type` (see [`Body::wire`]), and the events
+//! go through the same pipeline stages either way.
+//!
 //! What comes back is checked before a byte of it is read as events:
 //!
 //! - a non-success status is a [`RunError::Http`] carrying the status and (the first 64 KiB
@@ -64,7 +69,7 @@ use reqwest::{StatusCode, Url};
 
 use crate::RunAgentInput;
 use crate::client::conversation::{Body, Chunk, Transport};
-use crate::client::run::{RunError, Timeout};
+use crate::client::run::{RunError, Timeout, Wire};
 
 /// How much of an error response's body is kept.
 const ERROR_BODY_LIMIT: usize = 64 * 1024;
@@ -72,9 +77,21 @@ const ERROR_BODY_LIMIT: usize = 64 * 1024;
 /// How many redirects one run follows.
 const MAX_REDIRECTS: usize = 10;
 
-/// The media types of a response that carries AG-UI events. Compared case-insensitively,
-/// parameters (`; charset=utf-8`) ignored. The one place that decides what is accepted.
-const EVENT_MEDIA_TYPES: &[&str] = &["text/event-stream"];
+/// The media types of a response that carries AG-UI events, with the encoding each one
+/// declares. Compared case-insensitively, parameters (`; charset=utf-8`) ignored. The one
+/// place that decides what is accepted.
+const EVENT_MEDIA_TYPES: &[(&str, Wire)] = &[
+    ("text/event-stream", Wire::Sse),
+    #[cfg(feature = "proto")]
+    (crate::encoding::proto::CONTENT_TYPE, Wire::Proto),
+];
+
+/// The `Accept` header of a run: SSE only.
+const ACCEPT_SSE: &str = "text/event-stream";
+
+/// The `Accept` header of a run that asks for protobuf, SSE still welcome.
+#[cfg(feature = "proto")]
+const ACCEPT_PROTO: &str = "application/vnd.ag-ui.event+proto, text/event-stream;q=0.5";
 
 /// The connect timeout of an [`HttpAgent`] unless set: 10 seconds.
 pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
@@ -98,6 +115,9 @@ pub struct HttpAgent {
     connect_timeout: Duration,
     idle_timeout: Duration,
     cross_origin_redirects: bool,
+    /// Ask for protobuf first.
+    #[cfg(feature = "proto")]
+    proto: bool,
 }
 
 impl HttpAgent {
@@ -116,6 +136,8 @@ impl HttpAgent {
             connect_timeout: DEFAULT_CONNECT_TIMEOUT,
             idle_timeout: DEFAULT_IDLE_TIMEOUT,
             cross_origin_redirects: false,
+            #[cfg(feature = "proto")]
+            proto: false,
         }
     }
 
@@ -214,6 +236,26 @@ impl HttpAgent {
         self
     }
 
+    /// Asks for protobuf events (`application/vnd.ag-ui.event+proto`) with SSE as a lower-rated
+    /// fallback (off by default: SSE only). The response is read in the encoding its
+    /// `Content-Type` names, so an agent that answers SSE works either way.
+    #[cfg(feature = "proto")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "proto")))]
+    #[must_use]
+    pub fn with_proto(mut self, proto: bool) -> Self {
+        self.proto = proto;
+        self
+    }
+
+    /// The `Accept` header runs send.
+    fn accept(&self) -> &'static str {
+        #[cfg(feature = "proto")]
+        if self.proto {
+            return ACCEPT_PROTO;
+        }
+        ACCEPT_SSE
+    }
+
     /// The endpoint.
     pub fn url(&self) -> &str {
         &self.url
@@ -302,16 +344,18 @@ fn same_origin_redirects() -> reqwest::redirect::Policy {
     })
 }
 
-/// Whether a `Content-Type` is one of [`EVENT_MEDIA_TYPES`].
-fn is_event_media_type(content_type: &str) -> bool {
+/// The encoding a `Content-Type` of [`EVENT_MEDIA_TYPES`] declares; `None` for any other.
+fn event_media_type(content_type: &str) -> Option<Wire> {
     let essence = content_type.split(';').next().unwrap_or("").trim();
     EVENT_MEDIA_TYPES
         .iter()
-        .any(|accepted| essence.eq_ignore_ascii_case(accepted))
+        .find(|(accepted, _)| essence.eq_ignore_ascii_case(accepted))
+        .map(|&(_, wire)| wire)
 }
 
-/// Refuses a success response that is not an AG-UI event stream.
-fn check_event_stream(response: &reqwest::Response) -> Result<(), RunError> {
+/// Refuses a success response that is not an AG-UI event stream; else the encoding of its
+/// body.
+fn check_event_stream(response: &reqwest::Response) -> Result<Wire, RunError> {
     let header = |name| {
         response
             .headers()
@@ -323,14 +367,14 @@ fn check_event_stream(response: &reqwest::Response) -> Result<(), RunError> {
         .filter(|e| !e.trim().is_empty() && !e.trim().eq_ignore_ascii_case("identity"));
     let status = response.status();
     let no_body = matches!(status, StatusCode::NO_CONTENT | StatusCode::RESET_CONTENT);
-    if no_body || encoding.is_some() || !content_type.as_deref().is_some_and(is_event_media_type) {
-        return Err(RunError::NotAgUi {
+    match content_type.as_deref().and_then(event_media_type) {
+        Some(wire) if !no_body && encoding.is_none() => Ok(wire),
+        _ => Err(RunError::NotAgUi {
             status: status.as_u16(),
             content_type,
             content_encoding: encoding,
-        });
+        }),
     }
-    Ok(())
 }
 
 /// The streaming response of an [`HttpAgent`] run. Dropping it closes the request.
@@ -339,19 +383,24 @@ pub struct HttpBody {
     response: reqwest::Response,
     idle_timeout: Duration,
     timeout: Option<Duration>,
+    wire: Wire,
 }
 
 impl Body for HttpBody {
     async fn next(&mut self) -> Result<Option<Chunk>, RunError> {
         match tokio::time::timeout(self.idle_timeout, self.response.chunk()).await {
             Err(_) => Err(RunError::Timeout(Timeout::Idle(self.idle_timeout))),
-            Ok(Ok(Some(bytes))) => Ok(Some(Chunk::Bytes(bytes.to_vec()))),
+            Ok(Ok(Some(bytes))) => Ok(Some(Chunk::Bytes(bytes))),
             Ok(Ok(None)) => Ok(None),
             Ok(Err(e)) => match (e.is_timeout(), self.timeout) {
                 (true, Some(total)) => Err(RunError::Timeout(Timeout::Total(total))),
                 _ => Err(RunError::transport("reading the response", e)),
             },
         }
+    }
+
+    fn wire(&self) -> Wire {
+        self.wire
     }
 }
 
@@ -394,7 +443,7 @@ impl Transport for HttpAgent {
             let mut request = client
                 .post(url.clone())
                 .header(CONTENT_TYPE, "application/json")
-                .header(ACCEPT, "text/event-stream")
+                .header(ACCEPT, self.accept())
                 .body(body.clone());
             if credentials {
                 request = request.headers(self.headers.clone());
@@ -445,11 +494,12 @@ impl Transport for HttpAgent {
                     body: self.error_body(response).await,
                 });
             }
-            check_event_stream(&response)?;
+            let wire = check_event_stream(&response)?;
             return Ok(HttpBody {
                 response,
                 idle_timeout: self.idle_timeout,
                 timeout: self.timeout,
+                wire,
             });
         }
         Err(RunError::transport(
@@ -471,7 +521,14 @@ mod tests {
             "text/event-stream; charset=utf-8",
             " text/event-stream ;charset=UTF-8",
         ] {
-            assert!(is_event_media_type(accepted), "{accepted}");
+            assert_eq!(event_media_type(accepted), Some(Wire::Sse), "{accepted}");
+        }
+        #[cfg(feature = "proto")]
+        for accepted in [
+            "application/vnd.ag-ui.event+proto",
+            "Application/Vnd.AG-UI.Event+Proto; x=1",
+        ] {
+            assert_eq!(event_media_type(accepted), Some(Wire::Proto), "{accepted}");
         }
         for refused in [
             "application/json",
@@ -480,7 +537,7 @@ mod tests {
             "text/plain; x=text/event-stream",
             "",
         ] {
-            assert!(!is_event_media_type(refused), "{refused}");
+            assert_eq!(event_media_type(refused), None, "{refused}");
         }
     }
 

@@ -4,6 +4,11 @@
 //! bytes ─► FrameDecoder ─► Compat (THINKING_*, unknown types) ─► ChunkNormalizer ─► Verifier ─► Reducer
 //! ```
 //!
+//! An SSE frame's data is read as [`EventDecoder`](crate::encoding::sse::EventDecoder) reads it:
+//! the stream is checked as UTF-8 once, as it arrives, and ids repeated from one event to the
+//! next share one string. With the `proto` feature, a pipeline set to [`Wire::Proto`] reads
+//! protobuf frames instead (`encoding::proto`) and feeds the same stages.
+//!
 //! Every stage is public on its own ([`FrameDecoder`], [`Compat`], [`ChunkNormalizer`],
 //! [`Verifier`], [`Reducer`]); a [`Pipeline`] runs them in one pass, event by event, and tells a
 //! [`Subscriber`] about every event and every change of messages or state. A subscriber can end
@@ -55,7 +60,20 @@ use crate::client::chunks::{ChunkError, ChunkNormalizer};
 use crate::client::compat::Compat;
 use crate::encoding::sse::FrameDecoder;
 use crate::verify::{OpenEntities, Verifier, Violation};
-use crate::{DecodeError, DecodeErrorKind, Event, RunId};
+use crate::{DecodeError, Event, RunId};
+
+/// The encoding of the bytes fed to a [`Pipeline`], chosen from a response's `Content-Type`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Wire {
+    /// Server-sent events whose data are JSON events (`text/event-stream`).
+    #[default]
+    Sse,
+    /// Length-prefixed protobuf events (`application/vnd.ag-ui.event+proto`).
+    #[cfg(feature = "proto")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "proto")))]
+    Proto,
+}
 
 /// Whether the run goes on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -454,6 +472,9 @@ impl RunError {
 /// The whole client pipeline over one response. See the [module documentation](self).
 pub struct Pipeline {
     frames: FrameDecoder,
+    /// The protobuf reader, when the pipeline reads [`Wire::Proto`].
+    #[cfg(feature = "proto")]
+    proto: Option<crate::encoding::proto::EventDecoder>,
     compat: Compat,
     chunks: ChunkNormalizer,
     verifier: Verifier,
@@ -482,6 +503,8 @@ impl Pipeline {
     pub fn new(reducer: Reducer) -> Self {
         Self {
             frames: FrameDecoder::new(),
+            #[cfg(feature = "proto")]
+            proto: None,
             compat: Compat::new(),
             chunks: ChunkNormalizer::new(),
             verifier: Verifier::new(),
@@ -499,7 +522,65 @@ impl Pipeline {
     #[must_use]
     pub fn with_max_event_size(mut self, bytes: usize) -> Self {
         self.frames = FrameDecoder::new().with_max_event_size(bytes);
+        #[cfg(feature = "proto")]
+        if let Some(proto) = self.proto.take() {
+            self.proto = Some(proto.with_max_frame_size(bytes));
+        }
         self
+    }
+
+    /// Sets the encoding of the bytes given to [`push_bytes`](Self::push_bytes) ([`Wire::Sse`]
+    /// by default). Call it before feeding bytes. Over protobuf, the frame limit of
+    /// [`with_max_event_size`](Self::with_max_event_size) holds as well, and an event of
+    /// unknown type is skipped as over SSE.
+    ///
+    /// ```
+    /// # #[cfg(feature = "proto")] {
+    /// use ag_ui::client::apply::Reducer;
+    /// use ag_ui::client::run::{Pipeline, Wire};
+    /// use ag_ui::encoding::proto;
+    /// use ag_ui::Event;
+    ///
+    /// let mut bytes = Vec::new();
+    /// for event in [Event::run_started("t", "r"), Event::run_finished("t", "r")] {
+    ///     proto::encode_into(&event, &mut bytes);
+    /// }
+    /// let mut pipeline = Pipeline::new(Reducer::new()).with_wire(Wire::Proto);
+    /// for piece in bytes.chunks(3) {
+    ///     pipeline.push_bytes(piece, &mut ()).unwrap();
+    /// }
+    /// pipeline.finish(&mut ()).unwrap();
+    /// assert_eq!(pipeline.reducer().events_applied(), 2);
+    /// assert!(pipeline.check_end().is_ok());
+    /// # }
+    /// ```
+    #[must_use]
+    #[cfg_attr(not(feature = "proto"), allow(unused_mut))]
+    pub fn with_wire(mut self, wire: Wire) -> Self {
+        match wire {
+            Wire::Sse => {
+                #[cfg(feature = "proto")]
+                {
+                    self.proto = None;
+                }
+            }
+            #[cfg(feature = "proto")]
+            Wire::Proto => {
+                let limit = self.frames.max_event_size();
+                self.proto =
+                    Some(crate::encoding::proto::EventDecoder::new().with_max_frame_size(limit));
+            }
+        }
+        self
+    }
+
+    /// The encoding the pipeline reads.
+    pub fn wire(&self) -> Wire {
+        #[cfg(feature = "proto")]
+        if self.proto.is_some() {
+            return Wire::Proto;
+        }
+        Wire::Sse
     }
 
     /// Sets the limits on what the response's events may build in the reducer (see
@@ -525,7 +606,8 @@ impl Pipeline {
         self.stopped
     }
 
-    /// Feeds bytes of an SSE response, in pieces of any size.
+    /// Feeds bytes of the response (SSE unless [`with_wire`](Self::with_wire) said otherwise),
+    /// in pieces of any size.
     ///
     /// # Errors
     /// The first decode, chunk, verification or apply failure; the pipeline should not be fed
@@ -538,15 +620,42 @@ impl Pipeline {
         if self.stopped {
             return Ok(Flow::Stop);
         }
+        #[cfg(feature = "proto")]
+        if let Some(proto) = &mut self.proto {
+            proto.push(bytes);
+            return self.drain_proto(subscriber);
+        }
         self.frames.push(bytes);
         self.drain_frames(subscriber)
+    }
+
+    /// Feeds the events of the protobuf frames complete so far.
+    #[cfg(feature = "proto")]
+    fn drain_proto(&mut self, subscriber: &mut impl Subscriber) -> Result<Flow, RunError> {
+        use crate::encoding::proto::ProtoErrorKind;
+        while let Some(read) = self.proto.as_mut().and_then(Iterator::next) {
+            let event = match read {
+                Ok(event) => event,
+                Err(e) if e.kind() == ProtoErrorKind::UnknownEventType => {
+                    tracing::warn!(error = %e, "skipping an event of unknown type");
+                    continue;
+                }
+                Err(e) => return Err(DecodeError::from(e).into()),
+            };
+            if self.push_event(event, subscriber)? == Flow::Stop {
+                return Ok(Flow::Stop);
+            }
+        }
+        Ok(Flow::Continue)
     }
 
     fn drain_frames(&mut self, subscriber: &mut impl Subscriber) -> Result<Flow, RunError> {
         while let Some(frame) = self.frames.next_frame()? {
             let index = frame.index();
             let mut decoded = std::mem::take(&mut self.decoded);
-            if let Err(e) = decode_frame(&mut self.compat, frame.data(), &mut decoded) {
+            // The frame's text was checked as UTF-8 once, as the stream arrived (invalid bytes
+            // are U+FFFD, as the SSE rules say): the same read as `sse::EventDecoder`'s.
+            if let Err(e) = self.compat.decode_str_into(frame.text(), &mut decoded) {
                 return Err(e.with_index(index).into());
             }
             let flow = self.push_decoded(&mut decoded, subscriber);
@@ -624,6 +733,13 @@ impl Pipeline {
         if self.stopped {
             return Ok(Flow::Stop);
         }
+        #[cfg(feature = "proto")]
+        if let Some(proto) = &mut self.proto {
+            proto.finish();
+            if self.drain_proto(subscriber)? == Flow::Stop {
+                return Ok(Flow::Stop);
+            }
+        }
         self.frames.finish();
         if self.drain_frames(subscriber)? == Flow::Stop {
             return Ok(Flow::Stop);
@@ -687,20 +803,10 @@ impl Pipeline {
     }
 }
 
-/// Reads a frame's data; invalid UTF-8 is read as U+FFFD, as the SSE rules say.
-/// Lone UTF-16 surrogate halves rejoin across deltas (see [`Compat::decode_into`]).
-fn decode_frame(compat: &mut Compat, data: &[u8], out: &mut Vec<Event>) -> Result<(), DecodeError> {
-    match compat.decode_into(data, out) {
-        Err(e) if e.kind() == DecodeErrorKind::Syntax && std::str::from_utf8(data).is_err() => {
-            compat.decode_into(String::from_utf8_lossy(data).as_bytes(), out)
-        }
-        other => other,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::DecodeErrorKind;
     use crate::encoding::sse;
     use crate::{EventType, MessageId, TextMessageRole};
 

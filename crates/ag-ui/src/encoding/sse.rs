@@ -58,7 +58,7 @@
 
 use std::collections::VecDeque;
 
-use crate::fast_json::IdCache;
+use crate::json::IdCache;
 use crate::{DecodeError, DecodeErrorKind, Event};
 
 /// The media type of an SSE response.
@@ -175,6 +175,9 @@ pub struct FrameDecoder {
     /// Unprocessed input, already read as UTF-8; `buf[pos..]` is still to be read.
     buf: String,
     pos: usize,
+    /// How many bytes after `pos` were already searched for a line end without finding one,
+    /// so that a long line arriving in small pieces is searched once, not once per piece.
+    searched: usize,
     /// How much text was dropped from the front of `buf` so far: `buf[i]` is at offset
     /// `base + i` of the whole decoded text.
     base: usize,
@@ -231,6 +234,7 @@ impl FrameDecoder {
             max_event_size: DEFAULT_MAX_EVENT_SIZE,
             buf: String::new(),
             pos: 0,
+            searched: 0,
             base: 0,
             utf8_tail: Vec::new(),
             repairs: Repairs::default(),
@@ -384,6 +388,7 @@ impl FrameDecoder {
                             // The last line has no terminator: take it as complete.
                             let (start, end) = (self.pos, self.buf.len());
                             self.pos = end;
+                            self.searched = 0;
                             self.frame_bytes += (end - start)
                                 .saturating_sub(self.repairs.take_before(self.base + end));
                             if let Some(error) = self.check_size() {
@@ -436,6 +441,7 @@ impl FrameDecoder {
             self.partial_discarded = true;
         }
         self.pos = self.buf.len();
+        self.searched = 0;
         self.repairs.clear();
     }
 
@@ -463,11 +469,19 @@ impl FrameDecoder {
         // A blank line (every frame's end) needs no search.
         let found = match rest.first() {
             Some(b'\n' | b'\r') => Some(0),
-            _ => memchr::memchr2(b'\n', b'\r', rest),
+            _ => {
+                // Only the bytes that arrived since the last search can hold the line end.
+                let from = self.searched.min(rest.len());
+                memchr::memchr2(b'\n', b'\r', &rest[from..]).map(|at| from + at)
+            }
         };
         match found {
-            None => Line::Incomplete,
+            None => {
+                self.searched = rest.len();
+                Line::Incomplete
+            }
             Some(at) => {
+                self.searched = 0;
                 let start = self.pos;
                 let end = start + at;
                 let mut next = end + 1;
@@ -809,6 +823,38 @@ impl Iterator for EventDecoder {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_long_line_in_small_pieces_is_searched_once() {
+        let mut decoder = FrameDecoder::new();
+        decoder.push(b"data: ");
+        let mut fed = 6;
+        for _ in 0..100 {
+            decoder.push(&[b'x'; 1000]);
+            fed += 1000;
+            assert!(decoder.next_frame().unwrap().is_none());
+            // Everything pending was searched: the next piece's search starts after it.
+            assert_eq!(decoder.searched, fed);
+        }
+        decoder.push(b"\r");
+        assert!(decoder.next_frame().unwrap().is_none());
+        assert_eq!(decoder.searched, 0);
+        decoder.push(b"\n\ndata: y\n\n");
+        let frame = decoder.next_frame().unwrap().unwrap();
+        assert_eq!(frame.data().len(), 100_000);
+        let frame = decoder.next_frame().unwrap().unwrap();
+        assert_eq!(frame.data(), b"y");
+        // An oversized frame dropped mid-line restarts the search at the next line.
+        let mut decoder = FrameDecoder::new().with_max_event_size(10);
+        decoder.push(b"data: 0123456789");
+        assert_eq!(
+            decoder.next_frame().unwrap_err().kind(),
+            DecodeErrorKind::TooLarge
+        );
+        assert_eq!(decoder.searched, 0);
+        decoder.push(b"abc\n\ndata: z\n\n");
+        assert_eq!(decoder.next_frame().unwrap().unwrap().data(), b"z");
+    }
 
     fn frames_of(input: &[u8], chunk: usize) -> Vec<(Vec<u8>, Option<String>, Option<String>)> {
         let mut decoder = FrameDecoder::new();
