@@ -29,6 +29,9 @@ pub(crate) struct RunOptions {
     pub(crate) color: bool,
     pub(crate) connect_timeout: Duration,
     pub(crate) idle_timeout: Duration,
+    /// Ask for the binary transport (`application/vnd.ag-ui.event+proto`); the body is read as
+    /// its content type says either way.
+    pub(crate) proto: bool,
 }
 
 fn unique(prefix: &str) -> String {
@@ -231,7 +234,8 @@ pub(crate) async fn run(options: RunOptions) -> Result<(), Failure> {
     }
     let mut agent = HttpAgent::new(options.url.as_str())
         .with_connect_timeout(options.connect_timeout)
-        .with_idle_timeout(options.idle_timeout);
+        .with_idle_timeout(options.idle_timeout)
+        .with_proto(options.proto);
     for (name, value) in &options.headers {
         agent = agent
             .try_with_header(name, value)
@@ -290,6 +294,7 @@ pub(crate) async fn demo(message: String, color: bool, json: bool) -> Result<(),
         color,
         connect_timeout: ag_ui::client::http::DEFAULT_CONNECT_TIMEOUT,
         idle_timeout: ag_ui::client::http::DEFAULT_IDLE_TIMEOUT,
+        proto: false,
     })
     .await
 }

@@ -100,6 +100,10 @@ enum Command {
         /// two pieces of the stream; keep-alive comments count).
         #[arg(long, value_name = "SECS", default_value = "60")]
         idle_timeout: String,
+        /// Ask for the binary transport (protobuf frames) instead of SSE; an agent that cannot
+        /// serve it answers SSE, which is read as well.
+        #[arg(long)]
+        proto: bool,
     },
     /// Serve the demo agent on a free local port and run one turn against it.
     Demo {
@@ -220,6 +224,7 @@ fn main() -> ExitCode {
             json,
             connect_timeout,
             idle_timeout,
+            proto,
         } => run_options(RunArgs {
             url,
             message,
@@ -231,6 +236,7 @@ fn main() -> ExitCode {
             color,
             connect_timeout,
             idle_timeout,
+            proto,
         })
         .and_then(|options| runtime().and_then(|rt| rt.block_on(live::run(options)))),
         Command::Demo { message, json } => {
@@ -306,6 +312,7 @@ struct RunArgs {
     color: bool,
     connect_timeout: String,
     idle_timeout: String,
+    proto: bool,
 }
 
 /// Checks the arguments of `run`; every mistake is a usage error (exit 2).
@@ -344,6 +351,7 @@ fn run_options(args: RunArgs) -> Result<live::RunOptions, Failure> {
         color: args.color,
         connect_timeout: timeout("--connect-timeout", &args.connect_timeout)?,
         idle_timeout: timeout("--idle-timeout", &args.idle_timeout)?,
+        proto: args.proto,
     })
 }
 

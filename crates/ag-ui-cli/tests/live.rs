@@ -565,3 +565,77 @@ fn every_run_gets_a_fresh_id() {
     assert!(a.starts_with("t9-run-"), "{a}");
     assert_ne!(a, b);
 }
+
+#[test]
+fn run_proto_asks_for_protobuf_and_reads_the_same_conversation() {
+    let server = serve();
+    let texts = |args: &[&str]| {
+        let out = ag_ui(args);
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let events: Vec<Event> = String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .map(|l| Event::from_json(l).unwrap())
+            .collect();
+        let mut texts: Vec<(String, String)> = events
+            .iter()
+            .filter_map(|e| match e {
+                // Subagent run ids carry the (fresh) run id: keep their last part.
+                Event::TextMessageContent(c) => Some((
+                    c.subagent_run_id.as_ref().map_or(String::new(), |s| {
+                        s.as_str().rsplit('-').next().unwrap_or("").to_owned()
+                    }),
+                    c.delta.clone(),
+                )),
+                _ => None,
+            })
+            .collect();
+        texts.sort();
+        (events.len(), texts)
+    };
+    let sse = texts(&["run", &server.url, "hi", "--json", "--thread", "t"]);
+    let proto = texts(&[
+        "run",
+        &server.url,
+        "hi",
+        "--json",
+        "--thread",
+        "t",
+        "--proto",
+    ]);
+    assert!(!sse.1.is_empty());
+    assert_eq!(sse, proto);
+
+    // The request asks for protobuf first, SSE as a fallback.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/", listener.local_addr().unwrap());
+    let seen = std::thread::spawn(move || {
+        use std::io::{Read, Write};
+        let (mut socket, _) = listener.accept().unwrap();
+        let mut request = Vec::new();
+        let mut buf = [0; 4096];
+        while !request.windows(4).any(|w| w == b"\r\n\r\n") {
+            let n = socket.read(&mut buf).unwrap();
+            if n == 0 {
+                break;
+            }
+            request.extend_from_slice(&buf[..n]);
+        }
+        let _ = socket.write_all(
+            b"HTTP/1.1 500 Internal Server Error\r\ncontent-length: 0\r\nconnection: close\r\n\r\n",
+        );
+        String::from_utf8_lossy(&request).to_ascii_lowercase()
+    });
+    let out = ag_ui(&["run", &url, "hi", "--proto"]);
+    assert_eq!(out.status.code(), Some(1));
+    let request = seen.join().unwrap();
+    assert!(
+        request.contains("accept: application/vnd.ag-ui.event+proto"),
+        "{request}"
+    );
+}
