@@ -43,9 +43,33 @@ mod structs;
 pub use structs::*;
 
 /// An event type name that is not one of the 31 of AG-UI 1.0.
+///
+/// ```
+/// use ag_ui::{DecodeErrorKind, EventType};
+///
+/// let err = "THINKING_START".parse::<EventType>().unwrap_err();
+/// assert_eq!(err.name(), "THINKING_START");
+/// assert_eq!(err.kind(), DecodeErrorKind::UnknownEventType);
+/// assert_eq!(err.to_string(), "unknown AG-UI event type \"THINKING_START\"");
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("unknown AG-UI event type {0:?}")]
-pub struct UnknownEventType(pub String);
+pub struct UnknownEventType(String);
+
+impl UnknownEventType {
+    /// The name that is not an event type.
+    pub fn name(&self) -> &str {
+        &self.0
+    }
+
+    /// What kind of failure this is: always [`DecodeErrorKind::UnknownEventType`], the kind a
+    /// decoder reports for the same name.
+    ///
+    /// [`DecodeErrorKind::UnknownEventType`]: crate::DecodeErrorKind::UnknownEventType
+    pub fn kind(&self) -> crate::DecodeErrorKind {
+        crate::DecodeErrorKind::UnknownEventType
+    }
+}
 
 events! {
     /// `TEXT_MESSAGE_START`

@@ -286,7 +286,8 @@ impl Event {
 }
 
 /// Serializing an [`Event`] cannot fail: every map key is a string and no `Serialize` impl in
-/// the model returns an error. Should that ever change, fail loudly in debug builds.
+/// the model returns an error. Should that ever change, this panics, in every build: it is a
+/// bug of this crate, never a consequence of input.
 #[cold]
 fn unreachable_json<T>(e: serde_json::Error) -> T {
     panic!("serializing an AG-UI event failed: {e}")
