@@ -145,7 +145,7 @@ pub(crate) async fn verify_url(
         |mut response| async move {
             match response.next().await {
                 Ok(None) => None,
-                Ok(Some(Chunk::Bytes(bytes))) => Some((Ok(Bytes::from(bytes)), response)),
+                Ok(Some(Chunk::Bytes(bytes))) => Some((Ok(bytes), response)),
                 // An HTTP transport hands out bytes only.
                 Ok(Some(Chunk::Event(_))) => Some((Ok(Bytes::new()), response)),
                 Err(e) => Some((Err(chain(&e)), response)),

@@ -174,8 +174,12 @@ fn state_deltas(c: &mut Criterion) {
             let mut decoder = EventDecoder::new();
             decoder.push(&bytes);
             decoder.finish();
-            let count = decoder.by_ref().map(|e| black_box(e.unwrap())).count();
-            assert_eq!(count as u64, n);
+            let mut count = 0_u64;
+            for event in decoder.by_ref() {
+                black_box(event.unwrap());
+                count += 1;
+            }
+            assert_eq!(count, n);
             count
         })
     });
