@@ -377,6 +377,20 @@ async fn rendered(client: &Client) -> Value {
     .await
 }
 
+/// What the page shows once it has drawn what it loaded: the views are redrawn on the next
+/// animation frame after a load completes, so they are read until they match `expected` (or
+/// the time runs out, when the last reading is returned for the assertion to show).
+async fn rendered_as(client: &Client, expected: &Value) -> Value {
+    let deadline = Instant::now() + LONG;
+    loop {
+        let now = rendered(client).await;
+        if now == *expected || Instant::now() > deadline {
+            return now;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_loaded_recording_renders_as_the_live_run_did() {
     let (_inspector, url, _out) = inspector(&[]);
@@ -408,7 +422,7 @@ async fn a_loaded_recording_renders_as_the_live_run_did() {
             LONG,
         )
         .await;
-        let loaded = rendered(&client).await;
+        let loaded = rendered_as(&client, &live).await;
         assert_eq!(loaded, live);
         let status = text(&client, "#status").await;
         assert!(status.contains("Run finished"), "{status}");
@@ -428,7 +442,7 @@ async fn a_loaded_recording_renders_as_the_live_run_did() {
             LONG,
         )
         .await;
-        assert_eq!(rendered(&client).await, live);
+        assert_eq!(rendered_as(&client, &live).await, live);
 
         // And as protobuf frames.
         let mut frames = Vec::new();
@@ -445,7 +459,7 @@ async fn a_loaded_recording_renders_as_the_live_run_did() {
             LONG,
         )
         .await;
-        assert_eq!(rendered(&client).await, live);
+        assert_eq!(rendered_as(&client, &live).await, live);
     })
     .await;
 }
