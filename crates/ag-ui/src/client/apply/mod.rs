@@ -504,7 +504,7 @@ impl Reducer {
             self.state_size,
             LimitKind::StateBytes,
         )?;
-        Ok(match json_patch::patch(&mut self.state, ops) {
+        Ok(match patch_atomically(&mut self.state, ops) {
             Ok(()) => {
                 self.state_size = Some(bound);
                 Applied {
@@ -771,3 +771,26 @@ fn unknown_tool_call(id: &ToolCallId) -> Applied {
 
 #[cfg(test)]
 mod tests;
+
+/// Applies `ops` to `doc` all or nothing.
+///
+/// `json_patch::patch` undoes a failed patch in place, but its undo of a `move` can itself
+/// fail, and then it panics (found by the `reducer` fuzz target: a `move` whose target path
+/// does not exist, after a `copy`). A patch with a `move` is therefore applied to a copy that
+/// replaces the document only when every operation succeeded; the others, by far the common
+/// case, are patched in place without a copy.
+pub(crate) fn patch_atomically(
+    doc: &mut serde_json::Value,
+    ops: &[json_patch::PatchOperation],
+) -> Result<(), json_patch::PatchError> {
+    if !ops
+        .iter()
+        .any(|op| matches!(op, json_patch::PatchOperation::Move(_)))
+    {
+        return json_patch::patch(doc, ops);
+    }
+    let mut copy = doc.clone();
+    json_patch::patch_unsafe(&mut copy, ops)?;
+    *doc = copy;
+    Ok(())
+}

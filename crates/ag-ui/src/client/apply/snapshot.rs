@@ -145,7 +145,7 @@ impl Reducer {
             .iter()
             .any(|op| op.path().as_str().is_empty())
             .then(|| content.clone());
-        let failure = match json_patch::patch(&mut content, &e.patch) {
+        let failure = match super::patch_atomically(&mut content, &e.patch) {
             Ok(()) => match content {
                 Value::Object(object) => {
                     activity.content = object;

@@ -853,3 +853,20 @@ fn the_index_finds_the_first_message_and_call_after_any_insertions() {
         }
     }
 }
+
+#[test]
+fn a_failing_move_after_a_copy_leaves_the_state_as_it_was() {
+    // json_patch's in-place undo panics on this patch (found by the reducer fuzz target).
+    let mut reducer = Reducer::new().with_state(serde_json::json!({}));
+    let ops: Vec<json_patch::PatchOperation> = serde_json::from_value(serde_json::json!([
+        {"op":"add","path":"/k-0","value":{"list":[1]}},
+        {"op":"add","path":"/k-0/list/-","value":2},
+        {"op":"copy","from":"/k-0","path":"/k-0c"},
+        {"op":"move","from":"/k-0c","path":"/k/list/-"},
+    ]))
+    .unwrap();
+    let before = reducer.state().clone();
+    let result = reducer.apply(&Event::state_delta(ops));
+    assert!(result.is_err() || reducer.state() == &before);
+    assert_eq!(reducer.state(), &before);
+}
