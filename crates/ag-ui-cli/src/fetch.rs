@@ -5,8 +5,6 @@
 //! SSE frame limit applies and a violation stops the download at once.
 
 use std::io::Read;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{SystemTime, UNIX_EPOCH};
 
 use ag_ui::client::conversation::{Body as _, Chunk, Transport as _};
 use ag_ui::client::http::HttpAgent;
@@ -17,34 +15,12 @@ use axum::body::Bytes;
 use futures::StreamExt;
 use tokio::sync::mpsc;
 
+use crate::live::{chain, unique};
 use crate::offline::{self, Failure};
 
 /// How many pieces of the body may wait for the verifier: the memory the download may take
 /// ahead of verification is this many network reads.
 const QUEUE: usize = 4;
-
-/// The `Display` of an error and all its sources, joined with `: `.
-fn chain(error: &dyn std::error::Error) -> String {
-    let mut text = error.to_string();
-    let mut source = error.source();
-    while let Some(e) = source {
-        text.push_str(": ");
-        text.push_str(&e.to_string());
-        source = e.source();
-    }
-    text
-}
-
-fn unique(prefix: &str) -> String {
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let nanos = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos());
-    format!(
-        "{prefix}-{nanos:x}-{}",
-        COUNTER.fetch_add(1, Ordering::Relaxed)
-    )
-}
 
 /// The body as a [`Read`], fed by the download task. A broken download is a read error, once
 /// every byte that came before it has been read.

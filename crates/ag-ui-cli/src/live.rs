@@ -34,7 +34,7 @@ pub(crate) struct RunOptions {
     pub(crate) proto: bool,
 }
 
-fn unique(prefix: &str) -> String {
+pub(crate) fn unique(prefix: &str) -> String {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let nanos = SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -209,7 +209,7 @@ fn run_failure(error: RunError) -> Failure {
 }
 
 /// An error and its sources, `: `-separated (what failed, then why, down to the OS error).
-fn chain(error: &(dyn std::error::Error + 'static)) -> String {
+pub(crate) fn chain(error: &(dyn std::error::Error + 'static)) -> String {
     let mut text = error.to_string();
     let mut source = error.source();
     while let Some(cause) = source {
