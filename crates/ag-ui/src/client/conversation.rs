@@ -599,9 +599,9 @@ mod tests {
         let RunError::Pipeline(PipelineError::Apply(e)) = &err else {
             panic!("{err}")
         };
-        assert_eq!(e.index, 3);
+        assert_eq!(e.index(), 3);
         assert_eq!(
-            e.limit.map(|l| (l.kind, l.size, l.max)),
+            e.limit().map(|l| (l.kind, l.size, l.max)),
             Some((crate::client::apply::LimitKind::MessageBytes, 20, 15))
         );
     }

@@ -753,7 +753,10 @@ mod tests {
             panic!("{err}")
         };
         assert_eq!(e.kind(), crate::client::apply::ApplyErrorKind::Limit);
-        assert_eq!((e.index, e.event_type), (3, EventType::TextMessageContent));
+        assert_eq!(
+            (e.index(), e.event_type()),
+            (3, EventType::TextMessageContent)
+        );
         assert_eq!(pipeline.reducer().messages()[0].text(), Some("kept"));
     }
 
