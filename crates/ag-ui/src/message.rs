@@ -422,6 +422,28 @@ impl FunctionCall {
 }
 
 /// A tool call held by an assistant message.
+///
+/// Built with [`ToolCall::new`] and the `with_*` setters: the protocol may add fields, so the
+/// struct cannot be written as a literal outside this crate.
+///
+/// ```
+/// use ag_ui::ToolCall;
+///
+/// let call = ToolCall::new("c1", "get_weather", r#"{"city":"Paris"}"#).with_encrypted_value("x");
+/// assert_eq!(call.function.name, "get_weather");
+/// ```
+///
+/// ```compile_fail,E0639
+/// use ag_ui::{FunctionCall, ToolCall, ToolCallType};
+///
+/// let call = ToolCall {
+///     id: "c1".into(),
+///     call_type: ToolCallType::Function,
+///     function: FunctionCall::new("f", "{}"),
+///     encrypted_value: None,
+///     metadata: None,
+/// };
+/// ```
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
