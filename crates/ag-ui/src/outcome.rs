@@ -216,7 +216,7 @@ fn timestamp_ms(text: &str) -> Option<i64> {
         "Z" | "z" => 0,
         zone if zone.len() == 6
             && (zone.starts_with('+') || zone.starts_with('-'))
-            && &zone[3..4] == ":" =>
+            && zone.as_bytes()[3] == b':' =>
         {
             let minutes = digits(at + 1..at + 3)? * 60 + digits(at + 4..at + 6)?;
             if zone.starts_with('-') {
@@ -477,6 +477,11 @@ mod tests {
             "2000-01-01T25:00:00Z",
             "2000-01-01T00:00:00",
             "2000-01-01T00:00:00+0200",
+            // Not ASCII where the parser looks for separators: refused, never a panic.
+            "2000-01-01T00:00:00+0\u{e9}00",
+            "2000\u{e9}01-01",
+            "2000-01-01T00:00:00.\u{e9}Z",
+            "2000-01-01\u{e9}00:00:00Z",
         ] {
             assert_eq!(timestamp_ms(bad), None, "{bad}");
         }
