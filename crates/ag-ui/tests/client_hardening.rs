@@ -444,6 +444,66 @@ async fn an_event_stream_that_stops_mid_run_is_incomplete() {
     assert_eq!(conversation.messages()[1].text(), Some("cut"));
 }
 
+/// A body cut short in a way HTTP can see (a chunked body without its last chunk, fewer bytes
+/// than `content-length`) is a transport error, not the end of the response: the carrier
+/// broke, which a reconnecting client must be able to tell from a server that closed the
+/// stream in the middle of a run (`Incomplete`, above).
+#[tokio::test]
+async fn a_body_cut_short_is_a_connection_error_that_keeps_what_came() {
+    let events = sse_of(&[
+        Event::run_started("t", "r1"),
+        Event::text_message_start("a1", TextMessageRole::Assistant),
+        Event::text_message_content("a1", "cut"),
+    ]);
+    let chunked = {
+        let mut bytes = b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\
+            transfer-encoding: chunked\r\nconnection: close\r\n\r\n"
+            .to_vec();
+        bytes.extend(format!("{:x}\r\n", events.len()).into_bytes());
+        bytes.extend(&events);
+        // No terminating `0` chunk: the connection closes mid-body.
+        bytes.extend(b"\r\n");
+        bytes
+    };
+    let short = {
+        let mut bytes = format!(
+            "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\
+             content-length: {}\r\n\r\n",
+            events.len() + 100
+        )
+        .into_bytes();
+        bytes.extend(&events);
+        bytes
+    };
+    for (name, reply) in [("chunked", chunked), ("content-length", short)] {
+        let server = server(move |_, mut stream| {
+            let reply = reply.clone();
+            async move {
+                let _ = stream.write_all(&reply).await;
+                let _ = stream.shutdown().await;
+            }
+        })
+        .await;
+        let (conversation, result) = run_once(&HttpAgent::new(server.url("/"))).await;
+        let err = result.unwrap_err();
+        assert_eq!(
+            err.kind(),
+            RunErrorKind::Transport(TransportErrorKind::Connection),
+            "{name}: {err}"
+        );
+        assert!(
+            err.to_string()
+                .starts_with("transport failed: reading the response"),
+            "{name}: {err}"
+        );
+        assert!(
+            std::error::Error::source(&err).is_some(),
+            "{name}: the cause is kept"
+        );
+        assert_eq!(conversation.messages()[1].text(), Some("cut"), "{name}");
+    }
+}
+
 #[tokio::test]
 async fn http_errors_show_a_short_sanitized_excerpt() {
     let long_page = format!(

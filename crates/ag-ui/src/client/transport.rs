@@ -46,12 +46,31 @@ pub enum Piece {
 }
 
 /// The response of one run, read piece by piece.
+///
+/// # How a response ends
+///
+/// A body says only what it knows about the carrying of the response; whether the *run* ended
+/// is decided by the pipeline, from the events:
+///
+/// - **`Ok(None)`**: the response ended as the transport sees it (the server closed the
+///   stream, the recording is over). If the events so far did not end the run with
+///   `RUN_FINISHED` or `RUN_ERROR`, the run fails with [`PipelineError::Incomplete`](
+///   crate::client::PipelineError::Incomplete), naming the run and what it still had open.
+///   A transport never needs to check that itself.
+/// - **`Err(_)`**: the response was cut off in a way the transport could see — the connection
+///   reset, a chunked or length-delimited body that stopped short, a timeout. Report it as a
+///   [`TransportError`] ([`Connection`](TransportError::Connection) with the cause as its
+///   source, or [`Timeout`](TransportError::Timeout)), never as `Ok(None)`: a caller that
+///   retries (a reconnecting client) can then tell a broken carrier from a server that
+///   closed the stream in the middle of a run.
+///
+/// After `Ok(None)` or an error, `next` is not called again.
 pub trait Body: Send {
     /// The next piece; `Ok(None)` at the end of the response.
     ///
     /// # Errors
-    /// A [`TransportError`] when the response cannot be read (the connection broke, a timeout
-    /// fired).
+    /// A [`TransportError`] when the response cannot be read to its end (the connection broke,
+    /// the body stopped short, a timeout fired); see [how a response ends](Body#how-a-response-ends).
     fn next(&mut self) -> impl Future<Output = Result<Option<Piece>, TransportError>> + Send;
 
     /// The encoding of the [`Piece::Bytes`] this body yields, as the response declared it:
