@@ -6,8 +6,7 @@
 
 use std::io::Read;
 
-use ag_ui::client::HttpAgent;
-use ag_ui::client::{Body as _, Piece, Transport as _, TransportErrorKind};
+use ag_ui::client::{Body as _, HttpAgent, Piece, Transport as _, TransportErrorKind};
 use ag_ui::{Message, PROTOCOL_VERSION, RunAgentInput};
 // The `bytes` crate's type, which reqwest hands out too.
 use axum::body::Bytes;

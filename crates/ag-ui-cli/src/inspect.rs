@@ -20,10 +20,10 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use ag_ui::axum::{EventStream, RunHandler};
-use ag_ui::client::apply::{Applied, MessagesChange, Reducer};
+use ag_ui::client::apply::{Applied, MessagesChange};
 use ag_ui::client::{
-    Body, CancelHandle, Conversation, Flow, HttpAgent, Piece, Pipeline, PipelineError, RunEnd,
-    RunError, Subscriber, Transport, TransportError,
+    Body, CancelHandle, Conversation, Flow, HttpAgent, Piece, Pipeline, PipelineError, Reducer,
+    RunEnd, RunError, Subscriber, Transport, TransportError,
 };
 use ag_ui::encoding::proto;
 use ag_ui::server::Runner;

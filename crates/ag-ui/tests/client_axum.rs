@@ -5,10 +5,7 @@
 use std::time::Duration;
 
 use ag_ui::axum::{AgentEndpoint, RouterExt};
-use ag_ui::client::HttpAgent;
-use ag_ui::client::Reducer;
-use ag_ui::client::{CancelHandle, Conversation, RunEnd};
-use ag_ui::client::{Flow, Subscriber};
+use ag_ui::client::{CancelHandle, Conversation, Flow, HttpAgent, Reducer, RunEnd, Subscriber};
 use ag_ui::{Event, Message, RunAgentInput, TextMessageRole};
 use axum::Router;
 use futures::{Stream, StreamExt};

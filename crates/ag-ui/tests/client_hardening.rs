@@ -7,12 +7,10 @@
 use std::future::Future;
 use std::time::Duration;
 
-use ag_ui::client::HttpAgent;
 use ag_ui::client::{
-    Conversation, PipelineError, PipelineErrorKind, Replay, RunEnd, TransportError,
-    TransportErrorKind,
+    Conversation, HttpAgent, PipelineError, PipelineErrorKind, Replay, RunEnd, RunError,
+    RunErrorKind, Timeout, TransportError, TransportErrorKind,
 };
-use ag_ui::client::{RunError, RunErrorKind, Timeout};
 use ag_ui::encoding::sse;
 use ag_ui::{Event, RunErrorEvent, TextMessageRole, ToolCallStartEvent};
 use serde_json::Value;

@@ -7,10 +7,10 @@ use std::path::PathBuf;
 use std::process::{Child, ChildStdout, Command, Stdio};
 use std::time::Duration;
 
-use ag_ui::client::HttpAgent;
-use ag_ui::client::apply::RunOutcome;
-use ag_ui::client::{CancelHandle, Conversation, RunEnd, TransportError, TransportErrorKind};
-use ag_ui::client::{Flow, RunError, RunErrorKind, Subscriber};
+use ag_ui::client::{
+    CancelHandle, Conversation, Flow, HttpAgent, RunEnd, RunError, RunErrorKind, RunOutcome,
+    Subscriber, TransportError, TransportErrorKind,
+};
 use ag_ui::{Event, ResumeEntry, Tool};
 use serde_json::json;
 
