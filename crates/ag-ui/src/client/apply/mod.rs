@@ -48,7 +48,7 @@
 //! ]})).unwrap();
 //! let err = reducer.apply(&doubling).unwrap_err();
 //! assert_eq!(err.kind(), ApplyErrorKind::Limit);
-//! assert_eq!((err.index, err.limit.unwrap().kind), (1, LimitKind::StateBytes));
+//! assert_eq!((err.index(), err.limit().unwrap().kind), (1, LimitKind::StateBytes));
 //! assert_eq!(reducer.state(), &json!({"a": "x".repeat(300)}));
 //! ```
 //!
