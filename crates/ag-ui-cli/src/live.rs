@@ -6,10 +6,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use ag_ui::client::apply::Reducer;
-use ag_ui::client::conversation::{CancelHandle, Conversation};
-use ag_ui::client::http::HttpAgent;
-use ag_ui::client::run::{Flow, RunError, Subscriber};
+use ag_ui::client::{
+    CancelHandle, Conversation, Flow, HttpAgent, PipelineError, Reducer, RunError, Subscriber,
+    TransportError,
+};
 use ag_ui::{Event, ResumeEntry};
 
 use crate::offline::Failure;
@@ -194,30 +194,34 @@ fn run_failure(error: RunError) -> Failure {
             message,
         };
     match error {
-        RunError::Verify(v) => stream(
+        RunError::Pipeline(PipelineError::Verify(v)) => stream(
             v.index(),
             v.kind().as_str(),
             v.ids().to_vec(),
             v.message().to_owned(),
         ),
-        RunError::Chunk(e) => stream(
+        RunError::Pipeline(PipelineError::Chunk(e)) => stream(
             e.index(),
             e.kind().as_str(),
             e.id().map(str::to_owned).into_iter().collect(),
             e.to_string(),
         ),
-        RunError::Transport { message, source } => Failure::Remote(match source {
-            Some(source) => format!("{message}: {}", chain(source.as_ref())),
-            None => message,
-        }),
+        RunError::Transport(TransportError::Connection { message, source }) => {
+            Failure::Remote(match source {
+                Some(source) => format!("{message}: {}", chain(source.as_ref())),
+                None => message,
+            })
+        }
         RunError::UnansweredInterrupt(id) => {
             Failure::Usage(format!("interrupt {id:?} needs a --resume answer"))
         }
-        RunError::InvalidRequest(message) => Failure::Usage(message),
-        RunError::RunFailed { message, code } => Failure::RunError(match code {
-            Some(code) => format!("{message} (code {code})"),
-            None => message,
-        }),
+        RunError::Transport(TransportError::InvalidRequest(message)) => Failure::Usage(message),
+        RunError::Pipeline(PipelineError::RunFailed { message, code }) => {
+            Failure::RunError(match code {
+                Some(code) => format!("{message} (code {code})"),
+                None => message,
+            })
+        }
         other => Failure::Remote(chain(&other)),
     }
 }
