@@ -354,6 +354,39 @@ async fn a_broken_stream_shows_its_violation_at_the_event_that_broke_it() {
     .await;
 }
 
+/// A run the agent ends with `RUN_ERROR` is the agent's failure: the status says `run-error`
+/// (not a generic error) and carries the agent's message.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_error_is_shown_as_the_agents_failure() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let agent = format!("http://{}/agent", listener.local_addr().unwrap());
+    let app = axum::Router::new().agent(
+        "/agent",
+        AgentEndpoint::new(|input: RunAgentInput| {
+            futures::stream::iter([
+                Event::run_started(input.thread_id.clone(), input.run_id.clone()),
+                Event::run_error("the model is unavailable"),
+            ])
+        }),
+    );
+    tokio::spawn(async move { axum::serve(listener, app).await });
+
+    let (_inspector, url, _out) = inspector(&[&agent]);
+    with_browser(|client| async move {
+        client.goto(&url).await.unwrap();
+        send(&client, "hello").await;
+        wait_for(
+            &client,
+            "document.getElementById('status').dataset.outcome === 'run-error'",
+            LONG,
+        )
+        .await;
+        let status = text(&client, "#status").await;
+        assert!(status.contains("the model is unavailable"), "{status}");
+    })
+    .await;
+}
+
 async fn load_file(client: &Client, path: &Path) {
     client
         .find(Locator::Id("load-file"))
