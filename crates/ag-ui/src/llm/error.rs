@@ -160,6 +160,28 @@ impl From<LlmError> for crate::server::Error {
 
 impl From<crate::server::Error> for LlmError {
     fn from(error: crate::server::Error) -> Self {
-        LlmError::new(LlmErrorKind::Emit, error.to_string()).with_source(error)
+        // The server's error is the source; the message does not repeat it.
+        LlmError::new(LlmErrorKind::Emit, "the run refused an event").with_source(error)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::error::Error as _;
+
+    #[test]
+    fn an_emit_error_keeps_the_servers_error_as_source_without_repeating_it() {
+        let server = crate::server::Error::agent("the consumer went away");
+        let error = LlmError::from(server);
+        assert_eq!(error.kind(), LlmErrorKind::Emit);
+        assert_eq!(error.to_string(), "the run refused an event");
+        assert_eq!(
+            error.source().unwrap().to_string(),
+            "the consumer went away"
+        );
+        // And back: the server's own error, unchanged.
+        let back = crate::server::Error::from(error);
+        assert_eq!(back.to_string(), "the consumer went away");
     }
 }

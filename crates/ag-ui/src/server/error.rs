@@ -98,8 +98,10 @@ impl Error {
             ErrorKind::Protocol,
             format!("the event was not emitted: {violation}"),
         );
-        error.violation = Some(Box::new(violation.clone()));
-        error.with_source(violation)
+        // The violation is in the message and behind `violation()`; it is not also the
+        // `source`, which would print it twice in a report that walks the chain.
+        error.violation = Some(Box::new(violation));
+        error
     }
 
     /// For [`ErrorKind::Protocol`]: the rule the refused event would have broken.

@@ -277,6 +277,12 @@ fn the_verifier_refuses_at_the_call_and_queues_nothing() {
         err.violation().unwrap().kind(),
         ViolationKind::ToolAlreadyOpen
     );
+    // The violation is told once: in the message, not again as the source.
+    assert_eq!(
+        err.to_string(),
+        format!("the event was not emitted: {}", err.violation().unwrap())
+    );
+    assert!(std::error::Error::source(&err).is_none());
     drop(open);
     assert_eq!(
         types(&events.drain()),
