@@ -10,7 +10,7 @@
 //! `runHttpRequest` + `transformHttpEventStream` + `enforceEvents` 0.177 / 0.186 M events/s:
 //! 26–27×. (2026-11-29, before the decoder and `Event` size work: 0.98 M against 66k, 15×.)
 
-#[path = "workload.rs"]
+#[path = "../tests/support/workload.rs"]
 mod workload;
 
 use std::sync::Arc;

@@ -43,7 +43,7 @@
 // `criterion_group!` generates a public function without documentation.
 #![allow(missing_docs)]
 
-#[path = "workload.rs"]
+#[path = "../tests/support/workload.rs"]
 mod workload;
 
 use std::hint::black_box;

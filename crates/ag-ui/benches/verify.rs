@@ -23,7 +23,7 @@
 // `criterion_group!` generates an undocumented function.
 #![allow(missing_docs)]
 
-#[path = "workload.rs"]
+#[path = "../tests/support/workload.rs"]
 mod workload;
 
 use std::hint::black_box;

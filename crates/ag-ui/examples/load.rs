@@ -4,7 +4,7 @@
 //!
 //! Run with: `cargo run --release -p ag-ui --features axum --example load -- [RUNS] [EVENTS]`
 
-#[path = "../tests/load/mod.rs"]
+#[path = "../tests/support/load.rs"]
 mod load;
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]

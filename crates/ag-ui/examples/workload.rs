@@ -3,7 +3,7 @@
 //!
 //! Run with: `cargo run --release -p ag-ui --example workload -- [jsonl|sse] [explicit|chunked] [MESSAGES]`
 
-#[path = "../benches/workload.rs"]
+#[path = "../tests/support/workload.rs"]
 mod workload;
 
 use std::io::Write;

@@ -2,8 +2,7 @@
 //! open reasoning block per owner, chunks as self-contained units, and rejected events that
 //! leave the verifier untouched.
 
-#[path = "support/ev.rs"]
-mod ev;
+use crate::support::ev;
 
 use ag_ui::verify::{Verifier, Violation, ViolationKind as K};
 use ag_ui::{Event, TextMessageRole};

@@ -9,7 +9,7 @@
 //! them fails these tests with a message saying what to install. Screenshots of the main views
 //! are written to `target/inspector-screenshots/` on every run.
 
-#[path = "../../ag-ui/benches/workload.rs"]
+#[path = "../../../ag-ui/tests/support/workload.rs"]
 mod workload;
 
 use std::io::{BufRead, BufReader, Write};

@@ -2,7 +2,7 @@
 //! `subagentRunId` attribution: `EventType::is_attributable`, `Event::attribution` and
 //! `Event::attribution_mut` must agree with each other and with the wire form.
 
-mod common;
+use crate::support as common;
 
 use ag_ui::{Event, EventType, SubagentRunId};
 use common::strategies::event_of;

@@ -4,8 +4,7 @@
 //! rejects such input (or reads a legacy null as absent), and that `Verifier::check_json`
 //! names the rule on raw JSON.
 
-#[path = "support/ev.rs"]
-mod ev;
+use crate::support::ev;
 
 use ag_ui::verify::{CheckJsonError, Verifier, ViolationKind as K, verify_all};
 use ag_ui::{DecodeErrorKind, Event, Message};

@@ -1,7 +1,7 @@
 //! 200 concurrent streaming runs on loopback: every stream completes with every event in order.
 #![cfg(feature = "axum")]
 
-mod load;
+use crate::support::load;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_hundred_concurrent_runs_complete_in_order() {

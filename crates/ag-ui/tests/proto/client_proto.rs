@@ -10,10 +10,9 @@
 
 #![cfg(all(feature = "proto", feature = "http", feature = "client"))]
 
-mod common;
-mod proto_support;
-#[path = "../benches/workload.rs"]
-mod workload;
+use crate::support as common;
+use crate::support::proto as proto_support;
+use crate::support::workload;
 
 use std::path::Path;
 use std::sync::{Arc, Mutex};
@@ -112,7 +111,7 @@ fn readable(events: &Value) -> Vec<Event> {
 fn streams() -> Vec<(String, Vec<Event>)> {
     let mut out = Vec::new();
     let verify: Value =
-        serde_json::from_str(include_str!("data/verify_corpus.json")).expect("verify corpus");
+        serde_json::from_str(include_str!("../data/verify_corpus.json")).expect("verify corpus");
     for s in verify["streams"].as_array().unwrap() {
         out.push((
             format!("verify/{}", s["name"].as_str().unwrap()),

@@ -2,7 +2,7 @@
 
 #![cfg(feature = "sse")]
 
-mod common;
+use crate::support as common;
 
 use ag_ui::encoding::sse::{self, EventDecoder};
 use ag_ui::{Event, EventType};

@@ -6,7 +6,7 @@
 
 #![cfg(feature = "sse")]
 
-mod common;
+use crate::support as common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

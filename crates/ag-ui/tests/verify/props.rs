@@ -4,8 +4,7 @@
 //! of such a stream — dropping an END, swapping the owner of a continuation, duplicating a
 //! START — are rejected with the expected kind at the expected event.
 
-#[path = "support/ev.rs"]
-mod ev;
+use crate::support::ev;
 
 use ag_ui::Event;
 use ag_ui::verify::{Verifier, ViolationKind as K, verify_all};

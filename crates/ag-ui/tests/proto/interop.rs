@@ -13,8 +13,8 @@
 
 #![cfg(feature = "proto")]
 
-mod common;
-mod proto_support;
+use crate::support as common;
+use crate::support::proto as proto_support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -48,7 +48,7 @@ fn unhex(s: &str) -> Vec<u8> {
 /// The fixture's 80 cases (31 types full, 31 required-only, 18 variants), then generated ones.
 fn corpus() -> Vec<(String, Event)> {
     let fixture: Value =
-        serde_json::from_str(include_str!("data/proto_cases.json")).expect("fixture");
+        serde_json::from_str(include_str!("../data/proto_cases.json")).expect("fixture");
     let mut out: Vec<(String, Event)> = fixture["cases"]
         .as_array()
         .unwrap()

@@ -9,10 +9,9 @@
 
 #![cfg(all(feature = "proto", feature = "sse", feature = "client"))]
 
-mod common;
-mod proto_support;
-#[path = "../benches/workload.rs"]
-mod workload;
+use crate::support as common;
+use crate::support::proto as proto_support;
+use crate::support::workload;
 
 use std::path::Path;
 
@@ -61,7 +60,7 @@ fn readable(events: &Value) -> Vec<Event> {
 fn streams() -> Vec<Stream> {
     let mut out = Vec::new();
     let verify: Value =
-        serde_json::from_str(include_str!("data/verify_corpus.json")).expect("verify corpus");
+        serde_json::from_str(include_str!("../data/verify_corpus.json")).expect("verify corpus");
     for s in verify["streams"].as_array().unwrap() {
         out.push(stream(
             format!("verify/{}", s["name"].as_str().unwrap()),

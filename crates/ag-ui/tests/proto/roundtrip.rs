@@ -4,8 +4,8 @@
 
 #![cfg(feature = "proto")]
 
-mod common;
-mod proto_support;
+use crate::support as common;
+use crate::support::proto as proto_support;
 
 use ag_ui::Event;
 use ag_ui::encoding::proto::{self, EventDecoder};

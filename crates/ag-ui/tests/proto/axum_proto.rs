@@ -15,7 +15,7 @@
 
 #![cfg(all(feature = "axum", feature = "proto"))]
 
-mod proto_support;
+use crate::support::proto as proto_support;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -31,7 +31,7 @@ use serde_json::Value;
 
 fn fixture() -> Vec<Event> {
     let fixture: Value =
-        serde_json::from_str(include_str!("data/proto_cases.json")).expect("fixture");
+        serde_json::from_str(include_str!("../data/proto_cases.json")).expect("fixture");
     fixture["cases"]
         .as_array()
         .unwrap()

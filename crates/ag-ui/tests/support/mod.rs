@@ -1,0 +1,14 @@
+//! The one home of the helpers shared by the integration tests, the benchmarks and the
+//! examples of this crate. Each test binary includes this module once (`mod support;` in its
+//! `main.rs`); benchmarks and examples include the single file they need.
+
+#![allow(dead_code, unreachable_pub)]
+
+pub mod ev;
+#[cfg(feature = "axum")]
+pub mod load;
+#[cfg(feature = "proto")]
+pub mod proto;
+pub mod strategies;
+#[cfg(feature = "sse")]
+pub mod workload;
