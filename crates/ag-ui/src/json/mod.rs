@@ -16,9 +16,11 @@
 //! the same `Event`s in `benches/sse.rs` (`json_encode/hand_written` against
 //! `json_encode/serde_typed`; decoding: `decode/ours` against `decode/serde_json_value`).
 
+mod patch;
 mod read;
 mod write;
 
+pub(crate) use patch::patch_ops;
 pub(crate) use read::{IdCache, read_event};
 pub(crate) use write::write_event;
 
