@@ -16,12 +16,12 @@
 //! the same `Event`s in `benches/sse.rs` (`json_encode/hand_written` against
 //! `json_encode/serde_typed`; decoding: `decode/ours` against `decode/serde_json_value`).
 
+mod ids;
 mod patch;
-mod read;
 mod write;
 
+pub(crate) use ids::IdCache;
 pub(crate) use patch::patch_ops;
-pub(crate) use read::{IdCache, read_event};
 pub(crate) use write::write_event;
 
 const ONES: u64 = 0x0101_0101_0101_0101;
