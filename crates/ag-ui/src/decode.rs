@@ -358,12 +358,23 @@ impl Event {
     /// As [`Event::from_slice`].
     #[inline]
     pub fn from_json(json: &str) -> Result<Event, DecodeError> {
-        // The fast path: `type` first, as encoders write it, and a valid event, read by serde
-        // into the struct of its type. Reading from a `str` spares serde_json a UTF-8 check per
-        // string. Anything else takes the slow path, which names what is wrong.
+        Event::from_json_sharing(json, &mut IdCache::default())
+    }
+
+    /// [`Event::from_json`] for a stream decoder: ids equal to the last ones read share them.
+    #[inline]
+    pub(crate) fn from_json_sharing(json: &str, ids: &mut IdCache) -> Result<Event, DecodeError> {
+        // The fast path: `type` first, as encoders write it, and a valid event. Reading from a
+        // `str` spares serde_json a UTF-8 check per string. Anything else takes the slow path,
+        // which names what is wrong.
         if let Some(name) = leading_type_str(json)
             && let Ok(ty) = name.parse::<EventType>()
         {
+            // After `{"type":"` and the name, the closing quote.
+            let after_type = 9 + name.len() + 1;
+            if let Some(event) = crate::json::read_event(json, after_type, ty, ids) {
+                return Ok(event);
+            }
             let mut de = serde_json::Deserializer::from_str(json);
             if let Ok(event) = Event::deserialize_as(ty, &mut de)
                 && de.end().is_ok()
@@ -372,14 +383,6 @@ impl Event {
             }
         }
         Event::decode_slow(json.as_bytes())
-    }
-
-    /// [`Event::from_json`] for a stream decoder: ids equal to the last ones read share them.
-    #[inline]
-    pub(crate) fn from_json_sharing(json: &str, ids: &mut IdCache) -> Result<Event, DecodeError> {
-        let mut event = Event::from_json(json)?;
-        ids.share(&mut event);
-        Ok(event)
     }
 
     /// Decodes `bytes`, reporting the first problem precisely. Escapes of lone UTF-16
