@@ -40,7 +40,7 @@
 //! |---|---|---|---|---|---|
 //! | text delta (70 B) | decode, per event | 4.54 : 4.74 (0.96×) | 2.60 : 1.95 (1.33×) | 0.72 : 0.51 (1.43×), 0.81 : 0.61 (1.33×) | |
 //! | text delta | decode, stream | — | 2.03 : 1.77 (1.15×) | 0.60 : 0.26 (2.35×), 0.72 : 0.47 (1.53×) | hand-written |
-//! | whole workload | decode, stream, against `Value` | | | with the reader 2.62×, 2.39× `Value`; reading text by serde 1.75× | hand-written |
+//! | whole workload | decode, stream, against `Value` | | | with the reader 2.62×, 2.39× `Value`; reading text by serde 1.75×, 2.10× | hand-written |
 //! | tool args (68 B) | decode, per event | (3.61 : 1.82, a load swing) | 1.93 : 1.87 (1.03×) | | serde |
 //! | tool args | decode, stream | — | 1.49 : 1.58 (0.94×) | | serde |
 //! | text delta | encode | 23.1 : 12.1 (1.9×) | 14.9 : 5.16 (2.9×) | | hand-written |
@@ -50,7 +50,7 @@
 //!
 //! The reader stays for text and reasoning events (reasoning fragments are read by the same
 //! code as text deltas): in a stream, where it runs, it was 1.15–2.35× typed serde, and the
-//! workload decoded at 2.4–2.6× `Value` speed with it against 1.75× without it, in
+//! workload decoded at 2.4–2.6× `Value` speed with it against 1.75–2.10× without it, in
 //! interleaved runs. Its tool call arms were removed: tool-call arguments are JSON fragments,
 //! so nearly every one holds a `"` that the reader left to serde anyway, and the family measured
 //! 0.94–1.03×. The writer stays everywhere it was: 1.9–2.9× on every run.
