@@ -8,6 +8,33 @@
 //!   to typed events.
 //! * `decode/serde_json_value`: the same bytes cut at blank lines, each frame's data read with
 //!   `serde_json::from_slice::<serde_json::Value>`.
+//! * `json_encode/{hand_written,serde_typed}`: the workload's events written by
+//!   `Event::write_json` and by `serde_json::to_writer` (the derived `Serialize`).
+//! * `json_decode/{family}/…`, `json_stream/{family}/…`, `json_encode/{family}/…`: the A/B of
+//!   hand-written JSON against typed serde per event family (text delta, tool args, state
+//!   delta, activity delta, state snapshot, messages snapshot, run started; 20,000 events
+//!   each), with `serde_json::Value` as the bar for decoding. The table and the decisions it
+//!   made are in the `json` module's doc (`src/json/mod.rs`).
+//! * `state_delta/{ours,serde_json_value}`: the 20k-delta workload of issue 17 as an SSE
+//!   stream.
+//!
+//! Patch-carrying events and snapshots against a `serde_json::Value` parse of the same bytes
+//! (issue 17), recorded 2026-12-01 in interleaved runs of the previous commit ("before") and
+//! this code ("after"), two rounds each, on the shared 2-core build machine at load average
+//! 11–15 (absolute figures a third to a half of an idle machine's; each ratio is of two
+//! benchmarks that ran back to back). Events per second, MB/s, ratio to `Value`:
+//!
+//! | event (bytes) | before: ours | `Value` | ratio | after: ours | `Value` | ratio |
+//! |---|---|---|---|---|---|---|
+//! | `STATE_DELTA` (256), per event | 30.0k, 31.9k (7.7–8.2 MB/s) | 61.8k, 54.1k | 0.49×, 0.59× | 110k, 137k (28–35 MB/s) | 69.2k, 84.3k | 1.59×, 1.63× |
+//! | `STATE_DELTA` (264), SSE stream (`state_delta/*`) | 28.6k, 28.3k (7.5 MB/s) | 55.2k, 53.3k | 0.52×, 0.53× | 103k, 92.8k (24–27 MB/s) | 54.9k, 68.9k | 1.87×, 1.35× |
+//! | `ACTIVITY_DELTA` (303) | 31.6k, 30.2k (9.2–9.6 MB/s) | 47.5k, 66.9k | 0.67×, 0.45× | 202k, 112k (34–61 MB/s) | 73.3k, 75.8k | 2.75×, 1.48× |
+//! | `STATE_SNAPSHOT` (219) | 67.8k, 70.8k (15 MB/s) | 82.4k, 53.1k | 0.82×, 1.33× | 84.6k, 111k (19–24 MB/s) | 65.5k, 84.1k | 1.29×, 1.32× |
+//! | `MESSAGES_SNAPSHOT` (382) | 30.3k, 22.0k (8.4–11.6 MB/s) | 41.7k, 36.9k | 0.73×, 0.60× | 42.5k, 51.3k (16–20 MB/s) | 44.9k, 61.3k | 0.95×, 0.84× |
+//!
+//! `MESSAGES_SNAPSHOT` is the one still below `Value` speed: its messages are parsed into
+//! `Value`s and then converted (now without tracking the path unless the conversion fails),
+//! because a message's type is its `role`, which may come after the fields it decides.
 //!
 //! The reference (@ag-ui/encoder and @ag-ui/client under Node) is timed on the same workload by
 //! `interop/bench/sse.mjs`:
@@ -26,9 +53,12 @@
 //! | encode | 42.5 M ev/s | 16.5 M ev/s | `encodeSSE` 2.61 / 2.75 M ev/s | 15–16× |
 //! | decode | 7.29 M ev/s | 3.12 M ev/s | `transformHttpEventStream` + `enforceEvents` 0.297 / 0.299 M ev/s | 24× |
 //!
-//! Decoding reads the stream as UTF-8 once as it arrives, reads the common events straight into
-//! their structs (the `json` module), and shares an id equal to the last one of its kind; an `Event`
-//! is 128 bytes.
+//! Decoding reads the stream as UTF-8 once as it arrives, reads the text and reasoning events
+//! straight into their structs (the `json` module), and shares an id equal to the last one of
+//! its kind; an `Event` is 128 bytes. On 2026-12-01 (load average 11–15, interleaved runs),
+//! `decode/ours` ran at 2.62× and 2.39× `decode/serde_json_value` with that direct reader, and
+//! at 1.75× and 2.10× with every event read by serde: the reader stays (the `json` module's
+//! A/B).
 
 // `criterion_group!` generates a public function without documentation.
 #![allow(missing_docs)]
@@ -149,6 +179,213 @@ fn json_ab(c: &mut Criterion) {
     group.finish();
 }
 
+/// One family of events for the per-family A/B: 20,000 events of one type, their compact JSON
+/// (`Event::write_json`, which serde produces byte for byte), and the typed serde reading of
+/// that type (the derived `Deserialize` of its struct, which ignores the `type` key).
+struct Family {
+    name: &'static str,
+    events: Vec<ag_ui::Event>,
+    bytes: Vec<u8>,
+    spans: Vec<(usize, usize)>,
+    typed: fn(&[u8]) -> ag_ui::Event,
+}
+
+impl Family {
+    fn new(
+        name: &'static str,
+        typed: fn(&[u8]) -> ag_ui::Event,
+        make: impl Fn(usize) -> ag_ui::Event,
+    ) -> Self {
+        let events: Vec<ag_ui::Event> = (0..20_000).map(make).collect();
+        let mut bytes = Vec::new();
+        let mut spans = Vec::with_capacity(events.len());
+        for event in &events {
+            let start = bytes.len();
+            event.write_json(&mut bytes);
+            spans.push((start, bytes.len()));
+            // The writer is held to serde's bytes; the A/B compares like with like.
+            assert_eq!(bytes[start..], serde_json::to_vec(event).unwrap()[..]);
+        }
+        Family {
+            name,
+            events,
+            bytes,
+            spans,
+            typed,
+        }
+    }
+
+    fn slices(&self) -> impl Iterator<Item = &[u8]> {
+        self.spans.iter().map(|&(a, b)| &self.bytes[a..b])
+    }
+}
+
+fn json(text: &str) -> ag_ui::Event {
+    ag_ui::Event::from_json(text).unwrap()
+}
+
+fn typed<T: serde::de::DeserializeOwned + Into<ag_ui::Event>>(bytes: &[u8]) -> ag_ui::Event {
+    serde_json::from_slice::<T>(bytes).unwrap().into()
+}
+
+/// The event families of the A/B, each about the size it has in real streams.
+fn families() -> Vec<Family> {
+    use ag_ui::*;
+    let patch = |i: usize| {
+        format!(
+            r#"[{{"op":"replace","path":"/counter","value":{i}}},{{"op":"add","path":"/items/{}","value":{{"id":"item-{i}","done":{}}}}},{{"op":"remove","path":"/scratch/last"}},{{"op":"replace","path":"/status/text","value":"working on step"}}]"#,
+            i % 50,
+            i % 2 == 0
+        )
+    };
+    vec![
+        Family::new("text_delta", typed::<TextMessageContentEvent>, |i| {
+            let words = ["Hello", " world", ", this", " is", " token", " — ünïcode"];
+            Event::text_message_content(format!("msg-{}", i / 100), words[i % 6])
+        }),
+        Family::new("tool_args", typed::<ToolCallArgsEvent>, |i| {
+            let parts = ["{\"query\":", "\"weather in ", "Paris\"", "}"];
+            Event::tool_call_args(format!("call-{}", i / 4), parts[i % 4])
+        }),
+        Family::new("state_delta", typed::<StateDeltaEvent>, |i| {
+            json(&format!(r#"{{"type":"STATE_DELTA","delta":{}}}"#, patch(i)))
+        }),
+        Family::new("activity_delta", typed::<ActivityDeltaEvent>, |i| {
+            json(&format!(
+                r#"{{"type":"ACTIVITY_DELTA","messageId":"act-{}","activityType":"PLAN","patch":{}}}"#,
+                i / 10,
+                patch(i)
+            ))
+        }),
+        Family::new("state_snapshot", typed::<StateSnapshotEvent>, |i| {
+            json(&format!(
+                r#"{{"type":"STATE_SNAPSHOT","snapshot":{{"counter":{i},"status":{{"text":"working on step","step":{}}},"items":[{{"id":"item-{i}","done":false,"tags":["a","b"]}},{{"id":"item-x","done":true,"tags":[]}}],"scratch":{{"last":null}}}}}}"#,
+                i % 7
+            ))
+        }),
+        Family::new("messages_snapshot", typed::<MessagesSnapshotEvent>, |i| {
+            json(&format!(
+                r#"{{"type":"MESSAGES_SNAPSHOT","messages":[{{"id":"u-{i}","role":"user","content":"What is the weather in Paris?"}},{{"id":"a-{i}","role":"assistant","content":"Let me look.","toolCalls":[{{"id":"call-{i}","type":"function","function":{{"name":"search","arguments":"{{\"query\":\"weather in Paris\"}}"}}}}]}},{{"id":"t-{i}","role":"tool","content":"sunny, 21°C","toolCallId":"call-{i}"}}]}}"#
+            ))
+        }),
+        Family::new("run_started", typed::<RunStartedEvent>, |i| {
+            json(&format!(
+                r#"{{"type":"RUN_STARTED","threadId":"thread-{}","runId":"run-{i}"}}"#,
+                i / 10
+            ))
+        }),
+    ]
+}
+
+/// Decoding and encoding A/B per event family, one event at a time from its own slice:
+/// `Event::from_slice` (the type probe, the direct reader where it covers the type, else the
+/// serde path of the struct) against typed serde of the same struct from the same bytes, and
+/// `serde_json::from_slice::<Value>` as the bar; encoding `Event::write_json` against
+/// `serde_json::to_writer` of the same `Event`s.
+fn json_families(c: &mut Criterion) {
+    for family in families() {
+        let n = family.events.len() as u64;
+        eprintln!(
+            "json_decode/{}: {} bytes per event",
+            family.name,
+            family.bytes.len() as u64 / n
+        );
+        let mut group = c.benchmark_group(format!("json_decode/{}", family.name));
+        group.throughput(Throughput::Elements(n));
+        group.sample_size(10);
+        group.warm_up_time(Duration::from_secs(1));
+        group.measurement_time(Duration::from_secs(2));
+        group.bench_function("hand_written", |b| {
+            b.iter(|| {
+                for slice in family.slices() {
+                    black_box(ag_ui::Event::from_slice(slice).unwrap());
+                }
+            })
+        });
+        group.bench_function("serde_typed", |b| {
+            b.iter(|| {
+                for slice in family.slices() {
+                    black_box((family.typed)(slice));
+                }
+            })
+        });
+        group.bench_function("serde_json_value", |b| {
+            b.iter(|| {
+                for slice in family.slices() {
+                    black_box(serde_json::from_slice::<Value>(slice).unwrap());
+                }
+            })
+        });
+        group.finish();
+
+        // The same, as a stream: the SSE frames of the family through `EventDecoder` (which
+        // shares an id equal to the last one read) against the same frames cut by
+        // `FrameDecoder` and read with typed serde.
+        let mut sse_bytes = Vec::new();
+        for event in &family.events {
+            sse::encode_into(event, &mut sse_bytes);
+        }
+        let mut group = c.benchmark_group(format!("json_stream/{}", family.name));
+        group.throughput(Throughput::Elements(n));
+        group.sample_size(10);
+        group.warm_up_time(Duration::from_secs(1));
+        group.measurement_time(Duration::from_secs(2));
+        group.bench_function("hand_written", |b| {
+            b.iter(|| {
+                let mut decoder = EventDecoder::new();
+                decoder.push(&sse_bytes);
+                decoder.finish();
+                let mut count = 0_u64;
+                for event in decoder.by_ref() {
+                    black_box(event.unwrap());
+                    count += 1;
+                }
+                assert_eq!(count, n);
+            })
+        });
+        group.bench_function("serde_typed", |b| {
+            b.iter(|| {
+                let mut frames = sse::FrameDecoder::new();
+                frames.push(&sse_bytes);
+                frames.finish();
+                let mut count = 0_u64;
+                while let Some(frame) = frames.next_frame().unwrap() {
+                    black_box((family.typed)(frame.data()));
+                    count += 1;
+                }
+                assert_eq!(count, n);
+            })
+        });
+        group.finish();
+
+        let mut group = c.benchmark_group(format!("json_encode/{}", family.name));
+        group.throughput(Throughput::Elements(n));
+        group.sample_size(10);
+        group.warm_up_time(Duration::from_secs(1));
+        group.measurement_time(Duration::from_secs(2));
+        let mut buf = Vec::with_capacity(family.bytes.len());
+        group.bench_function("hand_written", |b| {
+            b.iter(|| {
+                buf.clear();
+                for event in &family.events {
+                    event.write_json(&mut buf);
+                }
+                black_box(buf.len())
+            })
+        });
+        group.bench_function("serde_typed", |b| {
+            b.iter(|| {
+                buf.clear();
+                for event in &family.events {
+                    serde_json::to_writer(&mut buf, event).unwrap();
+                }
+                black_box(buf.len())
+            })
+        });
+        group.finish();
+    }
+}
+
 /// The 20k-delta workload: `STATE_DELTA` events of about 250 bytes, each a few patch
 /// operations, decoded by `EventDecoder` and, as the bar, parsed as `serde_json::Value`.
 fn state_deltas(c: &mut Criterion) {
@@ -226,5 +463,13 @@ fn big_frame(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, encode, decode, json_ab, state_deltas, big_frame);
+criterion_group!(
+    benches,
+    encode,
+    decode,
+    json_ab,
+    json_families,
+    state_deltas,
+    big_frame
+);
 criterion_main!(benches);

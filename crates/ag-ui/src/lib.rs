@@ -171,6 +171,7 @@ mod event;
 mod ids;
 mod input;
 mod json;
+mod lanes;
 #[cfg(feature = "openai")]
 #[cfg_attr(docsrs, doc(cfg(feature = "openai")))]
 pub mod llm;

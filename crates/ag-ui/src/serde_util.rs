@@ -132,6 +132,11 @@ pub(crate) fn deserialize_element<T: DeserializeOwned>(
     item: Value,
     index: usize,
 ) -> Result<T, String> {
+    // Most elements are valid: read them without tracking the path (which copies every member
+    // name it passes); only one that fails is read again, tracked, to name the field.
+    if let Ok(element) = T::deserialize(&item) {
+        return Ok(element);
+    }
     let mut track = serde_path_to_error::Track::new();
     T::deserialize(serde_path_to_error::Deserializer::new(item, &mut track)).map_err(|e| {
         let inner = track.path().to_string();

@@ -93,7 +93,11 @@
 //! # The rules
 //!
 //! These are the rules of the reference client (`transformChunks` of `@ag-ui/client` 1.0.0);
-//! [`ChunkNormalizer::push`] produces exactly its output, event for event.
+//! [`ChunkNormalizer::push`] produces exactly its output, event for event. The lane model
+//! behind them (which events close lanes, which lane a chunk belongs to, what a continuation
+//! must repeat, what an opener must name) is one crate-private module that the
+//! [verifier](crate::verify)'s emission mode uses too, so the chunks an agent built on this
+//! crate may emit are exactly the ones this normalizer expands.
 //!
 //! **Lanes.** Lanes are kept in the order they were opened. Closing a lane emits one END
 //! (`TEXT_MESSAGE_END`, `TOOL_CALL_END` or `REASONING_MESSAGE_END`) for its stream, carrying only
@@ -153,9 +157,12 @@
 //!   stage to judge. A typed [`Event`] can hold neither (decoding rejects the null and drops the
 //!   unknown property), so neither occurs here.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::borrow::Borrow;
 use std::fmt;
+use std::hash::{Hash, Hasher};
 use std::iter::FusedIterator;
+
+use crate::lanes::{self, Closes, Conflict, Fields, Lane, LaneKind as Kind, Resolved};
 
 use crate::{
     Event, EventType, MessageId, ReasoningMessageChunkEvent, ReasoningMessageContentEvent,
@@ -587,47 +594,6 @@ impl fmt::Display for ErrorDetail {
     }
 }
 
-/// The three kinds of chunk stream.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Kind {
-    Text,
-    Tool,
-    Reasoning,
-}
-
-impl Kind {
-    fn chunk_type(self) -> EventType {
-        match self {
-            Kind::Text => EventType::TextMessageChunk,
-            Kind::Tool => EventType::ToolCallChunk,
-            Kind::Reasoning => EventType::ReasoningMessageChunk,
-        }
-    }
-
-    fn of_chunk(event_type: EventType) -> Kind {
-        match event_type {
-            EventType::ToolCallChunk => Kind::Tool,
-            EventType::ReasoningMessageChunk => Kind::Reasoning,
-            _ => Kind::Text,
-        }
-    }
-
-    fn noun(self) -> &'static str {
-        match self {
-            Kind::Text => "text message",
-            Kind::Tool => "tool call",
-            Kind::Reasoning => "reasoning message",
-        }
-    }
-
-    fn id_field(self) -> &'static str {
-        match self {
-            Kind::Tool => "toolCallId",
-            Kind::Text | Kind::Reasoning => "messageId",
-        }
-    }
-}
-
 /// The stream open in a lane, with what its opener established.
 #[derive(Clone, Debug)]
 enum Stream {
@@ -684,138 +650,57 @@ impl Stream {
     }
 }
 
-/// One owner's lane: the parent agent (`None`) or a subagent invocation.
+/// A stream's id as the lane table indexes it: hashed and compared as the string.
 #[derive(Clone, Debug)]
-struct Lane {
-    owner: Option<SubagentRunId>,
-    stream: Stream,
+enum StreamKey {
+    Message(MessageId),
+    Tool(ToolCallId),
 }
 
-/// Up to this many open lanes, finding one is a scan; past it, the indexes answer.
-const FEW_LANES: usize = 8;
-
-/// The open lanes, in the order they were opened, found by owner, by stream id or by kind in
-/// time that does not grow with their number (a run with 40,000 subagents may have as many).
-#[derive(Clone, Debug, Default)]
-struct Lanes {
-    /// The lanes by the number they were opened with: in opening order.
-    by_seq: BTreeMap<u64, Lane>,
-    next_seq: u64,
-    /// The lane of each owner.
-    owners: HashMap<Option<SubagentRunId>, u64>,
-    /// The lane streaming each id, per kind.
-    text: HashMap<MessageId, u64>,
-    reasoning: HashMap<MessageId, u64>,
-    tool: HashMap<ToolCallId, u64>,
-    /// The lanes streaming each kind (text, tool call, reasoning), in opening order.
-    kinds: [BTreeSet<u64>; 3],
-    /// Tests set this to check that the indexes find what a scan finds.
-    #[cfg(test)]
-    always_indexed: bool,
-}
-
-fn kind_slot(kind: Kind) -> usize {
-    match kind {
-        Kind::Text => 0,
-        Kind::Tool => 1,
-        Kind::Reasoning => 2,
+impl Borrow<str> for StreamKey {
+    fn borrow(&self) -> &str {
+        match self {
+            StreamKey::Message(id) => id.as_str(),
+            StreamKey::Tool(id) => id.as_str(),
+        }
     }
 }
 
-impl Lanes {
-    fn len(&self) -> usize {
-        self.by_seq.len()
-    }
-
-    fn few(&self) -> bool {
-        #[cfg(test)]
-        if self.always_indexed {
-            return false;
-        }
-        self.by_seq.len() <= FEW_LANES
-    }
-
-    fn get(&self, seq: u64) -> &Lane {
-        &self.by_seq[&seq]
-    }
-
-    /// Opens a lane at the back of the order. Its owner has no lane open.
-    fn open(&mut self, lane: Lane) {
-        let seq = self.next_seq;
-        self.next_seq += 1;
-        self.owners.insert(lane.owner.clone(), seq);
-        match &lane.stream {
-            Stream::Text { id, .. } => {
-                self.text.insert(id.clone(), seq);
-            }
-            Stream::Reasoning { id } => {
-                self.reasoning.insert(id.clone(), seq);
-            }
-            Stream::Tool { id, .. } => {
-                self.tool.insert(id.clone(), seq);
-            }
-        }
-        self.kinds[kind_slot(lane.stream.kind())].insert(seq);
-        self.by_seq.insert(seq, lane);
-    }
-
-    /// Removes an open lane.
-    fn remove(&mut self, seq: u64) -> Lane {
-        let lane = self.by_seq.remove(&seq).expect("a resolved lane is open");
-        self.owners.remove(&lane.owner);
-        match &lane.stream {
-            Stream::Text { id, .. } => self.text.remove(id),
-            Stream::Reasoning { id } => self.reasoning.remove(id),
-            Stream::Tool { id, .. } => self.tool.remove(id),
-        };
-        self.kinds[kind_slot(lane.stream.kind())].remove(&seq);
-        lane
-    }
-
-    /// Every lane, in opening order, leaving none.
-    fn drain(&mut self) -> impl Iterator<Item = Lane> + use<> {
-        self.owners.clear();
-        self.text.clear();
-        self.reasoning.clear();
-        self.tool.clear();
-        self.kinds.iter_mut().for_each(BTreeSet::clear);
-        std::mem::take(&mut self.by_seq).into_values()
-    }
-
-    /// The lane of `owner`.
-    fn of_owner(&self, owner: Option<&SubagentRunId>) -> Option<u64> {
-        if self.few() {
-            return self
-                .by_seq
-                .iter()
-                .find(|(_, l)| l.owner.as_ref() == owner)
-                .map(|(&seq, _)| seq);
-        }
-        self.owners.get(&owner.cloned()).copied()
-    }
-
-    /// The lane streaming `id` as a stream of `kind`.
-    fn streaming(&self, kind: Kind, id: &str) -> Option<u64> {
-        if self.few() {
-            return self
-                .by_seq
-                .iter()
-                .find(|(_, l)| l.stream.kind() == kind && l.stream.id() == id)
-                .map(|(&seq, _)| seq);
-        }
-        match kind {
-            Kind::Text => self.text.get(id),
-            Kind::Reasoning => self.reasoning.get(id),
-            Kind::Tool => self.tool.get(id),
-        }
-        .copied()
-    }
-
-    /// The lanes streaming `kind`, in opening order.
-    fn of_kind(&self, kind: Kind) -> impl Iterator<Item = u64> + '_ {
-        self.kinds[kind_slot(kind)].iter().copied()
+impl PartialEq for StreamKey {
+    fn eq(&self, other: &Self) -> bool {
+        Borrow::<str>::borrow(self) == Borrow::<str>::borrow(other)
     }
 }
+
+impl Eq for StreamKey {}
+
+impl Hash for StreamKey {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        Borrow::<str>::borrow(self).hash(state);
+    }
+}
+
+impl lanes::Stream for Stream {
+    type Key = StreamKey;
+
+    fn kind(&self) -> Kind {
+        Stream::kind(self)
+    }
+
+    fn id(&self) -> &str {
+        Stream::id(self)
+    }
+
+    fn key(&self) -> StreamKey {
+        match self {
+            Stream::Text { id, .. } | Stream::Reasoning { id } => StreamKey::Message(id.clone()),
+            Stream::Tool { id, .. } => StreamKey::Tool(id.clone()),
+        }
+    }
+}
+
+/// The lanes, by owner: the parent agent (`None`) or a subagent invocation.
+type Lanes = lanes::Lanes<Option<SubagentRunId>, Stream>;
 
 /// What the normalizer remembers between events.
 #[derive(Clone, Debug, Default)]
@@ -824,14 +709,6 @@ struct State {
     lanes: Lanes,
     /// Index of the next event in the input.
     next_index: usize,
-}
-
-/// Whether a lane holds a stream a chunk can continue.
-enum Resolved {
-    /// The lane opened with this number (which may hold a stream of another kind or id).
-    Lane(u64),
-    /// The chunk's owner has no lane yet.
-    Empty,
 }
 
 impl State {
@@ -856,118 +733,86 @@ impl State {
         }
     }
 
-    /// A non-chunk event: the ENDs of the lanes it closes, then the event.
+    /// A non-chunk event: the ENDs of the lanes it closes ([`lanes::closes`]), then the event.
     fn pass(&mut self, event: Event, out: &mut Vec<Event>) {
-        use Event::*;
-        match &event {
-            TextMessageStart(_)
-            | TextMessageContent(_)
-            | TextMessageEnd(_)
-            | ToolCallStart(_)
-            | ToolCallArgs(_)
-            | ToolCallEnd(_)
-            | ToolCallResult(_)
-            | StateSnapshot(_)
-            | StateDelta(_)
-            | Custom(_)
-            | StepStarted(_)
-            | StepFinished(_)
-            | ReasoningStart(_)
-            | ReasoningMessageStart(_)
-            | ReasoningMessageContent(_)
-            | ReasoningMessageEnd(_)
-            | ReasoningEnd(_) => self.close(event.attribution(), out),
-            RunStarted(_) | RunFinished(_) | RunError(_) | MessagesSnapshot(_) => {
-                self.close_all(out);
+        if !self.lanes.is_empty() {
+            match lanes::closes(&event) {
+                Closes::Own(owner) => self.close(owner, out),
+                Closes::Subagent(id) => self.close(Some(id), out),
+                Closes::All => self.close_all(out),
+                Closes::Nothing => {}
             }
-            SubagentFinished(e) => self.close(Some(&e.subagent_run_id), out),
-            SubagentError(e) => self.close(Some(&e.subagent_run_id), out),
-            Raw(_)
-            | ActivitySnapshot(_)
-            | ActivityDelta(_)
-            | ReasoningEncryptedValue(_)
-            | SubagentStarted(_) => {}
-            // Handled by `push`; listed so that a new event type must be placed in this table.
-            TextMessageChunk(_) | ToolCallChunk(_) | ReasoningMessageChunk(_) => {}
         }
         out.push(event);
     }
 
     /// Closes the lane of `owner`, if it is open.
     fn close(&mut self, owner: Option<&SubagentRunId>, out: &mut Vec<Event>) {
-        if let Some(seq) = self.lanes.of_owner(owner) {
-            let lane = self.lanes.remove(seq);
+        if let Some(lane) = self.lanes.close(&owner.cloned()) {
             out.push(lane.stream.end(lane.owner));
         }
     }
 
     /// Closes every lane, in lane order.
     fn close_all(&mut self, out: &mut Vec<Event>) {
-        if self.lanes.len() > 0 {
+        if !self.lanes.is_empty() {
             out.extend(self.lanes.drain().map(|lane| lane.stream.end(lane.owner)));
         }
     }
 
-    /// Closes the lane at `position` if there is one (a chunk opening a new stream there).
+    /// Closes the lane a chunk opening a new stream resolved to, if there is one.
     fn close_at(&mut self, resolved: Resolved, out: &mut Vec<Event>) {
-        if let Resolved::Lane(seq) = resolved {
-            let lane = self.lanes.remove(seq);
+        if let Resolved::Lane(seq) = resolved
+            && let Some(lane) = self.lanes.remove(seq)
+        {
             out.push(lane.stream.end(lane.owner));
         }
     }
 
-    /// Finds the lane a chunk of `kind` belongs to (chunks.md §3).
+    /// Finds the lane a chunk of `kind` belongs to ([`lanes::Lanes::resolve`]).
     fn resolve(
         &self,
         index: usize,
         kind: Kind,
         id: Option<&str>,
-        tag: Option<&SubagentRunId>,
+        tag: &Option<SubagentRunId>,
     ) -> Result<Resolved, ChunkError> {
-        if let Some(id) = id {
-            if let Some(position) = self.lanes.streaming(kind, id) {
-                let owner = self.lanes.get(position).owner.as_ref();
-                if tag.is_some() && tag != owner {
-                    let mut error =
-                        ChunkError::new(ChunkErrorKind::OwnerMismatch, index, kind, tag)
-                            .with_id(id)
-                            .with_field("subagentRunId");
-                    error.0.owners.push(owner.cloned());
-                    return Err(error);
-                }
-                return Ok(Resolved::Lane(position));
-            }
-            return Ok(self.lane_of(tag));
-        }
-        if tag.is_some() {
-            return Ok(self.lane_of(tag));
-        }
-        let parent = self.lanes.of_owner(None);
-        if let Some(position) = parent
-            && self.lanes.get(position).stream.kind() == kind
-        {
-            return Ok(Resolved::Lane(position));
-        }
-        let mut candidates = self.lanes.of_kind(kind);
-        match (candidates.next(), candidates.next()) {
-            (Some(position), None) => Ok(Resolved::Lane(position)),
-            (Some(_), Some(_)) => {
-                let mut error = ChunkError::new(ChunkErrorKind::Ambiguous, index, kind, tag);
-                error.0.owners = self
-                    .lanes
-                    .of_kind(kind)
-                    .map(|seq| self.lanes.get(seq).owner.clone())
-                    .collect();
-                Err(error)
-            }
-            (None, _) => Ok(parent.map_or(Resolved::Empty, Resolved::Lane)),
-        }
+        let owner = tag.is_some().then_some(tag);
+        self.lanes.resolve(kind, id, owner).map_err(|conflict| {
+            let (error, owners) = match conflict {
+                Conflict::OwnerMismatch(owner) => (
+                    ChunkError::new(ChunkErrorKind::OwnerMismatch, index, kind, tag.as_ref())
+                        .with_id(id.unwrap_or_default())
+                        .with_field("subagentRunId"),
+                    vec![owner],
+                ),
+                Conflict::Ambiguous(owners) => (
+                    ChunkError::new(ChunkErrorKind::Ambiguous, index, kind, tag.as_ref()),
+                    owners,
+                ),
+            };
+            let mut error = error;
+            error.0.owners = owners;
+            error
+        })
     }
 
-    fn lane_of(&self, owner: Option<&SubagentRunId>) -> Resolved {
-        self.lanes
-            .of_owner(owner)
-            .map_or(Resolved::Empty, Resolved::Lane)
+    /// A chunk that would open a stream but lacks `field` ([`lanes::missing_field`]).
+    fn missing(
+        index: usize,
+        kind: Kind,
+        tag: Option<&SubagentRunId>,
+        id: Option<&str>,
+        field: &'static str,
+    ) -> ChunkError {
+        match id {
+            Some(id) if field == "toolCallName" => {
+                ChunkError::new(ChunkErrorKind::MissingName, index, kind, tag)
+                    .with_id(id)
+                    .with_field(field)
+            }
+            _ => ChunkError::new(ChunkErrorKind::MissingId, index, kind, tag).with_field(field),
+        }
     }
 
     /// The owner's attribution for a content event: the chunk's own tag, else the lane's owner.
@@ -993,40 +838,35 @@ impl State {
             metadata,
         } = chunk;
         let kind = Kind::Text;
-        let resolved = self.resolve(
-            index,
-            kind,
-            message_id.as_ref().map(MessageId::as_str),
-            tag.as_ref(),
-        )?;
-        if let Resolved::Lane(position) = resolved
+        let chunk_id = message_id.as_ref().map(MessageId::as_str);
+        let resolved = self.resolve(index, kind, chunk_id, &tag)?;
+        if let Some(position) = self.lanes.continued(resolved, kind, chunk_id)
             && let Stream::Text {
                 id,
                 role: open_role,
                 name: open_name,
             } = &self.lanes.get(position).stream
-            && message_id.as_ref().is_none_or(|m| m == id)
         {
-            let mismatch = |field: &'static str, found: &str, expected: Option<&str>| {
-                ChunkError::field_mismatch(
+            let opener = Fields {
+                role: Some(*open_role),
+                name: open_name.as_deref(),
+                parent: None,
+            };
+            let fields = Fields {
+                role,
+                name: name.as_deref(),
+                parent: None,
+            };
+            if let Some(m) = lanes::mismatch(kind, opener, fields) {
+                return Err(ChunkError::field_mismatch(
                     index,
                     kind,
                     tag.as_ref(),
                     id.as_str(),
-                    field,
-                    found,
-                    expected,
-                )
-            };
-            if let Some(role) = role
-                && role != *open_role
-            {
-                return Err(mismatch("role", role.as_str(), Some(open_role.as_str())));
-            }
-            if let Some(name) = &name
-                && open_name.as_ref() != Some(name)
-            {
-                return Err(mismatch("name", name, open_name.as_deref()));
+                    m.field,
+                    m.found,
+                    m.expected,
+                ));
             }
             if delta.is_some() || raw_event.is_some() || metadata.is_some() {
                 let message_id = message_id.unwrap_or_else(|| id.clone());
@@ -1043,11 +883,10 @@ impl State {
             return Ok(());
         }
         // A new stream in this lane.
-        let Some(id) = message_id else {
-            return Err(
-                ChunkError::new(ChunkErrorKind::MissingId, index, kind, tag.as_ref())
-                    .with_field("messageId"),
-            );
+        let missing = lanes::missing_field(kind, chunk_id, None);
+        let (Some(id), None) = (message_id, missing) else {
+            let field = missing.unwrap_or(kind.id_field());
+            return Err(Self::missing(index, kind, tag.as_ref(), None, field));
         };
         self.close_at(resolved, out);
         let role = role.unwrap_or_default();
@@ -1101,39 +940,30 @@ impl State {
             metadata,
         } = chunk;
         let kind = Kind::Tool;
-        let resolved = self.resolve(
-            index,
-            kind,
-            tool_call_id.as_ref().map(ToolCallId::as_str),
-            tag.as_ref(),
-        )?;
-        if let Resolved::Lane(position) = resolved
+        let chunk_id = tool_call_id.as_ref().map(ToolCallId::as_str);
+        let resolved = self.resolve(index, kind, chunk_id, &tag)?;
+        if let Some(position) = self.lanes.continued(resolved, kind, chunk_id)
             && let Stream::Tool { id, name, parent } = &self.lanes.get(position).stream
-            && tool_call_id.as_ref().is_none_or(|c| c == id)
         {
-            let mismatch = |field: &'static str, found: &str, expected: Option<&str>| {
-                ChunkError::field_mismatch(
+            let opener = Fields {
+                role: None,
+                name: Some(name),
+                parent: parent.as_ref().map(MessageId::as_str),
+            };
+            let fields = Fields {
+                role: None,
+                name: tool_call_name.as_deref(),
+                parent: parent_message_id.as_ref().map(MessageId::as_str),
+            };
+            if let Some(m) = lanes::mismatch(kind, opener, fields) {
+                return Err(ChunkError::field_mismatch(
                     index,
                     kind,
                     tag.as_ref(),
                     id.as_str(),
-                    field,
-                    found,
-                    expected,
-                )
-            };
-            if let Some(found) = &tool_call_name
-                && found != name
-            {
-                return Err(mismatch("toolCallName", found, Some(name)));
-            }
-            if let Some(found) = &parent_message_id
-                && parent.as_ref() != Some(found)
-            {
-                return Err(mismatch(
-                    "parentMessageId",
-                    found.as_str(),
-                    parent.as_ref().map(MessageId::as_str),
+                    m.field,
+                    m.found,
+                    m.expected,
                 ));
             }
             if delta.is_some() || raw_event.is_some() || metadata.is_some() {
@@ -1150,18 +980,17 @@ impl State {
             }
             return Ok(());
         }
-        let Some(id) = tool_call_id else {
-            return Err(
-                ChunkError::new(ChunkErrorKind::MissingId, index, kind, tag.as_ref())
-                    .with_field("toolCallId"),
-            );
-        };
-        let Some(name) = tool_call_name else {
-            return Err(
-                ChunkError::new(ChunkErrorKind::MissingName, index, kind, tag.as_ref())
-                    .with_id(id.as_str())
-                    .with_field("toolCallName"),
-            );
+        if let Some(field) = lanes::missing_field(kind, chunk_id, tool_call_name.as_deref()) {
+            return Err(Self::missing(index, kind, tag.as_ref(), chunk_id, field));
+        }
+        let (Some(id), Some(name)) = (tool_call_id, tool_call_name) else {
+            return Err(Self::missing(
+                index,
+                kind,
+                tag.as_ref(),
+                None,
+                kind.id_field(),
+            ));
         };
         self.close_at(resolved, out);
         let content = delta.is_some() || raw_event.is_some();
@@ -1216,15 +1045,10 @@ impl State {
             metadata,
         } = chunk;
         let kind = Kind::Reasoning;
-        let resolved = self.resolve(
-            index,
-            kind,
-            message_id.as_ref().map(MessageId::as_str),
-            tag.as_ref(),
-        )?;
-        if let Resolved::Lane(position) = resolved
+        let chunk_id = message_id.as_ref().map(MessageId::as_str);
+        let resolved = self.resolve(index, kind, chunk_id, &tag)?;
+        if let Some(position) = self.lanes.continued(resolved, kind, chunk_id)
             && let Stream::Reasoning { id } = &self.lanes.get(position).stream
-            && message_id.as_ref().is_none_or(|m| m == id)
         {
             if delta.is_some() || raw_event.is_some() || metadata.is_some() {
                 let message_id = message_id.unwrap_or_else(|| id.clone());
@@ -1242,11 +1066,10 @@ impl State {
             }
             return Ok(());
         }
-        let Some(id) = message_id else {
-            return Err(
-                ChunkError::new(ChunkErrorKind::MissingId, index, kind, tag.as_ref())
-                    .with_field("messageId"),
-            );
+        let missing = lanes::missing_field(kind, chunk_id, None);
+        let (Some(id), None) = (message_id, missing) else {
+            let field = missing.unwrap_or(kind.id_field());
+            return Err(Self::missing(index, kind, tag.as_ref(), None, field));
         };
         self.close_at(resolved, out);
         let content = delta.is_some() || raw_event.is_some();

@@ -1,24 +1,17 @@
 //! The 31 payload structs, one per event type, in catalogue order.
 
 use json_patch::PatchOperation;
-use serde::de::Deserializer;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::json::patch_ops;
 use crate::message::messages;
 use crate::outcome::{run_outcome, subagent_outcome};
-use crate::serde_util::{deserialize_element, lenient_vec, non_null, timestamp};
+use crate::serde_util::{non_null, timestamp};
 use crate::{
     Content, Message, MessageId, Metadata, RunAgentInput, RunFinishedOutcome, RunId,
     SubagentFinishedOutcome, SubagentRunId, TextMessageRole, ThreadId, TokenUsage, ToolCallId,
 };
-
-/// JSON Patch operation names, used to drop unknown ones when reading.
-const PATCH_OPS: &[&str] = &["add", "remove", "replace", "move", "copy", "test"];
-
-fn patch_ops<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<PatchOperation>, D::Error> {
-    lenient_vec(d, "op", PATCH_OPS, deserialize_element)
-}
 
 /// `REASONING_MESSAGE_START.role`: always `"reasoning"`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]

@@ -1,7 +1,7 @@
-//! The direct JSON reader (see the [module above](super)).
+//! The direct JSON reader of the text and reasoning events (see the [module above](super)).
 
 use super::next_escape;
-use crate::{Event, EventType, MessageId, SubagentRunId, TextMessageRole, ToolCallId};
+use crate::{Event, EventType, MessageId, SubagentRunId, TextMessageRole};
 
 /// Largest magnitude of a `timestamp` (2^53 − 1).
 const MAX_SAFE: i64 = 9_007_199_254_740_991;
@@ -115,13 +115,12 @@ impl<'a> Members<'a> {
     }
 }
 
-/// The last ids a stream decoder read, by kind. A stream names the same message, tool call and
-/// subagent run in event after event; reading an id equal to the last one shares it (a
-/// reference count) instead of allocating a copy.
+/// The last ids a stream decoder read, by kind. A stream names the same message and subagent
+/// run in event after event; reading an id equal to the last one shares it (a reference count)
+/// instead of allocating a copy.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct IdCache {
     message: Option<MessageId>,
-    tool_call: Option<ToolCallId>,
     subagent: Option<SubagentRunId>,
 }
 
@@ -186,7 +185,7 @@ fn text_role(raw: Option<Raw<'_>>) -> Result<Option<TextMessageRole>, ()> {
     }
 }
 
-/// Reads the common events directly from compact JSON whose `type` member (of type `ty`) ends
+/// Reads the text and reasoning events directly from compact JSON whose `type` member (of type `ty`) ends
 /// at `at`. `None` when the event is of another type or shape, or anything about it is
 /// unusual; the caller then reads it with serde, which accepts or rejects it with a precise
 /// error. What this returns is exactly what serde would.
@@ -220,26 +219,6 @@ pub(crate) fn read_event(json: &str, at: usize, ty: EventType, ids: &mut IdCache
             e.role = text_role(m.take("role")).ok()?;
             e.delta = m.opt_string("delta").ok()?;
             e.name = m.opt_string("name").ok()?;
-            e.subagent_run_id = m.opt_id("subagentRunId", &mut ids.subagent).ok()?;
-            e.into()
-        }
-        EventType::ToolCallStart => {
-            let mut e = ToolCallStartEvent::new(
-                m.id("toolCallId", &mut ids.tool_call)?,
-                m.string("toolCallName")?,
-            );
-            e.parent_message_id = m.opt_id("parentMessageId", &mut ids.message).ok()?;
-            e.subagent_run_id = m.opt_id("subagentRunId", &mut ids.subagent).ok()?;
-            e.into()
-        }
-        EventType::ToolCallArgs => {
-            let mut e =
-                ToolCallArgsEvent::new(m.id("toolCallId", &mut ids.tool_call)?, m.string("delta")?);
-            e.subagent_run_id = m.opt_id("subagentRunId", &mut ids.subagent).ok()?;
-            e.into()
-        }
-        EventType::ToolCallEnd => {
-            let mut e = ToolCallEndEvent::new(m.id("toolCallId", &mut ids.tool_call)?);
             e.subagent_run_id = m.opt_id("subagentRunId", &mut ids.subagent).ok()?;
             e.into()
         }

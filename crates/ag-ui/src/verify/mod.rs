@@ -137,6 +137,9 @@
 //!   another owner is rejected as already open, and a `TOOL_CALL_RESULT` from another owner
 //!   may not re-own that message (`owner.mismatch`): the `END` the client synthesizes would
 //!   disagree.
+//! * The lanes, which lane a chunk belongs to, what a continuation must repeat and which events
+//!   close a lane are not a second copy of those rules: emission mode and the chunk normalizer
+//!   (`client::chunks::ChunkNormalizer`) hold the same crate-private lane model.
 //!
 //! Everything emission mode accepts is accepted by the reference client: the differential
 //! tests feed emission-filtered streams through `transformChunks` and `verifyEvents` of

@@ -1,37 +1,55 @@
-//! Emission mode: the chunk lanes a client's expander would hold open, checked as the chunks
+//! Emission mode: the chunk lanes a client's normalizer would hold open, checked as the chunks
 //! are emitted — a chunk must carry its id, repeat its opener's name and fields unchanged, and
-//! not continue an id another owner is streaming.
+//! not continue an id another owner is streaming. The lanes and their rules are the normalizer's
+//! own ([`crate::lanes`]): which lane a chunk resolves to, whether it continues the stream there,
+//! what it must repeat, what an opener must name, and which events close lanes.
 
 use super::*;
+use crate::lanes::{self, Closes, Conflict, Fields, Lane, LaneKind, Resolved};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum ChunkKind {
-    Text,
-    Tool,
-    Reasoning,
-}
-
-/// Emission mode: the chunk stream the client's expander would hold open in a lane, with the
+/// Emission mode: the stream a client's normalizer would hold open in a lane, with the
 /// opener's fields that continuation chunks must repeat unchanged.
 #[derive(Clone, Debug)]
-pub(super) struct Lane {
-    pub(super) kind: ChunkKind,
-    pub(super) id: Box<str>,
+pub(super) struct EmitStream {
+    kind: LaneKind,
+    id: Box<str>,
     /// Text: the established role (the opener's, or assistant).
-    pub(super) role: TextMessageRole,
+    role: TextMessageRole,
     /// Text: the display name; tool: the tool name.
-    pub(super) name: Option<Box<str>>,
+    name: Option<Box<str>>,
     /// Tool: the parent message.
-    pub(super) parent: Option<Box<str>>,
+    parent: Option<Box<str>>,
 }
 
-/// The fields of a chunk beyond its id and tag.
-#[derive(Clone, Copy, Debug, Default)]
-pub(super) struct ChunkFields<'a> {
-    pub(super) role: Option<TextMessageRole>,
-    pub(super) name: Option<&'a str>,
-    pub(super) parent: Option<&'a str>,
+impl EmitStream {
+    /// What the opener established.
+    fn opener(&self) -> Fields<'_> {
+        Fields {
+            role: Some(self.role),
+            name: self.name.as_deref(),
+            parent: self.parent.as_deref(),
+        }
+    }
 }
+
+impl lanes::Stream for EmitStream {
+    type Key = Box<str>;
+
+    fn kind(&self) -> LaneKind {
+        self.kind
+    }
+
+    fn id(&self) -> &str {
+        &self.id
+    }
+
+    fn key(&self) -> Box<str> {
+        self.id.clone()
+    }
+}
+
+/// The lanes of emission mode: the shared lane model, owners interned.
+pub(super) type Lanes = lanes::Lanes<Owner, EmitStream>;
 
 /// Emission mode only: what each owner has open, and the chunk stream pending in each lane.
 #[derive(Clone, Debug, Default)]
@@ -51,86 +69,27 @@ impl Emission {
     }
 }
 
-/// Emission mode: the pending chunk stream of each owner, and which owner streams each id (one
-/// at most: a chunk for an id streamed elsewhere continues there), so that finding the stream
-/// of an id costs no scan of the lanes, however many subagents have one open.
-#[derive(Clone, Debug, Default)]
-pub(super) struct Lanes {
-    pub(super) by_owner: HashMap<Owner, Lane>,
-    /// Per kind (text, tool call, reasoning): the owner streaming each id.
-    pub(super) by_id: [HashMap<Box<str>, Owner>; 3],
-}
-
-pub(super) fn chunk_slot(kind: ChunkKind) -> usize {
-    match kind {
-        ChunkKind::Text => 0,
-        ChunkKind::Tool => 1,
-        ChunkKind::Reasoning => 2,
-    }
-}
-
-impl Lanes {
-    pub(super) fn is_empty(&self) -> bool {
-        self.by_owner.is_empty()
-    }
-
-    pub(super) fn clear(&mut self) {
-        self.by_owner.clear();
-        self.by_id.iter_mut().for_each(HashMap::clear);
-    }
-
-    /// Opens `owner`'s lane, replacing the stream it had pending.
-    pub(super) fn insert(&mut self, owner: Owner, lane: Lane) {
-        self.remove(&owner);
-        self.by_id[chunk_slot(lane.kind)].insert(lane.id.clone(), owner);
-        self.by_owner.insert(owner, lane);
-    }
-
-    pub(super) fn remove(&mut self, owner: &Owner) {
-        if let Some(lane) = self.by_owner.remove(owner) {
-            let ids = &mut self.by_id[chunk_slot(lane.kind)];
-            if ids.get(&*lane.id) == Some(owner) {
-                ids.remove(&*lane.id);
-            }
-        }
-    }
-
-    /// The owner streaming `id` as chunks of `kind`, and its lane.
-    pub(super) fn streaming(&self, kind: ChunkKind, id: &str) -> Option<(&Owner, &Lane)> {
-        let owner = self.by_id[chunk_slot(kind)].get(id)?;
-        self.by_owner.get(owner).map(|lane| (owner, lane))
-    }
-}
-
 impl Engine {
     /// A chunk in emission mode: self-contained, so it must carry its id; it registers the
     /// id's owner like an opener would and must agree with everything the expanded
     /// START / CONTENT would be checked against.
     pub(super) fn chunk(
         &mut self,
-        kind: ChunkKind,
+        kind: LaneKind,
         id: Option<&str>,
         tag: Option<&str>,
-        fields: ChunkFields<'_>,
+        fields: Fields<'_>,
     ) -> Check {
         let parent = fields.parent;
-        let ty = match kind {
-            ChunkKind::Text => EventType::TextMessageChunk,
-            ChunkKind::Tool => EventType::ToolCallChunk,
-            ChunkKind::Reasoning => EventType::ReasoningMessageChunk,
-        };
+        let ty = kind.chunk_type();
         let Some(id) = id else {
-            let field = if kind == ChunkKind::Tool {
-                "toolCallId"
-            } else {
-                "messageId"
-            };
             return Err(Fail::new(
                 ViolationKind::EmitChunkMissingId,
                 Vec::new(),
                 format!(
-                    "{ty} without {field}: an emitted chunk is self-contained and must name its {}",
-                    if kind == ChunkKind::Tool {
+                    "{ty} without {}: an emitted chunk is self-contained and must name its {}",
+                    kind.id_field(),
+                    if kind == LaneKind::Tool {
                         "tool call"
                     } else {
                         "message"
@@ -141,13 +100,14 @@ impl Engine {
         let Some(emission) = &self.emission else {
             return Ok(());
         };
-        // The lane the expander would put it in: the one already streaming this id, else the
-        // chunk's own.
-        let streaming = emission.lanes.streaming(kind, id);
-        // The chunk continues that stream: its tag must name the lane's owner (the expander
-        // rejects anything else), and the opener's fields must not change.
-        if let Some((&lane_owner, lane)) = streaming {
-            if self.owners.disagrees(tag, lane_owner) {
+        // The lane the normalizer would put it in: the one already streaming this id, else the
+        // chunk's own. A tag naming no owner yet matches no lane.
+        let tag_owner = tag.map(|tag| self.owners.find(Some(tag)).unwrap_or(Owner::UNSEEN));
+        let resolved = match emission.lanes.resolve(kind, Some(id), tag_owner.as_ref()) {
+            Ok(resolved) => resolved,
+            // The chunk continues that stream: its tag must name the lane's owner (the
+            // normalizer rejects anything else).
+            Err(Conflict::OwnerMismatch(lane_owner)) => {
                 return Err(Fail::new(
                     ViolationKind::OwnerMismatch,
                     vec![id.to_owned(), tag.unwrap_or_default().to_owned()],
@@ -159,63 +119,50 @@ impl Engine {
                     ),
                 ));
             }
-            let changed = match kind {
-                ChunkKind::Text => {
-                    if fields.role.is_some_and(|r| r != lane.role) {
-                        Some("role")
-                    } else if fields.name.is_some() && fields.name != lane.name.as_deref() {
-                        Some("name")
-                    } else {
-                        None
-                    }
-                }
-                ChunkKind::Tool => {
-                    if fields.name.is_some() && fields.name != lane.name.as_deref() {
-                        Some("toolCallName")
-                    } else if parent.is_some() && parent != lane.parent.as_deref() {
-                        Some("parentMessageId")
-                    } else {
-                        None
-                    }
-                }
-                ChunkKind::Reasoning => None,
-            };
-            if let Some(field) = changed {
-                return Err(Fail::new(
-                    ViolationKind::EmitChunkFieldMismatch,
-                    vec![id.to_owned()],
-                    format!(
-                        "{ty} continues {} with a different {field} than the chunk that opened it: repeat the opener's value or leave it out",
-                        show(id)
-                    ),
-                ));
-            }
+            // Only a chunk without an id can be ambiguous.
+            Err(Conflict::Ambiguous(_)) => Resolved::Empty,
+        };
+        let continued = emission.lanes.continued(resolved, kind, Some(id));
+        // A continuation must not change the opener's fields.
+        if let Some(seq) = continued
+            && let Some(mismatch) =
+                lanes::mismatch(kind, emission.lanes.get(seq).stream.opener(), fields)
+        {
+            return Err(Fail::new(
+                ViolationKind::EmitChunkFieldMismatch,
+                vec![id.to_owned()],
+                format!(
+                    "{ty} continues {} with a different {} than the chunk that opened it: repeat the opener's value or leave it out",
+                    show(id),
+                    mismatch.field
+                ),
+            ));
         }
-        let streaming = streaming.map(|(&owner, _)| owner);
+        let streaming = continued.map(|seq| emission.lanes.get(seq).owner);
         let continues = streaming.is_some();
         let (open_now, recorded) = match kind {
-            ChunkKind::Text => match self.messages.get(id) {
+            LaneKind::Text => match self.messages.get(id) {
                 Some(e) => (e.open.is_some(), Some(e.owner)),
                 None => (false, None),
             },
-            ChunkKind::Tool => match self.tool_calls.get(id) {
+            LaneKind::Tool => match self.tool_calls.get(id) {
                 Some(e) => (e.open.is_some(), Some(e.owner)),
                 None => (false, None),
             },
-            ChunkKind::Reasoning => match self.reasoning.get(id) {
+            LaneKind::Reasoning => match self.reasoning.get(id) {
                 Some(e) => (e.message.is_some(), Some(e.owner)),
                 None => (false, None),
             },
         };
         if open_now {
             let (kind, what, end) = match kind {
-                ChunkKind::Text => (
+                LaneKind::Text => (
                     ViolationKind::TextAlreadyOpen,
                     "text message",
                     "TEXT_MESSAGE_END",
                 ),
-                ChunkKind::Tool => (ViolationKind::ToolAlreadyOpen, "tool call", "TOOL_CALL_END"),
-                ChunkKind::Reasoning => (
+                LaneKind::Tool => (ViolationKind::ToolAlreadyOpen, "tool call", "TOOL_CALL_END"),
+                LaneKind::Reasoning => (
                     ViolationKind::ReasoningMessageAlreadyOpen,
                     "reasoning message",
                     "REASONING_MESSAGE_END",
@@ -231,16 +178,17 @@ impl Engine {
             ));
         }
         let what = match kind {
-            ChunkKind::Text => "message",
-            ChunkKind::Tool => "tool call",
-            ChunkKind::Reasoning => "reasoning",
+            LaneKind::Text => "message",
+            LaneKind::Tool => "tool call",
+            LaneKind::Reasoning => "reasoning",
         };
         if let Some(owner) = recorded {
             self.check_owner(ty, what, id, owner, tag)?;
         }
         let mut inherited = None;
-        if kind == ChunkKind::Tool && !continues {
-            if fields.name.is_none() {
+        if kind == LaneKind::Tool && !continues {
+            // The id is there; what else an opener must name.
+            if lanes::missing_field(kind, Some(id), fields.name).is_some() {
                 return Err(Fail::new(
                     ViolationKind::EmitChunkMissingName,
                     vec![id.to_owned()],
@@ -263,10 +211,10 @@ impl Engine {
         // One open block per owner: a chunk starting a stream while the owner has an explicit
         // one of the same family open.
         if !continues
-            && kind != ChunkKind::Tool
+            && kind != LaneKind::Tool
             && let Some(emission) = &self.emission
         {
-            let (slots, kind, what) = if kind == ChunkKind::Text {
+            let (slots, kind, what) = if kind == LaneKind::Text {
                 (
                     &emission.text,
                     ViolationKind::EmitTextAlreadyOpen,
@@ -295,18 +243,18 @@ impl Engine {
         }
         // Register.
         match kind {
-            ChunkKind::Text => {
+            LaneKind::Text => {
                 if recorded.is_none() {
                     self.messages.insert(id.into(), Entry { owner, open: None });
                 }
             }
-            ChunkKind::Tool => {
+            LaneKind::Tool => {
                 if recorded.is_none() {
                     self.tool_calls
                         .insert(id.into(), Entry { owner, open: None });
                 }
             }
-            ChunkKind::Reasoning => {
+            LaneKind::Reasoning => {
                 if recorded.is_none() {
                     self.reasoning.insert(
                         id.into(),
@@ -320,21 +268,29 @@ impl Engine {
             }
         }
         if !continues {
+            // A new stream in the chunk's own lane, closing what that lane held.
             let lane = self.owners.intern(tag);
             if let Some(emission) = &mut self.emission {
-                emission.lanes.insert(
-                    lane,
-                    Lane {
+                emission.lanes.close(&lane);
+                emission.lanes.open(Lane {
+                    owner: lane,
+                    stream: EmitStream {
                         kind,
                         id: id.into(),
                         role: fields.role.unwrap_or_default(),
                         name: fields.name.map(Into::into),
                         parent: parent.map(Into::into),
                     },
-                );
+                });
             }
         }
         Ok(())
+    }
+
+    /// Emission mode: the owner of the lane streaming `id` as chunks of `kind`, if one does.
+    pub(super) fn streaming_owner(&self, kind: LaneKind, id: &str) -> Option<Owner> {
+        let lanes = &self.emission.as_ref()?.lanes;
+        lanes.streaming(kind, id).map(|seq| lanes.get(seq).owner)
     }
 
     /// Emission mode: an explicit opener for an id that another lane is still streaming as
@@ -342,26 +298,19 @@ impl Engine {
     /// START for an open id on the client.
     pub(super) fn chunk_pending_elsewhere(
         &self,
-        kind: ChunkKind,
+        kind: LaneKind,
         ty: EventType,
         id: &str,
         tag: Option<&str>,
     ) -> Check {
-        let Some(emission) = &self.emission else {
-            return Ok(());
-        };
         let own = self.owners.find(tag);
-        let Some((&lane_owner, _)) = emission
-            .lanes
-            .streaming(kind, id)
-            .filter(|(o, _)| Some(**o) != own)
-        else {
+        let Some(lane_owner) = self.streaming_owner(kind, id).filter(|o| Some(*o) != own) else {
             return Ok(());
         };
         let violation = match kind {
-            ChunkKind::Text => ViolationKind::TextAlreadyOpen,
-            ChunkKind::Tool => ViolationKind::ToolAlreadyOpen,
-            ChunkKind::Reasoning => ViolationKind::ReasoningMessageAlreadyOpen,
+            LaneKind::Text => ViolationKind::TextAlreadyOpen,
+            LaneKind::Tool => ViolationKind::ToolAlreadyOpen,
+            LaneKind::Reasoning => ViolationKind::ReasoningMessageAlreadyOpen,
         };
         Err(Fail::new(
             violation,
@@ -374,21 +323,23 @@ impl Engine {
         ))
     }
 
-    /// Emission mode: an explicit event closes the chunk stream pending in its own lane.
-    pub(super) fn close_lane(&mut self, tag: Option<&str>) {
-        if let Some(emission) = &mut self.emission {
-            if emission.lanes.is_empty() {
-                return;
-            }
-            if let Some(owner) = self.owners.find(tag) {
-                emission.lanes.remove(&owner);
-            }
+    /// Emission mode, after `event` was accepted: the lanes it closes, by the normalizer's
+    /// table ([`lanes::closes`]).
+    pub(super) fn close_lanes(&mut self, event: &Event) {
+        let Some(emission) = &mut self.emission else {
+            return;
+        };
+        if emission.lanes.is_empty() {
+            return;
         }
-    }
-
-    pub(super) fn close_all_lanes(&mut self) {
-        if let Some(emission) = &mut self.emission {
-            emission.lanes.clear();
+        let owner = match lanes::closes(event) {
+            Closes::Nothing => return,
+            Closes::All => return emission.lanes.clear(),
+            Closes::Own(tag) => self.owners.find(tag.map(SubagentRunId::as_str)),
+            Closes::Subagent(id) => self.owners.find(Some(id.as_str())),
+        };
+        if let Some(owner) = owner {
+            emission.lanes.close(&owner);
         }
     }
 }

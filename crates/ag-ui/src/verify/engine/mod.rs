@@ -16,10 +16,11 @@ use crate::{
 
 mod emission;
 
-use emission::{ChunkFields, ChunkKind, Emission};
+use emission::Emission;
 
 use super::OpenEntities;
 use super::violation::{Violation, ViolationKind};
+use crate::lanes::{Fields, LaneKind};
 
 /// An owner: `0` is the parent agent, `n > 0` the `n`-th subagent run id seen in this run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -27,6 +28,8 @@ pub(super) struct Owner(u32);
 
 impl Owner {
     const PARENT: Owner = Owner(0);
+    /// A subagent run id not interned yet: no entity or lane has it as owner.
+    const UNSEEN: Owner = Owner(u32::MAX);
 }
 
 /// Interned subagent run ids, so owners compare as integers and are stored without a string
@@ -295,16 +298,13 @@ impl Engine {
             }
             Event::RunError(_) => {
                 self.phase = Phase::Errored;
-                self.close_all_lanes();
             }
             Event::RunFinished(_) => {
                 self.closure()?;
                 self.phase = Phase::Finished;
-                self.close_all_lanes();
             }
             Event::MessagesSnapshot(e) => {
                 self.seed(&e.messages, true);
-                self.close_all_lanes();
             }
             Event::TextMessageStart(e) => {
                 self.text_start(e.message_id.as_str(), tag_of(&e.subagent_run_id))?
@@ -345,11 +345,9 @@ impl Engine {
                 let id = e.message_id.as_str();
                 // Emission mode: re-owning a message whose chunk stream is pending in another
                 // lane would make the END the client synthesizes for it disagree.
-                if let Some(emission) = &self.emission
-                    && let Some((&lane_owner, _)) = emission
-                        .lanes
-                        .streaming(ChunkKind::Text, id)
-                        .filter(|(o, _)| **o != owner)
+                if let Some(lane_owner) = self
+                    .streaming_owner(LaneKind::Text, id)
+                    .filter(|o| *o != owner)
                 {
                     return Err(Fail::new(
                         ViolationKind::OwnerMismatch,
@@ -369,7 +367,6 @@ impl Engine {
                         self.messages.insert(id.into(), Entry { owner, open: None });
                     }
                 }
-                self.close_lane(tag);
             }
             Event::ReasoningStart(e) => self.reasoning_start(
                 EventType::ReasoningStart,
@@ -460,16 +457,13 @@ impl Engine {
             Event::SubagentError(e) => {
                 self.subagent_ended(EventType::SubagentError, e.subagent_run_id.as_str())?
             }
-            Event::StateSnapshot(e) => self.close_lane(tag_of(&e.subagent_run_id)),
-            Event::StateDelta(e) => self.close_lane(tag_of(&e.subagent_run_id)),
-            Event::Custom(e) => self.close_lane(tag_of(&e.subagent_run_id)),
-            Event::Raw(_) => {}
+            Event::StateSnapshot(_) | Event::StateDelta(_) | Event::Custom(_) | Event::Raw(_) => {}
             Event::TextMessageChunk(e) if self.emission.is_some() => {
                 self.chunk(
-                    ChunkKind::Text,
+                    LaneKind::Text,
                     e.message_id.as_ref().map(|m| m.as_str()),
                     tag_of(&e.subagent_run_id),
-                    ChunkFields {
+                    Fields {
                         role: e.role,
                         name: e.name.as_deref(),
                         parent: None,
@@ -478,10 +472,10 @@ impl Engine {
             }
             Event::ToolCallChunk(e) if self.emission.is_some() => {
                 self.chunk(
-                    ChunkKind::Tool,
+                    LaneKind::Tool,
                     e.tool_call_id.as_ref().map(ToolCallId::as_str),
                     tag_of(&e.subagent_run_id),
-                    ChunkFields {
+                    Fields {
                         role: None,
                         name: e.tool_call_name.as_deref(),
                         parent: e.parent_message_id.as_ref().map(|p| p.as_str()),
@@ -490,10 +484,10 @@ impl Engine {
             }
             Event::ReasoningMessageChunk(e) if self.emission.is_some() => {
                 self.chunk(
-                    ChunkKind::Reasoning,
+                    LaneKind::Reasoning,
                     e.message_id.as_ref().map(|m| m.as_str()),
                     tag_of(&e.subagent_run_id),
-                    ChunkFields::default(),
+                    Fields::default(),
                 )?;
             }
             // `Event` is non-exhaustive within the crate too only by attribute; every 1.0
@@ -501,6 +495,8 @@ impl Engine {
             #[allow(unreachable_patterns)]
             _ => {}
         }
+        // Emission mode: the chunk lanes the accepted event closes, as the normalizer would.
+        self.close_lanes(event);
         Ok(())
     }
 
@@ -617,7 +613,7 @@ impl Engine {
     }
 
     fn text_start(&mut self, id: &str, tag: Option<&str>) -> Check {
-        self.chunk_pending_elsewhere(ChunkKind::Text, EventType::TextMessageStart, id, tag)?;
+        self.chunk_pending_elsewhere(LaneKind::Text, EventType::TextMessageStart, id, tag)?;
         let existing = self.messages.get(id).map(|e| (e.owner, e.open.is_some()));
         if let Some((_, true)) = existing {
             return Err(Fail::new(
@@ -669,14 +665,12 @@ impl Engine {
         if let Some(emission) = &mut self.emission {
             emission.text.insert(owner, id.into());
         }
-        self.close_lane(tag);
         Ok(())
     }
 
     fn text_continue(&mut self, ty: EventType, id: &str, tag: Option<&str>, end: bool) -> Check {
         if !end && let Some(owner) = self.recent_text.get(id) {
             self.check_owner(ty, "text message", id, owner, tag)?;
-            self.close_lane(tag);
             return Ok(());
         }
         let owner = match self.messages.get(id) {
@@ -708,12 +702,11 @@ impl Engine {
         } else {
             self.recent_text.set(id, owner);
         }
-        self.close_lane(tag);
         Ok(())
     }
 
     fn tool_start(&mut self, id: &str, parent: Option<&str>, tag: Option<&str>) -> Check {
-        self.chunk_pending_elsewhere(ChunkKind::Tool, EventType::ToolCallStart, id, tag)?;
+        self.chunk_pending_elsewhere(LaneKind::Tool, EventType::ToolCallStart, id, tag)?;
         let existing = self.tool_calls.get(id).map(|e| (e.owner, e.open.is_some()));
         if let Some((_, true)) = existing {
             return Err(Fail::new(
@@ -744,7 +737,6 @@ impl Engine {
             }
         }
         self.open_tools += 1;
-        self.close_lane(tag);
         Ok(())
     }
 
@@ -801,7 +793,6 @@ impl Engine {
     fn tool_continue(&mut self, ty: EventType, id: &str, tag: Option<&str>, end: bool) -> Check {
         if !end && let Some(owner) = self.recent_tool.get(id) {
             self.check_owner(ty, "tool call", id, owner, tag)?;
-            self.close_lane(tag);
             return Ok(());
         }
         let owner = match self.tool_calls.get(id) {
@@ -830,14 +821,13 @@ impl Engine {
         } else {
             self.recent_tool.set(id, owner);
         }
-        self.close_lane(tag);
         Ok(())
     }
 
     fn reasoning_start(&mut self, ty: EventType, id: &str, tag: Option<&str>) -> Check {
         let span = ty == EventType::ReasoningStart;
         if !span {
-            self.chunk_pending_elsewhere(ChunkKind::Reasoning, ty, id, tag)?;
+            self.chunk_pending_elsewhere(LaneKind::Reasoning, ty, id, tag)?;
         }
         let existing = self
             .reasoning
@@ -927,7 +917,6 @@ impl Engine {
             };
             slots.insert(owner, id.into());
         }
-        self.close_lane(tag);
         Ok(())
     }
 
@@ -935,7 +924,6 @@ impl Engine {
         let content = ty == EventType::ReasoningMessageContent;
         if content && let Some(owner) = self.recent_reasoning.get(id) {
             self.check_owner(ty, "reasoning", id, owner, tag)?;
-            self.close_lane(tag);
             return Ok(());
         }
         let span = ty == EventType::ReasoningEnd;
@@ -990,7 +978,6 @@ impl Engine {
                 slots.retain(|_, open| &**open != id);
             }
         }
-        self.close_lane(tag);
         Ok(())
     }
 
@@ -1020,7 +1007,6 @@ impl Engine {
             }
         }
         self.open_steps += 1;
-        self.close_lane(tag);
         Ok(())
     }
 
@@ -1062,7 +1048,6 @@ impl Engine {
             }
         }
         self.open_steps -= 1;
-        self.close_lane(tag);
         Ok(())
     }
 
@@ -1124,11 +1109,6 @@ impl Engine {
             }
         }
         self.active_subagents -= 1;
-        if let Some(emission) = &mut self.emission
-            && let Some(owner) = self.owners.find(Some(id))
-        {
-            emission.lanes.remove(&owner);
-        }
         Ok(())
     }
 

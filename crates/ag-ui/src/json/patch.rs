@@ -1,0 +1,334 @@
+//! The JSON Patch reader of `STATE_DELTA.delta` and `ACTIVITY_DELTA.patch` (see the
+//! [module above](super)).
+//!
+//! Each operation is read straight from the input: its four known members (`op`, `path`,
+//! `from`, `value`) as they come, anything else skipped, and the operation built from them.
+//! Before this reader, every operation was first parsed into a `serde_json::Value` object, then
+//! converted into a [`PatchOperation`] through serde's buffering of internally tagged enums,
+//! which copied the operation's `value` twice more.
+//!
+//! Only an operation that is not plainly valid (a missing or mistyped member, an invalid JSON
+//! Pointer, a non-object element) is put back together as the `Value` it would have been and
+//! read as before, so that its error (or, for serde's odd acceptances, its reading) is exactly
+//! what it was. An operation whose `op` is a string naming no operation is dropped, with one
+//! warning per list, as the reference client does.
+
+use std::fmt;
+
+use json_patch::jsonptr::{self, PointerBuf};
+use json_patch::{
+    AddOperation, CopyOperation, MoveOperation, PatchOperation, RemoveOperation, ReplaceOperation,
+    TestOperation,
+};
+use serde::Deserialize;
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde_json::{Map, Value};
+
+use crate::serde_util::{deserialize_element, unknown_member};
+
+/// JSON Patch operation names, in the declaration order of [`PatchOperation`].
+const PATCH_OPS: &[&str] = &["add", "remove", "replace", "move", "copy", "test"];
+
+/// Reads a list of JSON Patch operations, dropping (with one warning) those whose `op` names no
+/// operation. An invalid operation is an error whose message starts with its index
+/// (`[2]: missing field `value``), which [`crate::decode::locate`] folds into the field path.
+pub(crate) fn patch_ops<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<PatchOperation>, D::Error> {
+    d.deserialize_seq(OpsVisitor)
+}
+
+struct OpsVisitor;
+
+impl<'de> Visitor<'de> for OpsVisitor {
+    type Value = Vec<PatchOperation>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // As `Vec<Value>` says it, which read these lists before.
+        f.write_str("a sequence")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        // At most 4096 up front, whatever the peer claims: the rest grows as it is read.
+        let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
+        let mut dropped: Option<(usize, String, usize)> = None;
+        let mut index = 0;
+        while let Some(element) = seq.next_element_seed(ElementSeed)? {
+            match element {
+                Element::Op(op) => out.push(op),
+                Element::Unknown(name) => match &mut dropped {
+                    Some((_, _, count)) => *count += 1,
+                    None => dropped = Some((index, name, 1)),
+                },
+                Element::Other(value) => {
+                    if let Some(name) = unknown_member(&value, "op", PATCH_OPS) {
+                        match &mut dropped {
+                            Some((_, _, count)) => *count += 1,
+                            None => dropped = Some((index, name, 1)),
+                        }
+                    } else {
+                        match deserialize_element(value, index) {
+                            Ok(op) => out.push(op),
+                            Err(message) => {
+                                // The rest is still read, so that broken JSON after the bad
+                                // operation is the syntax error it was when the whole list was
+                                // parsed first.
+                                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                                return Err(de::Error::custom(message));
+                            }
+                        }
+                    }
+                }
+            }
+            index += 1;
+        }
+        if let Some((first_index, first, count)) = dropped {
+            // `?`: the name comes from the peer; Debug quotes it and escapes control characters.
+            tracing::warn!(
+                count,
+                first_index,
+                first = ?first,
+                "dropped {count} union member(s) of unknown op"
+            );
+        }
+        Ok(out)
+    }
+}
+
+/// One element of the list, as read.
+enum Element {
+    /// A valid operation.
+    Op(PatchOperation),
+    /// An object whose `op` is a string naming no operation: dropped.
+    Unknown(String),
+    /// Anything else, as the `Value` it is (its unknown members left out: they cannot change
+    /// how it reads), for the conversion that reports what is wrong with it.
+    Other(Value),
+}
+
+struct ElementSeed;
+
+impl<'de> DeserializeSeed<'de> for ElementSeed {
+    type Value = Element;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Element, D::Error> {
+        d.deserialize_any(ElementVisitor)
+    }
+}
+
+/// The members an operation is built from.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Key {
+    Op,
+    Path,
+    From,
+    Value,
+}
+
+impl Key {
+    fn name(self) -> &'static str {
+        match self {
+            Key::Op => "op",
+            Key::Path => "path",
+            Key::From => "from",
+            Key::Value => "value",
+        }
+    }
+}
+
+/// A member name: one of [`Key`], or another (`None`), which is skipped.
+struct KeySeed;
+
+impl<'de> DeserializeSeed<'de> for KeySeed {
+    type Value = Option<Key>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Option<Key>, D::Error> {
+        d.deserialize_str(KeySeed)
+    }
+}
+
+impl Visitor<'_> for KeySeed {
+    type Value = Option<Key>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a member name")
+    }
+
+    fn visit_str<E: de::Error>(self, key: &str) -> Result<Option<Key>, E> {
+        Ok(match key {
+            "op" => Some(Key::Op),
+            "path" => Some(Key::Path),
+            "from" => Some(Key::From),
+            "value" => Some(Key::Value),
+            _ => None,
+        })
+    }
+}
+
+/// The known members of an operation, each as it was read, and the order in which they first
+/// appeared (which decides which error the conversion reports first).
+#[derive(Default)]
+struct Members {
+    op: Option<Value>,
+    path: Option<Value>,
+    from: Option<Value>,
+    value: Option<Value>,
+    order: [Option<Key>; 4],
+}
+
+impl Members {
+    fn slot(&mut self, key: Key) -> &mut Option<Value> {
+        match key {
+            Key::Op => &mut self.op,
+            Key::Path => &mut self.path,
+            Key::From => &mut self.from,
+            Key::Value => &mut self.value,
+        }
+    }
+
+    fn set(&mut self, key: Key, value: Value) {
+        if let Some(free) = self.order.iter_mut().find(|k| k.is_none_or(|k| k == key)) {
+            *free = Some(key);
+        }
+        // A repeated member: the last one counts, in the place of the first, as in a `Value`.
+        *self.slot(key) = Some(value);
+    }
+
+    /// The operation, or `None` when it is not plainly valid (the members are left as read).
+    fn build(&mut self) -> Option<PatchOperation> {
+        let Some(Value::String(op)) = &self.op else {
+            return None;
+        };
+        let index = PATCH_OPS.iter().position(|name| name == op)?;
+        let needs_value = matches!(index, 0 | 2 | 5);
+        let needs_from = matches!(index, 3 | 4);
+        if !pointer(&self.path)
+            || (needs_from && !pointer(&self.from))
+            || (needs_value && self.value.is_none())
+        {
+            return None;
+        }
+        let path = take_pointer(&mut self.path)?;
+        Some(match index {
+            0 => PatchOperation::Add(AddOperation {
+                path,
+                value: self.value.take()?,
+            }),
+            1 => PatchOperation::Remove(RemoveOperation { path }),
+            2 => PatchOperation::Replace(ReplaceOperation {
+                path,
+                value: self.value.take()?,
+            }),
+            3 => PatchOperation::Move(MoveOperation {
+                from: take_pointer(&mut self.from)?,
+                path,
+            }),
+            4 => PatchOperation::Copy(CopyOperation {
+                from: take_pointer(&mut self.from)?,
+                path,
+            }),
+            _ => PatchOperation::Test(TestOperation {
+                path,
+                value: self.value.take()?,
+            }),
+        })
+    }
+
+    /// The members as the object they came in (without its unknown members).
+    fn into_value(mut self) -> Value {
+        let mut map = Map::new();
+        for key in self.order.into_iter().flatten() {
+            if let Some(value) = self.slot(key).take() {
+                map.insert(key.name().to_owned(), value);
+            }
+        }
+        Value::Object(map)
+    }
+}
+
+/// Whether `member` is a string holding a valid JSON Pointer.
+fn pointer(member: &Option<Value>) -> bool {
+    matches!(member, Some(Value::String(s)) if jsonptr::Pointer::parse(s.as_str()).is_ok())
+}
+
+/// The pointer in `member`, which [`pointer`] accepted: its string, moved.
+fn take_pointer(member: &mut Option<Value>) -> Option<PointerBuf> {
+    match member.take()? {
+        Value::String(s) => PointerBuf::try_from(s).ok(),
+        _ => None,
+    }
+}
+
+struct ElementVisitor;
+
+impl<'de> Visitor<'de> for ElementVisitor {
+    type Value = Element;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any valid JSON value")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Element, A::Error> {
+        let mut members = Members::default();
+        while let Some(key) = map.next_key_seed(KeySeed)? {
+            match key {
+                Some(key) => members.set(key, map.next_value()?),
+                None => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        if let Some(op) = members.build() {
+            return Ok(Element::Op(op));
+        }
+        if let Some(Value::String(name)) = &members.op
+            && !PATCH_OPS.contains(&name.as_str())
+        {
+            return Ok(Element::Unknown(name.clone()));
+        }
+        Ok(Element::Other(members.into_value()))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Element, A::Error> {
+        Value::deserialize(de::value::SeqAccessDeserializer::new(seq)).map(Element::Other)
+    }
+
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<Element, E> {
+        Ok(Element::Other(Value::Bool(v)))
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<Element, E> {
+        Ok(Element::Other(Value::from(v)))
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<Element, E> {
+        Ok(Element::Other(Value::from(v)))
+    }
+
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<Element, E> {
+        Ok(Element::Other(
+            serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number),
+        ))
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<Element, E> {
+        Ok(Element::Other(Value::String(v.to_owned())))
+    }
+
+    fn visit_string<E: de::Error>(self, v: String) -> Result<Element, E> {
+        Ok(Element::Other(Value::String(v)))
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<Element, E> {
+        Ok(Element::Other(Value::Null))
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<Element, E> {
+        Ok(Element::Other(Value::Null))
+    }
+
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Element, D::Error> {
+        Value::deserialize(d).map(Element::Other)
+    }
+}
+
+#[cfg(test)]
+mod tests;
