@@ -2,7 +2,9 @@
 //! Lines, each line read by the compatibility stage (legacy `THINKING_*`, lone surrogate halves
 //! rejoined across deltas), chunks expanded, and every event applied to a reducer (message
 //! building, tool calls, JSON Patch on state, snapshots, outcomes). Nothing panics; an event a
-//! stage refuses is skipped and the next one still applies; the conversation stays readable.
+//! stage refuses is skipped and the next one still applies; the conversation stays readable, and
+//! its view (`Reducer::messages`) agrees with itself by position, by iteration either way, and
+//! with the owned list.
 
 #![no_main]
 
@@ -38,8 +40,14 @@ fuzz_target!(|data: &[u8]| {
     for event in expanded.drain(..) {
         let _ = reducer.apply(&event);
     }
-    for message in reducer.messages() {
+    // The view reads the same by position, forwards and backwards, and as the owned list.
+    let messages = reducer.messages();
+    assert_eq!(messages.iter().len(), messages.len());
+    for (i, message) in messages.iter().enumerate() {
         assert!(reducer.message(message.id().as_str()).is_some());
+        assert!(std::ptr::eq(message, &messages[i]));
     }
+    assert!(messages.iter().rev().eq(messages.iter().collect::<Vec<_>>().into_iter().rev()));
+    assert_eq!(reducer.clone().into_parts().0, messages.to_vec());
     let _ = reducer.state();
 });

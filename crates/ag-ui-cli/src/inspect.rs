@@ -340,7 +340,7 @@ async fn start_run(State(inspector): State<Arc<Inspector>>, body: Bytes) -> Resp
                     .await
             }
         };
-        forwarder.flush_message(conversation.messages());
+        forwarder.flush_message(|i| conversation.messages().get(i));
         let interrupts = json!(conversation.pending_interrupts());
         match result {
             Ok(summary) => {
@@ -422,7 +422,7 @@ async fn load(State(inspector): State<Arc<Inspector>>, body: HttpBody) -> Respon
             Err(e) => Err(e),
         };
         let reducer = pipeline.reducer();
-        forwarder.flush_message(reducer.messages());
+        forwarder.flush_message(|i| reducer.messages().get(i));
         let interrupts = json!(reducer.pending_interrupts());
         match result {
             Ok(()) => forwarder.send_json(&json!({
@@ -575,8 +575,8 @@ impl Forwarder {
     }
 
     /// Sends the message at `index` as the reducer holds it now.
-    fn send_message(&mut self, op: &str, index: usize, messages: &[Message]) {
-        let Some(message) = messages.get(index) else {
+    fn send_message(&mut self, op: &str, index: usize, message: Option<&Message>) {
+        let Some(message) = message else {
             return;
         };
         self.begin();
@@ -586,10 +586,11 @@ impl Forwarder {
         self.end();
     }
 
-    /// Sends the message whose changes the page has not seen, if any, as `messages` hold it.
-    fn flush_message(&mut self, messages: &[Message]) {
+    /// Sends the message whose changes the page has not seen, if any, as `message_at` (the
+    /// message at a position) gives it.
+    fn flush_message<'m>(&mut self, message_at: impl FnOnce(usize) -> Option<&'m Message>) {
         if let Some((index, _)) = self.pending.take() {
-            self.send_message("update", index, messages);
+            self.send_message("update", index, message_at(index));
         }
     }
 
@@ -639,7 +640,7 @@ impl Subscriber for Forwarder {
                     | Event::ToolCallArgs(_)
             )
         {
-            self.flush_message(reducer.messages());
+            self.flush_message(|i| reducer.messages().get(i));
         }
         let index = self.index;
         self.index += 1;
@@ -664,7 +665,7 @@ impl Subscriber for Forwarder {
                 // message changes, when this one is complete, or every MESSAGE_FLUSH.
                 match self.pending {
                     Some((pending, _)) if pending != at => {
-                        self.flush_message(reducer.messages());
+                        self.flush_message(|i| reducer.messages().get(i));
                         self.pending = Some((at, Instant::now()));
                     }
                     Some(_) => {}
@@ -674,22 +675,22 @@ impl Subscriber for Forwarder {
                     .pending
                     .is_some_and(|(_, since)| since.elapsed() >= MESSAGE_FLUSH)
                 {
-                    self.flush_message(reducer.messages());
+                    self.flush_message(|i| reducer.messages().get(i));
                 }
             }
             MessagesChange::Appended(at) => {
-                self.flush_message(reducer.messages());
-                self.send_message("append", at, reducer.messages());
+                self.flush_message(|i| reducer.messages().get(i));
+                self.send_message("append", at, reducer.messages().get(at));
             }
             MessagesChange::Inserted(at) => {
-                self.flush_message(reducer.messages());
-                self.send_message("insert", at, reducer.messages());
+                self.flush_message(|i| reducer.messages().get(i));
+                self.send_message("insert", at, reducer.messages().get(at));
             }
             MessagesChange::Replaced => {
                 self.pending = None;
                 self.begin();
                 self.buf.extend_from_slice(br#"{"t":"msgs","m":"#);
-                let _ = serde_json::to_writer(&mut self.buf, reducer.messages());
+                let _ = serde_json::to_writer(&mut self.buf, &reducer.messages());
                 self.buf.push(b'}');
                 self.end();
             }

@@ -5,15 +5,31 @@
 //!
 //! `cargo bench -p ag-ui --features openai --bench llm`
 //!
-//! Recorded 2026-12-01 on the shared 2-core build machine (load average about 7, six builds
-//! running), 100 k chunks per iteration:
+//! The issue asks for at least 5 M provider chunks mapped per second. On the shared 2-core
+//! machine wall time follows the load of the other builds, so `llm/cpu` (printed after the
+//! criterion group) measures chunks per CPU second, 3 M chunks each, back to back in one run.
+//! Recorded 2026-12-01, load average 16 (other engineers' builds and a fuzzer running), three
+//! alternating runs of a binary built before and one after the mapper took each chunk's parts
+//! out in place instead of moving the choice and its delta into each call:
+//!
+//! | figure (M per CPU second) | floor (`message.delta`) | text chunks | vs. the floor | mixed chunks |
+//! |---|---|---|---|---|
+//! | before | 15.79 – 16.67 | 10.00 – 10.34 | 0.60 – 0.66 | 7.14 – 7.32 |
+//! | after | 15.79 – 16.67 | 11.54 – 12.00 | 0.69 – 0.76 | 7.69 – 7.89 |
+//!
+//! So one core maps 11.5 M text chunks (7.7 M mixed) per second, over the 5 M the issue asks
+//! for. The criterion group's wall-clock figures from the same session (after; each process
+//! got about an eighth of a core at that load), 100 k chunks per iteration:
 //!
 //! | bench | chunks/s | vs. the floor |
 //! |---|---|---|
-//! | `handle_deltas_floor` (no mapping: `message.delta`) | 8.69 M | 1 |
-//! | `preparsed_text_chunks` | 4.40 M | 0.51 |
-//! | `preparsed_mixed_chunks` (reasoning, text, two parallel calls) | 3.46 M | 0.40 |
-//! | `sse_bytes_text_chunks` (SSE frames + JSON parsing + mapping) | 0.66 M | 0.08 |
+//! | `handle_deltas_floor` (no mapping: `message.delta`) | 1.84 M | 1 |
+//! | `preparsed_text_chunks` | 1.53 M | 0.83 |
+//! | `preparsed_mixed_chunks` (reasoning, text, two parallel calls) | 0.93 M | 0.51 |
+//! | `sse_bytes_text_chunks` (SSE frames + JSON parsing + mapping) | 0.20 M | 0.11 |
+//!
+//! An earlier run at load average 7 measured 8.69 M (floor) and 4.40 M (text chunks) per
+//! second of wall time.
 //!
 //! What the mapped path does beyond the floor is the chunk itself — building and dropping its
 //! `choices` vector, as a parser would — plus copying the text into the turn's reused buffer;
@@ -151,5 +167,60 @@ fn llm(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, llm);
+/// User + system CPU time of this process in seconds (Linux), `None` elsewhere: the figure
+/// that holds when the machine is shared and wall time is not.
+fn cpu_seconds() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    let after_name = &stat[stat.rfind(')')? + 2..];
+    let fields: Vec<&str> = after_name.split_whitespace().collect();
+    // Fields 14 and 15 of `stat` (utime, stime), counted from the state field (3).
+    let ticks: f64 = fields.get(11)?.parse::<f64>().ok()? + fields.get(12)?.parse::<f64>().ok()?;
+    Some(ticks / 100.0)
+}
+
+/// Chunks (or deltas) per CPU second of `rounds` runs of `f`, each `CHUNKS` long.
+fn per_cpu_second(rounds: usize, mut f: impl FnMut()) -> Option<f64> {
+    f(); // warm-up
+    let before = cpu_seconds()?;
+    for _ in 0..rounds {
+        f();
+    }
+    let cpu = cpu_seconds()? - before;
+    Some((rounds * CHUNKS) as f64 / cpu)
+}
+
+/// Prints the text path and the floor in chunks per CPU second, measured back to back in
+/// this run: the figure the issue's 5 M target is about, steadier than wall time on a
+/// shared machine.
+fn cpu(_: &mut Criterion) {
+    const ROUNDS: usize = 30;
+    let (mut ctx, mut events) =
+        RunContext::<()>::new(RunAgentInput::new("thread", "run")).expect("context");
+    let floor = per_cpu_second(ROUNDS, || {
+        let mut message = ctx.assistant_message().expect("open");
+        for i in 0..CHUNKS {
+            message.delta(black_box("token ")).expect("delta");
+            if i % BATCH == BATCH - 1 {
+                consume(&mut events);
+            }
+        }
+        message.end().expect("end");
+        consume(&mut events);
+    });
+    let text = per_cpu_second(ROUNDS, || map_chunks(&ctx, &mut events, text_chunk));
+    let mixed = per_cpu_second(ROUNDS, || map_chunks(&ctx, &mut events, mixed_chunk));
+    if let (Some(floor), Some(text), Some(mixed)) = (floor, text, mixed) {
+        println!(
+            "llm/cpu: {} M chunks each: floor {:.2} M/CPU s, text chunks {:.2} M/CPU s ({:.2} of \
+             the floor), mixed chunks {:.2} M/CPU s",
+            ROUNDS * CHUNKS / 1_000_000,
+            floor / 1e6,
+            text / 1e6,
+            text / floor,
+            mixed / 1e6
+        );
+    }
+}
+
+criterion_group!(benches, llm, cpu);
 criterion_main!(benches);

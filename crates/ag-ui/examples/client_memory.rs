@@ -64,7 +64,7 @@ fn warm_up() -> Result<(), Box<dyn std::error::Error>> {
     pipeline.push_bytes(&bytes, &mut ())?;
     pipeline.finish(&mut ())?;
     let reducer = pipeline.into_reducer();
-    serde_json::to_vec(reducer.messages())?;
+    serde_json::to_vec(&reducer.messages())?;
     Ok(())
 }
 
@@ -87,7 +87,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let peak = status_kb("VmHWM:");
     let reducer = pipeline.into_reducer();
     let json =
-        serde_json::to_vec(reducer.messages())?.len() + serde_json::to_vec(reducer.state())?.len();
+        serde_json::to_vec(&reducer.messages())?.len() + serde_json::to_vec(reducer.state())?.len();
     let growth = peak.saturating_sub(before);
     println!(
         "input {bytes} B, {} events, {} messages; final messages+state as JSON {json} B; \

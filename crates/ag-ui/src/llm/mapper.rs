@@ -249,8 +249,10 @@ impl ChunkMapper {
     /// [`MalformedChunk`](LlmErrorKind::MalformedChunk) for a tool call without a name or
     /// whose name changes after its arguments began; [`TooLarge`](LlmErrorKind::TooLarge)
     /// past the limits; [`Emit`](LlmErrorKind::Emit) when the run refused an event (it is gone).
-    pub fn push(&mut self, chunk: ChatChunk) -> Result<(), LlmError> {
-        if let Some(error) = chunk.error {
+    pub fn push(&mut self, mut chunk: ChatChunk) -> Result<(), LlmError> {
+        // The chunk's parts are taken out where they lie: moving the whole choice and its
+        // delta (most of their fields empty) into each call costs more than the text itself.
+        if let Some(error) = chunk.error.take() {
             let code = error
                 .code
                 .or(error.kind)
@@ -264,18 +266,18 @@ impl ChunkMapper {
                 ),
             ));
         }
-        if self.model.is_none() {
-            self.model = chunk.model;
+        if self.model.is_none() && chunk.model.is_some() {
+            self.model = chunk.model.take();
         }
         if chunk.usage.is_some() {
-            self.usage = chunk.usage;
+            self.usage = chunk.usage.take();
         }
-        for choice in chunk.choices {
+        for choice in &mut chunk.choices {
             if choice.index != 0 {
                 continue;
             }
-            self.delta(choice.delta)?;
-            if let Some(reason) = choice.finish_reason {
+            self.delta(&mut choice.delta)?;
+            if let Some(reason) = choice.finish_reason.take() {
                 self.close_all()?;
                 self.finish_reason = Some(FinishReason::parse(&reason));
             }
@@ -303,11 +305,9 @@ impl ChunkMapper {
             .clone()
     }
 
-    fn delta(&mut self, delta: ChunkDelta) -> Result<(), LlmError> {
-        let reasoning = delta
-            .reasoning_content
-            .filter(|r| !r.is_empty())
-            .or(delta.reasoning.filter(|r| !r.is_empty()));
+    fn delta(&mut self, delta: &mut ChunkDelta) -> Result<(), LlmError> {
+        let reasoning = take_non_empty(&mut delta.reasoning_content)
+            .or_else(|| take_non_empty(&mut delta.reasoning));
         if let Some(reasoning) = reasoning {
             self.close_text()?;
             self.close_calls()?;
@@ -324,10 +324,8 @@ impl ChunkMapper {
             self.reasoning.push_str(&reasoning);
             self.writer.reasoning_delta(&id, reasoning)?;
         }
-        let text = delta
-            .content
-            .filter(|t| !t.is_empty())
-            .or(delta.refusal.filter(|t| !t.is_empty()));
+        let text =
+            take_non_empty(&mut delta.content).or_else(|| take_non_empty(&mut delta.refusal));
         if let Some(text) = text {
             if self.text_open.is_none() {
                 self.close_reasoning()?;
@@ -348,8 +346,10 @@ impl ChunkMapper {
                 self.writer.message_delta(id, text)?;
             }
         }
-        for call in delta.tool_calls {
-            self.tool_call(call)?;
+        if !delta.tool_calls.is_empty() {
+            for call in std::mem::take(&mut delta.tool_calls) {
+                self.tool_call(call)?;
+            }
         }
         Ok(())
     }
@@ -624,6 +624,15 @@ impl ChunkDecoder {
                 }
             };
         }
+    }
+}
+
+/// Takes the text out of `slot` unless it is empty.
+#[inline]
+fn take_non_empty(slot: &mut Option<String>) -> Option<String> {
+    match slot {
+        Some(text) if !text.is_empty() => slot.take(),
+        _ => None,
     }
 }
 

@@ -185,6 +185,7 @@ struct Channel {
 }
 
 impl Channel {
+    #[inline]
     fn lock(&self) -> MutexGuard<'_, Shared> {
         self.shared.lock().unwrap_or_else(PoisonError::into_inner)
     }
@@ -371,27 +372,23 @@ impl Sink {
 
     /// Checks `event` and queues it; with `finish`, closes the sink behind it (the terminal
     /// event passes the hard cap: it is what tells the client the run failed).
+    ///
+    /// The hot path of every emission: small enough to inline into the emit handles. Whatever
+    /// is not an ordinary emission under the hard cap (a closed or abandoned run, the cap hit,
+    /// the terminal event) goes to [`push_slow`](Self::push_slow).
     #[inline]
     fn push(&self, event: Event, finish: bool) -> Result<()> {
         let cost = cost(&event);
         let waker = {
             let mut shared = self.channel.lock();
-            if shared.finished {
-                return Err(Error::closed());
-            }
-            if !shared.reading {
-                return Err(Error::disconnected());
-            }
             let backlog = shared.backlog() + cost;
-            if !finish {
-                if let Some((backlog, cap)) = shared.overflow {
-                    return Err(overflow_error(backlog, cap));
-                }
-                if backlog > shared.limits.hard_cap {
-                    let cap = shared.limits.hard_cap;
-                    shared.overflow = Some((backlog, cap));
-                    return Err(overflow_error(backlog, cap));
-                }
+            if finish
+                || shared.finished
+                || !shared.reading
+                || shared.overflow.is_some()
+                || backlog > shared.limits.hard_cap
+            {
+                return self.push_slow(shared, event, cost, finish);
             }
             shared.verifier.check(&event).map_err(Error::protocol)?;
             shared.queue.push_back(event);
@@ -399,9 +396,51 @@ impl Sink {
             if backlog > shared.peak_bytes {
                 shared.peak_bytes = backlog;
             }
-            shared.finished = finish;
             shared.waker.take()
         };
+        if let Some(waker) = waker {
+            waker.wake();
+        }
+        Ok(())
+    }
+
+    /// [`push`](Self::push) off the hot path, with the lock held: refuses what a closed,
+    /// abandoned or overflowing run cannot take, and queues the terminal event.
+    #[cold]
+    #[inline(never)]
+    fn push_slow(
+        &self,
+        mut shared: MutexGuard<'_, Shared>,
+        event: Event,
+        cost: usize,
+        finish: bool,
+    ) -> Result<()> {
+        if shared.finished {
+            return Err(Error::closed());
+        }
+        if !shared.reading {
+            return Err(Error::disconnected());
+        }
+        let backlog = shared.backlog() + cost;
+        if !finish {
+            if let Some((backlog, cap)) = shared.overflow {
+                return Err(overflow_error(backlog, cap));
+            }
+            if backlog > shared.limits.hard_cap {
+                let cap = shared.limits.hard_cap;
+                shared.overflow = Some((backlog, cap));
+                return Err(overflow_error(backlog, cap));
+            }
+        }
+        shared.verifier.check(&event).map_err(Error::protocol)?;
+        shared.queue.push_back(event);
+        shared.queued_bytes += cost;
+        if backlog > shared.peak_bytes {
+            shared.peak_bytes = backlog;
+        }
+        shared.finished = finish;
+        let waker = shared.waker.take();
+        drop(shared);
         if let Some(waker) = waker {
             waker.wake();
         }

@@ -1,69 +1,53 @@
-//! Where each message and tool call is, by id, kept right as messages are inserted.
+//! Where each message and tool call is, by id: the [`Key`] of its message in the [`Store`],
+//! which stays with the message while insertions move it.
 
 use std::borrow::Borrow;
 use std::collections::HashMap;
 use std::hash::Hash;
 
+use super::store::{Key, Store};
 use crate::{Message, MessageId, ToolCallId};
 
-/// The first message of each id and the first message holding each tool call. Entries name a
-/// message by a key that stays with it while insertions move it; `positions` says where each
-/// key is, so that an insertion updates one number per moved message instead of rehashing
-/// their ids.
+/// The first message of each id and the first message holding each tool call.
 #[derive(Clone, Debug, Default)]
 pub(super) struct Index {
     /// Message id → key of the first message with that id.
-    ids: HashMap<MessageId, u32>,
+    ids: HashMap<MessageId, Key>,
     /// Tool call id → (key of the first message holding it, index in its `toolCalls`).
-    calls: HashMap<ToolCallId, (u32, usize)>,
-    /// The key of the message at each position.
-    keys: Vec<u32>,
-    /// The position of each key's message.
-    positions: Vec<usize>,
+    calls: HashMap<ToolCallId, (Key, usize)>,
 }
 
 impl Index {
-    /// The position of the first message with this id.
-    pub(super) fn message<Q>(&self, id: &Q) -> Option<usize>
+    /// The key of the first message with this id.
+    pub(super) fn message<Q>(&self, id: &Q) -> Option<Key>
     where
         MessageId: Borrow<Q>,
         Q: Hash + Eq + ?Sized,
     {
-        self.ids.get(id).map(|&key| self.positions[key as usize])
+        self.ids.get(id).copied()
     }
 
-    /// The position of the first message holding this tool call, and the call's index in it.
-    pub(super) fn tool_call<Q>(&self, id: &Q) -> Option<(usize, usize)>
+    /// The key of the first message holding this tool call, and the call's index in it.
+    pub(super) fn tool_call<Q>(&self, id: &Q) -> Option<(Key, usize)>
     where
         ToolCallId: Borrow<Q>,
         Q: Hash + Eq + ?Sized,
     {
-        self.calls
-            .get(id)
-            .map(|&(key, t)| (self.positions[key as usize], t))
+        self.calls.get(id).copied()
     }
 
-    /// Indexes `messages` afresh.
-    pub(super) fn rebuild(&mut self, messages: &[Message]) {
+    /// Indexes the messages of `store` afresh.
+    pub(super) fn rebuild(&mut self, store: &Store) {
         self.ids.clear();
         self.calls.clear();
-        self.keys.clear();
-        self.positions.clear();
-        for (position, message) in messages.iter().enumerate() {
-            self.pushed(position, message);
+        for position in 0..store.len() {
+            let key = store.key_at(position);
+            self.pushed(key, store.by_key(key));
         }
     }
 
-    fn new_key(&mut self, position: usize) -> u32 {
-        let key = u32::try_from(self.positions.len()).expect("fewer than 2^32 messages");
-        self.positions.push(position);
-        key
-    }
-
-    /// `message` was appended at `position` (the end).
-    pub(super) fn pushed(&mut self, position: usize, message: &Message) {
-        let key = self.new_key(position);
-        self.keys.push(key);
+    /// `message` was appended with this key (it is the last message).
+    pub(super) fn pushed(&mut self, key: Key, message: &Message) {
         self.ids.entry(message.id().clone()).or_insert(key);
         if let Message::Assistant(a) = message {
             for (t, call) in a.tool_calls.iter().flatten().enumerate() {
@@ -72,16 +56,12 @@ impl Index {
         }
     }
 
-    /// `message` was inserted at `position`, before the end; the messages after it moved up
-    /// by one. Costs one store per moved message.
-    pub(super) fn inserted(&mut self, position: usize, message: &Message) {
-        let key = self.new_key(position);
-        self.keys.insert(position, key);
-        for (moved, &k) in self.keys.iter().enumerate().skip(position + 1) {
-            self.positions[k as usize] = moved;
-        }
+    /// `message` was inserted with this key before the end of `store`: it becomes the first of
+    /// its id (and of its tool calls) when it is before the one indexed.
+    pub(super) fn inserted(&mut self, key: Key, message: &Message, store: &Store) {
+        let position = store.position(key);
         match self.ids.get_mut(message.id()) {
-            Some(first) if self.positions[*first as usize] > position => *first = key,
+            Some(first) if store.position(*first) > position => *first = key,
             Some(_) => {}
             None => {
                 self.ids.insert(message.id().clone(), key);
@@ -90,9 +70,7 @@ impl Index {
         if let Message::Assistant(a) = message {
             for (t, call) in a.tool_calls.iter().flatten().enumerate() {
                 match self.calls.get_mut(&call.id) {
-                    Some(entry) if self.positions[entry.0 as usize] > position => {
-                        *entry = (key, t);
-                    }
+                    Some(entry) if store.position(entry.0) > position => *entry = (key, t),
                     Some(_) => {}
                     None => {
                         self.calls.insert(call.id.clone(), (key, t));
@@ -102,9 +80,9 @@ impl Index {
         }
     }
 
-    /// A tool call was added at index `t` of the message at `position`, and is the first with
+    /// A tool call was added at index `t` of the message with this key, and is the first with
     /// its id.
-    pub(super) fn add_tool_call(&mut self, id: ToolCallId, position: usize, t: usize) {
-        self.calls.insert(id, (self.keys[position], t));
+    pub(super) fn add_tool_call(&mut self, id: ToolCallId, key: Key, t: usize) {
+        self.calls.insert(id, (key, t));
     }
 }

@@ -65,6 +65,7 @@ mod partial;
 mod report;
 mod run_end;
 mod snapshot;
+mod store;
 mod text;
 mod tools;
 
@@ -75,9 +76,11 @@ use serde_json::Value;
 pub use limits::{LimitExceeded, LimitKind, Limits};
 pub use partial::PartialJson;
 pub use report::{Applied, ApplyWarning, ApplyWarningKind, MessagesChange, RunOutcome};
+pub use store::{Messages, MessagesIter};
 
 use index::Index;
 use limits::{json_size, patch_growth};
+use store::{Key, Store};
 
 use crate::{
     ActivityDeltaEvent, ActivityMessage, ActivitySnapshotEvent, AssistantMessage, Content,
@@ -156,7 +159,7 @@ impl ApplyError {
 /// The reducer. See the [module documentation](self).
 #[derive(Clone, Debug, Default)]
 pub struct Reducer {
-    messages: Vec<Message>,
+    messages: Store,
     /// Where each message id and tool call id first is.
     ix: Index,
     state: Value,
@@ -187,7 +190,7 @@ impl Reducer {
     /// Starts from these messages (the agent's messages before the run).
     #[must_use]
     pub fn with_messages(mut self, messages: Vec<Message>) -> Self {
-        self.messages = messages;
+        self.messages = Store::from_vec(messages);
         self.reindex();
         self
     }
@@ -219,20 +222,21 @@ impl Reducer {
         self
     }
 
-    /// The messages.
-    pub fn messages(&self) -> &[Message] {
-        &self.messages
+    /// The messages, in conversation order: a view that reads like a slice (see [`Messages`]),
+    /// without copying them.
+    pub fn messages(&self) -> Messages<'_> {
+        self.messages.view()
     }
 
     /// The first message with this id.
     pub fn message(&self, id: &str) -> Option<&Message> {
-        self.ix.message(id).map(|i| &self.messages[i])
+        self.ix.message(id).map(|k| self.messages.by_key(k))
     }
 
     /// The first tool call with this id.
     pub fn tool_call(&self, id: &str) -> Option<&ToolCall> {
         let (m, t) = self.ix.tool_call(id)?;
-        match &self.messages[m] {
+        match self.messages.by_key(m) {
             Message::Assistant(a) => a.tool_calls.as_ref()?.get(t),
             _ => None,
         }
@@ -289,7 +293,7 @@ impl Reducer {
 
     /// Gives up the messages and the state.
     pub fn into_parts(self) -> (Vec<Message>, Value) {
-        (self.messages, self.state)
+        (self.messages.into_vec(), self.state)
     }
 
     /// Applies every event in order, stopping at the first error.
@@ -430,9 +434,13 @@ impl Reducer {
                 };
                 match target {
                     Some((m, t))
-                        if set_encrypted_value(&mut self.messages[m], t, &e.encrypted_value) =>
+                        if set_encrypted_value(
+                            self.messages.by_key_mut(m),
+                            t,
+                            &e.encrypted_value,
+                        ) =>
                     {
-                        Applied::messages(MessagesChange::Updated(m))
+                        Applied::messages(MessagesChange::Updated(self.messages.position(m)))
                     }
                     _ => Applied::none(),
                 }
@@ -543,21 +551,23 @@ impl Reducer {
         self.ix.rebuild(&self.messages);
     }
 
-    fn push(&mut self, message: Message) -> usize {
-        self.messages.push(message);
-        let position = self.messages.len() - 1;
-        self.ix.pushed(position, &self.messages[position]);
-        position
+    /// Appends a message; returns its key.
+    fn push(&mut self, message: Message) -> Key {
+        let key = self.messages.push(message);
+        self.ix.pushed(key, self.messages.by_key(key));
+        key
     }
 
-    /// Inserts at `position`, moving later messages up.
-    fn insert(&mut self, position: usize, message: Message) {
-        if position == self.messages.len() {
-            self.push(message);
-            return;
+    /// Inserts at `position`, moving later messages up (in O(log n): no message moves in
+    /// memory).
+    fn insert(&mut self, position: usize, message: Message) -> Key {
+        if position >= self.messages.len() {
+            return self.push(message);
         }
-        self.messages.insert(position, message);
-        self.ix.inserted(position, &self.messages[position]);
+        let key = self.messages.insert(position, message);
+        self.ix
+            .inserted(key, self.messages.by_key(key), &self.messages);
+        key
     }
 }
 

@@ -24,7 +24,7 @@ impl Reducer {
             Message::Reasoning(_) => !has_reasoning,
             _ => false,
         };
-        let old = std::mem::take(&mut self.messages);
+        let old = std::mem::take(&mut self.messages).into_vec();
         let mut next = Vec::with_capacity(old.len().max(snapshot.len()));
         let mut present: HashSet<MessageId> = HashSet::with_capacity(old.len());
         for message in old {
@@ -41,7 +41,7 @@ impl Reducer {
                 next.push(message.clone());
             }
         }
-        self.messages = next;
+        self.messages = Store::from_vec(next);
         self.reindex();
         self.partial_args.clear();
         self.activity_sizes.clear();
@@ -65,32 +65,41 @@ impl Reducer {
             m.subagent_run_id = e.subagent_run_id.clone();
             m
         };
-        let (position, change, created) = match self.ix.message(&e.message_id) {
+        let (key, change, created) = match self.ix.message(&e.message_id) {
             None => {
-                let p = self.push(Message::Activity(fresh()));
-                (Some(p), MessagesChange::Appended(p), true)
+                let k = self.push(Message::Activity(fresh()));
+                (
+                    Some(k),
+                    MessagesChange::Appended(self.messages.position(k)),
+                    true,
+                )
             }
-            Some(p) => match &mut self.messages[p] {
-                Message::Activity(existing) => {
-                    if replace {
-                        existing.activity_type.clone_from(&e.activity_type);
-                        existing.content.clone_from(&e.content);
-                        existing.subagent_run_id.clone_from(&e.subagent_run_id);
+            Some(k) => {
+                let position = self.messages.position(k);
+                match self.messages.by_key_mut(k) {
+                    Message::Activity(existing) => {
+                        if replace {
+                            existing.activity_type.clone_from(&e.activity_type);
+                            existing.content.clone_from(&e.content);
+                            existing.subagent_run_id.clone_from(&e.subagent_run_id);
+                        }
+                        (Some(k), MessagesChange::Updated(position), false)
                     }
-                    (Some(p), MessagesChange::Updated(p), false)
-                }
-                other => {
-                    if replace {
-                        *other = Message::Activity(fresh());
-                        (Some(p), MessagesChange::Updated(p), true)
-                    } else {
-                        (None, MessagesChange::Updated(p), false)
+                    _ if replace => {
+                        // The message changes role: the store keeps count of tool messages.
+                        self.messages.replace(k, Message::Activity(fresh()));
+                        (Some(k), MessagesChange::Updated(position), true)
                     }
+                    _ => (None, MessagesChange::Updated(position), false),
                 }
-            },
+            }
         };
-        if let Some(p) = position {
-            merge_metadata(self.messages[p].metadata_mut(), e.metadata.as_deref());
+        let position = key.map(|k| self.messages.position(k));
+        if let Some(k) = key {
+            merge_metadata(
+                self.messages.by_key_mut(k).metadata_mut(),
+                e.metadata.as_deref(),
+            );
             if created || replace {
                 self.activity_sizes.insert(e.message_id.clone(), size);
             }
@@ -105,10 +114,11 @@ impl Reducer {
         &mut self,
         e: &ActivityDeltaEvent,
     ) -> Result<Applied, LimitExceeded> {
-        let Some(p) = self.ix.message(&e.message_id) else {
+        let Some(k) = self.ix.message(&e.message_id) else {
             return Ok(Applied::none());
         };
-        let Message::Activity(activity) = &mut self.messages[p] else {
+        let p = self.messages.position(k);
+        let Message::Activity(activity) = self.messages.by_key_mut(k) else {
             return Ok(Applied {
                 warning: Some(warn(
                     ApplyWarningKind::NotActivity,

@@ -870,3 +870,190 @@ fn a_failing_move_after_a_copy_leaves_the_state_as_it_was() {
     assert!(result.is_err() || reducer.state() == &before);
     assert_eq!(reducer.state(), &before);
 }
+
+/// The order tool results are placed in, against a plain model of the rule (after the message
+/// holding the call and the tool messages that follow it), over random streams that also turn
+/// messages into activities (so runs of tool messages break where they were whole); and the
+/// positions `apply` reports name the message they say.
+#[test]
+fn tool_results_land_where_the_reference_puts_them() {
+    #[derive(Clone, Debug, PartialEq)]
+    struct Model {
+        id: String,
+        role: Role,
+        calls: Vec<String>,
+    }
+    for seed in 1..=30u64 {
+        let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let mut next = |below: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % below as u64) as usize
+        };
+        let mut r = Reducer::new();
+        let mut model: Vec<Model> = Vec::new();
+        for step in 0..300 {
+            let call = format!("c{}", next(12));
+            let id = format!("m{}", next(40));
+            let first_holding = |model: &[Model], call: &str| {
+                model.iter().position(|m| m.calls.iter().any(|c| c == call))
+            };
+            let first_with = |model: &[Model], id: &str| model.iter().position(|m| m.id == id);
+            let (event, expect_at) = match next(5) {
+                0 | 1 => {
+                    let parent = (next(2) == 0).then(|| id.clone());
+                    if first_holding(&model, &call).is_none() {
+                        let new = |id: &str| Model {
+                            id: id.to_owned(),
+                            role: Role::Assistant,
+                            calls: vec![call.clone()],
+                        };
+                        match parent.as_deref().map(|p| (p, first_with(&model, p))) {
+                            Some((_, Some(p))) if model[p].role == Role::Assistant => {
+                                model[p].calls.push(call.clone());
+                            }
+                            Some((p, None)) => model.push(new(p)),
+                            _ => model.push(new(&call)),
+                        }
+                    }
+                    let event = match parent {
+                        Some(p) => json!({"type":"TOOL_CALL_START","toolCallId":call,
+                            "toolCallName":"f","parentMessageId":p}),
+                        None => json!({"type":"TOOL_CALL_START","toolCallId":call,
+                            "toolCallName":"f"}),
+                    };
+                    (event, None)
+                }
+                2 => {
+                    let at = match first_holding(&model, &call) {
+                        Some(p) => {
+                            let mut at = p + 1;
+                            while at < model.len() && model[at].role == Role::Tool {
+                                at += 1;
+                            }
+                            at
+                        }
+                        None => model.len(),
+                    };
+                    let result = format!("r{step}");
+                    model.insert(
+                        at,
+                        Model {
+                            id: result.clone(),
+                            role: Role::Tool,
+                            calls: Vec::new(),
+                        },
+                    );
+                    let event = json!({"type":"TOOL_CALL_RESULT","messageId":result,
+                        "toolCallId":call,"content":"x"});
+                    (event, Some(at))
+                }
+                3 => {
+                    if first_with(&model, &id).is_none() {
+                        model.push(Model {
+                            id: id.clone(),
+                            role: Role::Assistant,
+                            calls: Vec::new(),
+                        });
+                    }
+                    (json!({"type":"TEXT_MESSAGE_START","messageId":id}), None)
+                }
+                _ => {
+                    // An existing message's id, most of the time: it becomes an activity.
+                    // (Only a message holding no tool call: the reducer's call index keeps
+                    // naming a replaced holder, a case of its own.)
+                    let target = match model.len() {
+                        0 => format!("a{step}"),
+                        n => {
+                            let m = &model[next(n)];
+                            let first = &model[first_with(&model, &m.id).unwrap()];
+                            if first.calls.is_empty() {
+                                m.id.clone()
+                            } else {
+                                format!("a{step}")
+                            }
+                        }
+                    };
+                    match first_with(&model, &target) {
+                        Some(p) => {
+                            model[p].role = Role::Activity;
+                            model[p].calls.clear();
+                        }
+                        None => model.push(Model {
+                            id: target.clone(),
+                            role: Role::Activity,
+                            calls: Vec::new(),
+                        }),
+                    }
+                    let event = json!({"type":"ACTIVITY_SNAPSHOT","messageId":target,
+                        "activityType":"PLAN","content":{}});
+                    (event, None)
+                }
+            };
+            let applied = r.apply(&ev(event)).unwrap();
+            let got: Vec<(String, Role)> = r
+                .messages()
+                .iter()
+                .map(|m| (m.id().as_str().to_owned(), m.role()))
+                .collect();
+            let want: Vec<(String, Role)> = model.iter().map(|m| (m.id.clone(), m.role)).collect();
+            assert_eq!(got, want, "seed {seed}, step {step}");
+            if let Some(at) = expect_at {
+                assert_eq!(applied.new_message, Some(at), "seed {seed}, step {step}");
+                assert!(matches!(
+                    applied.messages,
+                    MessagesChange::Inserted(p) | MessagesChange::Appended(p) if p == at
+                ));
+            }
+            if let MessagesChange::Updated(p) | MessagesChange::Appended(p) = applied.messages {
+                assert!(p < r.messages().len());
+            }
+        }
+    }
+}
+
+/// Many results for the calls of one message, and results among many messages: each lands
+/// after its call and the results before it, as a `Vec` insertion would put it.
+#[test]
+fn results_among_many_messages_keep_their_order() {
+    let mut r = Reducer::new();
+    let n = 2_000;
+    for i in 0..n {
+        r.apply(&Event::tool_call_start(format!("c{i}"), "f"))
+            .unwrap();
+        r.apply(&Event::tool_call_end(format!("c{i}"))).unwrap();
+    }
+    // Results in reverse, then a second result for every even call.
+    for i in (0..n).rev() {
+        let applied = r
+            .apply(&Event::tool_call_result(
+                format!("r{i}"),
+                format!("c{i}"),
+                "x",
+            ))
+            .unwrap();
+        assert_eq!(applied.new_message, Some(i + 1));
+    }
+    for i in (0..n).step_by(2) {
+        r.apply(&Event::tool_call_result(
+            format!("s{i}"),
+            format!("c{i}"),
+            "y",
+        ))
+        .unwrap();
+    }
+    let ids: Vec<&str> = r.messages().iter().map(|m| m.id().as_str()).collect();
+    let mut want = Vec::new();
+    for i in 0..n {
+        want.push(format!("c{i}"));
+        want.push(format!("r{i}"));
+        if i % 2 == 0 {
+            want.push(format!("s{i}"));
+        }
+    }
+    assert_eq!(ids, want);
+    assert_eq!(r.messages()[3].id().as_str(), "c1");
+    assert_eq!(r.message("s0").unwrap().text(), Some("y"));
+    assert_eq!(r.clone().into_parts().0, r.messages().to_vec());
+}

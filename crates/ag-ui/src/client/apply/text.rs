@@ -4,11 +4,11 @@ use super::*;
 
 impl Reducer {
     pub(super) fn text_start(&mut self, e: &TextMessageStartEvent) -> Applied {
-        let (position, created) = match self.ix.message(&e.message_id) {
-            Some(p) if self.messages[p].role() == Role::Activity => {
+        let (key, created) = match self.ix.message(&e.message_id) {
+            Some(k) if self.messages.by_key(k).role() == Role::Activity => {
                 return activity_id_warning(&e.message_id);
             }
-            Some(p) => (p, false),
+            Some(k) => (k, false),
             None => {
                 let role = e.role.unwrap_or(TextMessageRole::Assistant);
                 let id = e.message_id.clone();
@@ -40,9 +40,10 @@ impl Reducer {
             }
         };
         let merged = merge_metadata(
-            self.messages[position].metadata_mut(),
+            self.messages.by_key_mut(key).metadata_mut(),
             e.metadata.as_deref(),
         );
+        let position = self.messages.position(key);
         if created {
             Applied::messages(MessagesChange::Appended(position))
         } else {
@@ -56,18 +57,19 @@ impl Reducer {
         tag: Option<&crate::SubagentRunId>,
         metadata: Option<&Metadata>,
     ) -> Applied {
-        let (position, created) = match self.ix.message(id) {
-            Some(p) if self.messages[p].role() == Role::Activity => {
+        let (key, created) = match self.ix.message(id) {
+            Some(k) if self.messages.by_key(k).role() == Role::Activity => {
                 return activity_id_warning(id);
             }
-            Some(p) => (p, false),
+            Some(k) => (k, false),
             None => {
                 let mut message = ReasoningMessage::new(id.clone(), "");
                 message.subagent_run_id = tag.cloned();
                 (self.push(Message::Reasoning(message)), true)
             }
         };
-        let merged = merge_metadata(self.messages[position].metadata_mut(), metadata);
+        let merged = merge_metadata(self.messages.by_key_mut(key).metadata_mut(), metadata);
+        let position = self.messages.position(key);
         if created {
             Applied::messages(MessagesChange::Appended(position))
         } else {
@@ -75,7 +77,7 @@ impl Reducer {
         }
     }
 
-    pub(super) fn text_target(&self, id: &MessageId) -> Result<usize, Applied> {
+    pub(super) fn text_target(&self, id: &MessageId) -> Result<Key, Applied> {
         match self.ix.message(id) {
             None => Err(Applied {
                 warning: Some(warn(
@@ -84,8 +86,10 @@ impl Reducer {
                 )),
                 ..Applied::none()
             }),
-            Some(p) if self.messages[p].role() == Role::Activity => Err(activity_id_warning(id)),
-            Some(p) => Ok(p),
+            Some(k) if self.messages.by_key(k).role() == Role::Activity => {
+                Err(activity_id_warning(id))
+            }
+            Some(k) => Ok(k),
         }
     }
 
@@ -95,11 +99,11 @@ impl Reducer {
         delta: &str,
         metadata: Option<&Metadata>,
     ) -> Result<Applied, LimitExceeded> {
-        let position = match self.text_target(id) {
-            Ok(p) => p,
+        let key = match self.text_target(id) {
+            Ok(k) => k,
             Err(applied) => return Ok(applied),
         };
-        let message = &mut self.messages[position];
+        let message = self.messages.by_key_mut(key);
         let (kind, len, max) = match &*message {
             Message::Reasoning(m) => (
                 LimitKind::ReasoningBytes,
@@ -123,18 +127,21 @@ impl Reducer {
             Message::Activity(_) => unreachable!("text_target refuses activity messages"),
         }
         merge_metadata(message.metadata_mut(), metadata);
-        Ok(Applied::messages(MessagesChange::Updated(position)))
+        Ok(Applied::messages(MessagesChange::Updated(
+            self.messages.position(key),
+        )))
     }
 
     pub(super) fn end_text(&mut self, id: &MessageId, metadata: Option<&Metadata>) -> Applied {
-        let position = match self.text_target(id) {
-            Ok(p) => p,
+        let key = match self.text_target(id) {
+            Ok(k) => k,
             Err(applied) => return applied,
         };
-        let message = &mut self.messages[position];
+        let message = self.messages.by_key_mut(key);
         // The text grew by appending; give back the spare capacity now that it is complete.
         shrink_text(message);
         let merged = merge_metadata(message.metadata_mut(), metadata);
+        let position = self.messages.position(key);
         Applied {
             new_message: Some(position),
             ..Applied::updated_if(merged, position)

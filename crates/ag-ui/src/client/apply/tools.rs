@@ -3,10 +3,12 @@
 use super::*;
 
 impl Reducer {
+    /// The tool call with this id, and the position of the message holding it.
     pub(super) fn tool_call_mut(&mut self, id: &str) -> Option<(usize, &mut ToolCall)> {
         let (m, t) = self.ix.tool_call(id)?;
-        match &mut self.messages[m] {
-            Message::Assistant(a) => a.tool_calls.as_mut()?.get_mut(t).map(|c| (m, c)),
+        let position = self.messages.position(m);
+        match self.messages.by_key_mut(m) {
+            Message::Assistant(a) => a.tool_calls.as_mut()?.get_mut(t).map(|c| (position, c)),
             _ => None,
         }
     }
@@ -40,7 +42,7 @@ impl Reducer {
         let mut warning = None;
         let existing = match &e.parent_message_id {
             Some(parent) => match self.ix.message(parent) {
-                Some(p) if self.messages[p].role() == Role::Assistant => Some(p),
+                Some(p) if self.messages.by_key(p).role() == Role::Assistant => Some(p),
                 Some(p) => {
                     warning = Some(warn(
                         ApplyWarningKind::ParentNotAssistant,
@@ -48,7 +50,7 @@ impl Reducer {
                             "parentMessageId {:?} names a {} message; the tool call gets a new \
                              assistant message {:?}",
                             parent.as_str(),
-                            self.messages[p].role().as_str(),
+                            self.messages.by_key(p).role().as_str(),
                             e.tool_call_id.as_str()
                         ),
                     ));
@@ -58,8 +60,8 @@ impl Reducer {
             },
             None => None,
         };
-        let (position, change) = match existing {
-            Some(p) => (p, MessagesChange::Updated(p)),
+        let (key, change) = match existing {
+            Some(p) => (p, MessagesChange::Updated(self.messages.position(p))),
             None => {
                 let id = match (&e.parent_message_id, &warning) {
                     (Some(parent), None) => parent.clone(),
@@ -68,10 +70,10 @@ impl Reducer {
                 let mut message = AssistantMessage::new(id).with_tool_calls(Vec::new());
                 message.subagent_run_id = e.subagent_run_id.clone();
                 let p = self.push(Message::Assistant(message));
-                (p, MessagesChange::Appended(p))
+                (p, MessagesChange::Appended(self.messages.position(p)))
             }
         };
-        let Message::Assistant(message) = &mut self.messages[position] else {
+        let Message::Assistant(message) = self.messages.by_key_mut(key) else {
             unreachable!("the parent is an assistant message")
         };
         let calls = message.tool_calls.get_or_insert_with(Vec::new);
@@ -79,7 +81,7 @@ impl Reducer {
         merge_metadata(&mut call.metadata, e.metadata.as_deref());
         calls.push(call);
         self.ix
-            .add_tool_call(e.tool_call_id.clone(), position, calls.len() - 1);
+            .add_tool_call(e.tool_call_id.clone(), key, calls.len() - 1);
         self.partial_args
             .insert(e.tool_call_id.clone(), PartialJson::new());
         Applied {
@@ -140,11 +142,10 @@ impl Reducer {
         let message = Message::Tool(message);
         match self.ix.tool_call(&e.tool_call_id) {
             Some((call_at, _)) => {
-                let mut position = call_at + 1;
-                while position < self.messages.len() && self.messages[position].role() == Role::Tool
-                {
-                    position += 1;
-                }
+                // After the call's message and the tool messages that follow it.
+                let position = self
+                    .messages
+                    .tool_run_end(self.messages.position(call_at) + 1);
                 let appended = position == self.messages.len();
                 self.insert(position, message);
                 Applied {
@@ -157,7 +158,8 @@ impl Reducer {
                 }
             }
             None => {
-                let position = self.push(message);
+                let key = self.push(message);
+                let position = self.messages.position(key);
                 Applied {
                     new_message: Some(position),
                     ..Applied::messages(MessagesChange::Appended(position))
