@@ -125,6 +125,7 @@ use futures::{Stream, StreamExt};
 use serde_json::json;
 
 use crate::encoding::sse;
+use crate::server::downgrade::{self, Downgrade, LegacyFrame};
 use crate::{Event, RunAgentInput};
 
 pub mod registry;
@@ -701,6 +702,7 @@ struct Config {
     body_timeout: Duration,
     keep_alive: Option<Duration>,
     event_ids: bool,
+    downgrade: bool,
 }
 
 /// An AG-UI endpoint serving a [`RunHandler`]: `POST` a `RunAgentInput`, receive the events.
@@ -739,6 +741,7 @@ impl<H: RunHandler> AgentEndpoint<H> {
                 body_timeout: DEFAULT_BODY_TIMEOUT,
                 keep_alive: Some(DEFAULT_KEEP_ALIVE),
                 event_ids: false,
+                downgrade: true,
             },
         }
     }
@@ -772,6 +775,16 @@ impl<H: RunHandler> AgentEndpoint<H> {
     #[must_use]
     pub fn with_event_ids(mut self, enabled: bool) -> Self {
         self.config.event_ids = enabled;
+        self
+    }
+
+    /// Whether a client that declares no `protocolVersion`, or one below 1.0, gets the stream
+    /// rewritten into what a pre-1.0 client reads (on by default; see
+    /// [`server::downgrade`](crate::server::downgrade) for what changes and what is lost).
+    /// A 1.0 client's stream is never touched.
+    #[must_use]
+    pub fn with_version_downgrade(mut self, enabled: bool) -> Self {
+        self.config.downgrade = enabled;
         self
     }
 
@@ -809,6 +822,12 @@ impl<H: RunHandler> AgentEndpoint<H> {
             Err(rejection) => return rejection.into_response(),
         };
         let run_id = input.run_id.clone();
+        let downgrade = (self.config.downgrade
+            && downgrade::needs_downgrade(input.protocol_version.as_deref()))
+        .then(|| {
+            tracing::debug!(%run_id, protocol_version = ?input.protocol_version, "pre-1.0 client: the stream is downgraded");
+            Downgrade::new()
+        });
         let events = match self.handler.run(input) {
             Ok(events) => events,
             Err(error) => {
@@ -821,6 +840,7 @@ impl<H: RunHandler> AgentEndpoint<H> {
             encoding,
             self.config.keep_alive,
             self.config.event_ids,
+            downgrade,
         );
         let mut response = Response::new(Body::from_stream(body));
         let headers = response.headers_mut();
@@ -875,6 +895,8 @@ struct EventBody {
     event_ids: bool,
     next_id: u64,
     done: bool,
+    /// The rewrite for a pre-1.0 client, and its reused frame buffer.
+    downgrade: Option<(Downgrade, Vec<LegacyFrame>)>,
 }
 
 impl EventBody {
@@ -883,6 +905,7 @@ impl EventBody {
         encoding: Encoding,
         keep_alive: Option<Duration>,
         event_ids: bool,
+        downgrade: Option<Downgrade>,
     ) -> Self {
         // The binary stream has no frame that a reader would skip: no keep-alive, no ids.
         let sse = encoding == Encoding::Sse;
@@ -895,18 +918,56 @@ impl EventBody {
             event_ids: event_ids && sse,
             next_id: 1,
             done: false,
+            downgrade: downgrade.map(|d| (d, Vec::new())),
         }
     }
 
-    fn write(&mut self, event: &Event, out: &mut Vec<u8>) {
+    fn write(&mut self, event: Event, out: &mut Vec<u8>) {
+        let Some((downgrade, frames)) = &mut self.downgrade else {
+            self.write_event(&event, out);
+            return;
+        };
+        downgrade.push(event, frames);
+        self.write_frames(out);
+    }
+
+    /// Writes the frames the downgrade produced, emptying its buffer.
+    fn write_frames(&mut self, out: &mut Vec<u8>) {
+        let Some((_, frames)) = &mut self.downgrade else {
+            return;
+        };
+        let mut frames = std::mem::take(frames);
+        for frame in frames.drain(..) {
+            match frame {
+                LegacyFrame::Event(event) => self.write_event(&event, out),
+                // No protobuf mapping exists for the pre-1.0 THINKING_* events.
+                LegacyFrame::Thinking(_) if self.encoding != Encoding::Sse => {}
+                thinking => {
+                    self.write_id(out);
+                    out.extend_from_slice(b"data: ");
+                    thinking.write_json(out);
+                    out.extend_from_slice(b"\n\n");
+                }
+            }
+        }
+        if let Some((_, buffer)) = &mut self.downgrade {
+            *buffer = frames;
+        }
+    }
+
+    fn write_id(&mut self, out: &mut Vec<u8>) {
+        if self.event_ids {
+            use std::io::Write as _;
+            // Writing into a Vec cannot fail.
+            let _ = writeln!(out, "id: {}", self.next_id);
+            self.next_id += 1;
+        }
+    }
+
+    fn write_event(&mut self, event: &Event, out: &mut Vec<u8>) {
         match self.encoding {
             Encoding::Sse => {
-                if self.event_ids {
-                    use std::io::Write as _;
-                    // Writing into a Vec cannot fail.
-                    let _ = writeln!(out, "id: {}", self.next_id);
-                    self.next_id += 1;
-                }
+                self.write_id(out);
                 sse::encode_into(event, out);
             }
             #[cfg(feature = "proto")]
@@ -927,13 +988,17 @@ impl Stream for EventBody {
         loop {
             match this.events.as_mut().poll_next(cx) {
                 Poll::Ready(Some(event)) => {
-                    this.write(&event, &mut out);
+                    this.write(event, &mut out);
                     if out.len() >= MAX_BATCH {
                         break;
                     }
                 }
                 Poll::Ready(None) => {
                     this.done = true;
+                    if let Some((downgrade, frames)) = &mut this.downgrade {
+                        downgrade.finish(frames);
+                        this.write_frames(&mut out);
+                    }
                     break;
                 }
                 Poll::Pending => break,

@@ -477,3 +477,113 @@ async fn a_chunked_body_over_the_limit_is_refused_while_reading() {
     assert_eq!(response.status(), 200);
     assert_eq!(data_events(&response.text().await.unwrap()).len(), 5);
 }
+
+/// A run with what a pre-1.0 client cannot read: reasoning, a subagent, an empty delta, an
+/// interrupt outcome.
+fn modern(input: RunAgentInput) -> impl Stream<Item = Event> + Send + 'static {
+    let (t, r) = (input.thread_id, input.run_id);
+    futures::stream::iter(vec![
+        Event::run_started(t.clone(), r.clone()),
+        Event::reasoning_start("s1"),
+        Event::reasoning_message_start("rm1"),
+        Event::reasoning_message_content("rm1", "thinking"),
+        Event::reasoning_message_end("rm1"),
+        Event::reasoning_end("s1"),
+        Event::subagent_started("sub-1", "critic"),
+        Event::text_message_start("m1", TextMessageRole::Assistant).with_subagent_run_id("sub-1"),
+        Event::text_message_content("m1", "").with_subagent_run_id("sub-1"),
+        Event::text_message_content("m1", "hi").with_subagent_run_id("sub-1"),
+        Event::text_message_end("m1").with_subagent_run_id("sub-1"),
+        Event::subagent_finished("sub-1"),
+        ag_ui::RunFinishedEvent::new(t, r)
+            .with_outcome(ag_ui::RunFinishedOutcome::interrupt(vec![ag_ui::Interrupt::new(
+                "i1",
+                "confirmation",
+            )]))
+            .into(),
+    ])
+}
+
+fn versioned_body(version: Option<&str>) -> String {
+    let mut body: Value = serde_json::from_str(&input_body("r1")).unwrap();
+    if let Some(version) = version {
+        body["protocolVersion"] = json!(version);
+    }
+    body.to_string()
+}
+
+#[tokio::test]
+async fn a_1_0_client_gets_the_stream_untouched_and_a_pre_1_0_client_a_downgraded_one() {
+    let url = spawn(
+        Router::new()
+            .agent("/agent", AgentEndpoint::new(modern).with_event_ids(true))
+            .agent(
+                "/plain",
+                AgentEndpoint::new(modern).with_version_downgrade(false),
+            ),
+    )
+    .await;
+    let events: Vec<Event> = modern(RunAgentInput::new("t1", "r1")).collect().await;
+    let untouched: String = events
+        .iter()
+        .map(|e| format!("data: {}\n\n", e.to_json()))
+        .collect();
+
+    // protocolVersion "1.0" (and later): byte for byte what the agent sent.
+    for version in ["1.0", "1.1"] {
+        let body = post(&format!("{url}/plain"), versioned_body(Some(version)))
+            .await
+            .text()
+            .await
+            .unwrap();
+        assert_eq!(body, untouched, "{version}");
+    }
+    let body = post(&format!("{url}/agent"), versioned_body(Some("1.0")))
+        .await
+        .text()
+        .await
+        .unwrap();
+    let numbered: String = events
+        .iter()
+        .enumerate()
+        .map(|(i, e)| format!("id: {}\ndata: {}\n\n", i + 1, e.to_json()))
+        .collect();
+    assert_eq!(body, numbered);
+    // Downgrade turned off: untouched even without a version.
+    let body = post(&format!("{url}/plain"), versioned_body(None))
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert_eq!(body, untouched);
+
+    // No version, or one below 1.0: what 0.0.42 reads.
+    for version in [None, Some("0.9")] {
+        let body = post(&format!("{url}/agent"), versioned_body(version))
+            .await
+            .text()
+            .await
+            .unwrap();
+        let ids: Vec<&str> = body
+            .lines()
+            .filter_map(|l| l.strip_prefix("id: "))
+            .collect();
+        assert_eq!(ids, ["1", "2", "3", "4", "5", "6", "7", "8", "9", "10"]);
+        assert_eq!(
+            data_events(&body),
+            vec![
+                json!({"type": "RUN_STARTED", "threadId": "t1", "runId": "r1"}),
+                json!({"type": "THINKING_START"}),
+                json!({"type": "THINKING_TEXT_MESSAGE_START"}),
+                json!({"type": "THINKING_TEXT_MESSAGE_CONTENT", "delta": "thinking"}),
+                json!({"type": "THINKING_TEXT_MESSAGE_END"}),
+                json!({"type": "THINKING_END"}),
+                json!({"type": "TEXT_MESSAGE_START", "messageId": "m1", "role": "assistant"}),
+                json!({"type": "TEXT_MESSAGE_CONTENT", "messageId": "m1", "delta": "hi"}),
+                json!({"type": "TEXT_MESSAGE_END", "messageId": "m1"}),
+                json!({"type": "RUN_FINISHED", "threadId": "t1", "runId": "r1"}),
+            ],
+            "{version:?}"
+        );
+    }
+}
