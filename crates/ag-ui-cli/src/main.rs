@@ -165,6 +165,17 @@ enum Command {
         #[arg(long)]
         no_verify: bool,
     },
+    /// Compact a stream for storage: each message's and tool call's deltas joined into one,
+    /// state events folded into one snapshot per run boundary (the reference's
+    /// `compactEvents`, with output that always verifies). Chunk events are expanded first;
+    /// written as JSON Lines.
+    Compact {
+        /// A file, or `-` for standard input.
+        input: Option<String>,
+        /// Compact the events without verifying their order first.
+        #[arg(long)]
+        no_verify: bool,
+    },
     /// Re-encode a stream (in schema shape: members the schema does not describe are dropped).
     Convert {
         /// The output encoding.
@@ -283,6 +294,7 @@ fn main() -> ExitCode {
             .and_then(|value| {
                 print_line(&serde_json::to_string_pretty(&value).unwrap_or_default())
             }),
+        Command::Compact { input, no_verify } => offline::compact(input.as_deref(), !no_verify),
         Command::Convert { to, input } => offline::convert(input.as_deref(), to),
     };
     match result {
