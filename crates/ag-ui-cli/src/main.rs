@@ -71,6 +71,10 @@ enum Command {
         /// The model server's base URL (Ollama: http://127.0.0.1:11434/v1).
         #[arg(long, value_name = "URL", default_value = serve::DEFAULT_BASE_URL, requires = "model")]
         base_url: String,
+        /// Join consecutive text, tool-argument and reasoning deltas of one message that arrive
+        /// within this many milliseconds into one event (0: only those ready at once).
+        #[arg(long, value_name = "MS")]
+        coalesce_ms: Option<u64>,
     },
     /// Run one turn against any AG-UI endpoint and show it live.
     Run {
@@ -202,6 +206,7 @@ fn main() -> ExitCode {
             cors_origins,
             model,
             base_url,
+            coalesce_ms,
         } => {
             tracing_subscriber::fmt()
                 .with_env_filter(
@@ -214,6 +219,7 @@ fn main() -> ExitCode {
             let extra = serve::Extra {
                 replay: replay.as_deref(),
                 model: model.as_deref().map(|m| (m, base_url.as_str())),
+                coalesce: coalesce_ms.map(Duration::from_millis),
             };
             runtime().and_then(|rt| {
                 rt.block_on(serve::serve(

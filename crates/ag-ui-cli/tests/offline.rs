@@ -244,7 +244,11 @@ fn compact_joins_deltas_and_folds_state_in_every_input_encoding() {
     let broken = b"{\"type\":\"TEXT_MESSAGE_CONTENT\",\"messageId\":\"m\",\"delta\":\"x\"}\n";
     let out = ag_ui(&["compact"], broken);
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
-    assert!(stderr(&out).starts_with("violation: line 1:"), "{}", stderr(&out));
+    assert!(
+        stderr(&out).starts_with("violation: line 1:"),
+        "{}",
+        stderr(&out)
+    );
     let out = ag_ui(&["compact", "--no-verify"], broken);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(

@@ -15,6 +15,10 @@ struct Server {
 }
 
 fn serve() -> Server {
+    serve_with(&[])
+}
+
+fn serve_with(extra: &[&str]) -> Server {
     let mut child = Command::new(env!("CARGO_BIN_EXE_ag-ui"))
         .args([
             "serve",
@@ -25,6 +29,7 @@ fn serve() -> Server {
             "--color",
             "never",
         ])
+        .args(extra)
         .env("RUST_LOG", "info")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -210,7 +215,11 @@ fn pre_1_0_clients_run_the_demo_through_the_downgrade() {
     for question in ["what is rust", "please confirm"] {
         let out = node("client/old_clients.mjs", &[&server.url, question]);
         let modern = &out["1.0.0"];
-        assert_eq!(modern["error"], serde_json::Value::Null, "{question}: {modern}");
+        assert_eq!(
+            modern["error"],
+            serde_json::Value::Null,
+            "{question}: {modern}"
+        );
         assert_eq!(modern["sent"], "1.0");
         let modern_types: Vec<&str> = modern["eventTypes"]
             .as_array()
@@ -226,10 +235,17 @@ fn pre_1_0_clients_run_the_demo_through_the_downgrade() {
             "TOOL_CALL_RESULT",
             "STATE_DELTA",
         ] {
-            assert!(modern_types.contains(&wanted), "{question}: 1.0.0 missed {wanted}");
+            assert!(
+                modern_types.contains(&wanted),
+                "{question}: 1.0.0 missed {wanted}"
+            );
         }
-        // What a pre-1.0 client can hold of the 1.0 client's conversation.
-        let expected: Vec<serde_json::Value> = modern["messages"]
+        // What a pre-1.0 client can hold of the 1.0 client's conversation. Each client makes
+        // its own run, in which the two subagents race: messages are compared by id.
+        let by_id = |messages: &mut Vec<serde_json::Value>| {
+            messages.sort_by(|a, b| a["id"].as_str().cmp(&b["id"].as_str()));
+        };
+        let mut expected: Vec<serde_json::Value> = modern["messages"]
             .as_array()
             .unwrap()
             .iter()
@@ -240,26 +256,77 @@ fn pre_1_0_clients_run_the_demo_through_the_downgrade() {
                 m
             })
             .collect();
+        by_id(&mut expected);
         assert!(expected.len() >= 5, "{question}: {expected:?}");
         for version in ["0.0.42", "0.0.52"] {
             let old = &out[version];
-            assert_eq!(old["error"], serde_json::Value::Null, "{question}: {version}: {old}");
-            assert_eq!(old["sent"], serde_json::Value::Null, "{version} declares no version");
+            assert_eq!(
+                old["error"],
+                serde_json::Value::Null,
+                "{question}: {version}: {old}"
+            );
+            assert_eq!(
+                old["sent"],
+                serde_json::Value::Null,
+                "{version} declares no version"
+            );
             let types: Vec<&str> = old["eventTypes"]
                 .as_array()
                 .unwrap()
                 .iter()
                 .map(|t| t.as_str().unwrap())
                 .collect();
-            assert!(types.contains(&"THINKING_TEXT_MESSAGE_CONTENT"), "{version}: {types:?}");
+            assert!(
+                types.contains(&"THINKING_TEXT_MESSAGE_CONTENT"),
+                "{version}: {types:?}"
+            );
             assert_eq!(types.last(), Some(&"RUN_FINISHED"), "{version}");
+            let mut messages = old["messages"].as_array().unwrap().clone();
+            by_id(&mut messages);
             assert_eq!(
-                old["messages"].as_array().unwrap(),
-                &expected,
+                messages, expected,
                 "{question}: {version} rebuilt other messages"
             );
         }
     }
     interrupt(&server.child);
     wait_exit(&mut server.child, Duration::from_secs(15));
+}
+
+/// `--coalesce-ms`: the demo's streamed words are joined into fewer `TEXT_MESSAGE_CONTENT`
+/// events, with the same text.
+#[test]
+fn serve_coalesces_deltas_when_asked() {
+    let body = serde_json::json!({
+        "threadId": "t",
+        "runId": "r",
+        "protocolVersion": "1.0",
+        "messages": [{"id": "u1", "role": "user", "content": "what is rust"}],
+    })
+    .to_string();
+    let texts = |stream: &str| {
+        let mut deltas = 0;
+        let mut text = String::new();
+        for data in stream.lines().filter_map(|l| l.strip_prefix("data: ")) {
+            let event: serde_json::Value = serde_json::from_str(data).unwrap();
+            if event["type"] == "TEXT_MESSAGE_CONTENT" {
+                deltas += 1;
+                text.push_str(event["delta"].as_str().unwrap());
+            }
+        }
+        (deltas, text)
+    };
+    let mut plain = serve();
+    let (plain_deltas, plain_text) = texts(&post(&plain.url, body.clone()));
+    interrupt(&plain.child);
+    wait_exit(&mut plain.child, Duration::from_secs(15));
+    let mut joined = serve_with(&["--coalesce-ms", "20"]);
+    let (joined_deltas, joined_text) = texts(&post(&joined.url, body));
+    interrupt(&joined.child);
+    wait_exit(&mut joined.child, Duration::from_secs(15));
+    assert_eq!(joined_text, plain_text);
+    assert!(
+        joined_deltas * 2 < plain_deltas,
+        "{joined_deltas} deltas coalesced, {plain_deltas} without"
+    );
 }

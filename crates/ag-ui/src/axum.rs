@@ -126,6 +126,7 @@ use serde_json::json;
 
 use crate::encoding::sse;
 use crate::server::downgrade::{self, Downgrade, LegacyFrame};
+use crate::server::transform::{Coalescer, Filter, FilterFn, Verdict};
 use crate::{Event, RunAgentInput};
 
 pub mod registry;
@@ -703,6 +704,8 @@ struct Config {
     keep_alive: Option<Duration>,
     event_ids: bool,
     downgrade: bool,
+    /// Delta coalescing: the largest joined delta, and how long a delta may wait for the next.
+    coalesce: Option<(usize, Duration)>,
 }
 
 /// An AG-UI endpoint serving a [`RunHandler`]: `POST` a `RunAgentInput`, receive the events.
@@ -712,6 +715,7 @@ struct Config {
 pub struct AgentEndpoint<H> {
     handler: Arc<H>,
     config: Config,
+    filter: Option<Arc<FilterFn>>,
 }
 
 impl<H> Clone for AgentEndpoint<H> {
@@ -719,6 +723,7 @@ impl<H> Clone for AgentEndpoint<H> {
         Self {
             handler: Arc::clone(&self.handler),
             config: self.config,
+            filter: self.filter.clone(),
         }
     }
 }
@@ -727,6 +732,7 @@ impl<H> fmt::Debug for AgentEndpoint<H> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("AgentEndpoint")
             .field("config", &self.config)
+            .field("filter", &self.filter.is_some())
             .finish_non_exhaustive()
     }
 }
@@ -742,7 +748,9 @@ impl<H: RunHandler> AgentEndpoint<H> {
                 keep_alive: Some(DEFAULT_KEEP_ALIVE),
                 event_ids: false,
                 downgrade: true,
+                coalesce: None,
             },
+            filter: None,
         }
     }
 
@@ -785,6 +793,27 @@ impl<H: RunHandler> AgentEndpoint<H> {
     #[must_use]
     pub fn with_version_downgrade(mut self, enabled: bool) -> Self {
         self.config.downgrade = enabled;
+        self
+    }
+
+    /// Joins consecutive deltas of one stream (`TEXT_MESSAGE_CONTENT`, `TOOL_CALL_ARGS`,
+    /// `REASONING_MESSAGE_CONTENT` of the same id) into one event of at most `max_bytes` of
+    /// text: the deltas ready to send at once, and those arriving within `window` of the first
+    /// one held (`Duration::ZERO`: no wait, only what is ready). Fewer frames and bytes; the
+    /// reducer builds the same conversation. See
+    /// [`server::transform`](crate::server::transform).
+    #[must_use]
+    pub fn with_coalescing(mut self, max_bytes: usize, window: Duration) -> Self {
+        self.config.coalesce = Some((max_bytes, window));
+        self
+    }
+
+    /// Runs `hook` over each outgoing event before it is encoded: keep, replace or drop it
+    /// (for redaction). The stream stays valid whatever it answers; see
+    /// [`Filter`](crate::server::transform::Filter) for how.
+    #[must_use]
+    pub fn with_filter(mut self, hook: impl Fn(&Event) -> Verdict + Send + Sync + 'static) -> Self {
+        self.filter = Some(Arc::new(hook));
         self
     }
 
@@ -835,13 +864,18 @@ impl<H: RunHandler> AgentEndpoint<H> {
                 return error.into_response();
             }
         };
-        let body = EventBody::new(
+        let mut body = EventBody::new(
             events,
             encoding,
             self.config.keep_alive,
             self.config.event_ids,
             downgrade,
         );
+        body.filter = self.filter.clone().map(Filter::from_arc);
+        body.coalesce = self
+            .config
+            .coalesce
+            .map(|(bytes, window)| (Coalescer::new(bytes), window, None));
         let mut response = Response::new(Body::from_stream(body));
         let headers = response.headers_mut();
         headers.insert(
@@ -897,6 +931,11 @@ struct EventBody {
     done: bool,
     /// The rewrite for a pre-1.0 client, and its reused frame buffer.
     downgrade: Option<(Downgrade, Vec<LegacyFrame>)>,
+    filter: Option<Filter>,
+    /// The coalescer, its window, and the timer of the delta it holds.
+    coalesce: Option<(Coalescer, Duration, Option<Pin<Box<tokio::time::Sleep>>>)>,
+    /// Reused buffer for what the coalescer lets through.
+    staged: Vec<Event>,
 }
 
 impl EventBody {
@@ -919,10 +958,67 @@ impl EventBody {
             next_id: 1,
             done: false,
             downgrade: downgrade.map(|d| (d, Vec::new())),
+            filter: None,
+            coalesce: None,
+            staged: Vec::new(),
         }
     }
 
+    /// One event from the agent: filtered, coalesced, then written.
     fn write(&mut self, event: Event, out: &mut Vec<u8>) {
+        let event = match &mut self.filter {
+            None => event,
+            Some(filter) => match filter.apply(event) {
+                Some(event) => event,
+                None => return,
+            },
+        };
+        let Some((coalescer, _, _)) = &mut self.coalesce else {
+            self.emit(event, out);
+            return;
+        };
+        let mut staged = std::mem::take(&mut self.staged);
+        coalescer.push(event, &mut staged);
+        if !coalescer.is_holding()
+            && let Some((_, _, timer)) = &mut self.coalesce
+        {
+            *timer = None;
+        }
+        for event in staged.drain(..) {
+            self.emit(event, out);
+        }
+        self.staged = staged;
+    }
+
+    /// Writes the delta the coalescer holds, if any.
+    fn flush_coalesced(&mut self, out: &mut Vec<u8>) {
+        let Some((coalescer, _, timer)) = &mut self.coalesce else {
+            return;
+        };
+        *timer = None;
+        let mut staged = std::mem::take(&mut self.staged);
+        coalescer.flush(&mut staged);
+        for event in staged.drain(..) {
+            self.emit(event, out);
+        }
+        self.staged = staged;
+    }
+
+    /// Whether the coalescer holds a delta that may wait longer: arms its timer on first call
+    /// and answers `false` (flush now) once it fired or when the window is zero.
+    fn hold_longer(&mut self, cx: &mut Context<'_>) -> bool {
+        let Some((coalescer, window, timer)) = &mut self.coalesce else {
+            return false;
+        };
+        if !coalescer.is_holding() || window.is_zero() {
+            return false;
+        }
+        let timer = timer.get_or_insert_with(|| Box::pin(tokio::time::sleep(*window)));
+        timer.as_mut().poll(cx).is_pending()
+    }
+
+    /// One event past the filter and the coalescer: downgraded when needed, then encoded.
+    fn emit(&mut self, event: Event, out: &mut Vec<u8>) {
         let Some((downgrade, frames)) = &mut self.downgrade else {
             self.write_event(&event, out);
             return;
@@ -995,13 +1091,19 @@ impl Stream for EventBody {
                 }
                 Poll::Ready(None) => {
                     this.done = true;
+                    this.flush_coalesced(&mut out);
                     if let Some((downgrade, frames)) = &mut this.downgrade {
                         downgrade.finish(frames);
                         this.write_frames(&mut out);
                     }
                     break;
                 }
-                Poll::Pending => break,
+                Poll::Pending => {
+                    if !this.hold_longer(cx) {
+                        this.flush_coalesced(&mut out);
+                    }
+                    break;
+                }
             }
         }
         if !out.is_empty() {

@@ -166,7 +166,10 @@ fn verifies(events: &[Event]) -> Result<usize, ag_ui::verify::Violation> {
 /// reference's output verifies (or the input does not); where the input verifies and the
 /// reference's output does not, ours differs and verifies. Every output of a stream that
 /// verifies verifies. Returns (same, corrected, valid inputs).
-fn compact_against_reference(file: &PathBuf, streams: &[(String, Vec<Event>)]) -> (usize, usize, usize) {
+fn compact_against_reference(
+    file: &PathBuf,
+    streams: &[(String, Vec<Event>)],
+) -> (usize, usize, usize) {
     let expected = run_reference_compact(file);
     assert_eq!(streams.len(), expected.len());
     let (mut same, mut corrected, mut valid_inputs, mut refused_by_verifier) = (0, 0, 0, 0);
@@ -182,12 +185,25 @@ fn compact_against_reference(file: &PathBuf, streams: &[(String, Vec<Event>)]) -
         if input_ok {
             valid_inputs += 1;
             if let Err(v) = verifies(&ours) {
-                let show = |es: &[Event]| es.iter().map(|e| e.to_json()).collect::<Vec<_>>().join("\n");
-                panic!("{name}: the compacted stream does not verify: {v}\ninput:\n{}\nours:\n{}", show(events), show(&ours));
+                let show = |es: &[Event]| {
+                    es.iter()
+                        .map(|e| e.to_json())
+                        .collect::<Vec<_>>()
+                        .join("\n")
+                };
+                panic!(
+                    "{name}: the compacted stream does not verify: {v}\ninput:\n{}\nours:\n{}",
+                    show(events),
+                    show(&ours)
+                );
             }
         }
         // Held events keep their order (the reference's may not: see below).
-        assert_eq!(held_kind(&ours), held_kind(events), "{name}: held events reordered");
+        assert_eq!(
+            held_kind(&ours),
+            held_kind(events),
+            "{name}: held events reordered"
+        );
         let reordered = held_kind(&theirs) != held_kind(events);
         if !open_at_run_error(events) && !reordered {
             let (ours, theirs) = (
@@ -196,7 +212,11 @@ fn compact_against_reference(file: &PathBuf, streams: &[(String, Vec<Event>)]) -
             );
             if ours != theirs {
                 let (a, b) = (ours.as_array().unwrap(), theirs.as_array().unwrap());
-                let at = a.iter().zip(b).position(|(x, y)| x != y).unwrap_or(a.len().min(b.len()));
+                let at = a
+                    .iter()
+                    .zip(b)
+                    .position(|(x, y)| x != y)
+                    .unwrap_or(a.len().min(b.len()));
                 panic!(
                     "{name}: compact differs from the reference at event {at} (lengths {} and {}):\n ours:   {}\n theirs: {}",
                     a.len(),
@@ -218,7 +238,10 @@ fn compact_against_reference(file: &PathBuf, streams: &[(String, Vec<Event>)]) -
             corrected += 1;
         }
     }
-    assert!(corrected == 0 || refused_by_verifier > 0, "the reference's output always verified");
+    assert!(
+        corrected == 0 || refused_by_verifier > 0,
+        "the reference's output always verified"
+    );
     (same, corrected, valid_inputs)
 }
 
@@ -269,9 +292,14 @@ fn compact_matches_the_reference_on_generated_streams() {
     std::fs::write(&file, lines).unwrap();
     let (same, corrected, valid) = compact_against_reference(&file, &streams);
     std::fs::remove_file(&file).unwrap();
-    eprintln!("generated: {same} same as the reference, {corrected} corrected, {valid} valid inputs");
+    eprintln!(
+        "generated: {same} same as the reference, {corrected} corrected, {valid} valid inputs"
+    );
     assert!(valid >= 300, "too few valid streams: {valid}");
-    assert!(corrected >= 10, "the divergences were not exercised: {corrected}");
+    assert!(
+        corrected >= 10,
+        "the divergences were not exercised: {corrected}"
+    );
     // `compact` then `apply` equals `apply` when the streams do not overlap. When they do, the
     // state is the same but the messages may not be: a stream is sent where it ends, so a tool
     // call under a message that is still streaming comes first (the reference's semantics).
@@ -387,7 +415,8 @@ fn generate(seed: u64, sequential: bool) -> Vec<Event> {
         let meta = |rng: &mut Rng, e: Event| {
             if rng.chance(15) {
                 let m: ag_ui::Metadata =
-                    serde_json::from_value(json!({format!("k{}", rng.below(3)): rng.below(9)})).unwrap();
+                    serde_json::from_value(json!({format!("k{}", rng.below(3)): rng.below(9)}))
+                        .unwrap();
                 e.with_metadata(m)
             } else {
                 e
@@ -403,7 +432,13 @@ fn generate(seed: u64, sequential: bool) -> Vec<Event> {
             match rng.below(16) {
                 0 | 1 if !(sequential && !(texts.is_empty() && tools.is_empty())) => {
                     let id = format!("m{counter}");
-                    out.push(meta(&mut rng, tag(Event::text_message_start(id.as_str(), TextMessageRole::Assistant), &owner)));
+                    out.push(meta(
+                        &mut rng,
+                        tag(
+                            Event::text_message_start(id.as_str(), TextMessageRole::Assistant),
+                            &owner,
+                        ),
+                    ));
                     texts.push((id, owner));
                 }
                 2..=4 if !texts.is_empty() => {
@@ -426,7 +461,13 @@ fn generate(seed: u64, sequential: bool) -> Vec<Event> {
                 }
                 7 if !tools.is_empty() => {
                     let (id, owner) = tools[rng.below(tools.len())].clone();
-                    out.push(meta(&mut rng, tag(Event::tool_call_args(id.as_str(), format!("{{{counter}")), &owner)));
+                    out.push(meta(
+                        &mut rng,
+                        tag(
+                            Event::tool_call_args(id.as_str(), format!("{{{counter}")),
+                            &owner,
+                        ),
+                    ));
                 }
                 8 if !tools.is_empty() => {
                     let (id, owner) = tools.remove(rng.below(tools.len()));
@@ -435,7 +476,11 @@ fn generate(seed: u64, sequential: bool) -> Vec<Event> {
                 }
                 9 if !ended_tools.is_empty() => {
                     let id = ended_tools.remove(rng.below(ended_tools.len()));
-                    out.push(Event::tool_call_result(format!("res-{id}"), id.as_str(), "ok"));
+                    out.push(Event::tool_call_result(
+                        format!("res-{id}"),
+                        id.as_str(),
+                        "ok",
+                    ));
                 }
                 10 => {
                     keys += 1;
@@ -464,13 +509,23 @@ fn generate(seed: u64, sequential: bool) -> Vec<Event> {
                 14 => {
                     let id = format!("rs{counter}");
                     out.push(tag(Event::reasoning_start(id.as_str()), &owner));
-                    out.push(tag(Event::reasoning_message_start(format!("{id}-m")), &owner));
-                    out.push(tag(Event::reasoning_message_content(format!("{id}-m"), "hmm"), &owner));
+                    out.push(tag(
+                        Event::reasoning_message_start(format!("{id}-m")),
+                        &owner,
+                    ));
+                    out.push(tag(
+                        Event::reasoning_message_content(format!("{id}-m"), "hmm"),
+                        &owner,
+                    ));
                     out.push(tag(Event::reasoning_message_end(format!("{id}-m")), &owner));
                     out.push(tag(Event::reasoning_end(id.as_str()), &owner));
                 }
                 15 if rng.chance(20) => {
-                    out.push(Event::activity_snapshot(format!("a{counter}"), "progress", serde_json::from_value(json!({"p": counter})).unwrap()));
+                    out.push(Event::activity_snapshot(
+                        format!("a{counter}"),
+                        "progress",
+                        serde_json::from_value(json!({"p": counter})).unwrap(),
+                    ));
                 }
                 _ => {}
             }

@@ -70,7 +70,12 @@ async fn spawn(app: Router) -> String {
 /// A request from a 1.0 client (a pre-1.0 one, without `protocolVersion`, gets the stream
 /// downgraded: see `a_pre_1_0_client_gets_no_reasoning_over_protobuf`).
 async fn post(url: &str, accept: &str) -> reqwest::Response {
-    post_body(url, accept, r#"{"threadId":"t1","runId":"r1","protocolVersion":"1.0","messages":[]}"#).await
+    post_body(
+        url,
+        accept,
+        r#"{"threadId":"t1","runId":"r1","protocolVersion":"1.0","messages":[]}"#,
+    )
+    .await
 }
 
 async fn post_body(url: &str, accept: &str, body: &'static str) -> reqwest::Response {
@@ -89,11 +94,15 @@ async fn post_body(url: &str, accept: &str, body: &'static str) -> reqwest::Resp
 #[tokio::test]
 async fn a_pre_1_0_client_gets_no_reasoning_over_protobuf() {
     let url = spawn(Router::new().agent("/agent", AgentEndpoint::new(all_types))).await;
-    let body = post_body(&url, CONTENT_TYPE, r#"{"threadId":"t1","runId":"r1","messages":[]}"#)
-        .await
-        .bytes()
-        .await
-        .unwrap();
+    let body = post_body(
+        &url,
+        CONTENT_TYPE,
+        r#"{"threadId":"t1","runId":"r1","messages":[]}"#,
+    )
+    .await
+    .bytes()
+    .await
+    .unwrap();
     let events = proto::decode(&body).unwrap();
     let mut downgrade = ag_ui::server::downgrade::Downgrade::new();
     let mut frames = Vec::new();

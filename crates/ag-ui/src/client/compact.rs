@@ -76,8 +76,8 @@ use std::hash::Hash;
 use serde_json::Value;
 
 use crate::{
-    Event, Metadata, MessageId, StateSnapshotEvent, TextMessageContentEvent,
-    ToolCallArgsEvent, ToolCallId,
+    Event, MessageId, Metadata, StateSnapshotEvent, TextMessageContentEvent, ToolCallArgsEvent,
+    ToolCallId,
 };
 
 /// The compacted form of `events`; see the [module docs](self).
@@ -308,7 +308,12 @@ impl Compactor {
     /// Sends one stream: its START, the collapsed delta (when a delta arrived), its END (when
     /// it ended), then the held events that are now free to go: held events go in the order
     /// they arrived, each once the stream holding it has been sent.
-    fn flush(&mut self, stream: Stream, end: Option<&Event>, collapsed: impl FnOnce(String) -> Event) {
+    fn flush(
+        &mut self,
+        stream: Stream,
+        end: Option<&Event>,
+        collapsed: impl FnOnce(String) -> Event,
+    ) {
         if let Some(start) = stream.start {
             self.out.push(start);
         }
@@ -384,9 +389,13 @@ mod tests {
             Event::run_started("t", "r"),
             Event::state_delta(vec![]).with_metadata(meta(json!({"a": 1}))),
             Event::state_snapshot(json!({"n": 1})),
-            Event::state_delta(serde_json::from_value(json!([{"op":"replace","path":"/n","value":2}])).unwrap()),
-            Event::state_delta(serde_json::from_value(json!([{"op":"remove","path":"/missing"}])).unwrap())
-                .with_metadata(meta(json!({"b": 2}))),
+            Event::state_delta(
+                serde_json::from_value(json!([{"op":"replace","path":"/n","value":2}])).unwrap(),
+            ),
+            Event::state_delta(
+                serde_json::from_value(json!([{"op":"remove","path":"/missing"}])).unwrap(),
+            )
+            .with_metadata(meta(json!({"b": 2}))),
             Event::custom("c", json!(null)),
             Event::run_finished("t", "r"),
             Event::state_delta(vec![]),

@@ -623,11 +623,9 @@ mod tests {
 
     #[test]
     fn what_the_old_schema_rejects_is_dropped_or_rewritten() {
-        let interrupted = Event::from(
-            crate::RunFinishedEvent::new("t", "r").with_outcome(RunFinishedOutcome::interrupt(
-                vec![Interrupt::new("i1", "confirmation")],
-            )),
-        );
+        let interrupted = Event::from(crate::RunFinishedEvent::new("t", "r").with_outcome(
+            RunFinishedOutcome::interrupt(vec![Interrupt::new("i1", "confirmation")]),
+        ));
         let mut user = Message::user(
             "u1",
             Content::Parts(vec![

@@ -310,6 +310,7 @@ mod runner;
 mod scope;
 mod sink;
 mod subagent;
+pub mod transform;
 mod writer;
 
 pub use context::RunContext;
