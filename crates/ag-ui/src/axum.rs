@@ -920,6 +920,9 @@ fn accept_header(headers: &HeaderMap) -> Option<String> {
     Some(joined)
 }
 
+/// A coalescer, its window, and the timer of the delta it holds.
+type Coalescing = (Coalescer, Duration, Option<Pin<Box<tokio::time::Sleep>>>);
+
 /// The response body: the events encoded as they come (SSE frames or protobuf frames), and
 /// for SSE keep-alive comments when quiet.
 struct EventBody {
@@ -933,7 +936,7 @@ struct EventBody {
     downgrade: Option<(Downgrade, Vec<LegacyFrame>)>,
     filter: Option<Filter>,
     /// The coalescer, its window, and the timer of the delta it holds.
-    coalesce: Option<(Coalescer, Duration, Option<Pin<Box<tokio::time::Sleep>>>)>,
+    coalesce: Option<Coalescing>,
     /// Reused buffer for what the coalescer lets through.
     staged: Vec<Event>,
 }

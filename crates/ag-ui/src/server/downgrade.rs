@@ -109,7 +109,7 @@ pub fn needs_downgrade(protocol_version: Option<&str>) -> bool {
         return true;
     };
     let mut parts = version.split('.');
-    let major = parts.next().and_then(|p| numeric(p));
+    let major = parts.next().and_then(numeric);
     let Some(major) = major else {
         return false;
     };
@@ -480,12 +480,10 @@ fn step(open: &mut Open, event: Event, mut out: Option<&mut Vec<LegacyFrame>>) {
         }
     };
     match event {
-        Event::ReasoningStart(_) => {
-            if !open.span {
-                emit(ThinkingKind::Start, None);
-                open.span = true;
-                open.synthetic = false;
-            }
+        Event::ReasoningStart(_) if !open.span => {
+            emit(ThinkingKind::Start, None);
+            open.span = true;
+            open.synthetic = false;
         }
         Event::ReasoningMessageStart(_) => {
             if open.message {
@@ -493,16 +491,10 @@ fn step(open: &mut Open, event: Event, mut out: Option<&mut Vec<LegacyFrame>>) {
             }
             open_message(open, &mut emit);
         }
-        Event::ReasoningMessageContent(e) => {
-            if open.message && !e.delta.is_empty() {
-                emit(ThinkingKind::TextMessageContent, Some(e.delta));
-            }
+        Event::ReasoningMessageContent(e) if open.message && !e.delta.is_empty() => {
+            emit(ThinkingKind::TextMessageContent, Some(e.delta));
         }
-        Event::ReasoningMessageEnd(_) => {
-            if open.message {
-                close_message(open, &mut emit);
-            }
-        }
+        Event::ReasoningMessageEnd(_) if open.message => close_message(open, &mut emit),
         Event::ReasoningMessageChunk(e) => {
             let delta = e.delta.filter(|d| !d.is_empty());
             if open.message {
@@ -539,11 +531,7 @@ fn rewrite(mut event: Event) -> Option<Event> {
     }
     match &mut event {
         Event::TextMessageContent(e) if e.delta.is_empty() => return None,
-        Event::TextMessageChunk(e) => {
-            if e.delta.as_deref() == Some("") {
-                e.delta = None;
-            }
-        }
+        Event::TextMessageChunk(e) if e.delta.as_deref() == Some("") => e.delta = None,
         Event::ToolCallResult(e) => flatten(&mut e.content),
         Event::MessagesSnapshot(e) => messages(&mut e.messages),
         Event::RunStarted(e) => {
