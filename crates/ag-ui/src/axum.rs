@@ -810,7 +810,7 @@ impl<H: RunHandler> AgentEndpoint<H> {
 
     /// Runs `hook` over each outgoing event before it is encoded: keep, replace or drop it
     /// (for redaction). The stream stays valid whatever it answers; see
-    /// [`Filter`](crate::server::transform::Filter) for how.
+    /// [`Filter`] for how.
     #[must_use]
     pub fn with_filter(mut self, hook: impl Fn(&Event) -> Verdict + Send + Sync + 'static) -> Self {
         self.filter = Some(Arc::new(hook));
