@@ -7,7 +7,17 @@
 //! cargo bench -p ag-ui --bench coalesce
 //! ```
 //!
-//! FIGURES
+//! Recorded 2026-12-01 on the 2-core development machine shared with four other builds (load
+//! average 11–12; times are noisy, the frame and byte counts exact):
+//!
+//! | | frames | SSE bytes | time (criterion median) |
+//! |---|---|---|---|
+//! | plain (no coalescing) | 206,002 | 16,252,296 | 106.5 ms |
+//! | coalesced, all ready | 7,042 (29× fewer) | 1,838,166 (−88.7 %) | 92.4 ms |
+//! | coalesced, flushed every 8 events | 31,862 (6.5× fewer) | 3,636,371 (−77.6 %) | 75.7 ms |
+//!
+//! Coalescing and encoding together take no longer than encoding alone: the joined deltas are
+//! appended in place, and there are far fewer frames to write.
 //!
 //! "all ready" is the bound: every event is ready when the endpoint writes (an agent faster
 //! than its reader). "every 8" flushes the held delta after every 8 events, as when the reader
