@@ -73,7 +73,7 @@
 //! | `REASONING_MESSAGE_CHUNK` | one whole thinking message per chunk | a chunked reasoning message arrives as several thinking messages |
 //! | reasoning of two owners at once (a subagent beside its parent) | serialized: the first owner's reasoning streams live, the others' is held and sent when it ends, at most [`DEFAULT_MAX_HELD`] events in all ([`Downgrade::with_max_held`]); beyond that an owner's held reasoning is dropped whole ([`Downgrade::dropped`]) | the order between reasoning and other events; reasoning past the bound |
 //! | `REASONING_ENCRYPTED_VALUE` | dropped | yes: the old schema has no such event |
-//! | an empty `delta` on `TEXT_MESSAGE_CONTENT` or `THINKING_TEXT_MESSAGE_CONTENT` | the event is dropped (0.0.42 rejects an empty delta); an empty `delta` on `TEXT_MESSAGE_CHUNK` is left out | no: an empty delta adds nothing |
+//! | an empty `delta` on `TEXT_MESSAGE_CONTENT` or `THINKING_TEXT_MESSAGE_CONTENT` | the event is dropped (0.0.42 rejects an empty delta) | no: an empty delta adds nothing |
 //! | `SUBAGENT_STARTED` / `_FINISHED` / `_ERROR` | dropped | yes: which subagent ran, its result and its error |
 //! | `subagentRunId` on events and messages | removed | yes: the attribution |
 //! | `STEP_STARTED` / `STEP_FINISHED` of a subagent | dropped (steps are per owner in 1.0 and global before it, so two subagents' steps of one name would collide) | yes: subagents' steps |
@@ -82,6 +82,7 @@
 //! | `reasoning` messages in `MESSAGES_SNAPSHOT` and `RUN_STARTED.input` | dropped | yes: 0.0.42 rejects the role |
 //! | `RUN_STARTED.input.resume` | removed | yes |
 //! | a run cut off with reasoning open | the thinking message and span are closed before the stream ends | no |
+//! | `TEXT_MESSAGE_CHUNK` / `TOOL_CALL_CHUNK` | passed as they are (an empty chunk `delta` left out) | not lossy, but a pre-1.0 client ends a chunk stream at the next event of any other kind, where 1.0 keeps one lane per owner: chunk streams interleaved with other events can fail there. This crate's emit handles and bridges send explicit START / CONTENT / END |
 //!
 //! Everything else passes unchanged, in order. The rewrite is linear: one pass, no copy of an
 //! event that needs no change, and memory bounded by the held reasoning limit.
