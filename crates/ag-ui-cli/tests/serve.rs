@@ -304,14 +304,17 @@ fn serve_coalesces_deltas_when_asked() {
         "messages": [{"id": "u1", "role": "user", "content": "what is rust"}],
     })
     .to_string();
+    // The text of each message (the two subagents race, so messages are told apart by id).
     let texts = |stream: &str| {
         let mut deltas = 0;
-        let mut text = String::new();
+        let mut text = std::collections::BTreeMap::<String, String>::new();
         for data in stream.lines().filter_map(|l| l.strip_prefix("data: ")) {
             let event: serde_json::Value = serde_json::from_str(data).unwrap();
             if event["type"] == "TEXT_MESSAGE_CONTENT" {
                 deltas += 1;
-                text.push_str(event["delta"].as_str().unwrap());
+                text.entry(event["messageId"].as_str().unwrap().to_owned())
+                    .or_default()
+                    .push_str(event["delta"].as_str().unwrap());
             }
         }
         (deltas, text)
