@@ -42,7 +42,7 @@ async function once() {
       fetch(url, {
         method: "POST",
         headers: { "content-type": "application/json", accept: "text/event-stream" },
-        body: JSON.stringify({ threadId: "t", runId: "r", messages: [] }),
+        body: JSON.stringify({ threadId: "t", runId: "r", protocolVersion: "1.0", messages: [] }),
       }),
     );
     enforceEvents()(transformHttpEventStream(source$)).subscribe({

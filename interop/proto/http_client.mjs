@@ -14,6 +14,7 @@ if (!url || accept === undefined) {
 const body = JSON.stringify({
   threadId: "t1",
   runId: "r1",
+  protocolVersion: "1.0",
   messages: [{ id: "u1", role: "user", content: "hi" }],
   tools: [],
   context: [],

@@ -3,11 +3,14 @@
 //! so existing clients keep working, behind a CORS layer for browser frontends.
 
 use ag_ui::axum::registry::{AgentInfo, AgentRegistry};
+use std::time::Duration;
+
 use ag_ui::axum::{AgentEndpoint, RouterExt, RunHandler};
 use ag_ui::capabilities::{
     AgentCapabilities, HumanInTheLoopCapabilities, IdentityCapabilities, MultiAgentCapabilities,
     ReasoningCapabilities, StateCapabilities, ToolsCapabilities, TransportCapabilities,
 };
+use ag_ui::server::transform::DEFAULT_COALESCE_BYTES;
 use axum::http::{HeaderValue, Method, header, request::Parts};
 use tower_http::cors::{AllowOrigin, CorsLayer};
 
@@ -177,9 +180,10 @@ pub(crate) fn host<H: RunHandler>(
     registry: &mut AgentRegistry,
     info: AgentInfo,
     handler: H,
+    coalesce: Option<Duration>,
 ) -> Result<(), Failure> {
     registry
-        .register(info, AgentEndpoint::new(handler))
+        .register(info, endpoint(handler, coalesce))
         .map(|_| ())
         .map_err(|e| Failure::Usage(e.to_string()))
 }
@@ -194,12 +198,23 @@ pub(crate) fn router<T: RunHandler>(
     root: T,
     registry: AgentRegistry,
     cors: CorsLayer,
+    coalesce: Option<Duration>,
 ) -> Result<axum::Router, Failure> {
     check_path(path)?;
     Ok(registry
         .into_router()
-        .agent(path, AgentEndpoint::new(root))
+        .agent(path, endpoint(root, coalesce))
         .layer(cors))
+}
+
+/// The endpoint serving `handler`, joining deltas that arrive within `coalesce` of each other
+/// when given (`--coalesce-ms`).
+pub(crate) fn endpoint<H: RunHandler>(handler: H, coalesce: Option<Duration>) -> AgentEndpoint<H> {
+    let endpoint = AgentEndpoint::new(handler);
+    match coalesce {
+        Some(window) => endpoint.with_coalescing(DEFAULT_COALESCE_BYTES, window),
+        None => endpoint,
+    }
 }
 
 #[cfg(test)]
@@ -236,8 +251,8 @@ mod tests {
         for path in ["/agents", "/agents/demo", "/health", "agent"] {
             let mut registry = AgentRegistry::new();
             let demo = ag_ui::server::Runner::new(ag_ui_demo_agent::DemoAgent::new());
-            host(&mut registry, demo_info(), demo.clone()).unwrap();
-            let result = router(path, demo, registry, cors(&[]).unwrap());
+            host(&mut registry, demo_info(), demo.clone(), None).unwrap();
+            let result = router(path, demo, registry, cors(&[]).unwrap(), None);
             assert!(matches!(result, Err(Failure::Usage(_))), "{path}");
             assert!(matches!(check_path(path), Err(Failure::Usage(_))), "{path}");
         }

@@ -71,6 +71,10 @@ enum Command {
         /// The model server's base URL (Ollama: http://127.0.0.1:11434/v1).
         #[arg(long, value_name = "URL", default_value = serve::DEFAULT_BASE_URL, requires = "model")]
         base_url: String,
+        /// Join consecutive text, tool-argument and reasoning deltas of one message that arrive
+        /// within this many milliseconds into one event (0: only those ready at once).
+        #[arg(long, value_name = "MS")]
+        coalesce_ms: Option<u64>,
     },
     /// Run one turn against any AG-UI endpoint and show it live.
     Run {
@@ -165,6 +169,17 @@ enum Command {
         #[arg(long)]
         no_verify: bool,
     },
+    /// Compact a stream for storage: each message's and tool call's deltas joined into one,
+    /// state events folded into one snapshot per run boundary (the reference's
+    /// `compactEvents`, with output that always verifies). Chunk events are expanded first;
+    /// written as JSON Lines.
+    Compact {
+        /// A file, or `-` for standard input.
+        input: Option<String>,
+        /// Compact the events without verifying their order first.
+        #[arg(long)]
+        no_verify: bool,
+    },
     /// Re-encode a stream (in schema shape: members the schema does not describe are dropped).
     Convert {
         /// The output encoding.
@@ -191,6 +206,7 @@ fn main() -> ExitCode {
             cors_origins,
             model,
             base_url,
+            coalesce_ms,
         } => {
             tracing_subscriber::fmt()
                 .with_env_filter(
@@ -203,6 +219,7 @@ fn main() -> ExitCode {
             let extra = serve::Extra {
                 replay: replay.as_deref(),
                 model: model.as_deref().map(|m| (m, base_url.as_str())),
+                coalesce: coalesce_ms.map(Duration::from_millis),
             };
             runtime().and_then(|rt| {
                 rt.block_on(serve::serve(
@@ -283,6 +300,7 @@ fn main() -> ExitCode {
             .and_then(|value| {
                 print_line(&serde_json::to_string_pretty(&value).unwrap_or_default())
             }),
+        Command::Compact { input, no_verify } => offline::compact(input.as_deref(), !no_verify),
         Command::Convert { to, input } => offline::convert(input.as_deref(), to),
     };
     match result {

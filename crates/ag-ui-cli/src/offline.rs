@@ -471,6 +471,22 @@ pub(crate) fn normalize(path: Option<&str>, encoding: Encoding) -> Result<(), Fa
     Ok(())
 }
 
+/// `ag-ui compact`: the whole input read (chunks expanded, verified unless told not to),
+/// compacted, and written as JSON Lines.
+pub(crate) fn compact(path: Option<&str>, verify: bool) -> Result<(), Failure> {
+    let mut events = Vec::new();
+    run_stages(path, true, verify, |_, event| {
+        events.push(event.clone());
+        Ok(())
+    })?;
+    let mut write = writer(Encoding::Jsonl);
+    for event in ag_ui::client::compact::compact(&events) {
+        write(Position::End, &event)?;
+    }
+    std::io::stdout().flush()?;
+    Ok(())
+}
+
 /// `ag-ui convert`: re-encodes the events, unchanged. Binary output (`--to proto`) is refused
 /// when standard output is a terminal, before any input is read.
 pub(crate) fn convert(path: Option<&str>, encoding: Encoding) -> Result<(), Failure> {

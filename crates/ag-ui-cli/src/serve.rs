@@ -114,6 +114,8 @@ pub(crate) struct Extra<'a> {
     /// A model agent: the model's name and the base URL of its OpenAI-compatible server
     /// (`--model NAME --base-url URL`); the key comes from `OPENAI_API_KEY`.
     pub(crate) model: Option<(&'a str, &'a str)>,
+    /// Join the deltas that arrive within this window (`--coalesce-ms`).
+    pub(crate) coalesce: Option<Duration>,
 }
 
 /// `ag-ui serve`: the demo agent, and the recording and the model agent when given, in a
@@ -138,6 +140,7 @@ pub(crate) async fn serve(
         Logged {
             inner: demo.clone(),
         },
+        extra.coalesce,
     )?;
     // The recording is read before anything listens: a bad one is refused at once.
     let replayed = extra
@@ -149,7 +152,7 @@ pub(crate) async fn serve(
         let handler = Logged {
             inner: replayed.clone(),
         };
-        hosting::host(&mut registry, info, handler)?;
+        hosting::host(&mut registry, info, handler, extra.coalesce)?;
         agents.push("replay");
     }
     let model = extra.model.map(|(model, base_url)| {
@@ -163,22 +166,40 @@ pub(crate) async fn serve(
         let handler = Logged {
             inner: runner.clone(),
         };
-        hosting::host(&mut registry, hosting::model_info(name, base_url), handler)?;
+        hosting::host(
+            &mut registry,
+            hosting::model_info(name, base_url),
+            handler,
+            extra.coalesce,
+        )?;
         agents.push("model");
     }
     let agents = agents.join(", ");
     match (model, replayed) {
         (Some((runner, name, base_url)), _) => {
             let label = format!("model agent ({name} at {base_url})");
-            let app = hosting::router(path, Logged { inner: runner }, registry, cors)?;
+            let app = hosting::router(
+                path,
+                Logged { inner: runner },
+                registry,
+                cors,
+                extra.coalesce,
+            )?;
             serve_router(addr, path, &label, Some(&agents), app).await
         }
         (None, Some(replayed)) => {
-            let app = hosting::router(path, Logged { inner: replayed }, registry, cors)?;
+            let app = hosting::router(
+                path,
+                Logged { inner: replayed },
+                registry,
+                cors,
+                extra.coalesce,
+            )?;
             serve_router(addr, path, "replay agent", Some(&agents), app).await
         }
         (None, None) => {
-            let app = hosting::router(path, Logged { inner: demo }, registry, cors)?;
+            let app =
+                hosting::router(path, Logged { inner: demo }, registry, cors, extra.coalesce)?;
             serve_router(addr, path, "demo agent", Some(&agents), app).await
         }
     }

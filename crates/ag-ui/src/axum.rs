@@ -125,6 +125,8 @@ use futures::{Stream, StreamExt};
 use serde_json::json;
 
 use crate::encoding::sse;
+use crate::server::downgrade::{self, Downgrade, LegacyFrame};
+use crate::server::transform::{Coalescer, Filter, FilterFn, Verdict};
 use crate::{Event, RunAgentInput};
 
 pub mod registry;
@@ -747,6 +749,9 @@ struct Config {
     body_timeout: Duration,
     keep_alive: Option<Duration>,
     event_ids: bool,
+    downgrade: bool,
+    /// Delta coalescing: the largest joined delta, and how long a delta may wait for the next.
+    coalesce: Option<(usize, Duration)>,
 }
 
 /// An AG-UI endpoint serving a [`RunHandler`]: `POST` a `RunAgentInput`, receive the events.
@@ -756,6 +761,7 @@ struct Config {
 pub struct AgentEndpoint<H> {
     handler: Arc<H>,
     config: Config,
+    filter: Option<Arc<FilterFn>>,
 }
 
 impl<H> Clone for AgentEndpoint<H> {
@@ -763,6 +769,7 @@ impl<H> Clone for AgentEndpoint<H> {
         Self {
             handler: Arc::clone(&self.handler),
             config: self.config,
+            filter: self.filter.clone(),
         }
     }
 }
@@ -771,6 +778,7 @@ impl<H> fmt::Debug for AgentEndpoint<H> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("AgentEndpoint")
             .field("config", &self.config)
+            .field("filter", &self.filter.is_some())
             .finish_non_exhaustive()
     }
 }
@@ -785,7 +793,10 @@ impl<H: RunHandler> AgentEndpoint<H> {
                 body_timeout: DEFAULT_BODY_TIMEOUT,
                 keep_alive: Some(DEFAULT_KEEP_ALIVE),
                 event_ids: false,
+                downgrade: true,
+                coalesce: None,
             },
+            filter: None,
         }
     }
 
@@ -818,6 +829,37 @@ impl<H: RunHandler> AgentEndpoint<H> {
     #[must_use]
     pub fn with_event_ids(mut self, enabled: bool) -> Self {
         self.config.event_ids = enabled;
+        self
+    }
+
+    /// Whether a client that declares no `protocolVersion`, or one below 1.0, gets the stream
+    /// rewritten into what a pre-1.0 client reads (on by default; see
+    /// [`server::downgrade`](crate::server::downgrade) for what changes and what is lost).
+    /// A 1.0 client's stream is never touched.
+    #[must_use]
+    pub fn with_version_downgrade(mut self, enabled: bool) -> Self {
+        self.config.downgrade = enabled;
+        self
+    }
+
+    /// Joins consecutive deltas of one stream (`TEXT_MESSAGE_CONTENT`, `TOOL_CALL_ARGS`,
+    /// `REASONING_MESSAGE_CONTENT` of the same id) into one event of at most `max_bytes` of
+    /// text: the deltas ready to send at once, and those arriving within `window` of the first
+    /// one held (`Duration::ZERO`: no wait, only what is ready). Fewer frames and bytes; the
+    /// reducer builds the same conversation. See
+    /// [`server::transform`](crate::server::transform).
+    #[must_use]
+    pub fn with_coalescing(mut self, max_bytes: usize, window: Duration) -> Self {
+        self.config.coalesce = Some((max_bytes, window));
+        self
+    }
+
+    /// Runs `hook` over each outgoing event before it is encoded: keep, replace or drop it
+    /// (for redaction). The stream stays valid whatever it answers; see
+    /// [`Filter`] for how.
+    #[must_use]
+    pub fn with_filter(mut self, hook: impl Fn(&Event) -> Verdict + Send + Sync + 'static) -> Self {
+        self.filter = Some(Arc::new(hook));
         self
     }
 
@@ -855,6 +897,12 @@ impl<H: RunHandler> AgentEndpoint<H> {
             Err(rejection) => return rejection.into_response(),
         };
         let run_id = input.run_id.clone();
+        let downgrade = (self.config.downgrade
+            && downgrade::needs_downgrade(input.protocol_version.as_deref()))
+        .then(|| {
+            tracing::debug!(%run_id, protocol_version = ?input.protocol_version, "pre-1.0 client: the stream is downgraded");
+            Downgrade::new()
+        });
         let events = match self.handler.run(input) {
             Ok(events) => events,
             Err(error) => {
@@ -862,12 +910,18 @@ impl<H: RunHandler> AgentEndpoint<H> {
                 return error.into_response();
             }
         };
-        let body = EventBody::new(
+        let mut body = EventBody::new(
             events,
             encoding,
             self.config.keep_alive,
             self.config.event_ids,
+            downgrade,
         );
+        body.filter = self.filter.clone().map(Filter::from_arc);
+        body.coalesce = self
+            .config
+            .coalesce
+            .map(|(bytes, window)| (Coalescer::new(bytes), window, None));
         let mut response = Response::new(Body::from_stream(body));
         let headers = response.headers_mut();
         headers.insert(
@@ -912,6 +966,9 @@ fn accept_header(headers: &HeaderMap) -> Option<String> {
     Some(joined)
 }
 
+/// A coalescer, its window, and the timer of the delta it holds.
+type Coalescing = (Coalescer, Duration, Option<Pin<Box<tokio::time::Sleep>>>);
+
 /// The response body: the events encoded as they come (SSE frames or protobuf frames), and
 /// for SSE keep-alive comments when quiet.
 struct EventBody {
@@ -921,6 +978,13 @@ struct EventBody {
     event_ids: bool,
     next_id: u64,
     done: bool,
+    /// The rewrite for a pre-1.0 client, and its reused frame buffer.
+    downgrade: Option<(Downgrade, Vec<LegacyFrame>)>,
+    filter: Option<Filter>,
+    /// The coalescer, its window, and the timer of the delta it holds.
+    coalesce: Option<Coalescing>,
+    /// Reused buffer for what the coalescer lets through.
+    staged: Vec<Event>,
 }
 
 impl EventBody {
@@ -929,6 +993,7 @@ impl EventBody {
         encoding: Encoding,
         keep_alive: Option<Duration>,
         event_ids: bool,
+        downgrade: Option<Downgrade>,
     ) -> Self {
         // The binary stream has no frame that a reader would skip: no keep-alive, no ids.
         let sse = encoding == Encoding::Sse;
@@ -941,18 +1006,113 @@ impl EventBody {
             event_ids: event_ids && sse,
             next_id: 1,
             done: false,
+            downgrade: downgrade.map(|d| (d, Vec::new())),
+            filter: None,
+            coalesce: None,
+            staged: Vec::new(),
         }
     }
 
-    fn write(&mut self, event: &Event, out: &mut Vec<u8>) {
+    /// One event from the agent: filtered, coalesced, then written.
+    fn write(&mut self, event: Event, out: &mut Vec<u8>) {
+        let event = match &mut self.filter {
+            None => event,
+            Some(filter) => match filter.apply(event) {
+                Some(event) => event,
+                None => return,
+            },
+        };
+        let Some((coalescer, _, _)) = &mut self.coalesce else {
+            self.emit(event, out);
+            return;
+        };
+        let mut staged = std::mem::take(&mut self.staged);
+        coalescer.push(event, &mut staged);
+        if !coalescer.is_holding()
+            && let Some((_, _, timer)) = &mut self.coalesce
+        {
+            *timer = None;
+        }
+        for event in staged.drain(..) {
+            self.emit(event, out);
+        }
+        self.staged = staged;
+    }
+
+    /// Writes the delta the coalescer holds, if any.
+    fn flush_coalesced(&mut self, out: &mut Vec<u8>) {
+        let Some((coalescer, _, timer)) = &mut self.coalesce else {
+            return;
+        };
+        *timer = None;
+        let mut staged = std::mem::take(&mut self.staged);
+        coalescer.flush(&mut staged);
+        for event in staged.drain(..) {
+            self.emit(event, out);
+        }
+        self.staged = staged;
+    }
+
+    /// Whether the coalescer holds a delta that may wait longer: arms its timer on first call
+    /// and answers `false` (flush now) once it fired or when the window is zero.
+    fn hold_longer(&mut self, cx: &mut Context<'_>) -> bool {
+        let Some((coalescer, window, timer)) = &mut self.coalesce else {
+            return false;
+        };
+        if !coalescer.is_holding() || window.is_zero() {
+            return false;
+        }
+        let timer = timer.get_or_insert_with(|| Box::pin(tokio::time::sleep(*window)));
+        timer.as_mut().poll(cx).is_pending()
+    }
+
+    /// One event past the filter and the coalescer: downgraded when needed, then encoded.
+    fn emit(&mut self, event: Event, out: &mut Vec<u8>) {
+        let Some((downgrade, frames)) = &mut self.downgrade else {
+            self.write_event(&event, out);
+            return;
+        };
+        downgrade.push(event, frames);
+        self.write_frames(out);
+    }
+
+    /// Writes the frames the downgrade produced, emptying its buffer.
+    fn write_frames(&mut self, out: &mut Vec<u8>) {
+        let Some((_, frames)) = &mut self.downgrade else {
+            return;
+        };
+        let mut frames = std::mem::take(frames);
+        for frame in frames.drain(..) {
+            match frame {
+                LegacyFrame::Event(event) => self.write_event(&event, out),
+                // No protobuf mapping exists for the pre-1.0 THINKING_* events.
+                LegacyFrame::Thinking(_) if self.encoding != Encoding::Sse => {}
+                thinking => {
+                    self.write_id(out);
+                    out.extend_from_slice(b"data: ");
+                    thinking.write_json(out);
+                    out.extend_from_slice(b"\n\n");
+                }
+            }
+        }
+        if let Some((_, buffer)) = &mut self.downgrade {
+            *buffer = frames;
+        }
+    }
+
+    fn write_id(&mut self, out: &mut Vec<u8>) {
+        if self.event_ids {
+            use std::io::Write as _;
+            // Writing into a Vec cannot fail.
+            let _ = writeln!(out, "id: {}", self.next_id);
+            self.next_id += 1;
+        }
+    }
+
+    fn write_event(&mut self, event: &Event, out: &mut Vec<u8>) {
         match self.encoding {
             Encoding::Sse => {
-                if self.event_ids {
-                    use std::io::Write as _;
-                    // Writing into a Vec cannot fail.
-                    let _ = writeln!(out, "id: {}", self.next_id);
-                    self.next_id += 1;
-                }
+                self.write_id(out);
                 sse::encode_into(event, out);
             }
             #[cfg(feature = "proto")]
@@ -973,16 +1133,26 @@ impl Stream for EventBody {
         loop {
             match this.events.as_mut().poll_next(cx) {
                 Poll::Ready(Some(event)) => {
-                    this.write(&event, &mut out);
+                    this.write(event, &mut out);
                     if out.len() >= MAX_BATCH {
                         break;
                     }
                 }
                 Poll::Ready(None) => {
                     this.done = true;
+                    this.flush_coalesced(&mut out);
+                    if let Some((downgrade, frames)) = &mut this.downgrade {
+                        downgrade.finish(frames);
+                        this.write_frames(&mut out);
+                    }
                     break;
                 }
-                Poll::Pending => break,
+                Poll::Pending => {
+                    if !this.hold_longer(cx) {
+                        this.flush_coalesced(&mut out);
+                    }
+                    break;
+                }
             }
         }
         if !out.is_empty() {

@@ -205,6 +205,59 @@ fn apply_prints_the_conversation() {
 }
 
 #[test]
+fn compact_joins_deltas_and_folds_state_in_every_input_encoding() {
+    let input = r#"{"type":"RUN_STARTED","threadId":"t","runId":"r"}
+{"type":"TEXT_MESSAGE_CHUNK","messageId":"m1","delta":"Hel"}
+{"type":"TEXT_MESSAGE_CHUNK","delta":"lo"}
+{"type":"STATE_SNAPSHOT","snapshot":{"n":1}}
+{"type":"STATE_DELTA","delta":[{"op":"replace","path":"/n","value":2}]}
+{"type":"TOOL_CALL_START","toolCallId":"c1","toolCallName":"search"}
+{"type":"TOOL_CALL_ARGS","toolCallId":"c1","delta":"{\"q\":"}
+{"type":"TOOL_CALL_ARGS","toolCallId":"c1","delta":"1}"}
+{"type":"TOOL_CALL_END","toolCallId":"c1"}
+{"type":"RUN_FINISHED","threadId":"t","runId":"r"}
+"#;
+    let want = r#"{"type":"RUN_STARTED","threadId":"t","runId":"r"}
+{"type":"TEXT_MESSAGE_START","messageId":"m1","role":"assistant"}
+{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"Hello"}
+{"type":"TEXT_MESSAGE_END","messageId":"m1"}
+{"type":"TOOL_CALL_START","toolCallId":"c1","toolCallName":"search"}
+{"type":"TOOL_CALL_ARGS","toolCallId":"c1","delta":"{\"q\":1}"}
+{"type":"TOOL_CALL_END","toolCallId":"c1"}
+{"type":"STATE_SNAPSHOT","snapshot":{"n":2}}
+{"type":"RUN_FINISHED","threadId":"t","runId":"r"}
+"#;
+    let out = ag_ui(&["compact"], input.as_bytes());
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout(&out), want);
+    // The same stream as SSE, read from a file.
+    let sse = ag_ui(&["convert", "--to", "sse", "-"], input.as_bytes());
+    let dir = std::env::temp_dir().join(format!("ag-ui-compact-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("run.sse");
+    std::fs::write(&file, &sse.stdout).unwrap();
+    let out = ag_ui(&["compact", file.to_str().unwrap()], b"");
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(stdout(&out), want);
+    // A broken stream is refused, unless told not to verify.
+    let broken = b"{\"type\":\"TEXT_MESSAGE_CONTENT\",\"messageId\":\"m\",\"delta\":\"x\"}\n";
+    let out = ag_ui(&["compact"], broken);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).starts_with("violation: line 1:"),
+        "{}",
+        stderr(&out)
+    );
+    let out = ag_ui(&["compact", "--no-verify"], broken);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        stdout(&out),
+        "{\"type\":\"TEXT_MESSAGE_CONTENT\",\"messageId\":\"m\",\"delta\":\"x\"}\n"
+    );
+}
+
+#[test]
 fn apply_refuses_a_state_amplifying_patch_with_exit_2_naming_the_event() {
     // 40 copies of the whole state into itself: each doubles it.
     let copies: Vec<String> = (0..40)
@@ -245,7 +298,7 @@ fn malformed_input_is_one_error_line_and_exit_2() {
         (&b"[{\"type\":\"RUN_STARTED\"}]"[..], "error: event 0: RUN_STARTED: field `threadId`"),
         (&b"data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\ndata: {\"type\":\"RAW\"}\n\n"[..], "error: event 1: RAW: field `event`"),
     ] {
-        for command in [&["verify"][..], &["normalize"], &["apply"], &["convert", "--to", "jsonl"]] {
+        for command in [&["verify"][..], &["normalize"], &["apply"], &["compact"], &["convert", "--to", "jsonl"]] {
             let out = ag_ui(command, input);
             assert_eq!(out.status.code(), Some(2), "{command:?} on {:?}", String::from_utf8_lossy(input));
             let err = stderr(&out);

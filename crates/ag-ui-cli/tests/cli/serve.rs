@@ -15,6 +15,10 @@ struct Server {
 }
 
 fn serve() -> Server {
+    serve_with(&[])
+}
+
+fn serve_with(extra: &[&str]) -> Server {
     let mut child = Command::new(env!("CARGO_BIN_EXE_ag-ui"))
         .args([
             "serve",
@@ -25,6 +29,7 @@ fn serve() -> Server {
             "--color",
             "never",
         ])
+        .args(extra)
         .env("RUST_LOG", "info")
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -130,6 +135,7 @@ fn the_log_names_the_outcome_escapes_client_ids_and_warns_once_for_many_dropped_
     let body = serde_json::json!({
         "threadId": "t1",
         "runId": forged,
+        "protocolVersion": "1.0",
         "messages": [{"id": "u1", "role": "user", "content": "please confirm"}],
     });
     let stream = post(&server.url, body.to_string());
@@ -175,4 +181,155 @@ fn the_log_names_the_outcome_escapes_client_ids_and_warns_once_for_many_dropped_
     let warnings: Vec<&str> = log.lines().filter(|l| l.contains("unknown role")).collect();
     assert_eq!(warnings.len(), 1, "{log}");
     assert!(warnings[0].contains("count=1000"), "{}", warnings[0]);
+}
+
+/// Runs `interop/<script>` under Node and parses the JSON it prints.
+fn node(script: &str, args: &[&str]) -> serde_json::Value {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../interop");
+    assert!(
+        dir.join("node_modules/ag-ui-client-0042").is_dir(),
+        "the reference packages are missing: run `npm ci --prefix interop` first"
+    );
+    let output = Command::new("node")
+        .arg(dir.join(script))
+        .args(args)
+        .current_dir(&dir)
+        .output()
+        .unwrap_or_else(|e| panic!("running node (is Node.js installed?): {e}"));
+    assert!(
+        output.status.success(),
+        "{script} failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+/// `@ag-ui/client` 0.0.42 and 0.0.52 (npm aliases pinned in interop/package.json) send no
+/// `protocolVersion`: `ag-ui serve` downgrades the demo's stream for them, and they run it
+/// without an error into the messages a 1.0 client builds, less what they cannot represent
+/// (reasoning messages, subagent attribution). `@ag-ui/client` 1.0.0 declares "1.0" and gets
+/// every 1.0 event the demo sends.
+#[test]
+fn pre_1_0_clients_run_the_demo_through_the_downgrade() {
+    let mut server = serve();
+    for question in ["what is rust", "please confirm"] {
+        let out = node("client/old_clients.mjs", &[&server.url, question]);
+        let modern = &out["1.0.0"];
+        assert_eq!(
+            modern["error"],
+            serde_json::Value::Null,
+            "{question}: {modern}"
+        );
+        assert_eq!(modern["sent"], "1.0");
+        let modern_types: Vec<&str> = modern["eventTypes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t.as_str().unwrap())
+            .collect();
+        for wanted in [
+            "REASONING_START",
+            "REASONING_MESSAGE_CONTENT",
+            "SUBAGENT_STARTED",
+            "SUBAGENT_FINISHED",
+            "TOOL_CALL_RESULT",
+            "STATE_DELTA",
+        ] {
+            assert!(
+                modern_types.contains(&wanted),
+                "{question}: 1.0.0 missed {wanted}"
+            );
+        }
+        // What a pre-1.0 client can hold of the 1.0 client's conversation. Each client makes
+        // its own run, in which the two subagents race: messages are compared by id.
+        let by_id = |messages: &mut Vec<serde_json::Value>| {
+            messages.sort_by(|a, b| a["id"].as_str().cmp(&b["id"].as_str()));
+        };
+        let mut expected: Vec<serde_json::Value> = modern["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|m| m["role"] != "reasoning")
+            .map(|m| {
+                let mut m = m.clone();
+                m.as_object_mut().unwrap().remove("subagentRunId");
+                m
+            })
+            .collect();
+        by_id(&mut expected);
+        assert!(expected.len() >= 5, "{question}: {expected:?}");
+        for version in ["0.0.42", "0.0.52"] {
+            let old = &out[version];
+            assert_eq!(
+                old["error"],
+                serde_json::Value::Null,
+                "{question}: {version}: {old}"
+            );
+            assert_eq!(
+                old["sent"],
+                serde_json::Value::Null,
+                "{version} declares no version"
+            );
+            let types: Vec<&str> = old["eventTypes"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|t| t.as_str().unwrap())
+                .collect();
+            assert!(
+                types.contains(&"THINKING_TEXT_MESSAGE_CONTENT"),
+                "{version}: {types:?}"
+            );
+            assert_eq!(types.last(), Some(&"RUN_FINISHED"), "{version}");
+            let mut messages = old["messages"].as_array().unwrap().clone();
+            by_id(&mut messages);
+            assert_eq!(
+                messages, expected,
+                "{question}: {version} rebuilt other messages"
+            );
+        }
+    }
+    interrupt(&server.child);
+    wait_exit(&mut server.child, Duration::from_secs(15));
+}
+
+/// `--coalesce-ms`: the demo's streamed words are joined into fewer `TEXT_MESSAGE_CONTENT`
+/// events, with the same text.
+#[test]
+fn serve_coalesces_deltas_when_asked() {
+    let body = serde_json::json!({
+        "threadId": "t",
+        "runId": "r",
+        "protocolVersion": "1.0",
+        "messages": [{"id": "u1", "role": "user", "content": "what is rust"}],
+    })
+    .to_string();
+    // The text of each message (the two subagents race, so messages are told apart by id).
+    let texts = |stream: &str| {
+        let mut deltas = 0;
+        let mut text = std::collections::BTreeMap::<String, String>::new();
+        for data in stream.lines().filter_map(|l| l.strip_prefix("data: ")) {
+            let event: serde_json::Value = serde_json::from_str(data).unwrap();
+            if event["type"] == "TEXT_MESSAGE_CONTENT" {
+                deltas += 1;
+                text.entry(event["messageId"].as_str().unwrap().to_owned())
+                    .or_default()
+                    .push_str(event["delta"].as_str().unwrap());
+            }
+        }
+        (deltas, text)
+    };
+    let mut plain = serve();
+    let (plain_deltas, plain_text) = texts(&post(&plain.url, body.clone()));
+    interrupt(&plain.child);
+    wait_exit(&mut plain.child, Duration::from_secs(15));
+    let mut joined = serve_with(&["--coalesce-ms", "20"]);
+    let (joined_deltas, joined_text) = texts(&post(&joined.url, body));
+    interrupt(&joined.child);
+    wait_exit(&mut joined.child, Duration::from_secs(15));
+    assert_eq!(joined_text, plain_text);
+    assert!(
+        joined_deltas * 2 < plain_deltas,
+        "{joined_deltas} deltas coalesced, {plain_deltas} without"
+    );
 }

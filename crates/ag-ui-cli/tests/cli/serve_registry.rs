@@ -79,7 +79,10 @@ async fn run(url: &str, thread: &str, run: &str) -> Vec<Event> {
     let response = reqwest::Client::new()
         .post(url)
         .header("content-type", "application/json")
-        .body(json!({"threadId": thread, "runId": run, "messages": []}).to_string())
+        .body(
+            json!({"threadId": thread, "runId": run, "protocolVersion": "1.0", "messages": []})
+                .to_string(),
+        )
         .send()
         .await
         .unwrap();

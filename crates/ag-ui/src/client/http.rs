@@ -430,6 +430,16 @@ impl Transport for HttpAgent {
                 Some(value)
             }
         };
+        // Every request declares the protocol, so a server does not take us for a pre-1.0 client.
+        let declared;
+        let input = if input.protocol_version.is_some() {
+            input
+        } else {
+            let mut with_version = input.clone();
+            with_version.protocol_version = Some(crate::PROTOCOL_VERSION.to_owned());
+            declared = with_version;
+            &declared
+        };
         let body = serde_json::to_vec(input).map_err(|e| {
             TransportError::InvalidRequest(format!("the run input cannot be encoded: {e}"))
         })?;

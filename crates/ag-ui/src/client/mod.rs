@@ -4,6 +4,8 @@
 //!
 //! - [`chunks`]: expands the `*_CHUNK` shorthand into explicit START / CONTENT / END events.
 //! - [`compat`]: reads pre-1.0 `THINKING_*` events as `REASONING_*`, skips unknown event types.
+//! - [`compact`]: rewrites a finished event list into fewer events that build the same
+//!   conversation (the reference's `compactEvents`, with output that always verifies).
 //! - [`apply`]: turns a verified event stream back into a conversation (messages, state,
 //!   pending interrupts and tool calls).
 //! - `run`: the whole pipeline from SSE bytes, with subscribers (feature `sse`).
@@ -19,6 +21,7 @@
 
 pub mod apply;
 pub mod chunks;
+pub mod compact;
 pub mod compat;
 #[cfg(feature = "sse")]
 #[cfg_attr(docsrs, doc(cfg(feature = "sse")))]

@@ -303,12 +303,14 @@
 //! ```
 
 mod context;
+pub mod downgrade;
 pub mod emit;
 mod error;
 mod runner;
 mod scope;
 mod sink;
 mod subagent;
+pub mod transform;
 mod writer;
 
 pub use context::RunContext;

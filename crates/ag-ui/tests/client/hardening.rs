@@ -298,8 +298,16 @@ async fn every_request_carries_protocol_version_and_a_fresh_run_id() {
     first.run(&agent, &mut ()).await.unwrap();
     // A second conversation on the same thread, as `ag-ui run --thread t` in a new process.
     run_once(&agent).await.1.unwrap();
+    // An input built without a version, sent through the transport directly, declares one
+    // too: a server would otherwise take us for a pre-1.0 client and downgrade the stream.
+    let bare = ag_ui::RunAgentInput::new("t", "r-bare");
+    assert_eq!(bare.protocol_version, None);
+    let body = ag_ui::client::conversation::Transport::open(&agent, &bare)
+        .await
+        .unwrap();
+    drop(body);
     let bodies: Vec<Value> = server.received().iter().map(Request::json).collect();
-    assert_eq!(bodies.len(), 3);
+    assert_eq!(bodies.len(), 4);
     for body in &bodies {
         assert_eq!(body["protocolVersion"], "1.0", "{body}");
         assert_eq!(body["threadId"], "t");
@@ -308,7 +316,7 @@ async fn every_request_carries_protocol_version_and_a_fresh_run_id() {
         .iter()
         .map(|b| b["runId"].as_str().unwrap())
         .collect();
-    assert_eq!(ids.len(), 3, "{ids:?}");
+    assert_eq!(ids.len(), 4, "{ids:?}");
 }
 
 // ----- what comes back: only an event stream is AG-UI -----

@@ -477,3 +477,263 @@ async fn a_chunked_body_over_the_limit_is_refused_while_reading() {
     assert_eq!(response.status(), 200);
     assert_eq!(data_events(&response.text().await.unwrap()).len(), 5);
 }
+
+/// A run with what a pre-1.0 client cannot read: reasoning, a subagent, an empty delta, an
+/// interrupt outcome.
+fn modern(input: RunAgentInput) -> impl Stream<Item = Event> + Send + 'static {
+    let (t, r) = (input.thread_id, input.run_id);
+    futures::stream::iter(vec![
+        Event::run_started(t.clone(), r.clone()),
+        Event::reasoning_start("s1"),
+        Event::reasoning_message_start("rm1"),
+        Event::reasoning_message_content("rm1", "thinking"),
+        Event::reasoning_message_end("rm1"),
+        Event::reasoning_end("s1"),
+        Event::subagent_started("sub-1", "critic"),
+        Event::text_message_start("m1", TextMessageRole::Assistant).with_subagent_run_id("sub-1"),
+        Event::text_message_content("m1", "").with_subagent_run_id("sub-1"),
+        Event::text_message_content("m1", "hi").with_subagent_run_id("sub-1"),
+        Event::text_message_end("m1").with_subagent_run_id("sub-1"),
+        Event::subagent_finished("sub-1"),
+        ag_ui::RunFinishedEvent::new(t, r)
+            .with_outcome(ag_ui::RunFinishedOutcome::interrupt(vec![
+                ag_ui::Interrupt::new("i1", "confirmation"),
+            ]))
+            .into(),
+    ])
+}
+
+fn versioned_body(version: Option<&str>) -> String {
+    let mut body: Value = serde_json::from_str(&input_body("r1")).unwrap();
+    if let Some(version) = version {
+        body["protocolVersion"] = json!(version);
+    }
+    body.to_string()
+}
+
+#[tokio::test]
+async fn a_1_0_client_gets_the_stream_untouched_and_a_pre_1_0_client_a_downgraded_one() {
+    let url = spawn(
+        Router::new()
+            .agent("/agent", AgentEndpoint::new(modern).with_event_ids(true))
+            .agent(
+                "/plain",
+                AgentEndpoint::new(modern).with_version_downgrade(false),
+            ),
+    )
+    .await;
+    let events: Vec<Event> = modern(RunAgentInput::new("t1", "r1")).collect().await;
+    let untouched: String = events
+        .iter()
+        .map(|e| format!("data: {}\n\n", e.to_json()))
+        .collect();
+
+    // protocolVersion "1.0" (and later): byte for byte what the agent sent.
+    for version in ["1.0", "1.1"] {
+        let body = post(&format!("{url}/plain"), versioned_body(Some(version)))
+            .await
+            .text()
+            .await
+            .unwrap();
+        assert_eq!(body, untouched, "{version}");
+    }
+    let body = post(&format!("{url}/agent"), versioned_body(Some("1.0")))
+        .await
+        .text()
+        .await
+        .unwrap();
+    let numbered: String = events
+        .iter()
+        .enumerate()
+        .map(|(i, e)| format!("id: {}\ndata: {}\n\n", i + 1, e.to_json()))
+        .collect();
+    assert_eq!(body, numbered);
+    // Downgrade turned off: untouched even without a version.
+    let body = post(&format!("{url}/plain"), versioned_body(None))
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert_eq!(body, untouched);
+
+    // No version, or one below 1.0: what 0.0.42 reads.
+    for version in [None, Some("0.9")] {
+        let body = post(&format!("{url}/agent"), versioned_body(version))
+            .await
+            .text()
+            .await
+            .unwrap();
+        let ids: Vec<&str> = body
+            .lines()
+            .filter_map(|l| l.strip_prefix("id: "))
+            .collect();
+        assert_eq!(ids, ["1", "2", "3", "4", "5", "6", "7", "8", "9", "10"]);
+        assert_eq!(
+            data_events(&body),
+            vec![
+                json!({"type": "RUN_STARTED", "threadId": "t1", "runId": "r1"}),
+                json!({"type": "THINKING_START"}),
+                json!({"type": "THINKING_TEXT_MESSAGE_START"}),
+                json!({"type": "THINKING_TEXT_MESSAGE_CONTENT", "delta": "thinking"}),
+                json!({"type": "THINKING_TEXT_MESSAGE_END"}),
+                json!({"type": "THINKING_END"}),
+                json!({"type": "TEXT_MESSAGE_START", "messageId": "m1", "role": "assistant"}),
+                json!({"type": "TEXT_MESSAGE_CONTENT", "messageId": "m1", "delta": "hi"}),
+                json!({"type": "TEXT_MESSAGE_END", "messageId": "m1"}),
+                json!({"type": "RUN_FINISHED", "threadId": "t1", "runId": "r1"}),
+            ],
+            "{version:?}"
+        );
+    }
+}
+
+/// 200 text deltas, all ready at once.
+fn chatty(input: RunAgentInput) -> impl Stream<Item = Event> + Send + 'static {
+    let (t, r) = (input.thread_id, input.run_id);
+    let mut events = vec![
+        Event::run_started(t.clone(), r.clone()),
+        Event::text_message_start("m", TextMessageRole::Assistant),
+    ];
+    events.extend((0..200).map(|i| Event::text_message_content("m", format!("w{i} "))));
+    events.push(Event::text_message_end("m"));
+    events.push(Event::run_finished(t, r));
+    futures::stream::iter(events)
+}
+
+/// 20 text deltas 5 ms apart.
+fn trickle(input: RunAgentInput) -> impl Stream<Item = Event> + Send + 'static {
+    let (t, r) = (input.thread_id, input.run_id);
+    let head = futures::stream::iter(vec![
+        Event::run_started(t.clone(), r.clone()),
+        Event::text_message_start("m", TextMessageRole::Assistant),
+    ]);
+    let deltas = futures::stream::iter(0..20).then(|i| async move {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+        Event::text_message_content("m", format!("w{i} "))
+    });
+    let tail = futures::stream::iter(vec![
+        Event::text_message_end("m"),
+        Event::run_finished(t, r),
+    ]);
+    head.chain(deltas).chain(tail)
+}
+
+fn text_of(events: &[Value]) -> String {
+    events
+        .iter()
+        .filter(|e| e["type"] == "TEXT_MESSAGE_CONTENT")
+        .map(|e| e["delta"].as_str().unwrap())
+        .collect()
+}
+
+#[tokio::test]
+async fn coalescing_sends_fewer_frames_with_the_same_text() {
+    let url = spawn(
+        Router::new()
+            .agent("/plain", AgentEndpoint::new(chatty))
+            .agent(
+                "/joined",
+                AgentEndpoint::new(chatty).with_coalescing(16 * 1024, Duration::ZERO),
+            )
+            .agent(
+                "/small",
+                AgentEndpoint::new(chatty).with_coalescing(100, Duration::ZERO),
+            )
+            .agent(
+                "/trickle",
+                AgentEndpoint::new(trickle).with_coalescing(16 * 1024, Duration::ZERO),
+            )
+            .agent(
+                "/window",
+                AgentEndpoint::new(trickle).with_coalescing(16 * 1024, Duration::from_millis(40)),
+            ),
+    )
+    .await;
+    let body = |path: &'static str| {
+        let url = url.clone();
+        async move {
+            let body = post(&format!("{url}{path}"), versioned_body(Some("1.0")))
+                .await
+                .text()
+                .await
+                .unwrap();
+            (body.len(), data_events(&body))
+        }
+    };
+    let (plain_bytes, plain) = body("/plain").await;
+    let (joined_bytes, joined) = body("/joined").await;
+    let (_, small) = body("/small").await;
+    assert_eq!(plain.len(), 204);
+    assert_eq!(joined.len(), 5, "{joined:?}");
+    assert!(
+        joined_bytes * 10 < plain_bytes,
+        "{joined_bytes} vs {plain_bytes}"
+    );
+    assert_eq!(text_of(&joined), text_of(&plain));
+    // At most 100 bytes of text per event.
+    assert!(small.len() > 5 && small.len() < 30, "{}", small.len());
+    assert!(
+        small
+            .iter()
+            .filter(|e| e["type"] == "TEXT_MESSAGE_CONTENT")
+            .all(|e| e["delta"].as_str().unwrap().len() <= 100)
+    );
+    assert_eq!(text_of(&small), text_of(&plain));
+
+    // Deltas 5 ms apart: without a window each goes as it comes; a 40 ms window joins them.
+    let (_, trickled) = body("/trickle").await;
+    let (_, windowed) = body("/window").await;
+    assert_eq!(text_of(&trickled), text_of(&windowed));
+    let deltas = |events: &[Value]| {
+        events
+            .iter()
+            .filter(|e| e["type"] == "TEXT_MESSAGE_CONTENT")
+            .count()
+    };
+    assert!(deltas(&trickled) >= 15, "{}", deltas(&trickled));
+    assert!(deltas(&windowed) <= 8, "{}", deltas(&windowed));
+}
+
+#[tokio::test]
+async fn a_filter_redacts_and_drops_without_breaking_the_stream() {
+    let endpoint = AgentEndpoint::new(modern).with_filter(|event: &Event| match event {
+        Event::TextMessageContent(e) => ag_ui::server::transform::Verdict::Replace(
+            Event::text_message_content(e.message_id.clone(), "[redacted]")
+                .with_subagent_run_id("sub-1"),
+        ),
+        // Reasoning goes, with its messages; a drop of RUN_FINISHED is refused.
+        Event::ReasoningStart(_) | Event::ReasoningMessageStart(_) | Event::RunFinished(_) => {
+            ag_ui::server::transform::Verdict::Drop
+        }
+        _ => ag_ui::server::transform::Verdict::Keep,
+    });
+    let url = spawn(endpoint.into_router()).await;
+    let body = post(&url, versioned_body(Some("1.0")))
+        .await
+        .text()
+        .await
+        .unwrap();
+    let events: Vec<Event> = data_events(&body)
+        .iter()
+        .map(|v| Event::from_value(v).unwrap())
+        .collect();
+    ag_ui::verify::verify_all(&events).unwrap();
+    let types: Vec<&str> = events.iter().map(|e| e.event_type().as_str()).collect();
+    assert_eq!(
+        types,
+        [
+            "RUN_STARTED",
+            "SUBAGENT_STARTED",
+            "TEXT_MESSAGE_START",
+            "TEXT_MESSAGE_CONTENT",
+            "TEXT_MESSAGE_CONTENT",
+            "TEXT_MESSAGE_END",
+            "SUBAGENT_FINISHED",
+            "RUN_FINISHED",
+        ]
+    );
+    assert_eq!(
+        events[3],
+        Event::text_message_content("m1", "[redacted]").with_subagent_run_id("sub-1")
+    );
+}

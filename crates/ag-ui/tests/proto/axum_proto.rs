@@ -67,15 +67,65 @@ async fn spawn(app: Router) -> String {
     format!("http://{addr}/agent")
 }
 
+/// A request from a 1.0 client (a pre-1.0 one, without `protocolVersion`, gets the stream
+/// downgraded: see `a_pre_1_0_client_gets_no_reasoning_over_protobuf`).
 async fn post(url: &str, accept: &str) -> reqwest::Response {
+    post_body(
+        url,
+        accept,
+        r#"{"threadId":"t1","runId":"r1","protocolVersion":"1.0","messages":[]}"#,
+    )
+    .await
+}
+
+async fn post_body(url: &str, accept: &str, body: &'static str) -> reqwest::Response {
     reqwest::Client::new()
         .post(url)
         .header("content-type", "application/json")
         .header("accept", accept)
-        .body(r#"{"threadId":"t1","runId":"r1","messages":[]}"#)
+        .body(body)
         .send()
         .await
         .unwrap()
+}
+
+/// The downgrade applies over protobuf too; the pre-1.0 `THINKING_*` events have no protobuf
+/// mapping, so reasoning is left out there.
+#[tokio::test]
+async fn a_pre_1_0_client_gets_no_reasoning_over_protobuf() {
+    let url = spawn(Router::new().agent("/agent", AgentEndpoint::new(all_types))).await;
+    let body = post_body(
+        &url,
+        CONTENT_TYPE,
+        r#"{"threadId":"t1","runId":"r1","messages":[]}"#,
+    )
+    .await
+    .bytes()
+    .await
+    .unwrap();
+    let events = proto::decode(&body).unwrap();
+    let mut downgrade = ag_ui::server::downgrade::Downgrade::new();
+    let mut frames = Vec::new();
+    for event in fixture() {
+        downgrade.push(event, &mut frames);
+    }
+    let expected: Vec<Event> = frames
+        .into_iter()
+        .filter_map(|f| match f {
+            ag_ui::server::downgrade::LegacyFrame::Event(e) => Some(lossy(&e)),
+            _ => None,
+        })
+        .collect();
+    assert!(expected.len() < fixture().len());
+    assert_eq!(events, expected);
+    for event in &events {
+        let name = event.event_type().as_str();
+        assert!(
+            !name.starts_with("REASONING_") && !name.starts_with("SUBAGENT_"),
+            "{name}"
+        );
+        assert_eq!(event.attribution(), None);
+    }
 }
 
 #[tokio::test]

@@ -1,0 +1,767 @@
+//! The version downgrade: a 1.0 event stream rewritten into what a pre-1.0 client can read.
+//!
+//! A client declares the protocol it speaks in `RunAgentInput.protocolVersion`; a request
+//! without one comes from a client written before versioning, i.e. from an `@ag-ui/client`
+//! 0.0.x. Those clients validate every event against their own, older schema and fail the whole
+//! run at the first event it rejects (the first `REASONING_START`, for 0.0.42: "invalid
+//! discriminator value"). [`needs_downgrade`] decides from the declared version, and a
+//! [`Downgrade`] rewrites the stream event by event into [`LegacyFrame`]s: the events an old
+//! client accepts, and the `THINKING_*` frames that stand for reasoning (they are not 1.0
+//! events, so they are written as JSON frames of their own). `ag_ui::axum` applies it on its
+//! own to every request that needs it; a 1.0 client's stream is not touched.
+//!
+//! ```
+//! use ag_ui::server::downgrade::{needs_downgrade, Downgrade, LegacyFrame};
+//! use ag_ui::Event;
+//!
+//! assert!(needs_downgrade(None));
+//! assert!(needs_downgrade(Some("0.9")));
+//! assert!(!needs_downgrade(Some("1.0")));
+//!
+//! let mut downgrade = Downgrade::new();
+//! let mut frames = Vec::new();
+//! for event in [
+//!     Event::run_started("t", "r"),
+//!     Event::reasoning_start("s1"),
+//!     Event::reasoning_message_start("m1"),
+//!     Event::reasoning_message_content("m1", "hmm"),
+//!     Event::reasoning_message_end("m1"),
+//!     Event::reasoning_end("s1"),
+//!     Event::subagent_started("sub-1", "critic"),
+//!     Event::run_finished("t", "r"),
+//! ] {
+//!     downgrade.push(event, &mut frames);
+//! }
+//! let names: Vec<&str> = frames.iter().map(LegacyFrame::type_name).collect();
+//! assert_eq!(
+//!     names,
+//!     [
+//!         "RUN_STARTED",
+//!         "THINKING_START",
+//!         "THINKING_TEXT_MESSAGE_START",
+//!         "THINKING_TEXT_MESSAGE_CONTENT",
+//!         "THINKING_TEXT_MESSAGE_END",
+//!         "THINKING_END",
+//!         "RUN_FINISHED",
+//!     ]
+//! );
+//! let mut json = Vec::new();
+//! frames[3].write_json(&mut json);
+//! assert_eq!(json, br#"{"type":"THINKING_TEXT_MESSAGE_CONTENT","delta":"hmm"}"#);
+//! ```
+//!
+//! ## Who is downgraded
+//!
+//! | `protocolVersion` | treated as |
+//! |---|---|
+//! | absent | a pre-1.0 client: downgraded |
+//! | numeric and below 1.0 (`"0.9"`, `"0.0.42"`) | a pre-1.0 client: downgraded |
+//! | `"1.0"` or a later numeric version | untouched, byte for byte |
+//! | anything else (`"next"`) | untouched: the protocol reads a version outside its grammar as a newer one |
+//!
+//! An absent version cannot tell 0.0.42 from 0.0.57, so the downgrade writes what the oldest
+//! client in use reads: the rules below were found by running `@ag-ui/client` 0.0.42 and 0.0.52
+//! against the demo agent and by reading their zod schemas (both strip keys they do not know,
+//! so an unknown field is harmless; an unknown event type, enum value or role is fatal).
+//!
+//! ## What changes, and what is lost
+//!
+//! | 1.0 | sent to a pre-1.0 client | lossy? |
+//! |---|---|---|
+//! | `REASONING_START` / `REASONING_END` | `THINKING_START` / `THINKING_END` (span id dropped) | ids are lost; pre-1.0 clients do not keep reasoning as messages |
+//! | `REASONING_MESSAGE_START` / `_CONTENT` / `_END` | `THINKING_TEXT_MESSAGE_START` / `_CONTENT` / `_END`; a message outside a span gets a `THINKING_START` … `THINKING_END` of its own | ids are lost |
+//! | `REASONING_MESSAGE_CHUNK` | one whole thinking message per chunk | a chunked reasoning message arrives as several thinking messages |
+//! | reasoning of two owners at once (a subagent beside its parent) | serialized: the first owner's reasoning streams live, the others' is held and sent when it ends, at most [`DEFAULT_MAX_HELD`] events in all ([`Downgrade::with_max_held`]); beyond that an owner's held reasoning is dropped whole ([`Downgrade::dropped`]) | the order between reasoning and other events; reasoning past the bound |
+//! | `REASONING_ENCRYPTED_VALUE` | dropped | yes: the old schema has no such event |
+//! | an empty `delta` on `TEXT_MESSAGE_CONTENT` or `THINKING_TEXT_MESSAGE_CONTENT` | the event is dropped (0.0.42 rejects an empty delta) | no: an empty delta adds nothing |
+//! | `SUBAGENT_STARTED` / `_FINISHED` / `_ERROR` | dropped | yes: which subagent ran, its result and its error |
+//! | `subagentRunId` on events and messages | removed | yes: the attribution |
+//! | `STEP_STARTED` / `STEP_FINISHED` of a subagent | dropped (steps are per owner in 1.0 and global before it, so two subagents' steps of one name would collide) | yes: subagents' steps |
+//! | `RUN_FINISHED.outcome` | removed | yes: an interrupt or a cancellation reads as success; a pre-1.0 client cannot resume anyway |
+//! | content parts (user and tool messages in `MESSAGES_SNAPSHOT` and `RUN_STARTED.input`, `TOOL_CALL_RESULT.content`) | flattened to their text (text parts concatenated, other parts dropped) | yes: images, audio, video, documents |
+//! | `reasoning` messages in `MESSAGES_SNAPSHOT` and `RUN_STARTED.input` | dropped | yes: 0.0.42 rejects the role |
+//! | `RUN_STARTED.input.resume` | removed | yes |
+//! | a run cut off with reasoning open | the thinking message and span are closed before the stream ends | no |
+//! | `TEXT_MESSAGE_CHUNK` / `TOOL_CALL_CHUNK` | passed as they are (an empty chunk `delta` left out) | not lossy, but a pre-1.0 client ends a chunk stream at the next event of any other kind, where 1.0 keeps one lane per owner: chunk streams interleaved with other events can fail there. This crate's emit handles and bridges send explicit START / CONTENT / END |
+//!
+//! Everything else passes unchanged, in order. The rewrite is linear: one pass, no copy of an
+//! event that needs no change, and memory bounded by the held reasoning limit.
+//!
+//! Over protobuf there is no mapping for `THINKING_*` (the reference has none), so a downgraded
+//! protobuf stream carries no reasoning at all; the other rules apply as above.
+
+use std::collections::VecDeque;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::{Content, Event, Message, SubagentRunId};
+
+/// How many reasoning events a [`Downgrade`] holds back, in all, while another owner's
+/// reasoning streams.
+pub const DEFAULT_MAX_HELD: usize = 4096;
+
+/// Whether a client declaring `protocol_version` (the `protocolVersion` of its
+/// `RunAgentInput`) needs the downgraded stream: yes when the version is absent or numeric and
+/// below 1.0; no for 1.0, later versions, and versions outside the `major.minor` grammar
+/// (which the protocol reads as newer ones).
+pub fn needs_downgrade(protocol_version: Option<&str>) -> bool {
+    let Some(version) = protocol_version else {
+        return true;
+    };
+    let mut parts = version.split('.');
+    let major = parts.next().and_then(numeric);
+    let Some(major) = major else {
+        return false;
+    };
+    if major > 0 {
+        return false;
+    }
+    // Major 0: below 1.0 whatever follows, as long as the rest is numeric too.
+    parts.all(|p| numeric(p).is_some())
+}
+
+fn numeric(part: &str) -> Option<u64> {
+    if part.is_empty() || !part.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    part.parse().ok()
+}
+
+/// One frame of a downgraded stream: an event a pre-1.0 client accepts, or a `THINKING_*`
+/// frame standing for reasoning.
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum LegacyFrame {
+    /// An event, already rewritten for the old schema.
+    Event(Event),
+    /// A pre-1.0 `THINKING_*` event.
+    Thinking(ThinkingEvent),
+}
+
+impl LegacyFrame {
+    /// The frame's `type` on the wire.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            LegacyFrame::Event(event) => event.event_type().as_str(),
+            LegacyFrame::Thinking(thinking) => thinking.kind.as_str(),
+        }
+    }
+
+    /// Appends the frame's compact JSON to `out`.
+    pub fn write_json(&self, out: &mut Vec<u8>) {
+        match self {
+            LegacyFrame::Event(event) => event.write_json(out),
+            LegacyFrame::Thinking(thinking) => thinking.write_json(out),
+        }
+    }
+}
+
+/// The five pre-1.0 reasoning events.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[non_exhaustive]
+pub enum ThinkingKind {
+    /// `THINKING_START`: a thinking span opens.
+    #[serde(rename = "THINKING_START")]
+    Start,
+    /// `THINKING_TEXT_MESSAGE_START`: a thinking message opens in the span.
+    #[serde(rename = "THINKING_TEXT_MESSAGE_START")]
+    TextMessageStart,
+    /// `THINKING_TEXT_MESSAGE_CONTENT`: text of the open thinking message.
+    #[serde(rename = "THINKING_TEXT_MESSAGE_CONTENT")]
+    TextMessageContent,
+    /// `THINKING_TEXT_MESSAGE_END`: the thinking message closes.
+    #[serde(rename = "THINKING_TEXT_MESSAGE_END")]
+    TextMessageEnd,
+    /// `THINKING_END`: the span closes.
+    #[serde(rename = "THINKING_END")]
+    End,
+}
+
+impl ThinkingKind {
+    /// The wire name (`"THINKING_START"`, …).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ThinkingKind::Start => "THINKING_START",
+            ThinkingKind::TextMessageStart => "THINKING_TEXT_MESSAGE_START",
+            ThinkingKind::TextMessageContent => "THINKING_TEXT_MESSAGE_CONTENT",
+            ThinkingKind::TextMessageEnd => "THINKING_TEXT_MESSAGE_END",
+            ThinkingKind::End => "THINKING_END",
+        }
+    }
+}
+
+/// A pre-1.0 `THINKING_*` event: no ids (a pre-1.0 client follows one thinking span at a
+/// time), the text on `THINKING_TEXT_MESSAGE_CONTENT`, and the base fields an old client knows.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct ThinkingEvent {
+    /// Which of the five.
+    #[serde(rename = "type")]
+    pub kind: ThinkingKind,
+    /// The text (`THINKING_TEXT_MESSAGE_CONTENT` only; never empty).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub delta: Option<String>,
+    /// The timestamp of the 1.0 event this one stands for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timestamp: Option<i64>,
+    /// The raw event of the 1.0 event this one stands for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub raw_event: Option<Box<Value>>,
+}
+
+impl ThinkingEvent {
+    /// A `kind` event with no text and no base fields.
+    pub fn new(kind: ThinkingKind) -> Self {
+        Self {
+            kind,
+            delta: None,
+            timestamp: None,
+            raw_event: None,
+        }
+    }
+
+    /// Appends the event's compact JSON to `out`.
+    pub fn write_json(&self, out: &mut Vec<u8>) {
+        // Serializing a struct of strings and JSON values into a Vec cannot fail.
+        if let Err(error) = serde_json::to_writer(out, self) {
+            unreachable!("a thinking event always serializes: {error}")
+        }
+    }
+}
+
+/// Who produced a reasoning event: the parent agent (`None`) or a subagent invocation.
+type Owner = Option<SubagentRunId>;
+
+/// What of one owner's reasoning is open, as the old client sees it.
+#[derive(Clone, Copy, Debug, Default)]
+struct Open {
+    span: bool,
+    /// The span was opened by the downgrade for a message outside any span.
+    synthetic: bool,
+    message: bool,
+}
+
+impl Open {
+    fn idle(self) -> bool {
+        !self.span && !self.message
+    }
+}
+
+/// An owner's reasoning held while another owner's streams.
+#[derive(Debug)]
+struct Held {
+    owner: Owner,
+    open: Open,
+    events: Vec<Event>,
+}
+
+/// The stream rewriter for one run sent to a pre-1.0 client; see the [module docs](self) for
+/// every rule.
+///
+/// Feed it each event with [`push`](Self::push) and, when the stream ends without a
+/// `RUN_FINISHED` or `RUN_ERROR`, call [`finish`](Self::finish).
+#[derive(Debug)]
+pub struct Downgrade {
+    /// The owner whose reasoning the old client is following, and what of it is open.
+    lane: Option<(Owner, Open)>,
+    held: VecDeque<Held>,
+    /// Owners whose held reasoning was dropped, until what they had open closes.
+    ignoring: Vec<(Owner, Open)>,
+    held_events: usize,
+    max_held: usize,
+    dropped: u64,
+}
+
+impl Default for Downgrade {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Downgrade {
+    /// A downgrade holding at most [`DEFAULT_MAX_HELD`] reasoning events.
+    pub fn new() -> Self {
+        Self {
+            lane: None,
+            held: VecDeque::new(),
+            ignoring: Vec::new(),
+            held_events: 0,
+            max_held: DEFAULT_MAX_HELD,
+            dropped: 0,
+        }
+    }
+
+    /// Sets how many reasoning events may be held, in all, while another owner's reasoning
+    /// streams; past it, an owner's held reasoning is dropped whole.
+    #[must_use]
+    pub fn with_max_held(mut self, events: usize) -> Self {
+        self.max_held = events;
+        self
+    }
+
+    /// How many reasoning events were dropped because the held reasoning reached its bound.
+    pub fn dropped(&self) -> u64 {
+        self.dropped
+    }
+
+    /// Rewrites one event, appending what the old client gets (nothing, one frame or several)
+    /// to `out`.
+    pub fn push(&mut self, event: Event, out: &mut Vec<LegacyFrame>) {
+        match &event {
+            Event::SubagentStarted(_)
+            | Event::SubagentFinished(_)
+            | Event::SubagentError(_)
+            | Event::ReasoningEncryptedValue(_) => return,
+            Event::StepStarted(_) | Event::StepFinished(_) if event.attribution().is_some() => {
+                return;
+            }
+            Event::ReasoningStart(_)
+            | Event::ReasoningMessageStart(_)
+            | Event::ReasoningMessageContent(_)
+            | Event::ReasoningMessageEnd(_)
+            | Event::ReasoningMessageChunk(_)
+            | Event::ReasoningEnd(_) => {
+                self.reasoning(event, out);
+                return;
+            }
+            Event::RunFinished(_) | Event::RunError(_) => self.finish(out),
+            _ => {}
+        }
+        if let Some(event) = rewrite(event) {
+            out.push(LegacyFrame::Event(event));
+        }
+    }
+
+    /// Ends the stream: sends what is held and closes what is open, so the old client sees
+    /// no thinking span left open. Called by [`push`](Self::push) before `RUN_FINISHED` and
+    /// `RUN_ERROR`; call it when the stream ends without either.
+    pub fn finish(&mut self, out: &mut Vec<LegacyFrame>) {
+        if let Some((_, open)) = self.lane.take() {
+            close(open, out);
+        }
+        while let Some(held) = self.held.pop_front() {
+            self.held_events -= held.events.len();
+            let mut open = Open::default();
+            for event in held.events {
+                step(&mut open, event, Some(out));
+            }
+            close(open, out);
+        }
+        self.ignoring.clear();
+    }
+
+    fn reasoning(&mut self, event: Event, out: &mut Vec<LegacyFrame>) {
+        let owner: Owner = event.attribution().cloned();
+        if let Some(i) = self.ignoring.iter().position(|(o, _)| *o == owner) {
+            step(&mut self.ignoring[i].1, event, None);
+            if self.ignoring[i].1.idle() {
+                self.ignoring.swap_remove(i);
+            }
+            self.dropped += 1;
+            return;
+        }
+        match &self.lane {
+            None => self.lane = Some((owner, Open::default())),
+            Some((lane_owner, _)) if *lane_owner == owner => {}
+            Some(_) => {
+                self.hold(owner, event);
+                return;
+            }
+        }
+        if let Some((_, open)) = &mut self.lane {
+            step(open, event, Some(out));
+            if open.idle() {
+                self.lane = None;
+                self.release(out);
+            }
+        }
+    }
+
+    /// Holds `event` of `owner` while another owner's reasoning streams.
+    fn hold(&mut self, owner: Owner, event: Event) {
+        let index = match self.held.iter().position(|h| h.owner == owner) {
+            Some(index) => index,
+            None => {
+                self.held.push_back(Held {
+                    owner,
+                    open: Open::default(),
+                    events: Vec::new(),
+                });
+                self.held.len() - 1
+            }
+        };
+        if self.held_events >= self.max_held {
+            // Over the bound: this owner's held reasoning goes, and so does the rest of what
+            // it has open.
+            if let Some(mut held) = self.held.remove(index) {
+                step(&mut held.open, event, None);
+                self.held_events -= held.events.len();
+                self.dropped += held.events.len() as u64 + 1;
+                if !held.open.idle() {
+                    self.ignoring.push((held.owner, held.open));
+                }
+            }
+            return;
+        }
+        let held = &mut self.held[index];
+        step(&mut held.open, event.clone(), None);
+        held.events.push(event);
+        self.held_events += 1;
+    }
+
+    /// The lane is free: replays held reasoning, owner by owner, until one is still open.
+    fn release(&mut self, out: &mut Vec<LegacyFrame>) {
+        while self.lane.is_none() {
+            let Some(held) = self.held.pop_front() else {
+                break;
+            };
+            self.held_events -= held.events.len();
+            let mut open = Open::default();
+            for event in held.events {
+                step(&mut open, event, Some(out));
+            }
+            if !open.idle() {
+                self.lane = Some((held.owner, open));
+            }
+        }
+    }
+}
+
+/// Closes what `open` has open.
+fn close(open: Open, out: &mut Vec<LegacyFrame>) {
+    if open.message {
+        out.push(thinking(ThinkingKind::TextMessageEnd, None, None, None));
+    }
+    if open.span {
+        out.push(thinking(ThinkingKind::End, None, None, None));
+    }
+}
+
+fn thinking(
+    kind: ThinkingKind,
+    delta: Option<String>,
+    timestamp: Option<i64>,
+    raw_event: Option<Box<Value>>,
+) -> LegacyFrame {
+    LegacyFrame::Thinking(ThinkingEvent {
+        kind,
+        delta,
+        timestamp,
+        raw_event,
+    })
+}
+
+/// Translates one reasoning event of the owner whose reasoning the client follows, updating
+/// what is open; with `out` absent, only tracks what is open.
+fn step(open: &mut Open, event: Event, mut out: Option<&mut Vec<LegacyFrame>>) {
+    let timestamp = event.timestamp();
+    let mut emit = |kind: ThinkingKind, delta: Option<String>| {
+        if let Some(out) = out.as_deref_mut() {
+            out.push(thinking(kind, delta, timestamp, None));
+        }
+    };
+    let open_message = |open: &mut Open, emit: &mut dyn FnMut(ThinkingKind, Option<String>)| {
+        if !open.span {
+            emit(ThinkingKind::Start, None);
+            open.span = true;
+            open.synthetic = true;
+        }
+        emit(ThinkingKind::TextMessageStart, None);
+        open.message = true;
+    };
+    let close_message = |open: &mut Open, emit: &mut dyn FnMut(ThinkingKind, Option<String>)| {
+        emit(ThinkingKind::TextMessageEnd, None);
+        open.message = false;
+        if open.synthetic {
+            emit(ThinkingKind::End, None);
+            open.span = false;
+            open.synthetic = false;
+        }
+    };
+    match event {
+        Event::ReasoningStart(_) if !open.span => {
+            emit(ThinkingKind::Start, None);
+            open.span = true;
+            open.synthetic = false;
+        }
+        Event::ReasoningMessageStart(_) => {
+            if open.message {
+                close_message(open, &mut emit);
+            }
+            open_message(open, &mut emit);
+        }
+        Event::ReasoningMessageContent(e) if open.message && !e.delta.is_empty() => {
+            emit(ThinkingKind::TextMessageContent, Some(e.delta));
+        }
+        Event::ReasoningMessageEnd(_) if open.message => close_message(open, &mut emit),
+        Event::ReasoningMessageChunk(e) => {
+            let delta = e.delta.filter(|d| !d.is_empty());
+            if open.message {
+                if delta.is_some() {
+                    emit(ThinkingKind::TextMessageContent, delta);
+                }
+            } else {
+                open_message(open, &mut emit);
+                if delta.is_some() {
+                    emit(ThinkingKind::TextMessageContent, delta);
+                }
+                close_message(open, &mut emit);
+            }
+        }
+        Event::ReasoningEnd(_) => {
+            if open.message {
+                emit(ThinkingKind::TextMessageEnd, None);
+                open.message = false;
+            }
+            if open.span {
+                emit(ThinkingKind::End, None);
+                open.span = false;
+                open.synthetic = false;
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The event as the old schema accepts it; `None` when it must not be sent.
+fn rewrite(mut event: Event) -> Option<Event> {
+    if let Some(slot) = event.attribution_mut() {
+        *slot = None;
+    }
+    match &mut event {
+        Event::TextMessageContent(e) if e.delta.is_empty() => return None,
+        Event::TextMessageChunk(e) if e.delta.as_deref() == Some("") => e.delta = None,
+        Event::ToolCallResult(e) => flatten(&mut e.content),
+        Event::MessagesSnapshot(e) => messages(&mut e.messages),
+        Event::RunStarted(e) => {
+            if let Some(input) = &mut e.input {
+                messages(&mut input.messages);
+                input.resume = None;
+            }
+        }
+        Event::RunFinished(e) => e.outcome = None,
+        _ => {}
+    }
+    Some(event)
+}
+
+fn flatten(content: &mut Content) {
+    if let Content::Parts(_) = content {
+        *content = Content::Text(content.flatten());
+    }
+}
+
+fn messages(messages: &mut Vec<Message>) {
+    messages.retain(|m| !matches!(m, Message::Reasoning(_)));
+    for message in messages {
+        *message.subagent_run_id_mut() = None;
+        match message {
+            Message::User(m) => flatten(&mut m.content),
+            Message::Tool(m) => flatten(&mut m.content),
+            _ => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{
+        ContentPart, Interrupt, MediaPart, PartSource, RunFinishedOutcome, TextMessageRole,
+    };
+
+    fn run(events: Vec<Event>) -> Vec<String> {
+        run_with(Downgrade::new(), events).0
+    }
+
+    fn run_with(mut downgrade: Downgrade, events: Vec<Event>) -> (Vec<String>, Downgrade) {
+        let mut frames = Vec::new();
+        for event in events {
+            downgrade.push(event, &mut frames);
+        }
+        let json = frames
+            .iter()
+            .map(|f| {
+                let mut out = Vec::new();
+                f.write_json(&mut out);
+                String::from_utf8(out).unwrap()
+            })
+            .collect();
+        (json, downgrade)
+    }
+
+    #[test]
+    fn versions() {
+        for legacy in [None, Some("0.9"), Some("0.0.42"), Some("0"), Some("0.0")] {
+            assert!(needs_downgrade(legacy), "{legacy:?}");
+        }
+        for current in [
+            Some("1.0"),
+            Some("1.1"),
+            Some("2.0"),
+            Some("next"),
+            Some(""),
+            Some("0.x"),
+            Some("-1.0"),
+        ] {
+            assert!(!needs_downgrade(current), "{current:?}");
+        }
+    }
+
+    #[test]
+    fn what_the_old_schema_rejects_is_dropped_or_rewritten() {
+        let interrupted = Event::from(crate::RunFinishedEvent::new("t", "r").with_outcome(
+            RunFinishedOutcome::interrupt(vec![Interrupt::new("i1", "confirmation")]),
+        ));
+        let mut user = Message::user(
+            "u1",
+            Content::Parts(vec![
+                ContentPart::text("look "),
+                ContentPart::Image(MediaPart::new(PartSource::Url {
+                    value: "https://x/y.png".into(),
+                    mime_type: None,
+                })),
+                ContentPart::text("here"),
+            ]),
+        );
+        *user.subagent_run_id_mut() = Some("sub-1".into());
+        let out = run(vec![
+            Event::run_started("t", "r"),
+            Event::subagent_started("sub-1", "critic"),
+            Event::step_started("think").with_subagent_run_id("sub-1"),
+            Event::text_message_start("m1", TextMessageRole::Assistant)
+                .with_subagent_run_id("sub-1"),
+            Event::text_message_content("m1", ""),
+            Event::text_message_content("m1", "hi"),
+            Event::text_message_end("m1"),
+            Event::step_finished("think").with_subagent_run_id("sub-1"),
+            Event::step_started("top"),
+            Event::step_finished("top"),
+            Event::reasoning_encrypted_value(
+                crate::ReasoningEncryptedValueSubtype::Message,
+                "m1",
+                "opaque",
+            ),
+            Event::subagent_finished("sub-1"),
+            Event::messages_snapshot(vec![user, Message::reasoning("r1", "thought")]),
+            interrupted,
+        ]);
+        assert_eq!(
+            out,
+            [
+                r#"{"type":"RUN_STARTED","threadId":"t","runId":"r"}"#,
+                r#"{"type":"TEXT_MESSAGE_START","messageId":"m1","role":"assistant"}"#,
+                r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"hi"}"#,
+                r#"{"type":"TEXT_MESSAGE_END","messageId":"m1"}"#,
+                r#"{"type":"STEP_STARTED","stepName":"top"}"#,
+                r#"{"type":"STEP_FINISHED","stepName":"top"}"#,
+                r#"{"type":"MESSAGES_SNAPSHOT","messages":[{"role":"user","id":"u1","content":"look here"}]}"#,
+                r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r"}"#,
+            ]
+        );
+    }
+
+    #[test]
+    fn reasoning_of_two_owners_is_serialized() {
+        let a = |e: Event| e.with_subagent_run_id("a");
+        let b = |e: Event| e.with_subagent_run_id("b");
+        let out = run(vec![
+            a(Event::reasoning_start("sa")),
+            b(Event::reasoning_start("sb")),
+            a(Event::reasoning_message_start("ma")),
+            b(Event::reasoning_message_start("mb")),
+            b(Event::reasoning_message_content("mb", "B")),
+            a(Event::reasoning_message_content("ma", "A")),
+            b(Event::reasoning_message_end("mb")),
+            b(Event::reasoning_end("sb")),
+            Event::custom("between", Value::Null),
+            a(Event::reasoning_message_end("ma")),
+            a(Event::reasoning_end("sa")),
+        ]);
+        let kinds: Vec<String> = out
+            .iter()
+            .map(|j| {
+                let v: Value = serde_json::from_str(j).unwrap();
+                match v.get("delta") {
+                    Some(d) => format!("{}:{}", v["type"].as_str().unwrap(), d.as_str().unwrap()),
+                    None => v["type"].as_str().unwrap().to_owned(),
+                }
+            })
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                "THINKING_START",
+                "THINKING_TEXT_MESSAGE_START",
+                "THINKING_TEXT_MESSAGE_CONTENT:A",
+                "CUSTOM",
+                "THINKING_TEXT_MESSAGE_END",
+                "THINKING_END",
+                // b's reasoning, held until a's ended
+                "THINKING_START",
+                "THINKING_TEXT_MESSAGE_START",
+                "THINKING_TEXT_MESSAGE_CONTENT:B",
+                "THINKING_TEXT_MESSAGE_END",
+                "THINKING_END",
+            ]
+        );
+    }
+
+    #[test]
+    fn held_reasoning_is_bounded_and_the_rest_of_it_ignored() {
+        let b = |e: Event| e.with_subagent_run_id("b");
+        let mut events = vec![
+            Event::reasoning_start("sa"),
+            b(Event::reasoning_start("sb")),
+            b(Event::reasoning_message_start("mb")),
+        ];
+        for _ in 0..10 {
+            events.push(b(Event::reasoning_message_content("mb", "x")));
+        }
+        events.push(b(Event::reasoning_message_end("mb")));
+        events.push(b(Event::reasoning_end("sb")));
+        events.push(Event::reasoning_end("sa"));
+        // b starts again after its dropped span closed: held again, and sent.
+        events.push(b(Event::reasoning_message_chunk(
+            Some("mc".into()),
+            Some("again".into()),
+        )));
+        let (out, downgrade) = run_with(Downgrade::new().with_max_held(4), events);
+        assert_eq!(downgrade.dropped(), 14);
+        assert_eq!(
+            out,
+            [
+                r#"{"type":"THINKING_START"}"#,
+                r#"{"type":"THINKING_END"}"#,
+                r#"{"type":"THINKING_START"}"#,
+                r#"{"type":"THINKING_TEXT_MESSAGE_START"}"#,
+                r#"{"type":"THINKING_TEXT_MESSAGE_CONTENT","delta":"again"}"#,
+                r#"{"type":"THINKING_TEXT_MESSAGE_END"}"#,
+                r#"{"type":"THINKING_END"}"#,
+            ]
+        );
+    }
+
+    #[test]
+    fn open_reasoning_is_closed_before_the_run_ends() {
+        let out = run(vec![
+            Event::reasoning_start("s"),
+            Event::reasoning_message_start("m"),
+            Event::reasoning_message_content("m", "x").with_timestamp(7),
+            Event::run_error("boom"),
+        ]);
+        assert_eq!(
+            out,
+            [
+                r#"{"type":"THINKING_START"}"#,
+                r#"{"type":"THINKING_TEXT_MESSAGE_START"}"#,
+                r#"{"type":"THINKING_TEXT_MESSAGE_CONTENT","delta":"x","timestamp":7}"#,
+                r#"{"type":"THINKING_TEXT_MESSAGE_END"}"#,
+                r#"{"type":"THINKING_END"}"#,
+                r#"{"type":"RUN_ERROR","message":"boom"}"#,
+            ]
+        );
+    }
+}
