@@ -129,6 +129,7 @@ use crate::{Event, RunAgentInput};
 
 pub mod registry;
 pub use registry::{AgentInfo, AgentRegistry};
+pub mod resume;
 
 /// The default limit on the size of a request body: 4 MiB.
 pub const DEFAULT_BODY_LIMIT: usize = 4 * 1024 * 1024;
@@ -710,6 +711,7 @@ struct Config {
 pub struct AgentEndpoint<H> {
     handler: Arc<H>,
     config: Config,
+    resumable: Option<resume::Resumable>,
 }
 
 impl<H> Clone for AgentEndpoint<H> {
@@ -717,6 +719,7 @@ impl<H> Clone for AgentEndpoint<H> {
         Self {
             handler: Arc::clone(&self.handler),
             config: self.config,
+            resumable: self.resumable.clone(),
         }
     }
 }
@@ -725,6 +728,7 @@ impl<H> fmt::Debug for AgentEndpoint<H> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("AgentEndpoint")
             .field("config", &self.config)
+            .field("resumable", &self.resumable)
             .finish_non_exhaustive()
     }
 }
@@ -740,7 +744,56 @@ impl<H: RunHandler> AgentEndpoint<H> {
                 keep_alive: Some(DEFAULT_KEEP_ALIVE),
                 event_ids: false,
             },
+            resumable: None,
         }
+    }
+
+    /// Makes the endpoint resumable on `log`: every event is logged and numbered
+    /// (`id: <runId>:<seq>`), a run outlives its connection, and `GET` on the same path
+    /// reconnects from a cursor. See [`resume`] for the whole behaviour;
+    /// [`MemoryLog::default()`](crate::server::log::MemoryLog) is the usual log of a single
+    /// instance.
+    #[must_use]
+    pub fn with_resumable(self, log: impl crate::server::log::EventLog) -> Self {
+        self.with_resumable_log(Arc::new(log))
+    }
+
+    /// [`with_resumable`](Self::with_resumable) with a log shared as a trait object.
+    #[must_use]
+    pub fn with_resumable_log(mut self, log: Arc<dyn crate::server::log::EventLog>) -> Self {
+        let mut resumable = resume::Resumable::new(log);
+        if let Some(old) = &self.resumable {
+            resumable.detach_timeout = old.detach_timeout;
+            resumable.retry = old.retry;
+        }
+        self.resumable = Some(resumable);
+        self
+    }
+
+    /// Sets how long a resumable run whose client left goes on before it is cancelled
+    /// (default [`resume::DEFAULT_DETACH_TIMEOUT`]). No effect until the endpoint is
+    /// resumable.
+    #[must_use]
+    pub fn with_detach_timeout(mut self, timeout: Duration) -> Self {
+        if let Some(resumable) = &mut self.resumable {
+            resumable.detach_timeout = timeout;
+        }
+        self
+    }
+
+    /// Sets the reconnection delay a resumable stream advises in `retry:` (default
+    /// [`resume::DEFAULT_RETRY`]). No effect until the endpoint is resumable.
+    #[must_use]
+    pub fn with_retry(mut self, delay: Duration) -> Self {
+        if let Some(resumable) = &mut self.resumable {
+            resumable.retry = delay;
+        }
+        self
+    }
+
+    /// Whether the endpoint is resumable (then its capabilities say `transport.resumable`).
+    pub fn is_resumable(&self) -> bool {
+        self.resumable.is_some()
     }
 
     /// Sets the largest accepted request body, in bytes.
@@ -779,17 +832,38 @@ impl<H: RunHandler> AgentEndpoint<H> {
     /// `405`.
     pub fn into_method_router<S: Clone + Send + Sync + 'static>(self) -> MethodRouter<S> {
         let endpoint = self;
-        on(MethodFilter::POST, move |req: Request| {
+        let allow = if endpoint.resumable.is_some() {
+            "GET, POST"
+        } else {
+            "POST"
+        };
+        let router = if endpoint.resumable.is_some() {
+            let reconnecting = endpoint.clone();
+            on(MethodFilter::GET, move |req: Request| {
+                let endpoint = reconnecting.clone();
+                async move {
+                    match &endpoint.resumable {
+                        Some(resumable) => {
+                            resume::reconnect(resumable, req, endpoint.config.keep_alive).await
+                        }
+                        None => StatusCode::METHOD_NOT_ALLOWED.into_response(),
+                    }
+                }
+            })
+        } else {
+            MethodRouter::new()
+        };
+        router.post(move |req: Request| {
             let endpoint = endpoint.clone();
             async move { endpoint.serve(req).await }
         })
-        .fallback(|method: Method| async move {
+        .fallback(move |method: Method| async move {
             let mut response = InputRejection::new(
                 RejectionKind::MethodNotAllowed,
                 format!("{method} is not allowed; an AG-UI endpoint takes POST with a RunAgentInput body"),
             )
             .into_response();
-            response.headers_mut().insert(header::ALLOW, HeaderValue::from_static("POST"));
+            response.headers_mut().insert(header::ALLOW, HeaderValue::from_static(allow));
             response
         })
     }
@@ -809,6 +883,21 @@ impl<H: RunHandler> AgentEndpoint<H> {
             Err(rejection) => return rejection.into_response(),
         };
         let run_id = input.run_id.clone();
+        let live = match &self.resumable {
+            None => None,
+            Some(resumable) => {
+                if let Err(response) = resume::check_run_id(run_id.as_str()) {
+                    return response;
+                }
+                match resumable.log.open(run_id.as_str()).await {
+                    Ok(writer) => Some(resume::LiveLog::new(writer, run_id.as_str(), resumable)),
+                    Err(error) => {
+                        tracing::warn!(%run_id, %error, "the run cannot be logged");
+                        return resume::log_error_response(&error);
+                    }
+                }
+            }
+        };
         let events = match self.handler.run(input) {
             Ok(events) => events,
             Err(error) => {
@@ -816,12 +905,13 @@ impl<H: RunHandler> AgentEndpoint<H> {
                 return error.into_response();
             }
         };
-        let body = EventBody::new(
+        let mut body = EventBody::new(
             events,
             encoding,
             self.config.keep_alive,
             self.config.event_ids,
         );
+        body.live = live;
         let mut response = Response::new(Body::from_stream(body));
         let headers = response.headers_mut();
         headers.insert(
@@ -875,6 +965,8 @@ struct EventBody {
     event_ids: bool,
     next_id: u64,
     done: bool,
+    /// Resumable: the run's log, which numbers the frames.
+    live: Option<resume::LiveLog>,
 }
 
 impl EventBody {
@@ -895,10 +987,15 @@ impl EventBody {
             event_ids: event_ids && sse,
             next_id: 1,
             done: false,
+            live: None,
         }
     }
 
     fn write(&mut self, event: &Event, out: &mut Vec<u8>) {
+        if let Some(live) = &mut self.live {
+            live.write(event, self.encoding == Encoding::Sse, out);
+            return;
+        }
         match self.encoding {
             Encoding::Sse => {
                 if self.event_ids {
@@ -934,6 +1031,9 @@ impl Stream for EventBody {
                 }
                 Poll::Ready(None) => {
                     this.done = true;
+                    if let Some(live) = &mut this.live {
+                        live.finish();
+                    }
                     break;
                 }
                 Poll::Pending => break,
@@ -955,6 +1055,19 @@ impl Stream for EventBody {
             return Poll::Ready(Some(Ok(Bytes::from_static(b": keep-alive\n\n"))));
         }
         Poll::Pending
+    }
+}
+
+impl Drop for EventBody {
+    fn drop(&mut self) {
+        // A resumable run whose client left goes on detached; otherwise dropping the events
+        // cancels the run.
+        if !self.done
+            && let Some(live) = self.live.take()
+        {
+            let events = std::mem::replace(&mut self.events, Box::pin(futures::stream::empty()));
+            live.detach(events);
+        }
     }
 }
 

@@ -303,6 +303,7 @@
 //! ```
 
 mod context;
+pub mod log;
 pub mod emit;
 mod error;
 mod runner;
