@@ -9,6 +9,8 @@
 //! - `run`: the whole pipeline from SSE bytes, with subscribers (feature `sse`).
 //! - `conversation`: a conversation kept across runs over any transport (feature `sse`).
 //! - `http`: `HttpAgent`, the HTTP transport (feature `http`).
+//! - `resume`: reconnecting to resumable runs without losing or repeating events (feature
+//!   `http`).
 
 pub mod apply;
 pub mod chunks;
@@ -19,6 +21,9 @@ pub mod conversation;
 #[cfg(feature = "http")]
 #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 pub mod http;
+#[cfg(feature = "http")]
+#[cfg_attr(docsrs, doc(cfg(feature = "http")))]
+pub mod resume;
 #[cfg(feature = "sse")]
 #[cfg_attr(docsrs, doc(cfg(feature = "sse")))]
 pub mod run;

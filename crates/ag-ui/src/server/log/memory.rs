@@ -671,9 +671,9 @@ mod tests {
                 LogErrorKind::Expired
             );
             // A reader holding the run learns it went away.
-            assert_eq!(live.next().await.unwrap().unwrap().seq, 1);
-            let end = live.next().await;
-            assert!(end.is_none() || end.unwrap().is_err());
+            let error = live.next().await.unwrap().unwrap_err();
+            assert_eq!(error.kind(), LogErrorKind::Expired);
+            assert!(live.next().await.is_none());
             assert_eq!(log.stats(), MemoryLogStats { runs: 0, bytes: 0, largest_run_bytes: 0 });
         });
     }
