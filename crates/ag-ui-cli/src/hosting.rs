@@ -177,9 +177,10 @@ pub(crate) fn host<H: RunHandler>(
     registry: &mut AgentRegistry,
     info: AgentInfo,
     handler: H,
+    log: Option<&Log>,
 ) -> Result<(), Failure> {
     registry
-        .register(info, AgentEndpoint::new(handler))
+        .register(info, endpoint(handler, log))
         .map(|_| ())
         .map_err(|e| Failure::Usage(e.to_string()))
 }
@@ -194,12 +195,25 @@ pub(crate) fn router<T: RunHandler>(
     root: T,
     registry: AgentRegistry,
     cors: CorsLayer,
+    log: Option<&Log>,
 ) -> Result<axum::Router, Failure> {
     check_path(path)?;
     Ok(registry
         .into_router()
-        .agent(path, AgentEndpoint::new(root))
+        .agent(path, endpoint(root, log))
         .layer(cors))
+}
+
+/// The event log of a resumable server (`serve --resumable`), shared by all its endpoints.
+pub(crate) type Log = std::sync::Arc<dyn ag_ui::server::log::EventLog>;
+
+/// An endpoint for `handler`, resumable on `log` when there is one.
+fn endpoint<H: RunHandler>(handler: H, log: Option<&Log>) -> AgentEndpoint<H> {
+    let endpoint = AgentEndpoint::new(handler);
+    match log {
+        Some(log) => endpoint.with_resumable_log(std::sync::Arc::clone(log)),
+        None => endpoint,
+    }
 }
 
 #[cfg(test)]

@@ -71,6 +71,15 @@ enum Command {
         /// The model server's base URL (Ollama: http://127.0.0.1:11434/v1).
         #[arg(long, value_name = "URL", default_value = serve::DEFAULT_BASE_URL, requires = "model")]
         base_url: String,
+        /// Make runs resumable: every event is logged and numbered, a run outlives its
+        /// connection, and GET on the endpoint reconnects (Last-Event-ID). The log is in memory
+        /// unless --redis is given.
+        #[arg(long)]
+        resumable: bool,
+        /// Keep the event log on Redis (redis://HOST:PORT), so that several servers sharing it
+        /// serve each other's runs.
+        #[arg(long, value_name = "URL", requires = "resumable")]
+        redis: Option<String>,
     },
     /// Run one turn against any AG-UI endpoint and show it live.
     Run {
@@ -191,6 +200,8 @@ fn main() -> ExitCode {
             cors_origins,
             model,
             base_url,
+            resumable,
+            redis,
         } => {
             tracing_subscriber::fmt()
                 .with_env_filter(
@@ -203,6 +214,7 @@ fn main() -> ExitCode {
             let extra = serve::Extra {
                 replay: replay.as_deref(),
                 model: model.as_deref().map(|m| (m, base_url.as_str())),
+                resumable: resumable.then_some(redis.as_deref()),
             };
             runtime().and_then(|rt| {
                 rt.block_on(serve::serve(

@@ -326,7 +326,13 @@ impl<R: Reconnect> Resuming<R> {
 
     /// Connects (again) with the cursor, waiting and retrying within the budget.
     pub(crate) async fn connect(&mut self) -> Result<(), RunError> {
-        let run_id = self.run_id.clone().unwrap_or_default();
+        let Some(run_id) = self.run_id.clone().or_else(|| self.hint.clone()) else {
+            return Err(RunError::transport(
+                "resuming a run",
+                "the stream ended before naming its run",
+            ));
+        };
+        self.run_id = Some(run_id.clone());
         loop {
             if self.first {
                 self.first = false;
