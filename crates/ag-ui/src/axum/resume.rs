@@ -243,7 +243,7 @@ pub(crate) async fn reconnect(
     keep_alive: Option<Duration>,
 ) -> Response {
     match super::negotiate(super::accept_header(req.headers()).as_deref()) {
-        Ok(super::Encoding::Sse) => {}
+        Ok(encoding) if encoding == super::Encoding::Sse => {}
         Ok(_) => {
             return error_response(
                 StatusCode::NOT_ACCEPTABLE,
