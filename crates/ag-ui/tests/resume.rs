@@ -583,3 +583,46 @@ async fn redis_going_away_mid_run_does_not_stop_the_live_stream() {
         assert!(ids.windows(2).all(|w| w[1] == w[0] + 1), "{ids:?}");
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_hundred_concurrent_runs_stay_within_the_memory_bounds() {
+    const RUN_CAP: usize = 32 * 1024;
+    const TOTAL_CAP: usize = 2 * 1024 * 1024;
+    let log = MemoryLog::new(
+        MemoryLogConfig::default()
+            .with_max_runs(256)
+            .with_max_run_bytes(RUN_CAP)
+            .with_max_total_bytes(TOTAL_CAP),
+    );
+    // 505 events of about 100 bytes (with the overhead) per run: three times the run cap;
+    // 200 runs: thirty times the total cap.
+    let addr = spawn(Router::new().agent("/agent", endpoint(500, Duration::ZERO, log.clone()))).await;
+    let sampling = Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let sampler = {
+        let (log, sampling) = (log.clone(), Arc::clone(&sampling));
+        tokio::spawn(async move {
+            let (mut peak, mut largest) = (0, 0);
+            while sampling.load(std::sync::atomic::Ordering::Relaxed) {
+                let stats = log.stats();
+                peak = peak.max(stats.bytes);
+                largest = largest.max(stats.largest_run_bytes);
+                tokio::time::sleep(Duration::from_millis(1)).await;
+            }
+            (peak, largest)
+        })
+    };
+    let runs = (0..200).map(|i| async move {
+        let text = post(addr, &format!("run-{i}")).await.text().await.unwrap();
+        assert_eq!(frames(&text).len(), 505);
+    });
+    futures::future::join_all(runs).await;
+    sampling.store(false, std::sync::atomic::Ordering::Relaxed);
+    let (peak, largest) = sampler.await.unwrap();
+    // Each appending run may be one event over a cap between its append and its trim.
+    let slack = 200 * 200;
+    assert!(peak <= TOTAL_CAP + slack, "peak {peak} bytes");
+    assert!(largest <= RUN_CAP + 200, "largest run {largest} bytes");
+    let end = log.stats();
+    assert!(end.bytes <= TOTAL_CAP && end.runs <= 200, "{end:?}");
+    println!("200 concurrent runs: peak {peak} bytes counted (cap {TOTAL_CAP}), largest run {largest} (cap {RUN_CAP})");
+}
