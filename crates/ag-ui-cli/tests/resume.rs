@@ -18,13 +18,13 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use ag_ui::Event;
 use ag_ui::axum::{AgentEndpoint, RouterExt};
+use ag_ui::client::apply::Reducer;
 use ag_ui::client::conversation::{Conversation, RunEnd, RunSummary};
 use ag_ui::client::http::HttpAgent;
-use ag_ui::client::apply::Reducer;
 use ag_ui::client::run::{Flow, Subscriber};
 use ag_ui::server::log::MemoryLog;
-use ag_ui::Event;
 use ag_ui_demo_agent::DemoAgent;
 use serde_json::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -132,7 +132,9 @@ async fn turn(agent: &HttpAgent) -> (Value, u64) {
     let summary = conversation.run(agent, &mut ()).await.unwrap();
     assert_eq!(summary.end, RunEnd::Finished);
     let first = conversation.messages()[1].id().as_str().to_owned();
-    let run_id = first.rsplit_once("-msg-").map_or(first.clone(), |(r, _)| r.to_owned());
+    let run_id = first
+        .rsplit_once("-msg-")
+        .map_or(first.clone(), |(r, _)| r.to_owned());
     (normalized(&conversation, &summary, &run_id), summary.events)
 }
 
@@ -160,17 +162,15 @@ async fn a_hundred_cut_runs_end_like_an_uninterrupted_one() {
         // Each run gets its own proxy: its first connection is cut at a random offset, each
         // later one with probability 1/2 at another.
         let rng = Arc::clone(&rng);
-        let cuts: Cuts = Arc::new(move |n| {
-            (n == 0 || rng.below(2) == 0).then(|| rng.below(length))
-        });
+        let cuts: Cuts =
+            Arc::new(move |n| (n == 0 || rng.below(2) == 0).then(|| rng.below(length)));
         let reconnects = Arc::clone(&reconnects);
         runs.push(async move {
             let proxy = proxy(vec![upstream], cuts).await;
-            let agent = HttpAgent::new(format!("http://{proxy}/agent")).with_on_reconnect(
-                move |_| {
+            let agent =
+                HttpAgent::new(format!("http://{proxy}/agent")).with_on_reconnect(move |_| {
                     reconnects.fetch_add(1, Ordering::Relaxed);
-                },
-            );
+                });
             turn(&agent).await.0
         });
     }
@@ -186,7 +186,10 @@ async fn a_hundred_cut_runs_end_like_an_uninterrupted_one() {
     }
     assert_eq!(results.len(), 100);
     for (i, got) in results.iter().enumerate() {
-        assert_eq!(got, &reference, "run {i} differs from the uninterrupted run");
+        assert_eq!(
+            got, &reference,
+            "run {i} differs from the uninterrupted run"
+        );
     }
     assert!(
         reconnects.load(Ordering::Relaxed) >= 100,
@@ -221,7 +224,10 @@ async fn a_reload_joins_the_run_in_flight_from_its_start() {
     // The page reloads: a new client with the user's message joins the run from its start.
     let mut second = Conversation::new("thread");
     second.add_user_message("What is AG-UI?");
-    let joined = second.run(&agent.attach(run_id.as_str(), 0), &mut ()).await.unwrap();
+    let joined = second
+        .run(&agent.attach(run_id.as_str(), 0), &mut ())
+        .await
+        .unwrap();
     let (first, summary) = run.await.unwrap();
     assert_eq!(
         normalized(&second, &joined, &run_id)["messages"],
@@ -263,7 +269,16 @@ impl Redis {
             .unwrap()
             .port();
         let child = Command::new("redis-server")
-            .args(["--port", &port.to_string(), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
+            .args([
+                "--port",
+                &port.to_string(),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+            ])
             .stdout(Stdio::null())
             .spawn()
             .unwrap_or_else(|e| {
@@ -356,7 +371,11 @@ async fn two_servers_share_one_redis_behind_a_cutting_balancer() {
         assert_eq!(got, reference);
     }
     // Each run started on one instance and was finished, after a cut, through the other.
-    assert!(reconnects.lock().unwrap().len() == 5, "{:?}", reconnects.lock().unwrap());
+    assert!(
+        reconnects.lock().unwrap().len() == 5,
+        "{:?}",
+        reconnects.lock().unwrap()
+    );
 
     // A run keeps going while nobody listens: start it on one, leave, come back to the other
     // once it has had time to end; everything is there at once.
@@ -381,14 +400,23 @@ async fn two_servers_share_one_redis_behind_a_cutting_balancer() {
         .await
         .unwrap();
     assert!(rest.contains("\"type\":\"RUN_FINISHED\""), "{rest}");
-    assert!(started.elapsed() < Duration::from_secs(2), "{:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        started.elapsed()
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn ag_ui_run_reconnects_and_says_so_on_stderr() {
     let upstream = serve_demo(true).await;
     let direct = Command::new(env!("CARGO_BIN_EXE_ag-ui"))
-        .args(["run", &format!("http://{upstream}/agent"), "What is AG-UI?", "--json"])
+        .args([
+            "run",
+            &format!("http://{upstream}/agent"),
+            "What is AG-UI?",
+            "--json",
+        ])
         .output()
         .unwrap();
     assert!(direct.status.success());
@@ -409,7 +437,10 @@ async fn ag_ui_run_reconnects_and_says_so_on_stderr() {
     .unwrap();
     let stderr = String::from_utf8_lossy(&cut.stderr);
     assert!(cut.status.success(), "{stderr}");
-    let lines: Vec<&str> = stderr.lines().filter(|l| l.contains("reconnecting to run")).collect();
+    let lines: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains("reconnecting to run"))
+        .collect();
     assert_eq!(lines.len(), 2, "{stderr}");
     // The JSON Lines are the same events, each once (ids aside).
     let events = |out: &[u8]| -> Vec<Value> {
@@ -417,7 +448,12 @@ async fn ag_ui_run_reconnects_and_says_so_on_stderr() {
         let run = text
             .lines()
             .next()
-            .map(|l| serde_json::from_str::<Value>(l).unwrap()["runId"].as_str().unwrap().to_owned())
+            .map(|l| {
+                serde_json::from_str::<Value>(l).unwrap()["runId"]
+                    .as_str()
+                    .unwrap()
+                    .to_owned()
+            })
             .unwrap();
         text.replace(&run, "RUN")
             .lines()

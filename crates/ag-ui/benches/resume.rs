@@ -46,7 +46,16 @@ impl RedisServer {
             .unwrap()
             .port();
         let child = std::process::Command::new("redis-server")
-            .args(["--port", &port.to_string(), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
+            .args([
+                "--port",
+                &port.to_string(),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+            ])
             .stdout(std::process::Stdio::null())
             .spawn()
             .expect("redis-server (or AG_UI_BENCH_REDIS)");
@@ -112,7 +121,12 @@ fn emit_to_wire(c: &mut Criterion) {
                 .header("content-type", "application/json")
                 .body(Body::from(body))
                 .unwrap();
-            let mut stream = app.oneshot(request).await.unwrap().into_body().into_data_stream();
+            let mut stream = app
+                .oneshot(request)
+                .await
+                .unwrap()
+                .into_body()
+                .into_data_stream();
             let mut bytes = 0usize;
             while let Some(chunk) = stream.next().await {
                 bytes += chunk.unwrap().len();
@@ -141,14 +155,20 @@ fn redis_append(c: &mut Criterion) {
         .with_max_len(1 << 20)
         .with_max_queued(1 << 20)
         .with_retention(Duration::from_secs(5));
-    let log = rt.block_on(RedisLog::connect_with(&redis.1, config)).unwrap();
+    let log = rt
+        .block_on(RedisLog::connect_with(&redis.1, config))
+        .unwrap();
     let runs = AtomicU64::new(0);
     let mut group = c.benchmark_group("redis_append");
     group.sample_size(10);
     group.throughput(Throughput::Elements(total));
     group.bench_function("workload_one_instance", |b| {
         b.iter(|| {
-            let run = format!("r{}-{}", std::process::id(), runs.fetch_add(1, Ordering::Relaxed));
+            let run = format!(
+                "r{}-{}",
+                std::process::id(),
+                runs.fetch_add(1, Ordering::Relaxed)
+            );
             rt.block_on(async {
                 let mut writer = log.open(&run).await.unwrap();
                 for json in &jsons {
@@ -194,7 +214,9 @@ fn reconnect_first_event(c: &mut Criterion) {
         ] {
             let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
             let addr = listener.local_addr().unwrap();
-            let app = AgentEndpoint::new(handler).with_resumable_log(log).into_router();
+            let app = AgentEndpoint::new(handler)
+                .with_resumable_log(log)
+                .into_router();
             tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
             let url = format!("http://{addr}/");
             // One finished run to reconnect to.

@@ -117,7 +117,9 @@ async fn json_error(response: reqwest::Response, status: u16, kind: &str) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn frames_carry_the_cursor_and_a_reconnect_replays_after_it() {
-    let addr = spawn(Router::new().agent("/agent", endpoint(5, Duration::ZERO, MemoryLog::default()))).await;
+    let addr =
+        spawn(Router::new().agent("/agent", endpoint(5, Duration::ZERO, MemoryLog::default())))
+            .await;
     let text = post(addr, "r1").await.text().await.unwrap();
     assert!(text.starts_with("retry: 10\n"), "{text}");
     let all = frames(&text);
@@ -130,7 +132,11 @@ async fn frames_carry_the_cursor_and_a_reconnect_replays_after_it() {
     assert_eq!(after.status(), 200);
     assert_eq!(frames(&after.text().await.unwrap()), all[3..]);
     // The explicit cursor parameter, and joining from the start.
-    let after = get(addr, "?cursor=r1%3A8", None).await.text().await.unwrap();
+    let after = get(addr, "?cursor=r1%3A8", None)
+        .await
+        .text()
+        .await
+        .unwrap();
     assert_eq!(frames(&after), all[8..]);
     let start = get(addr, "?runId=r1", None).await.text().await.unwrap();
     assert_eq!(frames(&start), all);
@@ -145,11 +151,26 @@ async fn garbage_foreign_future_and_unknown_cursors_are_json_errors() {
     let addr = spawn(Router::new().agent("/agent", endpoint(2, Duration::ZERO, log))).await;
     post(addr, "r1").await.text().await.unwrap();
     post(addr, "r2").await.text().await.unwrap();
-    json_error(get(addr, "", Some("garbage")).await, 400, "malformed-cursor").await;
+    json_error(
+        get(addr, "", Some("garbage")).await,
+        400,
+        "malformed-cursor",
+    )
+    .await;
     json_error(get(addr, "", Some("r1:-3")).await, 400, "malformed-cursor").await;
-    json_error(get(addr, "?cursor=r1:1x", None).await, 400, "malformed-cursor").await;
+    json_error(
+        get(addr, "?cursor=r1:1x", None).await,
+        400,
+        "malformed-cursor",
+    )
+    .await;
     json_error(get(addr, "", None).await, 400, "malformed-cursor").await;
-    json_error(get(addr, "?runId=r2", Some("r1:1")).await, 400, "foreign-cursor").await;
+    json_error(
+        get(addr, "?runId=r2", Some("r1:1")).await,
+        400,
+        "foreign-cursor",
+    )
+    .await;
     json_error(get(addr, "", Some("r1:99")).await, 400, "future-cursor").await;
     json_error(get(addr, "", Some("nope:1")).await, 404, "unknown-run").await;
     // The same run id twice is refused, not mixed into one log.
@@ -171,7 +192,11 @@ async fn garbage_foreign_future_and_unknown_cursors_are_json_errors() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_run_goes_on_detached_when_its_client_leaves() {
-    let addr = spawn(Router::new().agent("/agent", endpoint(20, Duration::from_millis(10), MemoryLog::default()))).await;
+    let addr = spawn(Router::new().agent(
+        "/agent",
+        endpoint(20, Duration::from_millis(10), MemoryLog::default()),
+    ))
+    .await;
     let mut response = post(addr, "r1").await;
     let first = response.chunk().await.unwrap().unwrap();
     assert!(String::from_utf8_lossy(&first).contains("id: r1:1"));
@@ -277,7 +302,11 @@ async fn cutting_proxy(upstream: SocketAddr, cuts: Vec<Option<usize>>) -> Socket
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_client_reconnects_through_cuts_and_sees_each_event_once() {
-    let upstream = spawn(Router::new().agent("/agent", endpoint(40, Duration::from_millis(2), MemoryLog::default()))).await;
+    let upstream = spawn(Router::new().agent(
+        "/agent",
+        endpoint(40, Duration::from_millis(2), MemoryLog::default()),
+    ))
+    .await;
     // An uninterrupted run first, for reference.
     let direct = HttpAgent::new(format!("http://{upstream}/agent"));
     let mut reference = Conversation::new("t");
@@ -285,7 +314,11 @@ async fn the_client_reconnects_through_cuts_and_sees_each_event_once() {
     let uninterrupted = reference.run(&direct, &mut ()).await.unwrap();
 
     // Cuts inside the headers, mid-frame, and at a later offset; then clean connections.
-    let proxy = cutting_proxy(upstream, vec![Some(40), Some(400), Some(1500), Some(3), None, None, None]).await;
+    let proxy = cutting_proxy(
+        upstream,
+        vec![Some(40), Some(400), Some(1500), Some(3), None, None, None],
+    )
+    .await;
     let reconnects = Arc::new(Mutex::new(Vec::new()));
     let seen = Arc::clone(&reconnects);
     let agent = HttpAgent::new(format!("http://{proxy}/agent"))
@@ -304,12 +337,20 @@ async fn the_client_reconnects_through_cuts_and_sees_each_event_once() {
         (v, c.state().clone())
     };
     assert_eq!(strip(&conversation), strip(&reference));
-    assert!(reconnects.lock().unwrap().len() >= 3, "{:?}", reconnects.lock().unwrap());
+    assert!(
+        reconnects.lock().unwrap().len() >= 3,
+        "{:?}",
+        reconnects.lock().unwrap()
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_aborted_run_never_reconnects() {
-    let upstream = spawn(Router::new().agent("/agent", endpoint(200, Duration::from_millis(10), MemoryLog::default()))).await;
+    let upstream = spawn(Router::new().agent(
+        "/agent",
+        endpoint(200, Duration::from_millis(10), MemoryLog::default()),
+    ))
+    .await;
     let reconnects = Arc::new(Mutex::new(0));
     let seen = Arc::clone(&reconnects);
     let agent = HttpAgent::new(format!("http://{upstream}/agent"))
@@ -332,7 +373,11 @@ async fn an_aborted_run_never_reconnects() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_second_client_attaches_from_the_start_or_a_cursor() {
-    let upstream = spawn(Router::new().agent("/agent", endpoint(30, Duration::from_millis(5), MemoryLog::default()))).await;
+    let upstream = spawn(Router::new().agent(
+        "/agent",
+        endpoint(30, Duration::from_millis(5), MemoryLog::default()),
+    ))
+    .await;
     let agent = HttpAgent::new(format!("http://{upstream}/agent"));
     let first = tokio::spawn({
         let agent = agent.clone();
@@ -352,12 +397,18 @@ async fn a_second_client_attaches_from_the_start_or_a_cursor() {
     tokio::time::sleep(Duration::from_millis(50)).await;
     // A reload: a conversation joins the run in flight from its start.
     let mut second = Conversation::new("t");
-    let summary = second.run(&agent.attach("shared", 0), &mut ()).await.unwrap();
+    let summary = second
+        .run(&agent.attach("shared", 0), &mut ())
+        .await
+        .unwrap();
     assert_eq!(summary.end, RunEnd::Finished);
     assert_eq!(summary.new_messages.len(), 1);
     assert_eq!(second.state()["words"], 30);
     let text = second.messages()[0].text().unwrap().to_owned();
-    assert!(text.starts_with("w0 w1 ") && text.ends_with("w29 "), "{text}");
+    assert!(
+        text.starts_with("w0 w1 ") && text.ends_with("w29 "),
+        "{text}"
+    );
     first.await.unwrap();
     // From a cursor: only the rest.
     let mut third = Conversation::new("t");
@@ -367,16 +418,25 @@ async fn a_second_client_attaches_from_the_start_or_a_cursor() {
     assert!(err.is_err());
     // A run past retention or unknown is a clear HTTP error, not a retry loop.
     let mut lost = Conversation::new("t");
-    let err = lost.run(&agent.attach("nope", 0), &mut ()).await.unwrap_err();
+    let err = lost
+        .run(&agent.attach("nope", 0), &mut ())
+        .await
+        .unwrap_err();
     assert_eq!(err.kind(), RunErrorKind::Http);
     assert!(err.to_string().contains("404"), "{err}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_budget_runs_out_against_a_server_that_went_away() {
-    let upstream = spawn(Router::new().agent("/agent", endpoint(1000, Duration::from_millis(5), MemoryLog::default()))).await;
+    let upstream = spawn(Router::new().agent(
+        "/agent",
+        endpoint(1000, Duration::from_millis(5), MemoryLog::default()),
+    ))
+    .await;
     // The first connection is cut mid-run; every later one is closed at once.
-    let cuts = std::iter::once(Some(600)).chain(std::iter::repeat_n(Some(0), 50)).collect();
+    let cuts = std::iter::once(Some(600))
+        .chain(std::iter::repeat_n(Some(0), 50))
+        .collect();
     let dead = cutting_proxy(upstream, cuts).await;
     let count = Arc::new(Mutex::new(0));
     let seen = Arc::clone(&count);
@@ -387,9 +447,15 @@ async fn the_budget_runs_out_against_a_server_that_went_away() {
                 .with_max_delay(Duration::from_millis(50)),
         )
         .with_on_reconnect(move |_| *seen.lock().unwrap() += 1);
-    let err = Conversation::new("t").run(&agent, &mut ()).await.unwrap_err();
+    let err = Conversation::new("t")
+        .run(&agent, &mut ())
+        .await
+        .unwrap_err();
     assert!(
-        matches!(err.kind(), RunErrorKind::Transport | RunErrorKind::Incomplete),
+        matches!(
+            err.kind(),
+            RunErrorKind::Transport | RunErrorKind::Incomplete
+        ),
         "{err}"
     );
     assert_eq!(*count.lock().unwrap(), 3);
@@ -427,10 +493,21 @@ impl Redis {
 
     fn on(port: u16) -> Redis {
         let child = std::process::Command::new("redis-server")
-            .args(["--port", &port.to_string(), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
+            .args([
+                "--port",
+                &port.to_string(),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+            ])
             .stdout(std::process::Stdio::null())
             .spawn()
-            .unwrap_or_else(|e| panic!("Redis is needed: set AG_UI_TEST_REDIS or install redis-server ({e})"));
+            .unwrap_or_else(|e| {
+                panic!("Redis is needed: set AG_UI_TEST_REDIS or install redis-server ({e})")
+            });
         for _ in 0..100 {
             if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
                 break;
@@ -471,7 +548,10 @@ async fn the_redis_log_replays_tails_and_expires() {
         .with_block(Duration::from_millis(200));
     let log = RedisLog::connect_with(&redis.url, config).await.unwrap();
     let mut writer = log.open("r").await.unwrap();
-    assert_eq!(log.open("r").await.unwrap_err().kind(), LogErrorKind::Conflict);
+    assert_eq!(
+        log.open("r").await.unwrap_err().kind(),
+        LogErrorKind::Conflict
+    );
     writer.append(b"{\"n\":1}");
     writer.append(b"{\"n\":2}");
     // A reader that follows live.
@@ -506,19 +586,32 @@ async fn the_redis_log_replays_tails_and_expires() {
     let mut tail = log.read("r", 2).await.unwrap();
     assert_eq!(tail.next().await.unwrap().unwrap().seq, 3);
     assert!(tail.next().await.is_none());
-    assert_eq!(log.read("r", 4).await.err().unwrap().kind(), LogErrorKind::FutureCursor);
-    assert_eq!(log.read("x", 0).await.err().unwrap().kind(), LogErrorKind::UnknownRun);
+    assert_eq!(
+        log.read("r", 4).await.err().unwrap().kind(),
+        LogErrorKind::FutureCursor
+    );
+    assert_eq!(
+        log.read("x", 0).await.err().unwrap().kind(),
+        LogErrorKind::UnknownRun
+    );
     // Past retention: expired.
     tokio::time::sleep(Duration::from_millis(2200)).await;
-    assert_eq!(log.read("r", 0).await.err().unwrap().kind(), LogErrorKind::Expired);
+    assert_eq!(
+        log.read("r", 0).await.err().unwrap().kind(),
+        LogErrorKind::Expired
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_instances_share_a_redis_log() {
     let redis = Redis::shared_or_own();
     let prefix = unique("two");
-    let config = RedisLogConfig::default().with_prefix(prefix.as_str()).with_block(Duration::from_millis(200));
-    let a = RedisLog::connect_with(&redis.url, config.clone()).await.unwrap();
+    let config = RedisLogConfig::default()
+        .with_prefix(prefix.as_str())
+        .with_block(Duration::from_millis(200));
+    let a = RedisLog::connect_with(&redis.url, config.clone())
+        .await
+        .unwrap();
     let b = RedisLog::connect_with(&redis.url, config).await.unwrap();
     let one = spawn(Router::new().agent("/agent", endpoint(50, Duration::from_millis(5), a))).await;
     let two = spawn(Router::new().agent("/agent", endpoint(50, Duration::from_millis(5), b))).await;
@@ -548,7 +641,8 @@ async fn redis_going_away_mid_run_does_not_stop_the_live_stream() {
         .with_block(Duration::from_millis(200))
         .with_give_up(Duration::from_secs(60));
     let log = RedisLog::connect_with(&redis.url, config).await.unwrap();
-    let addr = spawn(Router::new().agent("/agent", endpoint(100, Duration::from_millis(10), log))).await;
+    let addr =
+        spawn(Router::new().agent("/agent", endpoint(100, Duration::from_millis(10), log))).await;
     let mut response = post(addr, "r").await;
     let mut text = Vec::new();
     text.extend_from_slice(&response.chunk().await.unwrap().unwrap());
@@ -579,7 +673,10 @@ async fn redis_going_away_mid_run_does_not_stop_the_live_stream() {
     if status == 200 {
         let text = again.text().await.unwrap();
         // Whatever it serves is in order and without repeats; a gap ends the stream.
-        let ids: Vec<u64> = frames(&text).iter().map(|(id, _)| id.rsplit(':').next().unwrap().parse().unwrap()).collect();
+        let ids: Vec<u64> = frames(&text)
+            .iter()
+            .map(|(id, _)| id.rsplit(':').next().unwrap().parse().unwrap())
+            .collect();
         assert!(ids.windows(2).all(|w| w[1] == w[0] + 1), "{ids:?}");
     }
 }
@@ -596,7 +693,8 @@ async fn two_hundred_concurrent_runs_stay_within_the_memory_bounds() {
     );
     // 505 events of about 100 bytes (with the overhead) per run: three times the run cap;
     // 200 runs: thirty times the total cap.
-    let addr = spawn(Router::new().agent("/agent", endpoint(500, Duration::ZERO, log.clone()))).await;
+    let addr =
+        spawn(Router::new().agent("/agent", endpoint(500, Duration::ZERO, log.clone()))).await;
     let sampling = Arc::new(std::sync::atomic::AtomicBool::new(true));
     let sampler = {
         let (log, sampling) = (log.clone(), Arc::clone(&sampling));
@@ -624,5 +722,7 @@ async fn two_hundred_concurrent_runs_stay_within_the_memory_bounds() {
     assert!(largest <= RUN_CAP + 200, "largest run {largest} bytes");
     let end = log.stats();
     assert!(end.bytes <= TOTAL_CAP && end.runs <= 200, "{end:?}");
-    println!("200 concurrent runs: peak {peak} bytes counted (cap {TOTAL_CAP}), largest run {largest} (cap {RUN_CAP})");
+    println!(
+        "200 concurrent runs: peak {peak} bytes counted (cap {TOTAL_CAP}), largest run {largest} (cap {RUN_CAP})"
+    );
 }

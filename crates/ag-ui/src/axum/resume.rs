@@ -118,8 +118,8 @@ impl Resumable {
 
 /// The JSON error response for a log error, with its kind's status.
 pub(crate) fn log_error_response(error: &LogError) -> Response {
-    let status = StatusCode::from_u16(error.kind().status())
-        .unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let status =
+        StatusCode::from_u16(error.kind().status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     error_response(status, error.kind().as_str(), error.message(), None)
 }
 
@@ -445,8 +445,17 @@ mod tests {
             Err(LogErrorKind::ForeignCursor)
         );
         assert_eq!(cursor("/", None), Err(LogErrorKind::MalformedCursor));
-        assert_eq!(cursor("/", Some("garbage")), Err(LogErrorKind::MalformedCursor));
-        assert_eq!(cursor("/?cursor=%zz", None), Err(LogErrorKind::MalformedCursor));
-        assert_eq!(cursor("/?cursor=%ff:1", None), Err(LogErrorKind::MalformedCursor));
+        assert_eq!(
+            cursor("/", Some("garbage")),
+            Err(LogErrorKind::MalformedCursor)
+        );
+        assert_eq!(
+            cursor("/?cursor=%zz", None),
+            Err(LogErrorKind::MalformedCursor)
+        );
+        assert_eq!(
+            cursor("/?cursor=%ff:1", None),
+            Err(LogErrorKind::MalformedCursor)
+        );
     }
 }

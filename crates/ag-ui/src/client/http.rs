@@ -165,7 +165,10 @@ impl HttpAgent {
 
     /// Calls `hook` before each reconnection attempt of a resumable stream.
     #[must_use]
-    pub fn with_on_reconnect(mut self, hook: impl Fn(&Reconnection) + Send + Sync + 'static) -> Self {
+    pub fn with_on_reconnect(
+        mut self,
+        hook: impl Fn(&Reconnection) + Send + Sync + 'static,
+    ) -> Self {
         self.on_reconnect = HookSlot(Some(std::sync::Arc::new(hook)));
         self
     }
@@ -496,13 +499,9 @@ impl Transport for HttpAgent {
                     && self.reconnect.attempts() > 0
                     && crate::client::resume::retriable(&error) =>
             {
-                let mut body = Resuming::attach(
-                    self.clone(),
-                    input.run_id.as_str(),
-                    0,
-                    self.reconnect,
-                )
-                .with_hook(hook);
+                let mut body =
+                    Resuming::attach(self.clone(), input.run_id.as_str(), 0, self.reconnect)
+                        .with_hook(hook);
                 match body.connect().await {
                     Ok(()) => Ok(body),
                     Err(_) => Err(error),
@@ -590,7 +589,11 @@ impl crate::client::resume::Reconnect for HttpAgent {
 impl HttpAgent {
     /// Sends the run and returns its first response.
     /// Sets `reached` once a request may have reached the agent (it was connected).
-    async fn post(&self, input: &RunAgentInput, reached: &mut bool) -> Result<HttpStream, RunError> {
+    async fn post(
+        &self,
+        input: &RunAgentInput,
+        reached: &mut bool,
+    ) -> Result<HttpStream, RunError> {
         let mut url = self.checked_url()?;
         let bearer = self.bearer()?;
         let body = serde_json::to_vec(input).map_err(|e| {

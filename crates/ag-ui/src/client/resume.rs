@@ -126,7 +126,9 @@ impl ReconnectPolicy {
     pub fn delay(&self, attempt: u32, retry: Option<Duration>, jitter: f64) -> Duration {
         let base = retry.unwrap_or(self.initial);
         let doubled = base.saturating_mul(1u32 << attempt.saturating_sub(1).min(16));
-        doubled.min(self.max.max(base)).mul_f64(jitter.clamp(0.0, 1.0))
+        doubled
+            .min(self.max.max(base))
+            .mul_f64(jitter.clamp(0.0, 1.0))
     }
 }
 
@@ -169,7 +171,11 @@ pub(crate) struct HookSlot(pub(crate) Option<ReconnectHook>);
 
 impl fmt::Debug for HookSlot {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(if self.0.is_some() { "Some(hook)" } else { "None" })
+        f.write_str(if self.0.is_some() {
+            "Some(hook)"
+        } else {
+            "None"
+        })
     }
 }
 
@@ -232,7 +238,12 @@ impl<R: Reconnect> Resuming<R> {
     }
 
     /// A body that connects to `run_id` after `after` (0: from the start) on its first read.
-    pub fn attach(source: R, run_id: impl Into<String>, after: u64, policy: ReconnectPolicy) -> Self {
+    pub fn attach(
+        source: R,
+        run_id: impl Into<String>,
+        after: u64,
+        policy: ReconnectPolicy,
+    ) -> Self {
         let mut this = Self::empty(source, policy, Wire::Sse);
         this.mode = Mode::Resumable;
         this.run_id = Some(run_id.into());
@@ -458,7 +469,10 @@ where
                 Ok(Some(Chunk::Bytes(bytes))) => {
                     if self.mode == Mode::Unknown {
                         self.head.extend_from_slice(&bytes);
-                        let head = self.head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&self.head);
+                        let head = self
+                            .head
+                            .strip_prefix(b"\xEF\xBB\xBF")
+                            .unwrap_or(&self.head);
                         let marks: [&[u8]; 2] = [b"retry:", b"id:"];
                         if marks.iter().any(|m| head.starts_with(m)) {
                             self.mode = Mode::Resumable;
@@ -486,7 +500,10 @@ where
                 Ok(Some(other)) => return Ok(Some(other)),
                 end @ (Ok(None) | Err(_)) => {
                     let marks: [&[u8]; 2] = [b"retry:", b"id:"];
-                    let head = self.head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(&self.head);
+                    let head = self
+                        .head
+                        .strip_prefix(b"\xEF\xBB\xBF")
+                        .unwrap_or(&self.head);
                     let speculative = self.mode == Mode::Unknown
                         && self.wire == Wire::Sse
                         && self.policy.attempts > 0

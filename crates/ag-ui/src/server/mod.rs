@@ -303,9 +303,9 @@
 //! ```
 
 mod context;
-pub mod log;
 pub mod emit;
 mod error;
+pub mod log;
 mod runner;
 mod scope;
 mod sink;

@@ -203,7 +203,9 @@ struct RunState {
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     // A panic elsewhere while holding the lock leaves plain data behind: go on with it.
-    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 impl MemoryLog {
@@ -637,7 +639,8 @@ mod tests {
     fn the_total_cap_forgets_finished_runs_first() {
         rt().block_on(async {
             let per_event = 10 + ENTRY_OVERHEAD;
-            let log = MemoryLog::new(MemoryLogConfig::default().with_max_total_bytes(per_event * 4));
+            let log =
+                MemoryLog::new(MemoryLogConfig::default().with_max_total_bytes(per_event * 4));
             let mut a = log.open("a").await.unwrap();
             a.append(b"0123456789");
             a.append(b"0123456789");
@@ -674,7 +677,14 @@ mod tests {
             let error = live.next().await.unwrap().unwrap_err();
             assert_eq!(error.kind(), LogErrorKind::Expired);
             assert!(live.next().await.is_none());
-            assert_eq!(log.stats(), MemoryLogStats { runs: 0, bytes: 0, largest_run_bytes: 0 });
+            assert_eq!(
+                log.stats(),
+                MemoryLogStats {
+                    runs: 0,
+                    bytes: 0,
+                    largest_run_bytes: 0
+                }
+            );
         });
     }
 }

@@ -281,7 +281,17 @@ mod tests {
 
     #[test]
     fn cursors_parse_strictly() {
-        for bad in ["", "r", ":1", "r:", "r:x", "r:1.5", "r:+1", "r: 1", "r:99999999999999999999999"] {
+        for bad in [
+            "",
+            "r",
+            ":1",
+            "r:",
+            "r:x",
+            "r:1.5",
+            "r:+1",
+            "r: 1",
+            "r:99999999999999999999999",
+        ] {
             let err = bad.parse::<Cursor>().unwrap_err();
             assert_eq!(err.kind(), LogErrorKind::MalformedCursor, "{bad}");
         }

@@ -163,10 +163,7 @@ impl fmt::Debug for RedisLog {
 }
 
 fn unavailable(what: &str, error: &redis::RedisError) -> LogError {
-    LogError::new(
-        LogErrorKind::Unavailable,
-        format!("Redis: {what}: {error}"),
-    )
+    LogError::new(LogErrorKind::Unavailable, format!("Redis: {what}: {error}"))
 }
 
 impl RedisLog {
