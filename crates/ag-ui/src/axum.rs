@@ -886,8 +886,8 @@ impl<H: RunHandler> AgentEndpoint<H> {
         let live = match &self.resumable {
             None => None,
             Some(resumable) => {
-                if let Err(response) = resume::check_run_id(run_id.as_str()) {
-                    return response;
+                if let Some(refusal) = resume::refuse_run_id(run_id.as_str()) {
+                    return refusal;
                 }
                 match resumable.log.open(run_id.as_str()).await {
                     Ok(writer) => Some(resume::LiveLog::new(writer, run_id.as_str(), resumable)),

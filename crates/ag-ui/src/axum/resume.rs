@@ -123,13 +123,13 @@ pub(crate) fn log_error_response(error: &LogError) -> Response {
     error_response(status, error.kind().as_str(), error.message(), None)
 }
 
-/// Refuses a run id that cannot travel in an SSE `id:` field.
-pub(crate) fn check_run_id(run_id: &str) -> Result<(), Response> {
+/// The refusal of a run id that cannot travel in an SSE `id:` field; `None` when it can.
+pub(crate) fn refuse_run_id(run_id: &str) -> Option<Response> {
     let bad = run_id.is_empty()
         || run_id.len() > MAX_RUN_ID_LEN
         || run_id.bytes().any(|b| matches!(b, b'\r' | b'\n' | 0));
     if bad {
-        return Err(error_response(
+        return Some(error_response(
             StatusCode::BAD_REQUEST,
             "invalid-input",
             &format!(
@@ -138,7 +138,7 @@ pub(crate) fn check_run_id(run_id: &str) -> Result<(), Response> {
             Some("runId"),
         ));
     }
-    Ok(())
+    None
 }
 
 /// The live side of a resumable run: appends each event to the log and writes its frame with
@@ -242,17 +242,17 @@ pub(crate) async fn reconnect(
     req: Request,
     keep_alive: Option<Duration>,
 ) -> Response {
-    match super::negotiate(super::accept_header(req.headers()).as_deref()) {
-        Ok(encoding) if encoding == super::Encoding::Sse => {}
-        Ok(_) => {
-            return error_response(
-                StatusCode::NOT_ACCEPTABLE,
-                "not-acceptable",
-                "a reconnect is answered in text/event-stream only",
-                None,
-            );
-        }
+    let encoding = match super::negotiate(super::accept_header(req.headers()).as_deref()) {
+        Ok(encoding) => encoding,
         Err(rejection) => return rejection.into_response(),
+    };
+    if encoding != super::Encoding::Sse {
+        return error_response(
+            StatusCode::NOT_ACCEPTABLE,
+            "not-acceptable",
+            "a reconnect is answered in text/event-stream only",
+            None,
+        );
     }
     let cursor = match cursor_of(&req) {
         Ok(cursor) => cursor,

@@ -481,9 +481,13 @@ impl WriteTask {
             let result: redis::RedisResult<()> = pipe.query_async(&mut self.conn).await;
             match result {
                 Ok(()) => {
-                    if let Some(top) = batch.iter().rev().find_map(|m| match m {
-                        Message::Append(seq, _) | Message::Finish(seq) => Some(*seq),
-                    }) {
+                    if let Some(top) = batch
+                        .iter()
+                        .map(|m| match m {
+                            Message::Append(seq, _) | Message::Finish(seq) => *seq,
+                        })
+                        .max()
+                    {
                         self.written = self.written.max(top);
                     }
                     if self.warned {
