@@ -6,7 +6,7 @@
 
 #![no_main]
 
-use ag_ui::client::apply::Reducer;
+use ag_ui::client::Reducer;
 use ag_ui::client::chunks::ChunkNormalizer;
 use ag_ui::client::compat::Compat;
 use libfuzzer_sys::fuzz_target;

@@ -6,9 +6,7 @@
 
 use std::io::Read;
 
-use ag_ui::client::conversation::{Body as _, Chunk, Transport as _};
-use ag_ui::client::http::HttpAgent;
-use ag_ui::client::run::RunErrorKind;
+use ag_ui::client::{Body as _, HttpAgent, Piece, Transport as _, TransportErrorKind};
 use ag_ui::{Message, PROTOCOL_VERSION, RunAgentInput};
 // The `bytes` crate's type, which reqwest hands out too.
 use axum::body::Bytes;
@@ -99,7 +97,7 @@ pub(crate) async fn verify_url(
         .with_messages(vec![Message::user(unique("user"), message)]);
     let agent = HttpAgent::new(url);
     let response = agent.open(&input).await.map_err(|e| match e.kind() {
-        RunErrorKind::InvalidRequest => Failure::Usage(e.to_string()),
+        TransportErrorKind::InvalidRequest => Failure::Usage(e.to_string()),
         _ => Failure::Remote(chain(&e)),
     })?;
     let (sender, pieces) = mpsc::channel(QUEUE);
@@ -121,9 +119,9 @@ pub(crate) async fn verify_url(
         |mut response| async move {
             match response.next().await {
                 Ok(None) => None,
-                Ok(Some(Chunk::Bytes(bytes))) => Some((Ok(bytes), response)),
+                Ok(Some(Piece::Bytes(bytes))) => Some((Ok(bytes), response)),
                 // An HTTP transport hands out bytes only.
-                Ok(Some(Chunk::Event(_))) => Some((Ok(Bytes::new()), response)),
+                Ok(Some(_)) => Some((Ok(Bytes::new()), response)),
                 Err(e) => Some((Err(chain(&e)), response)),
             }
         },

@@ -20,10 +20,11 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use ag_ui::axum::{EventStream, RunHandler};
-use ag_ui::client::apply::{Applied, MessagesChange, Reducer};
-use ag_ui::client::conversation::{Body, CancelHandle, Chunk, Conversation, RunEnd, Transport};
-use ag_ui::client::http::HttpAgent;
-use ag_ui::client::run::{Flow, Pipeline, RunError, Subscriber};
+use ag_ui::client::apply::{Applied, MessagesChange};
+use ag_ui::client::{
+    Body, CancelHandle, Conversation, Flow, HttpAgent, Piece, Pipeline, PipelineError, Reducer,
+    RunEnd, RunError, Subscriber, Transport, TransportError,
+};
 use ag_ui::encoding::proto;
 use ag_ui::server::Runner;
 use ag_ui::{Event, Message, ResumeEntry, RunAgentInput};
@@ -40,6 +41,7 @@ use serde_json::json;
 use tokio::sync::mpsc;
 
 use crate::input::{self, InputError};
+use crate::live::chain;
 use crate::offline::Failure;
 
 const PAGE: &str = include_str!("../assets/inspector.html");
@@ -97,23 +99,23 @@ pub(crate) struct InProcessBody {
 }
 
 impl Body for InProcessBody {
-    async fn next(&mut self) -> Result<Option<Chunk>, RunError> {
+    async fn next(&mut self) -> Result<Option<Piece>, TransportError> {
         Ok(self
             .events
             .next()
             .await
-            .map(|event| Chunk::Event(Box::new(event))))
+            .map(|event| Piece::Event(Box::new(event))))
     }
 }
 
 impl<H: RunHandler> Transport for InProcess<H> {
     type Body = InProcessBody;
 
-    async fn open(&self, input: &RunAgentInput) -> Result<InProcessBody, RunError> {
+    async fn open(&self, input: &RunAgentInput) -> Result<InProcessBody, TransportError> {
         self.handler
             .run(input.clone())
             .map(|events| InProcessBody { events })
-            .map_err(|e| RunError::Http {
+            .map_err(|e| TransportError::Http {
                 status: e.status().as_u16(),
                 body: e.message().to_owned(),
             })
@@ -368,7 +370,7 @@ async fn start_run(State(inspector): State<Arc<Inspector>>, body: Bytes) -> Resp
 /// Why reading a recording stopped.
 enum LoadError {
     Input(InputError),
-    Run(RunError),
+    Run(PipelineError),
     /// The page went away.
     Gone,
 }
@@ -432,7 +434,7 @@ async fn load(State(inspector): State<Arc<Inspector>>, body: HttpBody) -> Respon
                 "state": reducer.state(),
                 "slowMs": forwarder.waited.as_millis() as u64,
             })),
-            Err(LoadError::Run(e)) => forwarder.send_failure(&e, interrupts),
+            Err(LoadError::Run(e)) => forwarder.send_failure(&e.into(), interrupts),
             Err(LoadError::Input(e)) => forwarder.send_json(&json!({
                 "t": "error",
                 "kind": "input",
@@ -593,29 +595,30 @@ impl Forwarder {
 
     fn send_failure(&mut self, error: &RunError, interrupts: serde_json::Value) {
         let mut body = match error {
-            RunError::Verify(v) => json!({
+            RunError::Pipeline(PipelineError::Verify(v)) => json!({
                 "t": "violation",
                 "i": v.index(),
                 "kind": v.kind().as_str(),
                 "ids": v.ids(),
                 "message": v.message(),
             }),
-            RunError::Chunk(e) => json!({
+            RunError::Pipeline(PipelineError::Chunk(e)) => json!({
                 "t": "violation",
                 "i": e.index(),
                 "kind": e.kind().as_str(),
                 "message": e.to_string(),
             }),
-            RunError::Decode(e) => json!({
+            RunError::Pipeline(PipelineError::Decode(e)) => json!({
                 "t": "error",
                 "kind": error.kind().as_str(),
                 "frame": e.index(),
-                "message": e.to_string(),
+                "message": chain(e),
             }),
+            // The whole chain: a layer's message names what failed, its source why.
             other => json!({
                 "t": "error",
                 "kind": other.kind().as_str(),
-                "message": other.to_string(),
+                "message": chain(other),
             }),
         };
         body["ms"] = json!(self.elapsed_ms());
@@ -749,7 +752,7 @@ mod tests {
                 break;
             }
         }
-        forwarder.send_failure(&error.expect("a violation"), json!([]));
+        forwarder.send_failure(&error.expect("a violation").into(), json!([]));
         let sent = drain(&mut rx);
         let indexes: Vec<_> = sent
             .iter()

@@ -6,10 +6,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use ag_ui::client::apply::Reducer;
-use ag_ui::client::conversation::{CancelHandle, Conversation};
-use ag_ui::client::http::HttpAgent;
-use ag_ui::client::run::{Flow, RunError, Subscriber};
+use ag_ui::client::{
+    CancelHandle, Conversation, Flow, HttpAgent, PipelineError, Reducer, RunError, Subscriber,
+    TransportError,
+};
 use ag_ui::{Event, ResumeEntry};
 
 use crate::offline::Failure;
@@ -46,21 +46,35 @@ pub(crate) fn unique(prefix: &str) -> String {
 }
 
 /// Parses `--resume ID[=JSON]`: a resolved entry with the JSON payload (`{"approved":true}`
-/// when absent), or `ID=cancel` for a cancelled one.
+/// when absent or empty), or `ID=cancel` for a cancelled one.
+///
+/// Interrupt ids may themselves contain `=`: the split is at the first `=` whose remainder is
+/// a payload (empty, `cancel` or JSON), so `a=b=cancel` cancels `a=b`. With no `=` at all the
+/// argument is the id; with `=` but no payload it is refused, naming the first split.
 pub(crate) fn parse_resume(arg: &str) -> Result<ResumeEntry, String> {
-    let (id, payload) = arg.split_once('=').unwrap_or((arg, ""));
-    if id.is_empty() {
+    let approved = || serde_json::json!({ "approved": true });
+    if arg.is_empty() || arg.starts_with('=') {
         return Err(format!("--resume {arg:?}: expected ID or ID=JSON"));
     }
-    match payload {
-        "" => Ok(ResumeEntry::resolved(
-            id,
-            serde_json::json!({ "approved": true }),
-        )),
-        "cancel" => Ok(ResumeEntry::cancelled(id)),
-        json => serde_json::from_str(json)
-            .map(|p| ResumeEntry::resolved(id, p))
-            .map_err(|e| format!("--resume {id}: the payload is not JSON: {e}")),
+    let mut first_error = None;
+    for (at, _) in arg.match_indices('=') {
+        let (id, payload) = (&arg[..at], &arg[at + 1..]);
+        match payload {
+            "" => return Ok(ResumeEntry::resolved(id, approved())),
+            "cancel" => return Ok(ResumeEntry::cancelled(id)),
+            json => match serde_json::from_str(json) {
+                Ok(p) => return Ok(ResumeEntry::resolved(id, p)),
+                Err(e) => {
+                    first_error.get_or_insert_with(|| {
+                        format!("--resume {id}: the payload is not JSON: {e}")
+                    });
+                }
+            },
+        }
+    }
+    match first_error {
+        Some(error) => Err(error),
+        None => Ok(ResumeEntry::resolved(arg, approved())),
     }
 }
 
@@ -180,30 +194,34 @@ fn run_failure(error: RunError) -> Failure {
             message,
         };
     match error {
-        RunError::Verify(v) => stream(
+        RunError::Pipeline(PipelineError::Verify(v)) => stream(
             v.index(),
             v.kind().as_str(),
             v.ids().to_vec(),
             v.message().to_owned(),
         ),
-        RunError::Chunk(e) => stream(
+        RunError::Pipeline(PipelineError::Chunk(e)) => stream(
             e.index(),
             e.kind().as_str(),
             e.id().map(str::to_owned).into_iter().collect(),
             e.to_string(),
         ),
-        RunError::Transport { message, source } => Failure::Remote(match source {
-            Some(source) => format!("{message}: {}", chain(source.as_ref())),
-            None => message,
-        }),
+        RunError::Transport(TransportError::Connection { message, source }) => {
+            Failure::Remote(match source {
+                Some(source) => format!("{message}: {}", chain(source.as_ref())),
+                None => message,
+            })
+        }
         RunError::UnansweredInterrupt(id) => {
             Failure::Usage(format!("interrupt {id:?} needs a --resume answer"))
         }
-        RunError::InvalidRequest(message) => Failure::Usage(message),
-        RunError::RunFailed { message, code } => Failure::RunError(match code {
-            Some(code) => format!("{message} (code {code})"),
-            None => message,
-        }),
+        RunError::Transport(TransportError::InvalidRequest(message)) => Failure::Usage(message),
+        RunError::Pipeline(PipelineError::RunFailed { message, code }) => {
+            Failure::RunError(match code {
+                Some(code) => format!("{message} (code {code})"),
+                None => message,
+            })
+        }
         other => Failure::Remote(chain(&other)),
     }
 }
@@ -282,7 +300,14 @@ pub(crate) async fn demo(message: String, color: bool, json: bool) -> Result<(),
     } else {
         Duration::from_millis(25)
     };
-    tokio::spawn(async move { axum::serve(listener, demo_router("/", pace)).await });
+    // The same server as `ag-ui serve` (header timeout, connection limit); it stops with the
+    // process once the turn is rendered.
+    tokio::spawn(ag_ui::axum::serve(
+        listener,
+        demo_router("/", pace),
+        ag_ui::axum::ServeConfig::default(),
+        std::future::pending(),
+    ));
     let url = format!("http://{addr}/");
     if !json {
         let mut err = std::io::stderr().lock();
@@ -302,4 +327,58 @@ pub(crate) async fn demo(message: String, color: bool, json: bool) -> Result<(),
         proto: false,
     })
     .await
+}
+
+#[cfg(test)]
+mod resume_tests {
+    use super::parse_resume;
+
+    fn parts(arg: &str) -> (String, String) {
+        let entry = parse_resume(arg).unwrap();
+        let json = serde_json::to_value(&entry).unwrap();
+        (
+            json["interruptId"].as_str().unwrap().to_owned(),
+            json.get("payload")
+                .map(|p| p.to_string())
+                .unwrap_or_default()
+                + json["status"].as_str().unwrap(),
+        )
+    }
+
+    #[test]
+    fn ids_with_equals_signs_keep_them() {
+        assert_eq!(
+            parts("a"),
+            ("a".into(), r#"{"approved":true}resolved"#.into())
+        );
+        assert_eq!(
+            parts("a="),
+            ("a".into(), r#"{"approved":true}resolved"#.into())
+        );
+        assert_eq!(parts("a=cancel"), ("a".into(), "cancelled".into()));
+        assert_eq!(parts("a=b=cancel"), ("a=b".into(), "cancelled".into()));
+        assert_eq!(
+            parts(r#"a=b={"x":1}"#),
+            ("a=b".into(), r#"{"x":1}resolved"#.into())
+        );
+        assert_eq!(
+            parts("a=b="),
+            ("a=b".into(), r#"{"approved":true}resolved"#.into())
+        );
+        assert_eq!(
+            parts(r#"a={"k":"v=w"}"#),
+            ("a".into(), r#"{"k":"v=w"}resolved"#.into())
+        );
+    }
+
+    #[test]
+    fn a_payload_that_is_not_json_is_refused_naming_the_first_split() {
+        let error = parse_resume("a=tru").unwrap_err();
+        assert!(
+            error.starts_with("--resume a: the payload is not JSON"),
+            "{error}"
+        );
+        assert!(parse_resume("").is_err());
+        assert!(parse_resume("=x").is_err());
+    }
 }

@@ -4,8 +4,8 @@ use std::collections::HashMap;
 use std::fmt;
 use std::io::{BufWriter, Write};
 
-use ag_ui::client::apply::{ApplyErrorKind, Reducer};
 use ag_ui::client::chunks::{ChunkError, ChunkNormalizer};
+use ag_ui::client::{ApplyErrorKind, Reducer};
 use ag_ui::encoding::sse;
 use ag_ui::verify::{CheckJsonError, Verifier, Violation};
 use ag_ui::{DecodeErrorKind, Event, EventType};

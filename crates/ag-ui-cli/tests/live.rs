@@ -639,3 +639,40 @@ fn run_proto_asks_for_protobuf_and_reads_the_same_conversation() {
         "{request}"
     );
 }
+
+/// The README's first command: `ag-ui demo` serves the demo agent on a free port and renders
+/// one verified turn against it; with `--json` the events end in `RUN_FINISHED`.
+#[test]
+fn demo_serves_and_runs_one_turn() {
+    let output = Command::new(env!("CARGO_BIN_EXE_ag-ui"))
+        .args(["demo", "--json", "Hello"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let events: Vec<Event> = String::from_utf8(output.stdout)
+        .unwrap()
+        .lines()
+        .map(|line| Event::from_json(line).unwrap())
+        .collect();
+    assert!(
+        matches!(events.first(), Some(Event::RunStarted(_))),
+        "{events:?}"
+    );
+    assert!(
+        matches!(events.last(), Some(Event::RunFinished(_))),
+        "{events:?}"
+    );
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, Event::TextMessageContent(_))),
+        "the demo streams text"
+    );
+
+    let rendered = Command::new(env!("CARGO_BIN_EXE_ag-ui"))
+        .args(["--color", "never", "demo", "Hello"])
+        .output()
+        .unwrap();
+    assert!(rendered.status.success(), "{rendered:?}");
+    assert!(!rendered.stdout.is_empty());
+}

@@ -20,10 +20,7 @@ use std::time::Duration;
 
 use ag_ui::Event;
 use ag_ui::axum::{AgentEndpoint, RouterExt};
-use ag_ui::client::apply::Reducer;
-use ag_ui::client::conversation::{Conversation, RunEnd, RunSummary};
-use ag_ui::client::http::HttpAgent;
-use ag_ui::client::run::{Flow, Subscriber};
+use ag_ui::client::{Conversation, Flow, HttpAgent, Reducer, RunEnd, RunSummary, Subscriber};
 use ag_ui::server::log::MemoryLog;
 use ag_ui_demo_agent::DemoAgent;
 use serde_json::Value;

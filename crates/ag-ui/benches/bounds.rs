@@ -20,7 +20,7 @@
 use std::hint::black_box;
 use std::time::Duration;
 
-use ag_ui::client::apply::Reducer;
+use ag_ui::client::Reducer;
 use ag_ui::client::chunks::normalize_all;
 use ag_ui::verify::Verifier;
 use ag_ui::{Event, MessageId};

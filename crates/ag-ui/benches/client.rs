@@ -36,8 +36,8 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use ag_ui::Event;
-use ag_ui::client::apply::Reducer;
-use ag_ui::client::run::Pipeline;
+use ag_ui::client::Pipeline;
+use ag_ui::client::Reducer;
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 
 /// Message counts giving about 10k, 50k and 206k events.

@@ -12,8 +12,8 @@
 
 use std::io::Read;
 
-use ag_ui::client::apply::Reducer;
-use ag_ui::client::run::Pipeline;
+use ag_ui::client::Pipeline;
+use ag_ui::client::Reducer;
 
 /// A `kB` field of `/proc/self/status`, in bytes (0 where there is no such file).
 fn status_kb(field: &str) -> u64 {

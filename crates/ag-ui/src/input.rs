@@ -192,6 +192,7 @@ impl Tool {
 
 /// Named ambient information for a run.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Context {
     /// What the value is.
     pub description: String,
@@ -212,6 +213,7 @@ impl Context {
 /// How an interrupt was answered.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
+#[non_exhaustive]
 pub enum ResumeStatus {
     /// Answered; the answer is in `payload`.
     Resolved,

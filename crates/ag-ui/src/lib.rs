@@ -91,8 +91,7 @@
 //! let url = format!("http://{}/agent", listener.local_addr()?);
 //! tokio::spawn(async move { axum::serve(listener, app).await });
 //! # // The client quick start below, against this server.
-//! # use ag_ui::client::conversation::Conversation;
-//! # use ag_ui::client::http::HttpAgent;
+//! # use ag_ui::client::{Conversation, HttpAgent};
 //! # let mut conversation = Conversation::new("thread-1");
 //! # conversation.add_user_message("Hi");
 //! # conversation.run(&HttpAgent::new(url), &mut ()).await.unwrap();
@@ -108,15 +107,14 @@
 //!
 //! ## Client quick start
 //!
-//! A `client::conversation::Conversation` keeps the thread, messages, state and open interrupts
+//! A `client::Conversation` keeps the thread, messages, state and open interrupts
 //! across runs; each run goes through the whole client pipeline (decoding, chunk normalization,
 //! verification, the reducer).
 //!
 //! ```
 //! # #[cfg(all(feature = "axum", feature = "http"))]
 //! # mod quick_start {
-//! use ag_ui::client::conversation::Conversation;
-//! use ag_ui::client::http::HttpAgent;
+//! use ag_ui::client::{Conversation, HttpAgent};
 //!
 //! # #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 //! # pub async fn main() -> Result<(), Box<dyn std::error::Error>> {

@@ -255,6 +255,7 @@ impl ContentPart {
 /// A text content part.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct TextPart {
     /// The text.
     pub text: String,
@@ -283,11 +284,26 @@ impl TextPart {
             metadata: None,
         }
     }
+
+    /// Sets the part's id.
+    #[must_use]
+    pub fn with_id(mut self, id: impl Into<String>) -> Self {
+        self.id = Some(id.into());
+        self
+    }
+
+    /// Sets the part's metadata.
+    #[must_use]
+    pub fn with_metadata(mut self, metadata: Value) -> Self {
+        self.metadata = Some(metadata);
+        self
+    }
 }
 
 /// An image, audio, video or document part.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct MediaPart {
     /// Where the bytes are.
     pub source: PartSource,
@@ -311,6 +327,20 @@ impl MediaPart {
             id: None,
             metadata: None,
         }
+    }
+
+    /// Sets the part's id.
+    #[must_use]
+    pub fn with_id(mut self, id: impl Into<String>) -> Self {
+        self.id = Some(id.into());
+        self
+    }
+
+    /// Sets the part's metadata.
+    #[must_use]
+    pub fn with_metadata(mut self, metadata: Value) -> Self {
+        self.metadata = Some(metadata);
+        self
     }
 }
 
@@ -373,6 +403,7 @@ pub enum ToolCallType {
 
 /// The function a tool call invokes.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct FunctionCall {
     /// The tool's name.
     pub name: String,
@@ -380,9 +411,42 @@ pub struct FunctionCall {
     pub arguments: String,
 }
 
+impl FunctionCall {
+    /// A call of the tool `name` with this argument text.
+    pub fn new(name: impl Into<String>, arguments: impl Into<String>) -> Self {
+        Self {
+            name: name.into(),
+            arguments: arguments.into(),
+        }
+    }
+}
+
 /// A tool call held by an assistant message.
+///
+/// Built with [`ToolCall::new`] and the `with_*` setters: the protocol may add fields, so the
+/// struct cannot be written as a literal outside this crate.
+///
+/// ```
+/// use ag_ui::ToolCall;
+///
+/// let call = ToolCall::new("c1", "get_weather", r#"{"city":"Paris"}"#).with_encrypted_value("x");
+/// assert_eq!(call.function.name, "get_weather");
+/// ```
+///
+/// ```compile_fail,E0639
+/// use ag_ui::{FunctionCall, ToolCall, ToolCallType};
+///
+/// let call = ToolCall {
+///     id: "c1".into(),
+///     call_type: ToolCallType::Function,
+///     function: FunctionCall::new("f", "{}"),
+///     encrypted_value: None,
+///     metadata: None,
+/// };
+/// ```
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
+#[non_exhaustive]
 pub struct ToolCall {
     /// The call's id.
     pub id: ToolCallId,
@@ -424,6 +488,20 @@ impl ToolCall {
             encrypted_value: None,
             metadata: None,
         }
+    }
+
+    /// Sets the provider artefact for this call.
+    #[must_use]
+    pub fn with_encrypted_value(mut self, value: impl Into<String>) -> Self {
+        self.encrypted_value = Some(value.into());
+        self
+    }
+
+    /// Sets the call's own metadata.
+    #[must_use]
+    pub fn with_metadata(mut self, metadata: Metadata) -> Self {
+        self.metadata = Some(metadata);
+        self
     }
 }
 

@@ -3,6 +3,7 @@
 use serde::de::{self, Deserializer};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use crate::serde_util::{count, non_null};
 use crate::{InterruptId, Metadata, SubagentRunId, ToolCallId};
@@ -116,6 +117,117 @@ impl Interrupt {
         self.subagent_run_id = Some(id.into());
         self
     }
+
+    /// When the interrupt expires, read from [`expires_at`](Self::expires_at): an RFC 3339
+    /// date-time (`2026-01-31T12:00:00Z`, `2026-01-31T14:00:00.250+02:00`) or a bare date (UTC
+    /// midnight). `None` without an expiry, or for one that cannot be read: such an interrupt
+    /// never expires, as in the reference client.
+    ///
+    /// ```
+    /// use ag_ui::Interrupt;
+    /// use std::time::{Duration, UNIX_EPOCH};
+    ///
+    /// let i = Interrupt::new("i1", "confirmation").with_expires_at("1970-01-01T00:01:00.5+00:01");
+    /// assert_eq!(i.expiry(), Some(UNIX_EPOCH + Duration::from_millis(500)));
+    /// assert_eq!(Interrupt::new("i2", "confirmation").with_expires_at("soon").expiry(), None);
+    /// ```
+    pub fn expiry(&self) -> Option<SystemTime> {
+        let ms = timestamp_ms(self.expires_at.as_deref()?)?;
+        let offset = Duration::from_millis(ms.unsigned_abs());
+        if ms >= 0 {
+            UNIX_EPOCH.checked_add(offset)
+        } else {
+            UNIX_EPOCH.checked_sub(offset)
+        }
+    }
+
+    /// Whether the interrupt has expired at `now`: its [`expiry`](Self::expiry) is `now` or
+    /// earlier. An interrupt without a readable expiry never expires.
+    ///
+    /// ```
+    /// use ag_ui::Interrupt;
+    /// use std::time::SystemTime;
+    ///
+    /// let old = Interrupt::new("i1", "confirmation").with_expires_at("2001-01-01T00:00:00Z");
+    /// assert!(old.is_expired_at(SystemTime::now()));
+    /// let new = Interrupt::new("i2", "confirmation").with_expires_at("2999-01-01");
+    /// assert!(!new.is_expired_at(SystemTime::now()));
+    /// ```
+    pub fn is_expired_at(&self, now: SystemTime) -> bool {
+        self.expiry().is_some_and(|at| at <= now)
+    }
+}
+
+/// Milliseconds since the Unix epoch of an ISO 8601 / RFC 3339 date-time
+/// (`2026-01-31T12:00:00Z`, `…T12:00:00.250+02:00`, or a bare date, read as UTC midnight).
+/// `None` for anything else.
+fn timestamp_ms(text: &str) -> Option<i64> {
+    let b = text.as_bytes();
+    let digits = |range: std::ops::Range<usize>| -> Option<i64> {
+        let part = text.get(range)?;
+        part.bytes()
+            .all(|c| c.is_ascii_digit())
+            .then(|| part.parse().ok())
+            .flatten()
+    };
+    let (year, month, day) = (digits(0..4)?, digits(5..7)?, digits(8..10)?);
+    if b.get(4) != Some(&b'-')
+        || b.get(7) != Some(&b'-')
+        || !(1..=12).contains(&month)
+        || !(1..=31).contains(&day)
+    {
+        return None;
+    }
+    // Days from the civil date (proleptic Gregorian), after H. Hinnant.
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let doy = (153 * ((month + 9) % 12) + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    if b.len() == 10 {
+        return Some(days * 86_400_000);
+    }
+    if !matches!(b.get(10), Some(b'T' | b't' | b' '))
+        || b.get(13) != Some(&b':')
+        || b.get(16) != Some(&b':')
+    {
+        return None;
+    }
+    let (hour, minute, second) = (digits(11..13)?, digits(14..16)?, digits(17..19)?);
+    if hour > 23 || minute > 59 || second > 60 {
+        return None;
+    }
+    let mut at = 19;
+    let mut millis = 0;
+    if b.get(at) == Some(&b'.') {
+        let start = at + 1;
+        at = start;
+        while b.get(at).is_some_and(u8::is_ascii_digit) {
+            at += 1;
+        }
+        let fraction = text.get(start..at.min(start + 3))?;
+        if fraction.is_empty() {
+            return None;
+        }
+        millis = fraction.parse::<i64>().ok()? * 10_i64.pow(3 - fraction.len() as u32);
+    }
+    let offset = match text.get(at..)? {
+        "Z" | "z" => 0,
+        zone if zone.len() == 6
+            && (zone.starts_with('+') || zone.starts_with('-'))
+            && zone.as_bytes()[3] == b':' =>
+        {
+            let minutes = digits(at + 1..at + 3)? * 60 + digits(at + 4..at + 6)?;
+            if zone.starts_with('-') {
+                -minutes
+            } else {
+                minutes
+            }
+        }
+        _ => return None,
+    };
+    Some(((days * 24 + hour) * 60 + minute - offset) * 60_000 + second * 1000 + millis)
 }
 
 /// How a run ended (`RUN_FINISHED.outcome`); an absent outcome means success.
@@ -338,5 +450,61 @@ impl TokenUsage {
         self.output_tokens = Some(output);
         self.total_tokens = Some(input + output);
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rfc3339_timestamps() {
+        assert_eq!(timestamp_ms("1970-01-01T00:00:00Z"), Some(0));
+        assert_eq!(timestamp_ms("1970-01-01"), Some(0));
+        assert_eq!(
+            timestamp_ms("2000-03-01T00:00:00.5Z"),
+            Some(951_868_800_500)
+        );
+        assert_eq!(
+            timestamp_ms("2000-03-01T02:00:00+02:00"),
+            Some(951_868_800_000)
+        );
+        assert_eq!(timestamp_ms("1969-12-31T23:59:59Z"), Some(-1000));
+        for bad in [
+            "",
+            "soon",
+            "2000-13-01",
+            "2000-01-01T25:00:00Z",
+            "2000-01-01T00:00:00",
+            "2000-01-01T00:00:00+0200",
+            // Not ASCII where the parser looks for separators: refused, never a panic.
+            "2000-01-01T00:00:00+0\u{e9}00",
+            "2000\u{e9}01-01",
+            "2000-01-01T00:00:00.\u{e9}Z",
+            "2000-01-01\u{e9}00:00:00Z",
+        ] {
+            assert_eq!(timestamp_ms(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn interrupt_expiry() {
+        let at = |text: &str| Interrupt::new("i", "r").with_expires_at(text);
+        assert_eq!(
+            at("1970-01-01T00:00:01Z").expiry(),
+            Some(UNIX_EPOCH + Duration::from_secs(1))
+        );
+        assert_eq!(
+            at("1969-12-31T23:59:59Z").expiry(),
+            Some(UNIX_EPOCH - Duration::from_secs(1))
+        );
+        assert_eq!(at("whenever").expiry(), None);
+        assert_eq!(Interrupt::new("i", "r").expiry(), None);
+        let noon = at("2000-01-01T12:00:00Z");
+        let t = noon.expiry().unwrap();
+        assert!(noon.is_expired_at(t));
+        assert!(noon.is_expired_at(t + Duration::from_millis(1)));
+        assert!(!noon.is_expired_at(t - Duration::from_millis(1)));
+        assert!(!at("whenever").is_expired_at(SystemTime::now()));
     }
 }

@@ -10,7 +10,7 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-use ag_ui::client::apply::{Reducer, RunOutcome};
+use ag_ui::client::{Reducer, RunOutcome};
 use ag_ui::{Event, Message};
 use serde_json::{Value, json};
 

@@ -5,10 +5,7 @@
 use std::time::Duration;
 
 use ag_ui::axum::{AgentEndpoint, RouterExt};
-use ag_ui::client::apply::Reducer;
-use ag_ui::client::conversation::{CancelHandle, Conversation, RunEnd};
-use ag_ui::client::http::HttpAgent;
-use ag_ui::client::run::{Flow, Subscriber};
+use ag_ui::client::{CancelHandle, Conversation, Flow, HttpAgent, Reducer, RunEnd, Subscriber};
 use ag_ui::{Event, Message, RunAgentInput, TextMessageRole};
 use axum::Router;
 use futures::{Stream, StreamExt};

@@ -7,9 +7,10 @@
 use std::future::Future;
 use std::time::Duration;
 
-use ag_ui::client::conversation::{Conversation, Replay, RunEnd};
-use ag_ui::client::http::HttpAgent;
-use ag_ui::client::run::{RunError, RunErrorKind, Timeout};
+use ag_ui::client::{
+    Conversation, HttpAgent, PipelineError, PipelineErrorKind, Replay, RunEnd, RunError,
+    RunErrorKind, Timeout, TransportError, TransportErrorKind,
+};
 use ag_ui::encoding::sse;
 use ag_ui::{Event, RunErrorEvent, TextMessageRole, ToolCallStartEvent};
 use serde_json::Value;
@@ -192,9 +193,12 @@ fn run_error_is_an_err_with_its_message_and_code_and_keeps_what_came() {
     let mut conversation = Conversation::new("t");
     conversation.add_user_message("hello");
     let err = block_on(conversation.run(&agent, &mut ())).unwrap_err();
-    assert_eq!(err.kind(), RunErrorKind::RunFailed);
+    assert_eq!(
+        err.kind(),
+        RunErrorKind::Pipeline(PipelineErrorKind::RunFailed)
+    );
     assert_eq!(err.kind().as_str(), "run.failed");
-    let RunError::RunFailed { message, code } = &err else {
+    let RunError::Pipeline(PipelineError::RunFailed { message, code }) = &err else {
         panic!("{err}")
     };
     assert_eq!(message, "model overloaded");
@@ -233,8 +237,11 @@ fn an_unterminated_run_names_what_was_still_open() {
     ]);
     let mut conversation = Conversation::new("t");
     let err = block_on(conversation.run(&agent, &mut ())).unwrap_err();
-    assert_eq!(err.kind(), RunErrorKind::Incomplete);
-    let RunError::Incomplete { run_id, open } = &err else {
+    assert_eq!(
+        err.kind(),
+        RunErrorKind::Pipeline(PipelineErrorKind::Incomplete)
+    );
+    let RunError::Pipeline(PipelineError::Incomplete { run_id, open }) = &err else {
         panic!("{err}")
     };
     assert_eq!(run_id.as_deref(), Some("r1"));
@@ -253,7 +260,7 @@ fn an_unterminated_run_names_what_was_still_open() {
     let agent = Replay::new(vec![Event::run_started("t", "r2")]);
     let err = block_on(Conversation::new("t").run(&agent, &mut ())).unwrap_err();
     assert!(
-        matches!(&err, RunError::Incomplete { run_id: Some(r), open } if r == "r2" && open.is_empty()),
+        matches!(&err, RunError::Pipeline(PipelineError::Incomplete { run_id: Some(r), open }) if r == "r2" && open.is_empty()),
         "{err}"
     );
 }
@@ -262,7 +269,10 @@ fn an_unterminated_run_names_what_was_still_open() {
 fn an_empty_response_is_incomplete() {
     let err = block_on(Conversation::new("t").run(&Replay::default(), &mut ())).unwrap_err();
     assert!(
-        matches!(err, RunError::Incomplete { run_id: None, .. }),
+        matches!(
+            err,
+            RunError::Pipeline(PipelineError::Incomplete { run_id: None, .. })
+        ),
         "{err}"
     );
     assert_eq!(
@@ -385,12 +395,16 @@ async fn a_success_that_is_not_an_event_stream_is_a_typed_error() {
     for (path, want_status, want_type, want_encoding, text) in cases {
         let (conversation, result) = run_once(&HttpAgent::new(server.url(path))).await;
         let err = result.unwrap_err();
-        assert_eq!(err.kind(), RunErrorKind::NotAgUi, "{path}: {err}");
-        let RunError::NotAgUi {
+        assert_eq!(
+            err.kind(),
+            RunErrorKind::Transport(TransportErrorKind::NotAgUi),
+            "{path}: {err}"
+        );
+        let RunError::Transport(TransportError::NotAgUi {
             status,
             content_type,
             content_encoding,
-        } = &err
+        }) = &err
         else {
             panic!("{err}")
         };
@@ -420,12 +434,72 @@ async fn an_event_stream_that_stops_mid_run_is_incomplete() {
     .await;
     let (conversation, result) = run_once(&HttpAgent::new(server.url("/"))).await;
     let err = result.unwrap_err();
-    let RunError::Incomplete { run_id, open } = &err else {
+    let RunError::Pipeline(PipelineError::Incomplete { run_id, open }) = &err else {
         panic!("{err}")
     };
     assert_eq!(run_id.as_deref(), Some("r1"));
     assert_eq!(open.text_messages, ["a1"]);
     assert_eq!(conversation.messages()[1].text(), Some("cut"));
+}
+
+/// A body cut short in a way HTTP can see (a chunked body without its last chunk, fewer bytes
+/// than `content-length`) is a transport error, not the end of the response: the carrier
+/// broke, which a reconnecting client must be able to tell from a server that closed the
+/// stream in the middle of a run (`Incomplete`, above).
+#[tokio::test]
+async fn a_body_cut_short_is_a_connection_error_that_keeps_what_came() {
+    let events = sse_of(&[
+        Event::run_started("t", "r1"),
+        Event::text_message_start("a1", TextMessageRole::Assistant),
+        Event::text_message_content("a1", "cut"),
+    ]);
+    let chunked = {
+        let mut bytes = b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\
+            transfer-encoding: chunked\r\nconnection: close\r\n\r\n"
+            .to_vec();
+        bytes.extend(format!("{:x}\r\n", events.len()).into_bytes());
+        bytes.extend(&events);
+        // No terminating `0` chunk: the connection closes mid-body.
+        bytes.extend(b"\r\n");
+        bytes
+    };
+    let short = {
+        let mut bytes = format!(
+            "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\
+             content-length: {}\r\n\r\n",
+            events.len() + 100
+        )
+        .into_bytes();
+        bytes.extend(&events);
+        bytes
+    };
+    for (name, reply) in [("chunked", chunked), ("content-length", short)] {
+        let server = server(move |_, mut stream| {
+            let reply = reply.clone();
+            async move {
+                let _ = stream.write_all(&reply).await;
+                let _ = stream.shutdown().await;
+            }
+        })
+        .await;
+        let (conversation, result) = run_once(&HttpAgent::new(server.url("/"))).await;
+        let err = result.unwrap_err();
+        assert_eq!(
+            err.kind(),
+            RunErrorKind::Transport(TransportErrorKind::Connection),
+            "{name}: {err}"
+        );
+        assert!(
+            err.to_string()
+                .starts_with("transport failed: reading the response"),
+            "{name}: {err}"
+        );
+        assert!(
+            std::error::Error::source(&err).is_some(),
+            "{name}: the cause is kept"
+        );
+        assert_eq!(conversation.messages()[1].text(), Some("cut"), "{name}");
+    }
 }
 
 #[tokio::test]
@@ -465,12 +539,15 @@ async fn http_errors_show_a_short_sanitized_excerpt() {
     .await;
     let shown = |result: Result<RunEnd, RunError>| {
         let err = result.unwrap_err();
-        assert_eq!(err.kind(), RunErrorKind::Http);
+        assert_eq!(
+            err.kind(),
+            RunErrorKind::Transport(TransportErrorKind::Http)
+        );
         err.to_string()
     };
     let (_, result) = run_once(&HttpAgent::new(server.url("/html"))).await;
     let err = result.unwrap_err();
-    let RunError::Http { status, body } = &err else {
+    let RunError::Transport(TransportError::Http { status, body }) = &err else {
         panic!("{err}")
     };
     assert_eq!(*status, 404);
@@ -511,9 +588,12 @@ async fn a_server_that_stalls_before_the_headers_times_out() {
     let agent = HttpAgent::new(server.url("/")).with_idle_timeout(Duration::from_millis(300));
     let started = std::time::Instant::now();
     let err = run_once(&agent).await.1.unwrap_err();
-    assert_eq!(err.kind(), RunErrorKind::Timeout);
+    assert_eq!(
+        err.kind(),
+        RunErrorKind::Transport(TransportErrorKind::Timeout)
+    );
     assert!(
-        matches!(err, RunError::Timeout(Timeout::Headers(d)) if d == Duration::from_millis(300)),
+        matches!(err, RunError::Transport(TransportError::Timeout(Timeout::Headers(d))) if d == Duration::from_millis(300)),
         "{err}"
     );
     assert_eq!(
@@ -529,7 +609,7 @@ async fn a_server_that_stalls_after_the_headers_times_out() {
     let agent = HttpAgent::new(server.url("/")).with_idle_timeout(Duration::from_millis(300));
     let err = run_once(&agent).await.1.unwrap_err();
     assert!(
-        matches!(err, RunError::Timeout(Timeout::Idle(d)) if d == Duration::from_millis(300)),
+        matches!(err, RunError::Transport(TransportError::Timeout(Timeout::Idle(d))) if d == Duration::from_millis(300)),
         "{err}"
     );
     assert_eq!(
@@ -550,7 +630,12 @@ async fn a_server_that_stalls_after_run_started_times_out_and_keeps_what_came() 
     let agent = HttpAgent::new(server.url("/")).with_idle_timeout(Duration::from_millis(300));
     let (conversation, result) = run_once(&agent).await;
     assert!(
-        matches!(result, Err(RunError::Timeout(Timeout::Idle(_)))),
+        matches!(
+            result,
+            Err(RunError::Transport(TransportError::Timeout(Timeout::Idle(
+                _
+            ))))
+        ),
         "{result:?}"
     );
     assert_eq!(conversation.messages()[1].text(), Some("thinking"));
@@ -593,7 +678,7 @@ async fn the_total_timeout_names_itself() {
     let agent = HttpAgent::new(server.url("/")).with_timeout(Duration::from_millis(500));
     let err = run_once(&agent).await.1.unwrap_err();
     assert!(
-        matches!(err, RunError::Timeout(Timeout::Total(d)) if d == Duration::from_millis(500)),
+        matches!(err, RunError::Transport(TransportError::Timeout(Timeout::Total(d))) if d == Duration::from_millis(500)),
         "{err}"
     );
 }
@@ -629,7 +714,10 @@ async fn a_redirect_to_another_origin_is_not_followed_by_default() {
         .with_header("x-api-key", "secret-key")
         .with_bearer_token("secret-token");
     let err = run_once(&agent).await.1.unwrap_err();
-    assert_eq!(err.kind(), RunErrorKind::Redirect);
+    assert_eq!(
+        err.kind(),
+        RunErrorKind::Transport(TransportErrorKind::Redirect)
+    );
     assert_eq!(
         err.to_string(),
         format!(
@@ -670,7 +758,7 @@ async fn an_allowed_cross_origin_redirect_carries_no_credentials() {
     let agent = HttpAgent::new(found.url("/")).with_cross_origin_redirects(true);
     assert_eq!(
         run_once(&agent).await.1.unwrap_err().kind(),
-        RunErrorKind::Redirect
+        RunErrorKind::Transport(TransportErrorKind::Redirect)
     );
 }
 
@@ -741,7 +829,10 @@ async fn a_transport_error_keeps_its_cause() {
     let url = format!("http://{}/", listener.local_addr().unwrap());
     drop(listener);
     let err = run_once(&HttpAgent::new(url.as_str())).await.1.unwrap_err();
-    assert_eq!(err.kind(), RunErrorKind::Transport);
+    assert_eq!(
+        err.kind(),
+        RunErrorKind::Transport(TransportErrorKind::Connection)
+    );
     let mut chain = err.to_string();
     let mut source = std::error::Error::source(&err);
     assert!(source.is_some(), "the cause is kept");
@@ -773,13 +864,19 @@ async fn invalid_urls_and_headers_fail_before_anything_is_sent() {
         ),
     ] {
         let err = run_once(&HttpAgent::new(url)).await.1.unwrap_err();
-        assert_eq!(err.kind(), RunErrorKind::InvalidRequest);
+        assert_eq!(
+            err.kind(),
+            RunErrorKind::Transport(TransportErrorKind::InvalidRequest)
+        );
         assert_eq!(err.to_string(), text);
     }
     let mut server = finishing().await;
     let agent = HttpAgent::new(server.url("/")).with_header("x-api-key", "bad\nvalue");
     let err = run_once(&agent).await.1.unwrap_err();
-    assert_eq!(err.kind(), RunErrorKind::InvalidRequest);
+    assert_eq!(
+        err.kind(),
+        RunErrorKind::Transport(TransportErrorKind::InvalidRequest)
+    );
     assert_eq!(
         err.to_string(),
         "invalid request: header \"x-api-key\": failed to parse header value"
@@ -814,7 +911,7 @@ async fn a_connection_that_cannot_be_made_in_time_is_a_connect_timeout() {
     let started = std::time::Instant::now();
     let err = run_once(&agent).await.1.unwrap_err();
     assert!(
-        matches!(err, RunError::Timeout(Timeout::Connect(d)) if d == Duration::from_millis(300)),
+        matches!(err, RunError::Transport(TransportError::Timeout(Timeout::Connect(d))) if d == Duration::from_millis(300)),
         "{err}"
     );
     assert_eq!(

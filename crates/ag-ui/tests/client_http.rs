@@ -7,10 +7,10 @@ use std::path::PathBuf;
 use std::process::{Child, ChildStdout, Command, Stdio};
 use std::time::Duration;
 
-use ag_ui::client::apply::RunOutcome;
-use ag_ui::client::conversation::{CancelHandle, Conversation, RunEnd};
-use ag_ui::client::http::HttpAgent;
-use ag_ui::client::run::{Flow, RunError, RunErrorKind, Subscriber};
+use ag_ui::client::{
+    CancelHandle, Conversation, Flow, HttpAgent, RunEnd, RunError, RunErrorKind, RunOutcome,
+    Subscriber, TransportError, TransportErrorKind,
+};
 use ag_ui::{Event, ResumeEntry, Tool};
 use serde_json::json;
 
@@ -151,7 +151,7 @@ struct CancelAfter {
 }
 
 impl Subscriber for CancelAfter {
-    fn on_event(&mut self, event: &Event, _: &ag_ui::client::apply::Reducer) -> Flow {
+    fn on_event(&mut self, event: &Event, _: &ag_ui::client::Reducer) -> Flow {
         if let Event::TextMessageContent(_) = event {
             self.deltas += 1;
             if self.deltas == 5 {
@@ -195,7 +195,7 @@ async fn http_errors_headers_and_compat() {
         .run(&server.agent("/error"), &mut ())
         .await
         .unwrap_err();
-    let RunError::Http { status, body } = &err else {
+    let RunError::Transport(TransportError::Http { status, body }) = &err else {
         panic!("{err}")
     };
     assert_eq!(*status, 401);
@@ -222,5 +222,8 @@ async fn http_errors_headers_and_compat() {
 
     let unreachable = HttpAgent::new("http://127.0.0.1:1/nothing");
     let err = conversation.run(&unreachable, &mut ()).await.unwrap_err();
-    assert_eq!(err.kind(), RunErrorKind::Transport);
+    assert_eq!(
+        err.kind(),
+        RunErrorKind::Transport(TransportErrorKind::Connection)
+    );
 }

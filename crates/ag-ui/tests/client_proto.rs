@@ -19,9 +19,9 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use ag_ui::client::conversation::Conversation;
-use ag_ui::client::http::HttpAgent;
-use ag_ui::client::run::RunErrorKind;
+use ag_ui::client::{
+    Conversation, HttpAgent, PipelineError, PipelineErrorKind, RunError, RunErrorKind,
+};
 use ag_ui::encoding::{proto, sse};
 use ag_ui::{DecodeErrorKind, Event};
 use proptest::collection::vec;
@@ -234,8 +234,11 @@ async fn the_body_is_read_as_its_content_type_says() {
         .run(&agent(&base, 2).with_proto(true), &mut ())
         .await
         .unwrap_err();
-    assert_eq!(err.kind(), RunErrorKind::Decode);
-    let ag_ui::client::run::RunError::Decode(decode) = &err else {
+    assert_eq!(
+        err.kind(),
+        RunErrorKind::Pipeline(PipelineErrorKind::Decode)
+    );
+    let RunError::Pipeline(PipelineError::Decode(decode)) = &err else {
         panic!("{err:?}")
     };
     assert_eq!(decode.kind(), DecodeErrorKind::Framing);
@@ -246,5 +249,9 @@ async fn the_body_is_read_as_its_content_type_says() {
         .run(&agent(&base, 3).with_proto(true), &mut ())
         .await
         .unwrap_err();
-    assert_eq!(err.kind(), RunErrorKind::Decode, "{err}");
+    assert_eq!(
+        err.kind(),
+        RunErrorKind::Pipeline(PipelineErrorKind::Decode),
+        "{err}"
+    );
 }

@@ -72,3 +72,54 @@ fn no_test_reads_outside_the_repository() {
     }
     assert!(checked > 20, "only {checked} files checked");
 }
+
+/// The `#[non_exhaustive]` wire types are built from outside the crate with `new` and `with_*`,
+/// and serialize as the protocol spells them, absent fields left out.
+#[test]
+fn non_exhaustive_wire_types_build_and_serialize() {
+    use ag_ui::{Context, FunctionCall, MediaPart, PartSource, ResumeStatus, TextPart, ToolCall};
+    use serde_json::json;
+
+    let call = ToolCall::new("c1", "get_weather", r#"{"city":"Paris"}"#)
+        .with_encrypted_value("opaque")
+        .with_metadata(serde_json::from_value(json!({"k": 1})).unwrap());
+    assert_eq!(
+        call.function,
+        FunctionCall::new("get_weather", r#"{"city":"Paris"}"#)
+    );
+    assert_eq!(
+        serde_json::to_value(&call).unwrap(),
+        json!({
+            "id": "c1",
+            "type": "function",
+            "function": {"name": "get_weather", "arguments": "{\"city\":\"Paris\"}"},
+            "encryptedValue": "opaque",
+            "metadata": {"k": 1}
+        })
+    );
+    assert_eq!(
+        serde_json::to_value(ToolCall::new("c2", "f", "{}")).unwrap(),
+        json!({"id": "c2", "type": "function", "function": {"name": "f", "arguments": "{}"}})
+    );
+    let part = TextPart::new("hi")
+        .with_id("p1")
+        .with_metadata(json!({"lang": "en"}));
+    assert_eq!(
+        serde_json::to_value(&part).unwrap(),
+        json!({"text": "hi", "id": "p1", "metadata": {"lang": "en"}})
+    );
+    let media = MediaPart::new(PartSource::Url {
+        value: "https://example.com/a.png".into(),
+        mime_type: None,
+    })
+    .with_id("m1")
+    .with_metadata(json!({"alt": "a"}));
+    assert_eq!(media.id.as_deref(), Some("m1"));
+    assert_eq!(media.metadata, Some(json!({"alt": "a"})));
+    assert_eq!(
+        serde_json::to_value(Context::new("city", "Paris")).unwrap(),
+        json!({"description": "city", "value": "Paris"})
+    );
+    let status: ResumeStatus = serde_json::from_value(json!("cancelled")).unwrap();
+    assert_eq!(status, ResumeStatus::Cancelled);
+}

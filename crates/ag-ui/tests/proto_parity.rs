@@ -16,7 +16,7 @@ mod workload;
 
 use std::path::Path;
 
-use ag_ui::client::apply::Reducer;
+use ag_ui::client::Reducer;
 use ag_ui::client::chunks::normalize_all;
 use ag_ui::encoding::{proto, sse};
 use ag_ui::{Event, Message};

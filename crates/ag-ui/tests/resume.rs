@@ -10,10 +10,11 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use ag_ui::axum::{AgentEndpoint, AgentInfo, AgentRegistry, EventStream, RouterExt};
-use ag_ui::client::conversation::{CancelHandle, Conversation, RunEnd, Transport};
-use ag_ui::client::http::HttpAgent;
 use ag_ui::client::resume::ReconnectPolicy;
-use ag_ui::client::run::RunErrorKind;
+use ag_ui::client::{
+    CancelHandle, Conversation, HttpAgent, PipelineErrorKind, RunEnd, RunErrorKind, Transport,
+    TransportErrorKind,
+};
 use ag_ui::server::log::redis::{RedisLog, RedisLogConfig};
 use ag_ui::server::log::{EventLog, LogErrorKind, MemoryLog, MemoryLogConfig};
 use ag_ui::{Event, RunAgentInput, TextMessageRole};
@@ -387,8 +388,8 @@ async fn a_second_client_attaches_from_the_start_or_a_cursor() {
                 .await
                 .unwrap();
             let mut bytes = Vec::new();
-            use ag_ui::client::conversation::{Body, Chunk};
-            while let Some(Chunk::Bytes(b)) = body.next().await.unwrap() {
+            use ag_ui::client::{Body, Piece};
+            while let Some(Piece::Bytes(b)) = body.next().await.unwrap() {
                 bytes.extend_from_slice(&b);
             }
             bytes
@@ -422,7 +423,10 @@ async fn a_second_client_attaches_from_the_start_or_a_cursor() {
         .run(&agent.attach("nope", 0), &mut ())
         .await
         .unwrap_err();
-    assert_eq!(err.kind(), RunErrorKind::Http);
+    assert_eq!(
+        err.kind(),
+        RunErrorKind::Transport(TransportErrorKind::Http)
+    );
     assert!(err.to_string().contains("404"), "{err}");
 }
 
@@ -454,7 +458,8 @@ async fn the_budget_runs_out_against_a_server_that_went_away() {
     assert!(
         matches!(
             err.kind(),
-            RunErrorKind::Transport | RunErrorKind::Incomplete
+            RunErrorKind::Transport(TransportErrorKind::Connection)
+                | RunErrorKind::Pipeline(PipelineErrorKind::Incomplete)
         ),
         "{err}"
     );

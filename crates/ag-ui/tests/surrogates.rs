@@ -12,8 +12,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use ag_ui::client::apply::Reducer;
-use ag_ui::client::run::Pipeline;
+use ag_ui::client::{Pipeline, Reducer};
 use ag_ui::{Event, EventType};
 use serde_json::Value;
 

@@ -1,7 +1,6 @@
 //! The hello agent over a real socket, read by the crate's own client.
 
-use ag_ui::client::conversation::Conversation;
-use ag_ui::client::http::HttpAgent;
+use ag_ui::client::{Conversation, HttpAgent};
 
 #[tokio::test]
 async fn greets_by_the_last_user_message() {

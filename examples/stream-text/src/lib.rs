@@ -8,8 +8,7 @@
 use std::io::Write;
 
 use ag_ui::Event;
-use ag_ui::client::apply::Reducer;
-use ag_ui::client::run::{Flow, Subscriber};
+use ag_ui::client::{Flow, Reducer, Subscriber};
 
 /// Writes assistant text to `out` as it arrives. A write error (a closed pipe) stops the run.
 #[derive(Debug)]

@@ -1,8 +1,7 @@
 //! Prints an agent's answer as it streams.
 //! Run with: `cargo run -p ag-ui-example-stream-text -- URL [MESSAGE]`.
 
-use ag_ui::client::conversation::Conversation;
-use ag_ui::client::http::HttpAgent;
+use ag_ui::client::{Conversation, HttpAgent};
 use ag_ui_example_stream_text::PrintText;
 
 #[tokio::main]

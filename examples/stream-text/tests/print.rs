@@ -1,8 +1,7 @@
 //! The printing subscriber against an agent served over a real socket.
 
 use ag_ui::axum::AgentEndpoint;
-use ag_ui::client::conversation::Conversation;
-use ag_ui::client::http::HttpAgent;
+use ag_ui::client::{Conversation, HttpAgent};
 use ag_ui::server::{Agent, Outcome, Result, RunContext};
 use ag_ui_example_stream_text::PrintText;
 

@@ -1,19 +1,20 @@
-//! A conversation that lives across runs, and the [`Transport`] trait that carries its runs.
+//! A conversation that lives across runs.
 //!
 //! A [`Conversation`] holds a thread id, the messages, the state, the interrupts the last run
 //! left open and the tool calls it left for the client. Each [`run`](Conversation::run) sends
-//! them to an agent through a transport — [`HttpAgent`](crate::client::http::HttpAgent) over
-//! HTTP, [`Replay`] for recorded events, or your own (an in-process agent, another wire format) —
-//! and applies the answer through the whole [`Pipeline`]. Frontend tools are Rust functions
+//! them to an agent through a [`Transport`] — [`HttpAgent`](crate::client::http::HttpAgent) over
+//! HTTP, [`Replay`](crate::client::transport::Replay) for recorded events, or your own (an in-process agent, another wire format) —
+//! and applies the answer through the whole [`Pipeline`]. A failed run is a [`RunError`]: the
+//! transport's, the pipeline's, or an interrupt left unanswered. Frontend tools are Rust functions
 //! registered with [`register_tool`](Conversation::register_tool): [`run_tools`](
 //! Conversation::run_tools) answers the pending tool calls with them, and the next run sends
 //! the results.
 //!
 //! ```
-//! use ag_ui::client::conversation::{Conversation, Replay, RunEnd};
+//! use ag_ui::client::{Conversation, Replay, RunEnd};
 //! use ag_ui::{Event, TextMessageRole};
 //!
-//! # futures_executor_block_on(async {
+//! # futures::executor::block_on(async {
 //! let agent = Replay::new(vec![
 //!     Event::run_started("thread-1", "run-1"),
 //!     Event::text_message_start("a1", TextMessageRole::Assistant),
@@ -27,163 +28,104 @@
 //! assert_eq!(summary.end, RunEnd::Finished);
 //! assert_eq!(summary.new_messages.len(), 1);
 //! assert_eq!(conversation.messages()[1].text(), Some("Hi there"));
-//! # Ok::<(), ag_ui::client::run::RunError>(())
+//! # Ok::<(), ag_ui::client::RunError>(())
 //! # }).unwrap();
-//! # fn futures_executor_block_on<F: std::future::Future>(f: F) -> F::Output {
-//! #     // A tiny executor for the example: Replay never waits.
-//! #     let waker = std::task::Waker::noop();
-//! #     let mut cx = std::task::Context::from_waker(&waker);
-//! #     let mut f = std::pin::pin!(f);
-//! #     loop {
-//! #         if let std::task::Poll::Ready(v) = f.as_mut().poll(&mut cx) { return v; }
-//! #     }
-//! # }
 //! ```
 
 use std::collections::{HashMap, HashSet};
 use std::fmt;
-use std::future::{Future, poll_fn};
-use std::pin::pin;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
-use std::task::{Poll, Waker};
 
 use serde_json::Value;
 
 use crate::client::apply::{Limits, PartialJson, Reducer, RunOutcome};
-use crate::client::run::{Flow, Pipeline, RunError, Subscriber, Wire};
+use crate::client::run::{Flow, Pipeline, PipelineError, PipelineErrorKind, Subscriber};
+use crate::client::transport::{
+    Body, CancelHandle, Piece, Transport, TransportError, TransportErrorKind,
+};
 use crate::{
-    Context, Event, Interrupt, Message, MessageId, PROTOCOL_VERSION, ResumeEntry, ResumeStatus,
+    Context, Interrupt, Message, MessageId, PROTOCOL_VERSION, ResumeEntry, ResumeStatus,
     RunAgentInput, ThreadId, Tool, ToolCallId, ToolMessage,
 };
 
-/// A piece of a response: bytes of an event stream, or an event already decoded.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Chunk {
-    /// Bytes of the stream in the body's [`wire`](Body::wire) encoding, in pieces of any
-    /// size (shared, not copied, from the transport's buffers).
-    Bytes(bytes::Bytes),
-    /// One event (from a transport that does not go through bytes).
-    Event(Box<Event>),
+/// The kinds of [`RunError`]: the layer that failed, and its own kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum RunErrorKind {
+    /// The pipeline refused the response, or the run it told failed.
+    Pipeline(PipelineErrorKind),
+    /// The transport could not carry the run.
+    Transport(TransportErrorKind),
+    /// Every open interrupt must be answered by a `resume` entry before the next run.
+    UnansweredInterrupt,
+    /// An expired interrupt must be answered with status `cancelled`.
+    ExpiredInterrupt,
 }
 
-/// The response of one run, read piece by piece.
-pub trait Body: Send {
-    /// The next piece; `Ok(None)` at the end of the response.
-    fn next(&mut self) -> impl Future<Output = Result<Option<Chunk>, RunError>> + Send;
-
-    /// The encoding of the [`Chunk::Bytes`] this body yields, as the response declared it:
-    /// SSE unless overridden.
-    fn wire(&self) -> Wire {
-        Wire::Sse
-    }
-}
-
-/// Carries a run to an agent and its events back.
-pub trait Transport: Sync {
-    /// The response type.
-    type Body: Body;
-
-    /// Sends the run input and returns the response, once the agent accepted the run.
-    ///
-    /// # Errors
-    /// [`RunError::Transport`] when the agent cannot be reached, [`RunError::Http`] when it
-    /// refuses the run, [`RunError::NotAgUi`] when what came back is not an event stream,
-    /// [`RunError::Timeout`] when it does not answer in time.
-    fn open(
-        &self,
-        input: &RunAgentInput,
-    ) -> impl Future<Output = Result<Self::Body, RunError>> + Send;
-}
-
-/// A transport that answers every run with the same recorded events (tests, demos, replays of
-/// a captured stream).
-#[derive(Clone, Debug, Default)]
-pub struct Replay {
-    events: Arc<Vec<Event>>,
-}
-
-impl Replay {
-    /// Replays these events.
-    pub fn new(events: Vec<Event>) -> Self {
-        Self {
-            events: Arc::new(events),
+impl RunErrorKind {
+    /// A stable dotted name: the layer's own (`run.verify`, `transport.http`, …), or
+    /// `run.unanswered-interrupt` / `run.expired-interrupt`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunErrorKind::Pipeline(kind) => kind.as_str(),
+            RunErrorKind::Transport(kind) => kind.as_str(),
+            RunErrorKind::UnansweredInterrupt => "run.unanswered-interrupt",
+            RunErrorKind::ExpiredInterrupt => "run.expired-interrupt",
         }
     }
 }
 
-/// The body of a [`Replay`].
-#[derive(Debug)]
-pub struct ReplayBody {
-    events: Arc<Vec<Event>>,
-    next: usize,
+/// Why a [`Conversation::run`] failed. Messages and state keep what was applied before the
+/// failure.
+///
+/// A run the agent ended with `RUN_ERROR` and a response that stopped in the middle of a run
+/// are errors too ([`PipelineError::RunFailed`], [`PipelineError::Incomplete`]), as is a
+/// response that is not an AG-UI stream ([`TransportError::NotAgUi`]), so that `?` never reads
+/// a failed run as a successful one.
+///
+/// ```
+/// use ag_ui::client::{
+///     Conversation, PipelineError, PipelineErrorKind, Replay, RunError, RunErrorKind,
+/// };
+/// use ag_ui::Event;
+///
+/// let agent = Replay::new(vec![Event::run_started("t", "r1"), Event::run_error("overloaded")]);
+/// let mut conversation = Conversation::new("t");
+/// let err = futures::executor::block_on(conversation.run(&agent, &mut ())).unwrap_err();
+/// assert_eq!(err.kind(), RunErrorKind::Pipeline(PipelineErrorKind::RunFailed));
+/// assert_eq!(err.kind().as_str(), "run.failed");
+/// assert!(matches!(err, RunError::Pipeline(PipelineError::RunFailed { .. })));
+/// assert_eq!(err.to_string(), "the run failed: overloaded");
+/// ```
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RunError {
+    /// The pipeline refused the response (decode, chunk, verify, apply), or the run it told
+    /// failed or did not end.
+    #[error(transparent)]
+    Pipeline(#[from] PipelineError),
+    /// The transport could not carry the run (connection, HTTP status, not an event stream,
+    /// timeout, redirect, invalid request).
+    #[error(transparent)]
+    Transport(#[from] TransportError),
+    /// An interrupt left open by the last run has no `resume` entry (nothing was sent).
+    #[error("interrupt {0:?} is open and has no resume entry")]
+    UnansweredInterrupt(String),
+    /// An interrupt whose `expiresAt` has passed was answered with something else than
+    /// `cancelled` (nothing was sent).
+    #[error("interrupt {0:?} has expired; its resume entry must be cancelled")]
+    ExpiredInterrupt(String),
 }
 
-impl Body for ReplayBody {
-    async fn next(&mut self) -> Result<Option<Chunk>, RunError> {
-        let event = self.events.get(self.next).cloned();
-        self.next += 1;
-        Ok(event.map(|e| Chunk::Event(Box::new(e))))
-    }
-}
-
-impl Transport for Replay {
-    type Body = ReplayBody;
-
-    async fn open(&self, _input: &RunAgentInput) -> Result<ReplayBody, RunError> {
-        Ok(ReplayBody {
-            events: Arc::clone(&self.events),
-            next: 0,
-        })
-    }
-}
-
-#[derive(Debug, Default)]
-struct CancelState {
-    cancelled: bool,
-    waker: Option<Waker>,
-}
-
-/// Cancels a run from elsewhere (another task, a UI button). Cloning gives another handle to
-/// the same run.
-#[derive(Clone, Debug, Default)]
-pub struct CancelHandle(Arc<Mutex<CancelState>>);
-
-impl CancelHandle {
-    /// A handle that has not cancelled anything yet.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// Cancels the run: the response is dropped (closing the HTTP request) and the run ends as
-    /// [`RunEnd::Cancelled`], keeping what was applied.
-    pub fn cancel(&self) {
-        let mut state = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        state.cancelled = true;
-        if let Some(waker) = state.waker.take() {
-            waker.wake();
+impl RunError {
+    /// What kind of failure this is.
+    pub fn kind(&self) -> RunErrorKind {
+        match self {
+            RunError::Pipeline(e) => RunErrorKind::Pipeline(e.kind()),
+            RunError::Transport(e) => RunErrorKind::Transport(e.kind()),
+            RunError::UnansweredInterrupt(_) => RunErrorKind::UnansweredInterrupt,
+            RunError::ExpiredInterrupt(_) => RunErrorKind::ExpiredInterrupt,
         }
-    }
-
-    /// Whether [`cancel`](Self::cancel) was called.
-    pub fn is_cancelled(&self) -> bool {
-        self.0.lock().unwrap_or_else(|e| e.into_inner()).cancelled
-    }
-
-    /// Awaits `future` unless cancelled first (`None` then).
-    async fn guard<F: Future>(&self, future: F) -> Option<F::Output> {
-        let mut future = pin!(future);
-        poll_fn(|cx| {
-            {
-                let mut state = self.0.lock().unwrap_or_else(|e| e.into_inner());
-                if state.cancelled {
-                    return Poll::Ready(None);
-                }
-                state.waker = Some(cx.waker().clone());
-            }
-            future.as_mut().poll(cx).map(Some)
-        })
-        .await
     }
 }
 
@@ -191,8 +133,8 @@ impl CancelHandle {
 ///
 /// Failures are not summaries: a run the agent ended with `RUN_ERROR`, a response that
 /// stopped in the middle of a run and a response that is not an AG-UI stream are
-/// [`RunError`]s ([`RunFailed`](RunError::RunFailed), [`Incomplete`](RunError::Incomplete),
-/// [`NotAgUi`](RunError::NotAgUi)).
+/// [`RunError`]s ([`PipelineError::RunFailed`], [`PipelineError::Incomplete`],
+/// [`TransportError::NotAgUi`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum RunEnd {
@@ -305,7 +247,7 @@ impl Conversation {
     }
 
     /// Sets the limits on what a run's events may build (see [`Limits`]; the defaults
-    /// otherwise); an event over one ends the run with a [`RunError::Apply`].
+    /// otherwise); an event over one ends the run with a [`PipelineError::Apply`].
     #[must_use]
     pub fn with_limits(mut self, limits: Limits) -> Self {
         self.limits = limits;
@@ -435,13 +377,13 @@ impl Conversation {
     /// # Errors
     /// - [`RunError::UnansweredInterrupt`] / [`RunError::ExpiredInterrupt`] (nothing is sent)
     ///   when an open interrupt has no resume entry, or an expired one is not cancelled;
-    /// - [`RunError::RunFailed`], with the agent's message and code, when the run ended with
-    ///   `RUN_ERROR`;
-    /// - [`RunError::Incomplete`], naming the run and what it still had open (messages, tool
-    ///   calls, steps, subagents), when the response ended before `RUN_FINISHED`;
-    /// - the transport's errors ([`RunError::Transport`], [`RunError::Http`],
-    ///   [`RunError::NotAgUi`], [`RunError::Timeout`], …);
-    /// - the pipeline's errors (decode, chunk, verify, apply).
+    /// - [`PipelineError::RunFailed`], with the agent's message and code, when the run ended
+    ///   with `RUN_ERROR`;
+    /// - [`PipelineError::Incomplete`], naming the run and what it still had open (messages,
+    ///   tool calls, steps, subagents), when the response ended before `RUN_FINISHED`;
+    /// - the other pipeline errors (decode, chunk, verify, apply), as [`RunError::Pipeline`];
+    /// - the transport's errors ([`TransportError`]: connection, HTTP status, not an event
+    ///   stream, timeout, …), as [`RunError::Transport`].
     pub async fn run_with<T: Transport>(
         &mut self,
         transport: &T,
@@ -462,15 +404,9 @@ impl Conversation {
             {
                 return Err(RunError::UnansweredInterrupt(open.id.to_string()));
             }
-            let now = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
+            let now = std::time::SystemTime::now();
             for interrupt in &self.pending_interrupts {
-                let expired = interrupt
-                    .expires_at
-                    .as_deref()
-                    .and_then(timestamp_ms)
-                    .is_some_and(|at| at <= now);
+                let expired = interrupt.is_expired_at(now);
                 let cancelled = resume
                     .iter()
                     .flatten()
@@ -518,7 +454,7 @@ impl Conversation {
             }
             Some(Err(e)) => {
                 self.messages = messages;
-                return Err(e);
+                return Err(e.into());
             }
             Some(Ok(body)) => body,
         };
@@ -532,23 +468,28 @@ impl Conversation {
             pipeline = pipeline.with_max_event_size(limit);
         }
         let result = loop {
-            let chunk = match cancel.guard(body.next()).await {
+            let piece = match cancel.guard(body.next()).await {
                 None => break Ok(RunEnd::Cancelled),
-                Some(Err(e)) => break Err(e),
-                Some(Ok(chunk)) => chunk,
+                Some(Err(e)) => break Err(RunError::Transport(e)),
+                Some(Ok(piece)) => piece,
             };
-            let flow = match chunk {
-                Some(Chunk::Bytes(bytes)) => pipeline.push_bytes(&bytes, subscriber),
-                Some(Chunk::Event(event)) => pipeline.push_event(*event, subscriber),
+            let flow = match piece {
+                Some(Piece::Bytes(bytes)) => pipeline.push_bytes(&bytes, subscriber),
+                Some(Piece::Event(event)) => pipeline.push_event(*event, subscriber),
                 None => match pipeline.finish(subscriber) {
-                    Ok(Flow::Continue) => break pipeline.check_end().map(|()| RunEnd::Finished),
+                    Ok(Flow::Continue) => {
+                        break pipeline
+                            .check_end()
+                            .map(|()| RunEnd::Finished)
+                            .map_err(RunError::from);
+                    }
                     other => other,
                 },
             };
             match flow {
                 Ok(Flow::Continue) => {}
                 Ok(Flow::Stop) => break Ok(RunEnd::Stopped),
-                Err(e) => break Err(e),
+                Err(e) => break Err(e.into()),
             }
         };
         drop(body);
@@ -601,95 +542,16 @@ pub fn fresh_run_id(thread: &ThreadId) -> String {
     format!("{thread}-run-{micros:x}-{:x}-{n:x}", std::process::id())
 }
 
-/// Milliseconds since the Unix epoch of an ISO 8601 / RFC 3339 date-time
-/// (`2026-01-31T12:00:00Z`, `…T12:00:00.250+02:00`, or a bare date, read as UTC midnight).
-/// `None` for anything else: an unparseable `expiresAt` never expires, as in the reference.
-fn timestamp_ms(text: &str) -> Option<i64> {
-    let b = text.as_bytes();
-    let digits = |range: std::ops::Range<usize>| -> Option<i64> {
-        let part = text.get(range)?;
-        part.bytes()
-            .all(|c| c.is_ascii_digit())
-            .then(|| part.parse().ok())
-            .flatten()
-    };
-    let (year, month, day) = (digits(0..4)?, digits(5..7)?, digits(8..10)?);
-    if b.get(4) != Some(&b'-')
-        || b.get(7) != Some(&b'-')
-        || !(1..=12).contains(&month)
-        || !(1..=31).contains(&day)
-    {
-        return None;
-    }
-    // Days from the civil date (proleptic Gregorian), after H. Hinnant.
-    let y = if month <= 2 { year - 1 } else { year };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let doy = (153 * ((month + 9) % 12) + 2) / 5 + day - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    let days = era * 146_097 + doe - 719_468;
-    if b.len() == 10 {
-        return Some(days * 86_400_000);
-    }
-    if !matches!(b.get(10), Some(b'T' | b't' | b' '))
-        || b.get(13) != Some(&b':')
-        || b.get(16) != Some(&b':')
-    {
-        return None;
-    }
-    let (hour, minute, second) = (digits(11..13)?, digits(14..16)?, digits(17..19)?);
-    if hour > 23 || minute > 59 || second > 60 {
-        return None;
-    }
-    let mut at = 19;
-    let mut millis = 0;
-    if b.get(at) == Some(&b'.') {
-        let start = at + 1;
-        at = start;
-        while b.get(at).is_some_and(u8::is_ascii_digit) {
-            at += 1;
-        }
-        let fraction = text.get(start..at.min(start + 3))?;
-        if fraction.is_empty() {
-            return None;
-        }
-        millis = fraction.parse::<i64>().ok()? * 10_i64.pow(3 - fraction.len() as u32);
-    }
-    let offset = match text.get(at..)? {
-        "Z" | "z" => 0,
-        zone if zone.len() == 6
-            && (zone.starts_with('+') || zone.starts_with('-'))
-            && &zone[3..4] == ":" =>
-        {
-            let minutes = digits(at + 1..at + 3)? * 60 + digits(at + 4..at + 6)?;
-            if zone.starts_with('-') {
-                -minutes
-            } else {
-                minutes
-            }
-        }
-        _ => return None,
-    };
-    Some(((days * 24 + hour) * 60 + minute - offset) * 60_000 + second * 1000 + millis)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Event;
+    use crate::client::transport::Replay;
     use crate::{
         ResumeEntry, RunFinishedEvent, RunFinishedOutcome, TextMessageRole, ToolCallStartEvent,
     };
 
-    fn block_on<F: Future>(f: F) -> F::Output {
-        let waker = Waker::noop();
-        let mut cx = std::task::Context::from_waker(waker);
-        let mut f = pin!(f);
-        loop {
-            if let Poll::Ready(v) = f.as_mut().poll(&mut cx) {
-                return v;
-            }
-        }
-    }
+    use futures::executor::block_on;
 
     #[test]
     fn interrupts_must_be_answered() {
@@ -734,39 +596,14 @@ mod tests {
         ]);
         let mut c = Conversation::new("t").with_limits(Limits::new().with_max_message_bytes(15));
         let err = block_on(c.run(&endless, &mut ())).unwrap_err();
-        let RunError::Apply(e) = &err else {
+        let RunError::Pipeline(PipelineError::Apply(e)) = &err else {
             panic!("{err}")
         };
-        assert_eq!(e.index, 3);
+        assert_eq!(e.index(), 3);
         assert_eq!(
-            e.limit.map(|l| (l.kind, l.size, l.max)),
+            e.limit().map(|l| (l.kind, l.size, l.max)),
             Some((crate::client::apply::LimitKind::MessageBytes, 20, 15))
         );
-    }
-
-    #[test]
-    fn timestamps() {
-        assert_eq!(timestamp_ms("1970-01-01T00:00:00Z"), Some(0));
-        assert_eq!(timestamp_ms("1970-01-01"), Some(0));
-        assert_eq!(
-            timestamp_ms("2000-03-01T00:00:00.5Z"),
-            Some(951_868_800_500)
-        );
-        assert_eq!(
-            timestamp_ms("2000-03-01T02:00:00+02:00"),
-            Some(951_868_800_000)
-        );
-        assert_eq!(timestamp_ms("1969-12-31T23:59:59Z"), Some(-1000));
-        for bad in [
-            "",
-            "soon",
-            "2000-13-01",
-            "2000-01-01T25:00:00Z",
-            "2000-01-01T00:00:00",
-            "2000-01-01T00:00:00+0200",
-        ] {
-            assert_eq!(timestamp_ms(bad), None, "{bad}");
-        }
     }
 
     #[test]
@@ -828,6 +665,48 @@ mod tests {
         let last = c.messages().last().unwrap();
         assert_eq!(last.text(), Some("5"));
         assert_eq!(last.id().as_str(), "t-tool-1");
+    }
+
+    /// Every cause shows once in a report that walks the chain (no `{0}` next to a source).
+    #[test]
+    fn a_report_walking_the_chain_shows_each_cause_once() {
+        fn report(error: &(dyn std::error::Error + 'static)) -> Vec<String> {
+            let mut lines = vec![error.to_string()];
+            let mut source = error.source();
+            while let Some(cause) = source {
+                lines.push(cause.to_string());
+                source = cause.source();
+            }
+            lines
+        }
+        // Content for a message that was never started breaks a verifier rule.
+        let broken = Replay::new(vec![
+            Event::run_started("t", "r1"),
+            Event::text_message_content("ghost", "boo"),
+        ]);
+        let err = block_on(Conversation::new("t").run(&broken, &mut ())).unwrap_err();
+        assert_eq!(
+            err.kind(),
+            RunErrorKind::Pipeline(PipelineErrorKind::Verify)
+        );
+        let lines = report(&err);
+        assert_eq!(lines[0], "the stream is invalid", "{lines:?}");
+        assert_eq!(lines.len(), 2, "{lines:?}");
+        assert!(lines[1].contains("ghost"), "{lines:?}");
+        for (i, line) in lines.iter().enumerate() {
+            for later in &lines[i + 1..] {
+                assert!(!line.contains(later.as_str()), "{line:?} repeats {later:?}");
+            }
+        }
+        let transport = RunError::from(TransportError::connection(
+            "reading the response",
+            std::io::Error::other("reset by peer"),
+        ));
+        assert_eq!(
+            report(&transport),
+            ["transport failed: reading the response", "reset by peer"]
+        );
+        assert_eq!(transport.kind().as_str(), "transport.connection");
     }
 
     #[test]

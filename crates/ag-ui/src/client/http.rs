@@ -11,15 +11,15 @@
 //!
 //! What comes back is checked before a byte of it is read as events:
 //!
-//! - a non-success status is a [`RunError::Http`] carrying the status and (the first 64 KiB
+//! - a non-success status is a [`TransportError::Http`] carrying the status and (the first 64 KiB
 //!   of) the body; its `Display` shows a short, sanitized excerpt;
 //! - a success that is not an event stream (another content type, none, `204 No Content`, or
 //!   a `Content-Encoding` the client does not decode such as `gzip`) is a
-//!   [`RunError::NotAgUi`] naming what came back (stricter than the reference client, which
+//!   [`TransportError::NotAgUi`] naming what came back (stricter than the reference client, which
 //!   reads any response but the protobuf media type as SSE: a login page or a JSON error
 //!   answered with `200` then fails, named, instead of reading as an empty run);
 //! - a redirect to another origin (scheme, host, port) is not followed
-//!   ([`RunError::Redirect`]) unless [`with_cross_origin_redirects`](
+//!   ([`TransportError::Redirect`]) unless [`with_cross_origin_redirects`](
 //!   HttpAgent::with_cross_origin_redirects) allows it, and then only without the custom
 //!   headers and the bearer token. Redirects within the origin are followed (at most 10).
 //!
@@ -34,7 +34,7 @@
 //!   never idle;
 //! - **total** ([`with_timeout`](HttpAgent::with_timeout), none by default): the whole run.
 //!
-//! Each one that fires is a [`RunError::Timeout`] naming it.
+//! Each one that fires is a [`TransportError::Timeout`] naming it.
 //!
 //! # Resumable runs
 //!
@@ -46,11 +46,10 @@
 //! [`attach`](HttpAgent::attach) joins a run in flight from its start or from a cursor.
 //!
 //! ```no_run
-//! use ag_ui::client::conversation::Conversation;
-//! use ag_ui::client::http::HttpAgent;
+//! use ag_ui::client::{Conversation, HttpAgent};
 //! use std::time::Duration;
 //!
-//! # async fn demo() -> Result<(), ag_ui::client::run::RunError> {
+//! # async fn demo() -> Result<(), ag_ui::client::RunError> {
 //! let agent = HttpAgent::new("http://127.0.0.1:8000/agent")
 //!     .with_bearer_token("secret")
 //!     .try_with_header("x-tenant", "acme")?
@@ -77,9 +76,9 @@ use reqwest::header::{
 use reqwest::{StatusCode, Url};
 
 use crate::RunAgentInput;
-use crate::client::conversation::{Body, Chunk, Transport};
 use crate::client::resume::{HookSlot, ReconnectPolicy, Reconnection, Resuming};
-use crate::client::run::{RunError, Timeout, Wire};
+use crate::client::run::Wire;
+use crate::client::transport::{Body, Piece, Timeout, Transport, TransportError};
 
 /// How much of an error response's body is kept.
 const ERROR_BODY_LIMIT: usize = 64 * 1024;
@@ -135,7 +134,7 @@ pub struct HttpAgent {
 impl HttpAgent {
     /// An agent at `url`, with the default timeouts, following redirects within its origin
     /// only. The URL is checked when a run is opened (an invalid one is a
-    /// [`RunError::InvalidRequest`]).
+    /// [`TransportError::InvalidRequest`]).
     pub fn new(url: impl Into<String>) -> Self {
         Self {
             url: url.into(),
@@ -184,13 +183,13 @@ impl HttpAgent {
         }
     }
 
-    fn bearer(&self) -> Result<Option<HeaderValue>, RunError> {
+    fn bearer(&self) -> Result<Option<HeaderValue>, TransportError> {
         match &self.bearer {
             None => Ok(None),
             Some(token) => {
                 let mut value =
                     HeaderValue::from_str(&format!("Bearer {token}")).map_err(|_| {
-                        RunError::InvalidRequest(
+                        TransportError::InvalidRequest(
                             "the bearer token is not a valid header value".into(),
                         )
                     })?;
@@ -200,14 +199,14 @@ impl HttpAgent {
         }
     }
 
-    fn checked_url(&self) -> Result<Url, RunError> {
+    fn checked_url(&self) -> Result<Url, TransportError> {
         if let Some(error) = &self.invalid_header {
-            return Err(RunError::InvalidRequest(error.clone()));
+            return Err(TransportError::InvalidRequest(error.clone()));
         }
         let url = Url::parse(&self.url)
-            .map_err(|e| RunError::InvalidRequest(format!("URL {:?}: {e}", self.url)))?;
+            .map_err(|e| TransportError::InvalidRequest(format!("URL {:?}: {e}", self.url)))?;
         if !matches!(url.scheme(), "http" | "https") {
-            return Err(RunError::InvalidRequest(format!(
+            return Err(TransportError::InvalidRequest(format!(
                 "URL {:?}: the scheme must be http or https",
                 self.url
             )));
@@ -229,7 +228,7 @@ impl HttpAgent {
     /// Sends this header with every run (replacing an earlier value of the same name).
     ///
     /// A name or value that is not valid in HTTP is not dropped silently: every run of this
-    /// agent then fails with [`RunError::InvalidRequest`] naming the header, as `reqwest`
+    /// agent then fails with [`TransportError::InvalidRequest`] naming the header, as `reqwest`
     /// reports an invalid header when the request is sent. Use
     /// [`try_with_header`](Self::try_with_header) to learn it at once.
     #[must_use]
@@ -248,23 +247,22 @@ impl HttpAgent {
     /// Sends this header with every run (replacing an earlier value of the same name).
     ///
     /// ```
-    /// use ag_ui::client::http::HttpAgent;
-    /// use ag_ui::client::run::RunErrorKind;
+    /// use ag_ui::client::{HttpAgent, TransportErrorKind};
     ///
     /// let agent = HttpAgent::new("http://127.0.0.1:8000/").try_with_header("x-api-key", "k1");
     /// assert!(agent.is_ok());
     /// let err = HttpAgent::new("http://127.0.0.1:8000/")
     ///     .try_with_header("x api key", "k1")
     ///     .unwrap_err();
-    /// assert_eq!(err.kind(), RunErrorKind::InvalidRequest);
+    /// assert_eq!(err.kind(), TransportErrorKind::InvalidRequest);
     /// assert_eq!(err.to_string(), "invalid request: header \"x api key\": invalid HTTP header name");
     /// ```
     ///
     /// # Errors
-    /// [`RunError::InvalidRequest`] naming the header when its name or value is not valid in
+    /// [`TransportError::InvalidRequest`] naming the header when its name or value is not valid in
     /// HTTP (the value is not shown: it may be a secret).
-    pub fn try_with_header(mut self, name: &str, value: &str) -> Result<Self, RunError> {
-        let (name, value) = header(name, value).map_err(RunError::InvalidRequest)?;
+    pub fn try_with_header(mut self, name: &str, value: &str) -> Result<Self, TransportError> {
+        let (name, value) = header(name, value).map_err(TransportError::InvalidRequest)?;
         self.headers.insert(name, value);
         Ok(self)
     }
@@ -336,7 +334,7 @@ impl HttpAgent {
     }
 
     /// The client runs go through.
-    fn client(&self) -> Result<&reqwest::Client, RunError> {
+    fn client(&self) -> Result<&reqwest::Client, TransportError> {
         if let Some(client) = &self.client {
             return Ok(client);
         }
@@ -348,20 +346,20 @@ impl HttpAgent {
             .redirect(same_origin_redirects())
             .referer(false)
             .build()
-            .map_err(|e| RunError::transport("building the HTTP client", e))?;
+            .map_err(|e| TransportError::connection("building the HTTP client", e))?;
         Ok(self.built.get_or_init(|| client))
     }
 
     /// The error of a request that got no response.
-    fn send_error(&self, url: &Url, error: reqwest::Error) -> RunError {
+    fn send_error(&self, url: &Url, error: reqwest::Error) -> TransportError {
         if error.is_builder() {
-            RunError::InvalidRequest(chain(&error))
+            TransportError::InvalidRequest(chain(&error))
         } else if error.is_connect() && error.is_timeout() {
-            RunError::Timeout(Timeout::Connect(self.connect_timeout))
+            TransportError::Timeout(Timeout::Connect(self.connect_timeout))
         } else if let (true, Some(total)) = (error.is_timeout(), self.timeout) {
-            RunError::Timeout(Timeout::Total(total))
+            TransportError::Timeout(Timeout::Total(total))
         } else {
-            RunError::transport(format!("cannot reach {url}"), error)
+            TransportError::connection(format!("cannot reach {url}"), error)
         }
     }
 
@@ -429,7 +427,7 @@ fn event_media_type(content_type: &str) -> Option<Wire> {
 
 /// Refuses a success response that is not an AG-UI event stream; else the encoding of its
 /// body.
-fn check_event_stream(response: &reqwest::Response) -> Result<Wire, RunError> {
+fn check_event_stream(response: &reqwest::Response) -> Result<Wire, TransportError> {
     let header = |name| {
         response
             .headers()
@@ -443,7 +441,7 @@ fn check_event_stream(response: &reqwest::Response) -> Result<Wire, RunError> {
     let no_body = matches!(status, StatusCode::NO_CONTENT | StatusCode::RESET_CONTENT);
     match content_type.as_deref().and_then(event_media_type) {
         Some(wire) if !no_body && encoding.is_none() => Ok(wire),
-        _ => Err(RunError::NotAgUi {
+        _ => Err(TransportError::NotAgUi {
             status: status.as_u16(),
             content_type,
             content_encoding: encoding,
@@ -465,14 +463,14 @@ pub struct HttpStream {
 }
 
 impl Body for HttpStream {
-    async fn next(&mut self) -> Result<Option<Chunk>, RunError> {
+    async fn next(&mut self) -> Result<Option<Piece>, TransportError> {
         match tokio::time::timeout(self.idle_timeout, self.response.chunk()).await {
-            Err(_) => Err(RunError::Timeout(Timeout::Idle(self.idle_timeout))),
-            Ok(Ok(Some(bytes))) => Ok(Some(Chunk::Bytes(bytes))),
+            Err(_) => Err(TransportError::Timeout(Timeout::Idle(self.idle_timeout))),
+            Ok(Ok(Some(bytes))) => Ok(Some(Piece::Bytes(bytes))),
             Ok(Ok(None)) => Ok(None),
             Ok(Err(e)) => match (e.is_timeout(), self.timeout) {
-                (true, Some(total)) => Err(RunError::Timeout(Timeout::Total(total))),
-                _ => Err(RunError::transport("reading the response", e)),
+                (true, Some(total)) => Err(TransportError::Timeout(Timeout::Total(total))),
+                _ => Err(TransportError::connection("reading the response", e)),
             },
         }
     }
@@ -485,7 +483,7 @@ impl Body for HttpStream {
 impl Transport for HttpAgent {
     type Body = HttpBody;
 
-    async fn open(&self, input: &RunAgentInput) -> Result<HttpBody, RunError> {
+    async fn open(&self, input: &RunAgentInput) -> Result<HttpBody, TransportError> {
         let hook = self.on_reconnect.0.clone();
         let mut reached = false;
         match self.post(input, &mut reached).await {
@@ -524,7 +522,7 @@ impl Transport for Attach {
     type Body = HttpBody;
 
     /// Connects to the run (the input is not sent).
-    async fn open(&self, _input: &RunAgentInput) -> Result<HttpBody, RunError> {
+    async fn open(&self, _input: &RunAgentInput) -> Result<HttpBody, TransportError> {
         let mut body = Resuming::attach(
             self.agent.clone(),
             self.run_id.clone(),
@@ -541,7 +539,7 @@ impl crate::client::resume::Reconnect for HttpAgent {
     type Body = HttpStream;
 
     /// `GET` on the endpoint with `Last-Event-ID: <runId>:<after>` (and `?runId=`).
-    async fn reconnect(&self, run_id: &str, after: u64) -> Result<HttpStream, RunError> {
+    async fn reconnect(&self, run_id: &str, after: u64) -> Result<HttpStream, TransportError> {
         let mut url = self.checked_url()?;
         url.query_pairs_mut().append_pair("runId", run_id);
         if after > 0 {
@@ -565,13 +563,13 @@ impl crate::client::resume::Reconnect for HttpAgent {
             request = request.timeout(total);
         }
         let response = match tokio::time::timeout(self.idle_timeout, request.send()).await {
-            Err(_) => return Err(RunError::Timeout(Timeout::Headers(self.idle_timeout))),
+            Err(_) => return Err(TransportError::Timeout(Timeout::Headers(self.idle_timeout))),
             Ok(Err(e)) => return Err(self.send_error(&url, e)),
             Ok(Ok(response)) => response,
         };
         let status = response.status();
         if !status.is_success() {
-            return Err(RunError::Http {
+            return Err(TransportError::Http {
                 status: status.as_u16(),
                 body: self.error_body(response).await,
             });
@@ -587,17 +585,17 @@ impl crate::client::resume::Reconnect for HttpAgent {
 }
 
 impl HttpAgent {
-    /// Sends the run and returns its first response.
-    /// Sets `reached` once a request may have reached the agent (it was connected).
+    /// Sends the run and returns its first response; sets `reached` once the request may have
+    /// reached the agent (it was connected).
     async fn post(
         &self,
         input: &RunAgentInput,
         reached: &mut bool,
-    ) -> Result<HttpStream, RunError> {
+    ) -> Result<HttpStream, TransportError> {
         let mut url = self.checked_url()?;
         let bearer = self.bearer()?;
         let body = serde_json::to_vec(input).map_err(|e| {
-            RunError::InvalidRequest(format!("the run input cannot be encoded: {e}"))
+            TransportError::InvalidRequest(format!("the run input cannot be encoded: {e}"))
         })?;
         let client = self.client()?;
         let started = Instant::now();
@@ -621,7 +619,7 @@ impl HttpAgent {
             let response = match tokio::time::timeout(self.idle_timeout, request.send()).await {
                 Err(_) => {
                     *reached = true;
-                    return Err(RunError::Timeout(Timeout::Headers(self.idle_timeout)));
+                    return Err(TransportError::Timeout(Timeout::Headers(self.idle_timeout)));
                 }
                 Ok(Err(e)) => {
                     *reached |= !e.is_connect();
@@ -645,7 +643,7 @@ impl HttpAgent {
                         StatusCode::TEMPORARY_REDIRECT | StatusCode::PERMANENT_REDIRECT
                     );
                     if cross && !(self.cross_origin_redirects && preserves_method) {
-                        return Err(RunError::Redirect {
+                        return Err(TransportError::Redirect {
                             status: status.as_u16(),
                             location: target.to_string(),
                         });
@@ -659,7 +657,7 @@ impl HttpAgent {
                 }
             }
             if !status.is_success() {
-                return Err(RunError::Http {
+                return Err(TransportError::Http {
                     status: status.as_u16(),
                     body: self.error_body(response).await,
                 });
@@ -672,7 +670,7 @@ impl HttpAgent {
                 wire,
             });
         }
-        Err(RunError::transport(
+        Err(TransportError::connection(
             format!("following redirects from {}", self.url),
             format!("more than {MAX_REDIRECTS} redirects"),
         ))

@@ -7,10 +7,17 @@
 //! - [`apply`]: turns a verified event stream back into a conversation (messages, state,
 //!   pending interrupts and tool calls).
 //! - `run`: the whole pipeline from SSE bytes, with subscribers (feature `sse`).
+//! - `transport`: what carries a run and its events (`Transport`, `Body`, `Replay`,
+//!   `CancelHandle`, `TransportError`; feature `sse`).
 //! - `conversation`: a conversation kept across runs over any transport (feature `sse`).
 //! - `http`: `HttpAgent`, the HTTP transport (feature `http`).
 //! - `resume`: reconnecting to resumable runs without losing or repeating events (feature
 //!   `http`).
+//!
+//! The types a client works with are also here, at `ag_ui::client` (`Conversation`,
+//! `HttpAgent`, `Pipeline`, `RunError`, …); each layer has its own error: `TransportError`
+//! (carrying the run), `PipelineError` (reading it), and `RunError`, the conversation's,
+//! which holds either or an unanswered interrupt.
 
 pub mod apply;
 pub mod chunks;
@@ -27,3 +34,18 @@ pub mod resume;
 #[cfg(feature = "sse")]
 #[cfg_attr(docsrs, doc(cfg(feature = "sse")))]
 pub mod run;
+#[cfg(feature = "sse")]
+#[cfg_attr(docsrs, doc(cfg(feature = "sse")))]
+pub mod transport;
+
+pub use apply::{ApplyError, ApplyErrorKind, Limits, Reducer, RunOutcome};
+#[cfg(feature = "sse")]
+pub use conversation::{Conversation, RunEnd, RunError, RunErrorKind, RunSummary};
+#[cfg(feature = "http")]
+pub use http::HttpAgent;
+#[cfg(feature = "sse")]
+pub use run::{Flow, Pipeline, PipelineError, PipelineErrorKind, Subscriber, Wire};
+#[cfg(feature = "sse")]
+pub use transport::{
+    Body, CancelHandle, Piece, Replay, Timeout, Transport, TransportError, TransportErrorKind,
+};

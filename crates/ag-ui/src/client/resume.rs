@@ -44,8 +44,8 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::client::conversation::{Body, Chunk};
-use crate::client::run::{RunError, Timeout, Wire};
+use crate::client::run::Wire;
+use crate::client::transport::{Body, Piece, Timeout, TransportError};
 use crate::encoding::sse::FrameDecoder;
 
 /// The default number of failed reconnection attempts in a row before giving up: 8.
@@ -65,7 +65,7 @@ pub trait Reconnect: Send + Sync {
         &self,
         run_id: &str,
         after: u64,
-    ) -> impl Future<Output = Result<Self::Body, RunError>> + Send;
+    ) -> impl Future<Output = Result<Self::Body, TransportError>> + Send;
 }
 
 /// How [`Resuming`] retries: attempts in a row, first delay, largest delay.
@@ -336,9 +336,9 @@ impl<R: Reconnect> Resuming<R> {
     }
 
     /// Connects (again) with the cursor, waiting and retrying within the budget.
-    pub(crate) async fn connect(&mut self) -> Result<(), RunError> {
+    pub(crate) async fn connect(&mut self) -> Result<(), TransportError> {
         let Some(run_id) = self.run_id.clone().or_else(|| self.hint.clone()) else {
-            return Err(RunError::transport(
+            return Err(TransportError::connection(
                 "resuming a run",
                 "the stream ended before naming its run",
             ));
@@ -377,21 +377,26 @@ impl<R: Reconnect> Resuming<R> {
     }
 
     /// Decodes `bytes` into frames and writes the new ones to `self.out`.
-    fn frames(&mut self, bytes: &[u8]) -> Result<(), RunError> {
+    fn frames(&mut self, bytes: &[u8]) -> Result<(), TransportError> {
         self.decoder.push(bytes);
         let mut progressed = false;
         loop {
             let frame = match self.decoder.next_frame() {
                 Ok(Some(frame)) => frame,
                 Ok(None) => break,
-                Err(error) => return Err(error.into()),
+                Err(error) => {
+                    return Err(TransportError::connection(
+                        "reading a resumable stream",
+                        error,
+                    ));
+                }
             };
             if let Some(id) = frame.id()
                 && let Some((run, seq)) = cursor(id)
             {
                 match &self.run_id {
                     Some(known) if known != run => {
-                        return Err(RunError::transport(
+                        return Err(TransportError::connection(
                             "resuming a run",
                             format!("the stream of run {known:?} carried an event of run {run:?}"),
                         ));
@@ -403,7 +408,7 @@ impl<R: Reconnect> Resuming<R> {
                     continue;
                 }
                 if seq != self.last_seq + 1 {
-                    return Err(RunError::transport(
+                    return Err(TransportError::connection(
                         "resuming a run",
                         format!(
                             "events {} to {} of run {:?} are missing from the stream",
@@ -445,11 +450,11 @@ fn cursor(id: &str) -> Option<(&str, u64)> {
 }
 
 /// Errors worth another attempt: the connection, a silent server, a server error.
-pub(crate) fn retriable(error: &RunError) -> bool {
+pub(crate) fn retriable(error: &TransportError) -> bool {
     match error {
-        RunError::Transport { .. } => true,
-        RunError::Timeout(timeout) => !matches!(timeout, Timeout::Total(_)),
-        RunError::Http { status, .. } => *status >= 500 || *status == 429,
+        TransportError::Connection { .. } => true,
+        TransportError::Timeout(timeout) => !matches!(timeout, Timeout::Total(_)),
+        TransportError::Http { status, .. } => *status >= 500 || *status == 429,
         _ => false,
     }
 }
@@ -458,7 +463,7 @@ impl<R: Reconnect> Body for Resuming<R>
 where
     R::Body: Send,
 {
-    async fn next(&mut self) -> Result<Option<Chunk>, RunError> {
+    async fn next(&mut self) -> Result<Option<Piece>, TransportError> {
         loop {
             let Some(body) = self.body.as_mut() else {
                 self.connect().await?;
@@ -466,7 +471,7 @@ where
             };
             let read = body.next().await;
             match read {
-                Ok(Some(Chunk::Bytes(bytes))) => {
+                Ok(Some(Piece::Bytes(bytes))) => {
                     if self.mode == Mode::Unknown {
                         self.head.extend_from_slice(&bytes);
                         let head = self
@@ -484,17 +489,17 @@ where
                         } else {
                             self.mode = Mode::Plain;
                             let head = std::mem::take(&mut self.head);
-                            return Ok(Some(Chunk::Bytes(head.into())));
+                            return Ok(Some(Piece::Bytes(head.into())));
                         }
                     } else if self.mode == Mode::Plain {
-                        return Ok(Some(Chunk::Bytes(bytes)));
+                        return Ok(Some(Piece::Bytes(bytes)));
                     } else {
                         self.out.clear();
                         self.frames(&bytes)?;
                     }
                     if !self.out.is_empty() {
                         let out = std::mem::take(&mut self.out);
-                        return Ok(Some(Chunk::Bytes(out.into())));
+                        return Ok(Some(Piece::Bytes(out.into())));
                     }
                 }
                 Ok(Some(other)) => return Ok(Some(other)),
@@ -522,7 +527,7 @@ where
                         };
                         match self.connect().await {
                             Ok(()) => continue,
-                            Err(RunError::Http { status, .. }) if status < 500 => return end,
+                            Err(TransportError::Http { status, .. }) if status < 500 => return end,
                             Err(error) => return Err(error),
                         }
                     }
@@ -533,7 +538,7 @@ where
                         if self.mode == Mode::Unknown && !self.head.is_empty() {
                             let head = std::mem::take(&mut self.head);
                             self.mode = Mode::Plain;
-                            return Ok(Some(Chunk::Bytes(head.into())));
+                            return Ok(Some(Piece::Bytes(head.into())));
                         }
                         return end;
                     }

@@ -49,11 +49,10 @@
 //! pipeline.finish(&mut changes)?;
 //! assert_eq!(pipeline.reducer().messages()[0].text(), Some("Hello"));
 //! assert_eq!(changes.0, 2); // created, then its text
-//! # Ok::<(), ag_ui::client::run::RunError>(())
+//! # Ok::<(), ag_ui::client::run::PipelineError>(())
 //! ```
 
 use std::fmt;
-use std::time::Duration;
 
 use crate::client::apply::{Applied, ApplyError, Limits, Reducer};
 use crate::client::chunks::{ChunkError, ChunkNormalizer};
@@ -115,10 +114,10 @@ impl<S: Subscriber + ?Sized> Subscriber for &mut S {
     }
 }
 
-/// The kinds of [`RunError`].
+/// The kinds of [`PipelineError`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
-pub enum RunErrorKind {
+pub enum PipelineErrorKind {
     /// A frame was not a valid event (or too large).
     Decode,
     /// A chunk event could not be expanded.
@@ -127,100 +126,50 @@ pub enum RunErrorKind {
     Verify,
     /// The reducer refused an event.
     Apply,
-    /// The transport failed (connection, I/O, timeout).
-    Transport,
-    /// The server answered with a non-success status.
-    Http,
-    /// Every open interrupt must be answered by a `resume` entry before the next run.
-    UnansweredInterrupt,
-    /// An expired interrupt must be answered with status `cancelled`.
-    ExpiredInterrupt,
     /// The agent ended the run with `RUN_ERROR`.
     RunFailed,
     /// The response ended in the middle of a run, or before any run started.
     Incomplete,
-    /// The response is not an AG-UI event stream (content type, encoding, or no body).
-    NotAgUi,
-    /// A connect, idle or total timeout fired.
-    Timeout,
-    /// The request could not be built (an invalid URL or header).
-    InvalidRequest,
-    /// The agent redirected to another origin, which is not followed.
-    Redirect,
 }
 
-impl RunErrorKind {
+impl PipelineErrorKind {
     /// A stable dotted name, e.g. `run.verify`.
     pub fn as_str(self) -> &'static str {
         match self {
-            RunErrorKind::Decode => "run.decode",
-            RunErrorKind::Chunk => "run.chunk",
-            RunErrorKind::Verify => "run.verify",
-            RunErrorKind::Apply => "run.apply",
-            RunErrorKind::Transport => "run.transport",
-            RunErrorKind::Http => "run.http",
-            RunErrorKind::UnansweredInterrupt => "run.unanswered-interrupt",
-            RunErrorKind::ExpiredInterrupt => "run.expired-interrupt",
-            RunErrorKind::RunFailed => "run.failed",
-            RunErrorKind::Incomplete => "run.incomplete",
-            RunErrorKind::NotAgUi => "run.not-ag-ui",
-            RunErrorKind::Timeout => "run.timeout",
-            RunErrorKind::InvalidRequest => "run.invalid-request",
-            RunErrorKind::Redirect => "run.redirect",
+            PipelineErrorKind::Decode => "run.decode",
+            PipelineErrorKind::Chunk => "run.chunk",
+            PipelineErrorKind::Verify => "run.verify",
+            PipelineErrorKind::Apply => "run.apply",
+            PipelineErrorKind::RunFailed => "run.failed",
+            PipelineErrorKind::Incomplete => "run.incomplete",
         }
     }
 }
 
-/// Why a run failed. Messages and state keep what was applied before the failure.
+/// Why the pipeline refused a response, or why the run it told failed. The reducer keeps what
+/// was applied before the failure.
 ///
-/// A run that the agent ended with `RUN_ERROR` ([`RunFailed`](Self::RunFailed)), a response
-/// that stopped in the middle of a run ([`Incomplete`](Self::Incomplete)) and a response that
-/// is not an AG-UI stream at all ([`NotAgUi`](Self::NotAgUi)) are errors too, so that `?`
-/// never reads a failed run as a successful one.
+/// A run that the agent ended with `RUN_ERROR` ([`RunFailed`](Self::RunFailed)) and a response
+/// that stopped in the middle of a run ([`Incomplete`](Self::Incomplete)) are errors too, so
+/// that `?` never reads a failed run as a successful one.
+///
+/// The variants that wrap an error of a stage say which stage failed; the stage's error is the
+/// [`source`](std::error::Error::source) (so a report that walks the chain shows it once).
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
-pub enum RunError {
+pub enum PipelineError {
     /// A frame was not a valid event.
-    #[error("decoding the stream failed: {0}")]
+    #[error("decoding the stream failed")]
     Decode(#[from] DecodeError),
     /// A chunk could not be expanded.
-    #[error("chunk expansion failed: {0}")]
+    #[error("chunk expansion failed")]
     Chunk(#[from] ChunkError),
     /// The stream broke an ordering rule.
-    #[error("the stream is invalid: {0}")]
+    #[error("the stream is invalid")]
     Verify(#[from] Violation),
     /// The reducer refused an event.
     #[error(transparent)]
     Apply(#[from] ApplyError),
-    /// The transport failed (the agent could not be reached, the connection broke). The cause
-    /// (for example the I/O error `connection refused`) is the [`source`](
-    /// std::error::Error::source).
-    #[error("transport failed: {message}")]
-    Transport {
-        /// What the transport was doing.
-        message: String,
-        /// What went wrong underneath, if known.
-        #[source]
-        source: Option<Box<dyn std::error::Error + Send + Sync + 'static>>,
-    },
-    /// The server answered with a non-success status. `Display` shows the status and a short,
-    /// sanitized excerpt of the body: the message of a JSON error body
-    /// (`{"error": {"message": …}}`, `{"error": …}`, `{"message": …}`, `{"detail": …}`), the
-    /// title or text of an HTML page, control characters removed, at most 200 characters.
-    #[error("HTTP {status}: {}", http_excerpt(.body))]
-    Http {
-        /// The status code.
-        status: u16,
-        /// The response body as received (cut at 64 KiB).
-        body: String,
-    },
-    /// An interrupt left open by the last run has no `resume` entry.
-    #[error("interrupt {0:?} is open and has no resume entry")]
-    UnansweredInterrupt(String),
-    /// An interrupt whose `expiresAt` has passed was answered with something else than
-    /// `cancelled`.
-    #[error("interrupt {0:?} has expired; its resume entry must be cancelled")]
-    ExpiredInterrupt(String),
     /// The agent ended the run with `RUN_ERROR`.
     #[error("the run failed: {}", printable(&match code {
         Some(code) => format!("{message} (code {code})"),
@@ -241,61 +190,6 @@ pub enum RunError {
         /// What that run still had open.
         open: Box<OpenEntities>,
     },
-    /// The response is not an AG-UI event stream.
-    #[error("the response is not an AG-UI event stream: HTTP {status}, {}", not_ag_ui_message(.content_type.as_deref(), .content_encoding.as_deref()))]
-    NotAgUi {
-        /// The status code.
-        status: u16,
-        /// The `Content-Type` that came back, if any.
-        content_type: Option<String>,
-        /// The `Content-Encoding` that came back, if it is one the client does not decode.
-        content_encoding: Option<String>,
-    },
-    /// A timeout fired.
-    #[error("{0}")]
-    Timeout(Timeout),
-    /// The request could not be built: an invalid URL or header, named in the message.
-    #[error("invalid request: {0}")]
-    InvalidRequest(String),
-    /// The agent redirected to another origin; such a redirect is only followed when allowed
-    /// (`HttpAgent::with_cross_origin_redirects`).
-    #[error(
-        "HTTP {status}: the agent redirected to another origin ({location}), which is not followed"
-    )]
-    Redirect {
-        /// The redirect status.
-        status: u16,
-        /// Where it pointed.
-        location: String,
-    },
-}
-
-/// Which timeout fired, and its length.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum Timeout {
-    /// Connecting to the agent took longer than the connect timeout.
-    Connect(Duration),
-    /// The request was sent and no response headers came within the idle timeout.
-    Headers(Duration),
-    /// No byte of the response body came within the idle timeout.
-    Idle(Duration),
-    /// The whole run took longer than its total timeout.
-    Total(Duration),
-}
-
-impl fmt::Display for Timeout {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Timeout::Connect(d) => write!(f, "connecting took longer than {d:?} (connect timeout)"),
-            Timeout::Headers(d) => write!(
-                f,
-                "no response headers within {d:?} of sending the request (idle timeout)"
-            ),
-            Timeout::Idle(d) => write!(f, "the agent sent nothing for {d:?} (idle timeout)"),
-            Timeout::Total(d) => write!(f, "the run took longer than {d:?} (total timeout)"),
-        }
-    }
 }
 
 /// `text` with control characters (terminal escapes, line breaks) written as `\u{…}`
@@ -328,143 +222,16 @@ fn incomplete_message(run_id: Option<&str>, open: &OpenEntities) -> String {
     printable(&text).into_owned()
 }
 
-fn not_ag_ui_message(content_type: Option<&str>, encoding: Option<&str>) -> String {
-    let content_type = content_type.map(sanitize);
-    match (content_type, encoding.map(sanitize)) {
-        (Some(t), Some(e)) => format!("content type {t:?} with content encoding {e:?}"),
-        (None, Some(e)) => format!("content encoding {e:?}"),
-        (Some(t), None) => format!("content type {t:?}"),
-        (None, None) => "no content type".to_owned(),
-    }
-}
-
-/// At most this many characters of an error body are shown.
-const EXCERPT_CHARS: usize = 200;
-
-/// One line of printable text: control characters (terminal escapes included) become spaces,
-/// runs of whitespace one space, cut at [`EXCERPT_CHARS`] characters.
-fn sanitize(text: &str) -> String {
-    let mut out = String::new();
-    let mut chars = 0;
-    for word in text
-        .split(|c: char| c.is_whitespace() || c.is_control())
-        .filter(|w| !w.is_empty())
-    {
-        if !out.is_empty() {
-            out.push(' ');
-            chars += 1;
-        }
-        for c in word.chars() {
-            if chars == EXCERPT_CHARS {
-                out.push('…');
-                return out;
-            }
-            out.push(c);
-            chars += 1;
-        }
-    }
-    out
-}
-
-/// A short, printable excerpt of an error response's body; see [`RunError::Http`].
-fn http_excerpt(body: &str) -> String {
-    let trimmed = body.trim();
-    if trimmed.is_empty() {
-        return "(empty body)".to_owned();
-    }
-    if let Ok(serde_json::Value::Object(object)) = serde_json::from_str(trimmed) {
-        let text = |key: &str| object.get(key).and_then(|v| v.as_str());
-        let found = match object.get("error") {
-            Some(serde_json::Value::String(message)) => Some(message.clone()),
-            Some(serde_json::Value::Object(error)) => {
-                let field = |key: &str| error.get(key).and_then(|v| v.as_str());
-                let label = field("kind")
-                    .or_else(|| field("code"))
-                    .or_else(|| field("type"));
-                match (label, field("message")) {
-                    (Some(label), Some(message)) => Some(format!("{label}: {message}")),
-                    (None, Some(message)) => Some(message.to_owned()),
-                    (Some(label), None) => Some(label.to_owned()),
-                    (None, None) => None,
-                }
-            }
-            _ => None,
-        }
-        .or_else(|| {
-            text("message")
-                .or_else(|| text("detail"))
-                .or_else(|| text("title"))
-                .map(str::to_owned)
-        });
-        if let Some(found) = found {
-            return sanitize(&found);
-        }
-    }
-    let lower = trimmed
-        .get(..trimmed.len().min(1024))
-        .unwrap_or(trimmed)
-        .to_ascii_lowercase();
-    if lower.starts_with('<') || lower.contains("<html") {
-        // An HTML page: its title, or else its text without tags.
-        let lower_all = trimmed.to_ascii_lowercase();
-        if let Some(start) = lower_all.find("<title>") {
-            let rest = &trimmed[start + "<title>".len()..];
-            let end = rest
-                .to_ascii_lowercase()
-                .find("</title>")
-                .unwrap_or(rest.len());
-            let title = sanitize(&rest[..end]);
-            if !title.is_empty() {
-                return title;
-            }
-        }
-        let mut text = String::new();
-        let mut in_tag = false;
-        for c in trimmed.chars() {
-            match c {
-                '<' => in_tag = true,
-                '>' if in_tag => {
-                    in_tag = false;
-                    text.push(' ');
-                }
-                c if !in_tag => text.push(c),
-                _ => {}
-            }
-        }
-        return sanitize(&text);
-    }
-    sanitize(trimmed)
-}
-
-impl RunError {
-    /// A [`RunError::Transport`] saying what failed, with its cause.
-    pub fn transport(
-        message: impl Into<String>,
-        source: impl Into<Box<dyn std::error::Error + Send + Sync + 'static>>,
-    ) -> Self {
-        RunError::Transport {
-            message: message.into(),
-            source: Some(source.into()),
-        }
-    }
-
+impl PipelineError {
     /// What kind of failure this is.
-    pub fn kind(&self) -> RunErrorKind {
+    pub fn kind(&self) -> PipelineErrorKind {
         match self {
-            RunError::Decode(_) => RunErrorKind::Decode,
-            RunError::Chunk(_) => RunErrorKind::Chunk,
-            RunError::Verify(_) => RunErrorKind::Verify,
-            RunError::Apply(_) => RunErrorKind::Apply,
-            RunError::Transport { .. } => RunErrorKind::Transport,
-            RunError::Http { .. } => RunErrorKind::Http,
-            RunError::UnansweredInterrupt(_) => RunErrorKind::UnansweredInterrupt,
-            RunError::ExpiredInterrupt(_) => RunErrorKind::ExpiredInterrupt,
-            RunError::RunFailed { .. } => RunErrorKind::RunFailed,
-            RunError::Incomplete { .. } => RunErrorKind::Incomplete,
-            RunError::NotAgUi { .. } => RunErrorKind::NotAgUi,
-            RunError::Timeout(_) => RunErrorKind::Timeout,
-            RunError::InvalidRequest(_) => RunErrorKind::InvalidRequest,
-            RunError::Redirect { .. } => RunErrorKind::Redirect,
+            PipelineError::Decode(_) => PipelineErrorKind::Decode,
+            PipelineError::Chunk(_) => PipelineErrorKind::Chunk,
+            PipelineError::Verify(_) => PipelineErrorKind::Verify,
+            PipelineError::Apply(_) => PipelineErrorKind::Apply,
+            PipelineError::RunFailed { .. } => PipelineErrorKind::RunFailed,
+            PipelineError::Incomplete { .. } => PipelineErrorKind::Incomplete,
         }
     }
 }
@@ -518,7 +285,7 @@ impl Pipeline {
     }
 
     /// Sets the largest SSE frame accepted, in bytes (10 MiB by default); a larger one is a
-    /// [`RunError::Decode`] of kind `TooLarge`, and the buffer never grows past it.
+    /// [`PipelineError::Decode`] of kind `TooLarge`, and the buffer never grows past it.
     #[must_use]
     pub fn with_max_event_size(mut self, bytes: usize) -> Self {
         self.frames = FrameDecoder::new().with_max_event_size(bytes);
@@ -584,7 +351,7 @@ impl Pipeline {
     }
 
     /// Sets the limits on what the response's events may build in the reducer (see
-    /// [`Limits`]); an event over one is a [`RunError::Apply`] of kind `Limit`.
+    /// [`Limits`]); an event over one is a [`PipelineError::Apply`] of kind `Limit`.
     #[must_use]
     pub fn with_limits(mut self, limits: Limits) -> Self {
         self.reducer = std::mem::take(&mut self.reducer).with_limits(limits);
@@ -616,7 +383,7 @@ impl Pipeline {
         &mut self,
         bytes: &[u8],
         subscriber: &mut impl Subscriber,
-    ) -> Result<Flow, RunError> {
+    ) -> Result<Flow, PipelineError> {
         if self.stopped {
             return Ok(Flow::Stop);
         }
@@ -631,7 +398,7 @@ impl Pipeline {
 
     /// Feeds the events of the protobuf frames complete so far.
     #[cfg(feature = "proto")]
-    fn drain_proto(&mut self, subscriber: &mut impl Subscriber) -> Result<Flow, RunError> {
+    fn drain_proto(&mut self, subscriber: &mut impl Subscriber) -> Result<Flow, PipelineError> {
         use crate::encoding::proto::ProtoErrorKind;
         while let Some(read) = self.proto.as_mut().and_then(Iterator::next) {
             let event = match read {
@@ -649,7 +416,7 @@ impl Pipeline {
         Ok(Flow::Continue)
     }
 
-    fn drain_frames(&mut self, subscriber: &mut impl Subscriber) -> Result<Flow, RunError> {
+    fn drain_frames(&mut self, subscriber: &mut impl Subscriber) -> Result<Flow, PipelineError> {
         while let Some(frame) = self.frames.next_frame()? {
             let index = frame.index();
             let mut decoded = std::mem::take(&mut self.decoded);
@@ -672,7 +439,7 @@ impl Pipeline {
         &mut self,
         decoded: &mut Vec<Event>,
         subscriber: &mut impl Subscriber,
-    ) -> Result<Flow, RunError> {
+    ) -> Result<Flow, PipelineError> {
         for event in decoded.drain(..) {
             if self.push_event(event, subscriber)? == Flow::Stop {
                 return Ok(Flow::Stop);
@@ -689,7 +456,7 @@ impl Pipeline {
         &mut self,
         event: Event,
         subscriber: &mut impl Subscriber,
-    ) -> Result<Flow, RunError> {
+    ) -> Result<Flow, PipelineError> {
         if self.stopped {
             return Ok(Flow::Stop);
         }
@@ -698,7 +465,7 @@ impl Pipeline {
         self.apply_expanded(subscriber)
     }
 
-    fn apply_expanded(&mut self, subscriber: &mut impl Subscriber) -> Result<Flow, RunError> {
+    fn apply_expanded(&mut self, subscriber: &mut impl Subscriber) -> Result<Flow, PipelineError> {
         for event in self.expanded.drain(..) {
             self.verifier.check(&event)?;
             if subscriber.on_event(&event, &self.reducer) == Flow::Stop {
@@ -729,7 +496,7 @@ impl Pipeline {
     ///
     /// # Errors
     /// As [`push_bytes`](Self::push_bytes).
-    pub fn finish(&mut self, subscriber: &mut impl Subscriber) -> Result<Flow, RunError> {
+    pub fn finish(&mut self, subscriber: &mut impl Subscriber) -> Result<Flow, PipelineError> {
         if self.stopped {
             return Ok(Flow::Stop);
         }
@@ -764,7 +531,7 @@ impl Pipeline {
     ///
     /// ```
     /// use ag_ui::client::apply::Reducer;
-    /// use ag_ui::client::run::{Pipeline, RunError, RunErrorKind};
+    /// use ag_ui::client::run::{Pipeline, PipelineError, PipelineErrorKind};
     /// use ag_ui::{Event, TextMessageRole};
     ///
     /// let mut pipeline = Pipeline::new(Reducer::new());
@@ -772,29 +539,29 @@ impl Pipeline {
     /// pipeline.push_event(Event::text_message_start("m1", TextMessageRole::Assistant), &mut ())?;
     /// pipeline.finish(&mut ())?;
     /// let err = pipeline.check_end().unwrap_err();
-    /// assert_eq!(err.kind(), RunErrorKind::Incomplete);
-    /// let RunError::Incomplete { run_id, open } = &err else { unreachable!() };
+    /// assert_eq!(err.kind(), PipelineErrorKind::Incomplete);
+    /// let PipelineError::Incomplete { run_id, open } = &err else { unreachable!() };
     /// assert_eq!(run_id.as_deref(), Some("r1"));
     /// assert_eq!(open.text_messages, ["m1"]);
     ///
     /// pipeline.push_event(Event::run_error("model overloaded"), &mut ())?;
-    /// assert_eq!(pipeline.check_end().unwrap_err().kind(), RunErrorKind::RunFailed);
-    /// # Ok::<(), RunError>(())
+    /// assert_eq!(pipeline.check_end().unwrap_err().kind(), PipelineErrorKind::RunFailed);
+    /// # Ok::<(), PipelineError>(())
     /// ```
     ///
     /// # Errors
-    /// [`RunError::RunFailed`] with the message and code when the last run ended in
-    /// `RUN_ERROR`; [`RunError::Incomplete`] naming the run and what it still had open when
+    /// [`PipelineError::RunFailed`] with the message and code when the last run ended in
+    /// `RUN_ERROR`; [`PipelineError::Incomplete`] naming the run and what it still had open when
     /// it did not end, or when no run started at all.
-    pub fn check_end(&self) -> Result<(), RunError> {
+    pub fn check_end(&self) -> Result<(), PipelineError> {
         if let Some((message, code)) = &self.failure {
-            return Err(RunError::RunFailed {
+            return Err(PipelineError::RunFailed {
                 message: message.clone(),
                 code: code.clone(),
             });
         }
         if !self.verifier.has_started() || self.verifier.in_run() {
-            return Err(RunError::Incomplete {
+            return Err(PipelineError::Incomplete {
                 run_id: self.run_id.as_ref().map(|id| id.to_string()),
                 open: Box::new(self.verifier.open()),
             });
@@ -878,7 +645,7 @@ mod tests {
         ]);
         let mut pipeline = Pipeline::new(Reducer::new());
         let err = pipeline.push_bytes(&bytes, &mut ()).unwrap_err();
-        assert_eq!(err.kind(), RunErrorKind::Verify);
+        assert_eq!(err.kind(), PipelineErrorKind::Verify);
         assert_eq!(pipeline.reducer().messages()[0].text(), Some("kept"));
     }
 
@@ -889,7 +656,7 @@ mod tests {
         let err = Pipeline::new(Reducer::new())
             .push_bytes(&bytes, &mut ())
             .unwrap_err();
-        let RunError::Decode(e) = &err else {
+        let PipelineError::Decode(e) = &err else {
             panic!("{err}")
         };
         assert_eq!(e.index(), Some(1));
@@ -906,7 +673,9 @@ mod tests {
             .with_max_event_size(200)
             .push_bytes(&bytes, &mut ())
             .unwrap_err();
-        let RunError::Decode(e) = err else { panic!() };
+        let PipelineError::Decode(e) = err else {
+            panic!()
+        };
         assert_eq!(e.kind(), DecodeErrorKind::TooLarge);
     }
 
@@ -930,7 +699,7 @@ mod tests {
         }
         pipeline.finish(&mut ()).unwrap();
         let err = pipeline.check_end().unwrap_err();
-        let RunError::Incomplete { run_id, open } = &err else {
+        let PipelineError::Incomplete { run_id, open } = &err else {
             panic!("{err}")
         };
         assert_eq!(run_id.as_deref(), Some("r1"));
@@ -970,27 +739,6 @@ mod tests {
     }
 
     #[test]
-    fn http_excerpts() {
-        assert_eq!(http_excerpt(""), "(empty body)");
-        assert_eq!(http_excerpt(r#"{"error":"no token"}"#), "no token");
-        assert_eq!(
-            http_excerpt(r#"{"error":{"code":"E1","message":"m"}}"#),
-            "E1: m"
-        );
-        assert_eq!(http_excerpt(r#"{"message":"gone"}"#), "gone");
-        assert_eq!(http_excerpt(r#"{"other":1}"#), r#"{"other":1}"#);
-        assert_eq!(
-            http_excerpt("<html><body><h1>Bad\n Gateway</h1><p>nginx</p></body></html>"),
-            "Bad Gateway nginx"
-        );
-        assert_eq!(http_excerpt("<html><TITLE> Oops </TITLE></html>"), "Oops");
-        assert_eq!(http_excerpt("a\u{1b}[31mb\r\nc"), "a [31mb c");
-        let long = http_excerpt(&"é".repeat(300));
-        assert_eq!(long.chars().count(), 201);
-        assert!(long.ends_with('…'));
-    }
-
-    #[test]
     fn reducer_limits_stop_the_pipeline_naming_the_event() {
         let bytes = sse_of(&[
             Event::run_started("t", "r"),
@@ -1001,11 +749,14 @@ mod tests {
         let mut pipeline =
             Pipeline::new(Reducer::new()).with_limits(Limits::new().with_max_message_bytes(50));
         let err = pipeline.push_bytes(&bytes, &mut ()).unwrap_err();
-        let RunError::Apply(e) = &err else {
+        let PipelineError::Apply(e) = &err else {
             panic!("{err}")
         };
         assert_eq!(e.kind(), crate::client::apply::ApplyErrorKind::Limit);
-        assert_eq!((e.index, e.event_type), (3, EventType::TextMessageContent));
+        assert_eq!(
+            (e.index(), e.event_type()),
+            (3, EventType::TextMessageContent)
+        );
         assert_eq!(pipeline.reducer().messages()[0].text(), Some("kept"));
     }
 

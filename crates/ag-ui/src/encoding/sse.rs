@@ -626,7 +626,7 @@ impl FrameDecoder {
 }
 
 /// Reads [`Event`]s from an SSE byte stream, incrementally: a [`FrameDecoder`] whose frames'
-/// data are read with [`Event::from_slice`].
+/// data are read as [`Event::from_json`] reads them, one string shared by the ids that repeat.
 ///
 /// Feed bytes with [`push`](Self::push), take results with [`next_event`](Self::next_event) (or
 /// iterate: the decoder is an [`Iterator`] that yields `None` when it needs more input), and
@@ -683,7 +683,7 @@ impl EventDecoder {
     ///
     /// The item is an error, naming the frame index, when a frame is too large
     /// ([`DecodeErrorKind::TooLarge`]), its data is not a valid event (see
-    /// [`Event::from_slice`]), or it names an event type of no AG-UI 1.0 event
+    /// [`Event::from_json`]), or it names an event type of no AG-UI 1.0 event
     /// ([`DecodeErrorKind::UnknownEventType`], which a reader may skip). Decoding can go on
     /// after any of them.
     #[inline]

@@ -107,10 +107,21 @@ impl Error {
         self.violation.as_deref()
     }
 
-    pub(crate) fn with_source(
-        mut self,
-        source: impl std::error::Error + Send + Sync + 'static,
-    ) -> Self {
+    /// Keeps `source` as the cause of this error ([`std::error::Error::source`]), so that an
+    /// agent reports its own error without flattening it into the message.
+    ///
+    /// ```
+    /// use ag_ui::server::{Error, ErrorKind};
+    /// use std::error::Error as _;
+    ///
+    /// let io = std::io::Error::other("connection reset");
+    /// let err = Error::agent("the weather service failed").with_source(io);
+    /// assert_eq!(err.kind(), ErrorKind::Agent);
+    /// assert_eq!(err.to_string(), "the weather service failed");
+    /// assert_eq!(err.source().unwrap().to_string(), "connection reset");
+    /// ```
+    #[must_use]
+    pub fn with_source(mut self, source: impl std::error::Error + Send + Sync + 'static) -> Self {
         self.source = Some(Box::new(source));
         self
     }

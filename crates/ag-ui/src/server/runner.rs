@@ -36,7 +36,7 @@ use crate::{
 ///
 /// let paused = Outcome::interrupt(Interrupt::new("i1", "confirmation"))
 ///     .with_interrupt(Interrupt::new("i2", "input_required"));
-/// assert!(matches!(paused.kind(), RunFinishedOutcome::Interrupt { interrupts } if interrupts.len() == 2));
+/// assert!(matches!(paused.outcome(), RunFinishedOutcome::Interrupt { interrupts } if interrupts.len() == 2));
 /// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct Outcome {
@@ -117,8 +117,11 @@ impl Outcome {
         self
     }
 
-    /// The outcome as `RUN_FINISHED` carries it.
-    pub fn kind(&self) -> &RunFinishedOutcome {
+    /// The outcome as `RUN_FINISHED` carries it (success, or the interrupts it paused on).
+    ///
+    /// Named `outcome`, not `kind`: `kind()` is what an error type answers with its `…Kind`
+    /// enum, and an `Outcome` is not an error.
+    pub fn outcome(&self) -> &RunFinishedOutcome {
         &self.kind
     }
 
@@ -445,7 +448,7 @@ mod tests {
         let e = finished(Outcome::cancelled().with_interrupts([]));
         assert_eq!(e.outcome, Some(RunFinishedOutcome::Cancelled));
         assert!(matches!(
-            Outcome::interrupt(Interrupt::new("a", "x")).kind(),
+            Outcome::interrupt(Interrupt::new("a", "x")).outcome(),
             RunFinishedOutcome::Interrupt { interrupts } if interrupts.len() == 1
         ));
     }

@@ -48,7 +48,7 @@
 //! ]})).unwrap();
 //! let err = reducer.apply(&doubling).unwrap_err();
 //! assert_eq!(err.kind(), ApplyErrorKind::Limit);
-//! assert_eq!((err.index, err.limit.unwrap().kind), (1, LimitKind::StateBytes));
+//! assert_eq!((err.index(), err.limit().unwrap().kind), (1, LimitKind::StateBytes));
 //! assert_eq!(reducer.state(), &json!({"a": "x".repeat(300)}));
 //! ```
 //!
@@ -115,14 +115,10 @@ impl ApplyErrorKind {
 #[error("event {index} ({}): {}: {}", event_type.as_str(), kind.as_str(), describe(*.event_type, .limit.as_ref()))]
 #[non_exhaustive]
 pub struct ApplyError {
-    /// What was wrong.
-    pub kind: ApplyErrorKind,
-    /// The event's index among the events this reducer was given (0-based).
-    pub index: u64,
-    /// The event's type.
-    pub event_type: EventType,
-    /// For [`ApplyErrorKind::Limit`]: which limit, and the sizes.
-    pub limit: Option<LimitExceeded>,
+    kind: ApplyErrorKind,
+    index: u64,
+    event_type: EventType,
+    limit: Option<LimitExceeded>,
 }
 
 fn describe(event_type: EventType, limit: Option<&LimitExceeded>) -> String {
@@ -139,6 +135,21 @@ impl ApplyError {
     /// What was wrong.
     pub fn kind(&self) -> ApplyErrorKind {
         self.kind
+    }
+
+    /// The event's index among the events this reducer was given (0-based).
+    pub fn index(&self) -> u64 {
+        self.index
+    }
+
+    /// The event's type.
+    pub fn event_type(&self) -> EventType {
+        self.event_type
+    }
+
+    /// For [`ApplyErrorKind::Limit`]: which limit, and the sizes; `None` for the other kinds.
+    pub fn limit(&self) -> Option<&LimitExceeded> {
+        self.limit.as_ref()
     }
 }
 
