@@ -1086,6 +1086,10 @@ impl Stream for EventBody {
             }
         }
         if !out.is_empty() {
+            if let Some(live) = &mut this.live {
+                // The log has these events before a client can hold their ids.
+                live.flush();
+            }
             if let Some((every, sleep)) = &mut this.keep_alive {
                 sleep.as_mut().reset(tokio::time::Instant::now() + *every);
             }

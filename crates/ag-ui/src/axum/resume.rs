@@ -150,6 +150,8 @@ pub(crate) struct LiveLog {
     retry: Option<Duration>,
     detach_timeout: Duration,
     terminal: bool,
+    /// The number of the last frame written.
+    next_seq: u64,
 }
 
 impl LiveLog {
@@ -161,6 +163,7 @@ impl LiveLog {
             retry: Some(resumable.retry),
             detach_timeout: resumable.detach_timeout,
             terminal: false,
+            next_seq: 0,
         }
     }
 
@@ -172,17 +175,36 @@ impl LiveLog {
     }
 
     /// Appends `event` and writes its frame to `out`: SSE with `id:`, or protobuf.
+    ///
+    /// For SSE the JSON is written once, straight into the frame, and the log copies it from
+    /// there: the frame's number is the writer's next (they are consecutive from 1).
     pub(crate) fn write(&mut self, event: &Event, sse: bool, out: &mut Vec<u8>) {
-        let seq = self.append(event);
-        if sse {
-            if let Some(retry) = self.retry.take() {
-                write_retry(retry, out);
-            }
-            write_frame(&self.run_id, seq, &self.json, out);
-        } else {
+        if !sse {
+            self.append(event);
             #[cfg(feature = "proto")]
             crate::encoding::proto::encode_into(event, out);
+            return;
         }
+        self.terminal |= matches!(event, Event::RunFinished(_) | Event::RunError(_));
+        if let Some(retry) = self.retry.take() {
+            write_retry(retry, out);
+        }
+        self.next_seq += 1;
+        out.extend_from_slice(b"id: ");
+        out.extend_from_slice(self.run_id.as_bytes());
+        out.push(b':');
+        push_decimal(self.next_seq, out);
+        out.extend_from_slice(b"\ndata: ");
+        let json = out.len();
+        event.write_json(out);
+        let seq = self.writer.append(&out[json..]);
+        debug_assert_eq!(seq, self.next_seq, "log sequence numbers are consecutive");
+        out.extend_from_slice(b"\n\n");
+    }
+
+    /// Makes what was appended visible to readers; called before each write to the socket.
+    pub(crate) fn flush(&mut self) {
+        self.writer.flush();
     }
 
     pub(crate) fn finish(&mut self) {
@@ -201,6 +223,7 @@ impl LiveLog {
             let drained = tokio::time::timeout(bound, async {
                 while let Some(event) = events.next().await {
                     self.append(&event);
+                    self.writer.flush();
                 }
             })
             .await;
@@ -230,10 +253,28 @@ fn write_retry(retry: Duration, out: &mut Vec<u8>) {
 }
 
 fn write_frame(run_id: &str, seq: u64, json: &[u8], out: &mut Vec<u8>) {
-    use std::io::Write as _;
-    let _ = write!(out, "id: {run_id}:{seq}\ndata: ");
+    out.extend_from_slice(b"id: ");
+    out.extend_from_slice(run_id.as_bytes());
+    out.push(b':');
+    push_decimal(seq, out);
+    out.extend_from_slice(b"\ndata: ");
     out.extend_from_slice(json);
     out.extend_from_slice(b"\n\n");
+}
+
+/// Appends `n` in decimal (the formatting machinery costs more than the frame).
+fn push_decimal(mut n: u64, out: &mut Vec<u8>) {
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[i..]);
 }
 
 /// `GET` on a resumable endpoint: replay after the cursor, then follow the run.
@@ -432,6 +473,15 @@ mod tests {
             req = req.header("last-event-id", id);
         }
         cursor_of(&req.body(Body::empty()).unwrap()).map_err(|e| e.kind())
+    }
+
+    #[test]
+    fn decimals() {
+        for n in [0, 7, 10, 99, 1234567890, u64::MAX] {
+            let mut out = Vec::new();
+            push_decimal(n, &mut out);
+            assert_eq!(out, n.to_string().into_bytes());
+        }
     }
 
     #[test]

@@ -14,7 +14,9 @@
 //!   [`LogErrorKind::Expired`] rather than [`LogErrorKind::UnknownRun`].
 //!
 //! Events are copied into 64 KiB blocks shared by consecutive events, so appending does not
-//! allocate per event; a reader holds at most one batch (256 events) of a run, so a slow
+//! allocate per event; appends are staged by the writer and stored under one lock, with one
+//! wake-up of the readers, at each flush (a resumable endpoint flushes before each write to the
+//! socket); a reader holds at most one batch (256 events) of a run, so a slow
 //! reader does not grow the log. The byte figures count the events' JSON plus a fixed
 //! overhead per event; the memory held can exceed them by up to one block per run.
 //!
@@ -33,7 +35,7 @@
 //! // Both runs are live: a third is refused rather than dropping one of them.
 //! assert_eq!(log.open("c").await.unwrap_err().kind().as_str(), "log-full");
 //! a.append(b"{}");
-//! a.finish();
+//! a.finish(); // (finishing flushes)
 //! // `a` is finished: it makes room for `c`, and a reader of `a` learns it expired.
 //! let _c = log.open("c").await.unwrap();
 //! assert_eq!(log.read("a", 0).await.err().unwrap().kind().as_str(), "expired");
@@ -198,7 +200,6 @@ struct RunState {
     bytes: usize,
     finished_at: Option<Instant>,
     evicted: bool,
-    block: BytesMut,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -269,7 +270,6 @@ impl MemoryLog {
                 bytes: 0,
                 finished_at: None,
                 evicted: false,
-                block: BytesMut::new(),
             }),
             notify: Notify::new(),
         });
@@ -278,6 +278,9 @@ impl MemoryLog {
         Ok(Box::new(MemoryWriter {
             shared: Arc::clone(shared),
             slot,
+            block: BytesMut::new(),
+            staged: Vec::new(),
+            next_seq: 1,
             finished: false,
         }))
     }
@@ -441,7 +444,6 @@ impl Shared {
             let mut state = lock(&slot.state);
             state.evicted = true;
             state.entries = VecDeque::new();
-            state.block = BytesMut::new();
             self.total.fetch_sub(state.bytes, Ordering::Relaxed);
             state.bytes = 0;
         }
@@ -500,16 +502,22 @@ impl EventLog for MemoryLog {
     }
 }
 
-/// The [`RunWriter`] of a [`MemoryLog`] run. Dropping it finishes the run.
+/// The [`RunWriter`] of a [`MemoryLog`] run. Appends are staged and stored (one lock, one
+/// wake-up of the readers) at each [`flush`](RunWriter::flush). Dropping it finishes the run.
 struct MemoryWriter {
     shared: Arc<Shared>,
     slot: Arc<Slot>,
+    /// The block the next events are copied into.
+    block: BytesMut,
+    staged: Vec<Entry>,
+    next_seq: u64,
     finished: bool,
 }
 
 impl fmt::Debug for MemoryWriter {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("MemoryWriter")
+            .field("next_seq", &self.next_seq)
             .field("finished", &self.finished)
             .finish_non_exhaustive()
     }
@@ -517,28 +525,39 @@ impl fmt::Debug for MemoryWriter {
 
 impl RunWriter for MemoryWriter {
     fn append(&mut self, json: &[u8]) -> u64 {
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        if self.block.capacity() < json.len() {
+            self.block = BytesMut::with_capacity(json.len().max(BLOCK));
+        }
+        self.block.extend_from_slice(json);
+        let data = self.block.split().freeze();
+        self.staged.push(Entry { seq, data });
+        seq
+    }
+
+    fn flush(&mut self) {
+        if self.staged.is_empty() {
+            return;
+        }
         let config = &self.shared.config;
-        let seq;
         {
             let mut state = lock(&self.slot.state);
-            seq = state.next_seq;
-            state.next_seq += 1;
             if state.evicted {
-                return seq;
+                self.staged.clear();
+                return;
             }
-            let block = &mut state.block;
-            if block.capacity() < json.len() {
-                *block = BytesMut::with_capacity(json.len().max(BLOCK));
-            }
-            block.extend_from_slice(json);
-            let data = block.split().freeze();
-            let size = data.len() + ENTRY_OVERHEAD;
             if state.entries.is_empty() {
-                state.first_seq = seq;
+                state.first_seq = self.staged[0].seq;
             }
-            state.entries.push_back(Entry { seq, data });
-            state.bytes += size;
-            self.shared.total.fetch_add(size, Ordering::Relaxed);
+            let mut added = 0;
+            for entry in self.staged.drain(..) {
+                added += entry.data.len() + ENTRY_OVERHEAD;
+                state.entries.push_back(entry);
+            }
+            state.next_seq = self.next_seq;
+            state.bytes += added;
+            self.shared.total.fetch_add(added, Ordering::Relaxed);
             while state.bytes > config.max_run_bytes && state.entries.len() > 1 {
                 drop_front(&mut state, &self.shared.total);
             }
@@ -547,13 +566,13 @@ impl RunWriter for MemoryWriter {
         if self.shared.total.load(Ordering::Relaxed) > config.max_total_bytes {
             self.shared.reclaim(&self.slot);
         }
-        seq
     }
 
     fn finish(&mut self) {
         if self.finished {
             return;
         }
+        self.flush();
         self.finished = true;
         lock(&self.slot.state).finished_at = Some(Instant::now());
         self.slot.notify.notify_waiters();
@@ -585,6 +604,7 @@ mod tests {
             let mut w = log.open("r").await.unwrap();
             w.append(b"1");
             w.append(b"2");
+            w.flush();
             let mut tail = log.read("r", 1).await.unwrap();
             assert_eq!(tail.next().await.unwrap().unwrap().seq, 2);
             let reader = tokio::spawn(async move {
@@ -596,6 +616,7 @@ mod tests {
             });
             tokio::task::yield_now().await;
             w.append(b"3");
+            w.flush();
             tokio::task::yield_now().await;
             w.append(b"4");
             w.finish();
@@ -624,6 +645,7 @@ mod tests {
             for _ in 0..10 {
                 w.append(b"0123456789");
             }
+            w.flush();
             let stats = log.stats();
             assert_eq!(stats.bytes, per_event * 3);
             assert_eq!(
@@ -648,6 +670,7 @@ mod tests {
             let mut b = log.open("b").await.unwrap();
             for _ in 0..3 {
                 b.append(b"0123456789");
+                b.flush();
             }
             assert_eq!(log.stats().runs, 1, "a was forgotten to make room");
             assert_eq!(
@@ -656,6 +679,7 @@ mod tests {
             );
             for _ in 0..10 {
                 b.append(b"0123456789");
+                b.flush();
             }
             assert!(log.stats().bytes <= per_event * 4);
         });
@@ -667,6 +691,7 @@ mod tests {
             let log = MemoryLog::new(MemoryLogConfig::default().with_retention(Duration::ZERO));
             let mut w = log.open("r").await.unwrap();
             w.append(b"{}");
+            w.flush();
             let mut live = log.read("r", 0).await.unwrap();
             drop(w); // dropping the writer finishes the run
             assert_eq!(

@@ -24,7 +24,7 @@
 //! let mut writer = log.open("run-1").await.unwrap();
 //! assert_eq!(writer.append(br#"{"type":"RUN_STARTED","threadId":"t","runId":"run-1"}"#), 1);
 //! assert_eq!(writer.append(br#"{"type":"RUN_FINISHED","threadId":"t","runId":"run-1"}"#), 2);
-//! writer.finish();
+//! writer.finish(); // flushes: readers see both
 //!
 //! // A client that saw event 1 reads on from there.
 //! let cursor: Cursor = "run-1:1".parse().unwrap();
@@ -101,10 +101,18 @@ pub trait EventLog: Send + Sync + fmt::Debug + 'static {
 /// (for instance Redis going away) logs it and marks the run's log incomplete, and readers
 /// of the missing part get [`LogErrorKind::Incomplete`]; the live stream is not held up.
 pub trait RunWriter: Send + fmt::Debug {
-    /// Stores one event's JSON and returns its sequence number (1, 2, …).
+    /// Stores one event's JSON and returns its sequence number: 1 for the first event, then
+    /// one more for each (a caller may rely on the numbers being consecutive).
+    ///
+    /// A backend may stage appends until [`flush`](Self::flush): readers see them after it.
     fn append(&mut self, json: &[u8]) -> u64;
 
-    /// Marks the run finished: readers end after its last event, and retention starts.
+    /// Makes the events appended so far visible to readers (before they are sent anywhere a
+    /// client could take a cursor from them).
+    fn flush(&mut self) {}
+
+    /// Flushes, and marks the run finished: readers end after its last event, and retention
+    /// starts.
     fn finish(&mut self);
 }
 
