@@ -180,10 +180,10 @@ pub(crate) fn host<H: RunHandler>(
     registry: &mut AgentRegistry,
     info: AgentInfo,
     handler: H,
-    coalesce: Option<Duration>,
+    options: &Options,
 ) -> Result<(), Failure> {
     registry
-        .register(info, endpoint(handler, coalesce))
+        .register(info, endpoint(handler, options))
         .map(|_| ())
         .map_err(|e| Failure::Usage(e.to_string()))
 }
@@ -198,21 +198,35 @@ pub(crate) fn router<T: RunHandler>(
     root: T,
     registry: AgentRegistry,
     cors: CorsLayer,
-    coalesce: Option<Duration>,
+    options: &Options,
 ) -> Result<axum::Router, Failure> {
     check_path(path)?;
     Ok(registry
         .into_router()
-        .agent(path, endpoint(root, coalesce))
+        .agent(path, endpoint(root, options))
         .layer(cors))
 }
 
-/// The endpoint serving `handler`, joining deltas that arrive within `coalesce` of each other
-/// when given (`--coalesce-ms`).
-pub(crate) fn endpoint<H: RunHandler>(handler: H, coalesce: Option<Duration>) -> AgentEndpoint<H> {
-    let endpoint = AgentEndpoint::new(handler);
-    match coalesce {
-        Some(window) => endpoint.with_coalescing(DEFAULT_COALESCE_BYTES, window),
+/// The event log of a resumable server (`serve --resumable`), shared by all its endpoints.
+pub(crate) type Log = std::sync::Arc<dyn ag_ui::server::log::EventLog>;
+
+/// How `serve` builds each endpoint it hosts.
+#[derive(Clone, Default)]
+pub(crate) struct Options {
+    /// Join deltas that arrive within this window of each other (`--coalesce-ms`).
+    pub(crate) coalesce: Option<Duration>,
+    /// Make runs resumable on this event log (`--resumable`).
+    pub(crate) log: Option<Log>,
+}
+
+/// An endpoint for `handler`, with the options given.
+fn endpoint<H: RunHandler>(handler: H, options: &Options) -> AgentEndpoint<H> {
+    let mut endpoint = AgentEndpoint::new(handler);
+    if let Some(window) = options.coalesce {
+        endpoint = endpoint.with_coalescing(DEFAULT_COALESCE_BYTES, window);
+    }
+    match &options.log {
+        Some(log) => endpoint.with_resumable_log(std::sync::Arc::clone(log)),
         None => endpoint,
     }
 }
@@ -251,8 +265,8 @@ mod tests {
         for path in ["/agents", "/agents/demo", "/health", "agent"] {
             let mut registry = AgentRegistry::new();
             let demo = ag_ui::server::Runner::new(ag_ui_demo_agent::DemoAgent::new());
-            host(&mut registry, demo_info(), demo.clone(), None).unwrap();
-            let result = router(path, demo, registry, cors(&[]).unwrap(), None);
+            host(&mut registry, demo_info(), demo.clone(), &Options::default()).unwrap();
+            let result = router(path, demo, registry, cors(&[]).unwrap(), &Options::default());
             assert!(matches!(result, Err(Failure::Usage(_))), "{path}");
             assert!(matches!(check_path(path), Err(Failure::Usage(_))), "{path}");
         }

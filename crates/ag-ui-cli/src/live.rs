@@ -253,7 +253,12 @@ pub(crate) async fn run(options: RunOptions) -> Result<(), Failure> {
     let mut agent = HttpAgent::new(options.url.as_str())
         .with_connect_timeout(options.connect_timeout)
         .with_idle_timeout(options.idle_timeout)
-        .with_proto(options.proto);
+        .with_proto(options.proto)
+        // A resumable stream that drops is reconnected; one line on stderr says so (stdout,
+        // the rendering or the JSON Lines, stays the run's events, each once).
+        .with_on_reconnect(|reconnection| {
+            let _ = writeln!(std::io::stderr().lock(), "ag-ui: {reconnection}");
+        });
     for (name, value) in &options.headers {
         agent = agent
             .try_with_header(name, value)

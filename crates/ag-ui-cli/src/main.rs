@@ -75,6 +75,15 @@ enum Command {
         /// within this many milliseconds into one event (0: only those ready at once).
         #[arg(long, value_name = "MS")]
         coalesce_ms: Option<u64>,
+        /// Make runs resumable: every event is logged and numbered, a run outlives its
+        /// connection, and GET on the endpoint reconnects (Last-Event-ID). The log is in memory
+        /// unless --redis is given.
+        #[arg(long)]
+        resumable: bool,
+        /// Keep the event log on Redis (redis://HOST:PORT), so that several servers sharing it
+        /// serve each other's runs.
+        #[arg(long, value_name = "URL", requires = "resumable")]
+        redis: Option<String>,
     },
     /// Run one turn against any AG-UI endpoint and show it live.
     Run {
@@ -207,6 +216,8 @@ fn main() -> ExitCode {
             model,
             base_url,
             coalesce_ms,
+            resumable,
+            redis,
         } => {
             tracing_subscriber::fmt()
                 .with_env_filter(
@@ -220,6 +231,7 @@ fn main() -> ExitCode {
                 replay: replay.as_deref(),
                 model: model.as_deref().map(|m| (m, base_url.as_str())),
                 coalesce: coalesce_ms.map(Duration::from_millis),
+                resumable: resumable.then_some(redis.as_deref()),
             };
             runtime().and_then(|rt| {
                 rt.block_on(serve::serve(

@@ -116,6 +116,28 @@ pub(crate) struct Extra<'a> {
     pub(crate) model: Option<(&'a str, &'a str)>,
     /// Join the deltas that arrive within this window (`--coalesce-ms`).
     pub(crate) coalesce: Option<Duration>,
+    /// Resumable runs (`--resumable`), on Redis at this URL (`--redis URL`) or in memory.
+    pub(crate) resumable: Option<Option<&'a str>>,
+}
+
+/// The event log of `--resumable`: Redis when a URL is given, else in memory; with a label
+/// for the banner.
+async fn event_log(redis: Option<&str>) -> Result<(hosting::Log, String), Failure> {
+    match redis {
+        None => Ok((
+            std::sync::Arc::new(ag_ui::server::log::MemoryLog::default()),
+            "resumable, event log in memory".to_owned(),
+        )),
+        Some(url) => {
+            let log = ag_ui::server::log::redis::RedisLog::connect(url)
+                .await
+                .map_err(|e| Failure::Usage(format!("--redis {url}: {e}")))?;
+            Ok((
+                std::sync::Arc::new(log),
+                format!("resumable, event log on Redis at {url}"),
+            ))
+        }
+    }
 }
 
 /// `ag-ui serve`: the demo agent, and the recording and the model agent when given, in a
@@ -131,6 +153,17 @@ pub(crate) async fn serve(
 ) -> Result<(), Failure> {
     hosting::check_path(path)?;
     let cors = hosting::cors(cors_origins)?;
+    let (log, log_label) = match extra.resumable {
+        Some(redis) => {
+            let (log, label) = event_log(redis).await?;
+            (Some(log), Some(label))
+        }
+        None => (None, None),
+    };
+    let options = hosting::Options {
+        coalesce: extra.coalesce,
+        log,
+    };
     let demo = Runner::new(DemoAgent::new().with_pace(pace));
     let mut registry = AgentRegistry::new();
     let mut agents = vec!["demo"];
@@ -140,7 +173,7 @@ pub(crate) async fn serve(
         Logged {
             inner: demo.clone(),
         },
-        extra.coalesce,
+        &options,
     )?;
     // The recording is read before anything listens: a bad one is refused at once.
     let replayed = extra
@@ -152,7 +185,7 @@ pub(crate) async fn serve(
         let handler = Logged {
             inner: replayed.clone(),
         };
-        hosting::host(&mut registry, info, handler, extra.coalesce)?;
+        hosting::host(&mut registry, info, handler, &options)?;
         agents.push("replay");
     }
     let model = extra.model.map(|(model, base_url)| {
@@ -170,37 +203,28 @@ pub(crate) async fn serve(
             &mut registry,
             hosting::model_info(name, base_url),
             handler,
-            extra.coalesce,
+            &options,
         )?;
         agents.push("model");
     }
     let agents = agents.join(", ");
+    let labelled = |label: &str| match &log_label {
+        Some(resumable) => format!("{label} ({resumable})"),
+        None => label.to_owned(),
+    };
     match (model, replayed) {
         (Some((runner, name, base_url)), _) => {
-            let label = format!("model agent ({name} at {base_url})");
-            let app = hosting::router(
-                path,
-                Logged { inner: runner },
-                registry,
-                cors,
-                extra.coalesce,
-            )?;
+            let label = labelled(&format!("model agent ({name} at {base_url})"));
+            let app = hosting::router(path, Logged { inner: runner }, registry, cors, &options)?;
             serve_router(addr, path, &label, Some(&agents), app).await
         }
         (None, Some(replayed)) => {
-            let app = hosting::router(
-                path,
-                Logged { inner: replayed },
-                registry,
-                cors,
-                extra.coalesce,
-            )?;
-            serve_router(addr, path, "replay agent", Some(&agents), app).await
+            let app = hosting::router(path, Logged { inner: replayed }, registry, cors, &options)?;
+            serve_router(addr, path, &labelled("replay agent"), Some(&agents), app).await
         }
         (None, None) => {
-            let app =
-                hosting::router(path, Logged { inner: demo }, registry, cors, extra.coalesce)?;
-            serve_router(addr, path, "demo agent", Some(&agents), app).await
+            let app = hosting::router(path, Logged { inner: demo }, registry, cors, &options)?;
+            serve_router(addr, path, &labelled("demo agent"), Some(&agents), app).await
         }
     }
 }

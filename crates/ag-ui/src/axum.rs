@@ -131,6 +131,7 @@ use crate::{Event, RunAgentInput};
 
 pub mod registry;
 pub use registry::{AgentInfo, AgentRegistry};
+pub mod resume;
 
 /// The default limit on the size of a request body: 4 MiB.
 pub const DEFAULT_BODY_LIMIT: usize = 4 * 1024 * 1024;
@@ -762,6 +763,7 @@ pub struct AgentEndpoint<H> {
     handler: Arc<H>,
     config: Config,
     filter: Option<Arc<FilterFn>>,
+    resumable: Option<resume::Resumable>,
 }
 
 impl<H> Clone for AgentEndpoint<H> {
@@ -770,6 +772,7 @@ impl<H> Clone for AgentEndpoint<H> {
             handler: Arc::clone(&self.handler),
             config: self.config,
             filter: self.filter.clone(),
+            resumable: self.resumable.clone(),
         }
     }
 }
@@ -779,6 +782,7 @@ impl<H> fmt::Debug for AgentEndpoint<H> {
         f.debug_struct("AgentEndpoint")
             .field("config", &self.config)
             .field("filter", &self.filter.is_some())
+            .field("resumable", &self.resumable)
             .finish_non_exhaustive()
     }
 }
@@ -797,7 +801,56 @@ impl<H: RunHandler> AgentEndpoint<H> {
                 coalesce: None,
             },
             filter: None,
+            resumable: None,
         }
+    }
+
+    /// Makes the endpoint resumable on `log`: every event is logged and numbered
+    /// (`id: <runId>:<seq>`), a run outlives its connection, and `GET` on the same path
+    /// reconnects from a cursor. See [`resume`] for the whole behaviour;
+    /// [`MemoryLog::default()`](crate::server::log::MemoryLog) is the usual log of a single
+    /// instance.
+    #[must_use]
+    pub fn with_resumable(self, log: impl crate::server::log::EventLog) -> Self {
+        self.with_resumable_log(Arc::new(log))
+    }
+
+    /// [`with_resumable`](Self::with_resumable) with a log shared as a trait object.
+    #[must_use]
+    pub fn with_resumable_log(mut self, log: Arc<dyn crate::server::log::EventLog>) -> Self {
+        let mut resumable = resume::Resumable::new(log);
+        if let Some(old) = &self.resumable {
+            resumable.detach_timeout = old.detach_timeout;
+            resumable.retry = old.retry;
+        }
+        self.resumable = Some(resumable);
+        self
+    }
+
+    /// Sets how long a resumable run whose client left goes on before it is cancelled
+    /// (default [`resume::DEFAULT_DETACH_TIMEOUT`]). No effect until the endpoint is
+    /// resumable.
+    #[must_use]
+    pub fn with_detach_timeout(mut self, timeout: Duration) -> Self {
+        if let Some(resumable) = &mut self.resumable {
+            resumable.detach_timeout = timeout;
+        }
+        self
+    }
+
+    /// Sets the reconnection delay a resumable stream advises in `retry:` (default
+    /// [`resume::DEFAULT_RETRY`]). No effect until the endpoint is resumable.
+    #[must_use]
+    pub fn with_retry(mut self, delay: Duration) -> Self {
+        if let Some(resumable) = &mut self.resumable {
+            resumable.retry = delay;
+        }
+        self
+    }
+
+    /// Whether the endpoint is resumable (then its capabilities say `transport.resumable`).
+    pub fn is_resumable(&self) -> bool {
+        self.resumable.is_some()
     }
 
     /// Sets the largest accepted request body, in bytes.
@@ -867,17 +920,38 @@ impl<H: RunHandler> AgentEndpoint<H> {
     /// `405`.
     pub fn into_method_router<S: Clone + Send + Sync + 'static>(self) -> MethodRouter<S> {
         let endpoint = self;
-        on(MethodFilter::POST, move |req: Request| {
+        let allow = if endpoint.resumable.is_some() {
+            "GET, POST"
+        } else {
+            "POST"
+        };
+        let router = if endpoint.resumable.is_some() {
+            let reconnecting = endpoint.clone();
+            on(MethodFilter::GET, move |req: Request| {
+                let endpoint = reconnecting.clone();
+                async move {
+                    match &endpoint.resumable {
+                        Some(resumable) => {
+                            resume::reconnect(resumable, req, endpoint.config.keep_alive).await
+                        }
+                        None => StatusCode::METHOD_NOT_ALLOWED.into_response(),
+                    }
+                }
+            })
+        } else {
+            MethodRouter::new()
+        };
+        router.post(move |req: Request| {
             let endpoint = endpoint.clone();
             async move { endpoint.serve(req).await }
         })
-        .fallback(|method: Method| async move {
+        .fallback(move |method: Method| async move {
             let mut response = InputRejection::new(
                 RejectionKind::MethodNotAllowed,
                 format!("{method} is not allowed; an AG-UI endpoint takes POST with a RunAgentInput body"),
             )
             .into_response();
-            response.headers_mut().insert(header::ALLOW, HeaderValue::from_static("POST"));
+            response.headers_mut().insert(header::ALLOW, HeaderValue::from_static(allow));
             response
         })
     }
@@ -897,6 +971,21 @@ impl<H: RunHandler> AgentEndpoint<H> {
             Err(rejection) => return rejection.into_response(),
         };
         let run_id = input.run_id.clone();
+        let live = match &self.resumable {
+            None => None,
+            Some(resumable) => {
+                if let Some(refusal) = resume::refuse_run_id(run_id.as_str()) {
+                    return refusal;
+                }
+                match resumable.log.open(run_id.as_str()).await {
+                    Ok(writer) => Some(resume::LiveLog::new(writer, run_id.as_str(), resumable)),
+                    Err(error) => {
+                        tracing::warn!(%run_id, %error, "the run cannot be logged");
+                        return resume::log_error_response(&error);
+                    }
+                }
+            }
+        };
         let downgrade = (self.config.downgrade
             && downgrade::needs_downgrade(input.protocol_version.as_deref()))
         .then(|| {
@@ -922,6 +1011,7 @@ impl<H: RunHandler> AgentEndpoint<H> {
             .config
             .coalesce
             .map(|(bytes, window)| (Coalescer::new(bytes), window, None));
+        body.live = live;
         let mut response = Response::new(Body::from_stream(body));
         let headers = response.headers_mut();
         headers.insert(
@@ -985,6 +1075,8 @@ struct EventBody {
     coalesce: Option<Coalescing>,
     /// Reused buffer for what the coalescer lets through.
     staged: Vec<Event>,
+    /// Resumable: the run's log, which numbers the frames.
+    live: Option<resume::LiveLog>,
 }
 
 impl EventBody {
@@ -1010,6 +1102,7 @@ impl EventBody {
             filter: None,
             coalesce: None,
             staged: Vec::new(),
+            live: None,
         }
     }
 
@@ -1069,9 +1162,17 @@ impl EventBody {
     /// One event past the filter and the coalescer: downgraded when needed, then encoded.
     fn emit(&mut self, event: Event, out: &mut Vec<u8>) {
         let Some((downgrade, frames)) = &mut self.downgrade else {
-            self.write_event(&event, out);
+            match &mut self.live {
+                Some(live) => live.write(&event, self.encoding == Encoding::Sse, out),
+                None => self.write_event(&event, out),
+            }
             return;
         };
+        // A resumable run logs the 1.0 event (a reconnecting reader gets the run as it is);
+        // the pre-1.0 client on this connection gets the rewritten frames.
+        if let Some(live) = &mut self.live {
+            live.log(&event);
+        }
         downgrade.push(event, frames);
         self.write_frames(out);
     }
@@ -1145,6 +1246,9 @@ impl Stream for EventBody {
                         downgrade.finish(frames);
                         this.write_frames(&mut out);
                     }
+                    if let Some(live) = &mut this.live {
+                        live.finish();
+                    }
                     break;
                 }
                 Poll::Pending => {
@@ -1156,6 +1260,10 @@ impl Stream for EventBody {
             }
         }
         if !out.is_empty() {
+            if let Some(live) = &mut this.live {
+                // The log has these events before a client can hold their ids.
+                live.flush();
+            }
             if let Some((every, sleep)) = &mut this.keep_alive {
                 sleep.as_mut().reset(tokio::time::Instant::now() + *every);
             }
@@ -1171,6 +1279,32 @@ impl Stream for EventBody {
             return Poll::Ready(Some(Ok(Bytes::from_static(b": keep-alive\n\n"))));
         }
         Poll::Pending
+    }
+}
+
+impl Drop for EventBody {
+    fn drop(&mut self) {
+        // A resumable run whose client left goes on detached; otherwise dropping the events
+        // cancels the run.
+        if !self.done
+            && let Some(live) = self.live.take()
+        {
+            let events = std::mem::replace(&mut self.events, Box::pin(futures::stream::empty()));
+            // What the coalescer holds goes first, and the filter goes on applying: a reader
+            // of the log sees what this client would have seen.
+            let mut held = Vec::new();
+            if let Some((coalescer, _, _)) = &mut self.coalesce {
+                coalescer.flush(&mut held);
+            }
+            let events: EventStream = match self.filter.take() {
+                None => Box::pin(futures::stream::iter(held).chain(events)),
+                Some(mut filter) => Box::pin(
+                    futures::stream::iter(held)
+                        .chain(events.filter_map(move |event| std::future::ready(filter.apply(event)))),
+                ),
+            };
+            live.detach(events);
+        }
     }
 }
 

@@ -18,9 +18,18 @@ fn interop_dir() -> PathBuf {
 }
 
 async fn serve() -> String {
+    serve_with(false).await
+}
+
+/// The demo agent, resumable (every frame with an `id:`, a `retry:` first) when asked.
+async fn serve_with(resumable: bool) -> String {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    let app = axum::Router::new().agent("/agent", AgentEndpoint::agent(DemoAgent::new()));
+    let mut endpoint = AgentEndpoint::agent(DemoAgent::new());
+    if resumable {
+        endpoint = endpoint.with_resumable(ag_ui::server::log::MemoryLog::default());
+    }
+    let app = axum::Router::new().agent("/agent", endpoint);
     tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
     format!("http://{addr}/agent")
 }
@@ -52,7 +61,18 @@ fn by_role<'a>(messages: &'a [Value], role: &str) -> Vec<&'a Value> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_official_client_rebuilds_the_demo_turn() {
     let url = serve().await;
-    let out = run_official_client(vec![url, "What is AG-UI?".to_owned()]).await;
+    check_demo_turn(run_official_client(vec![url, "What is AG-UI?".to_owned()]).await);
+}
+
+/// A resumable endpoint adds `id:` and `retry:` fields, which the official client reads past:
+/// it runs unchanged.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_official_client_runs_unchanged_against_a_resumable_endpoint() {
+    let url = serve_with(true).await;
+    check_demo_turn(run_official_client(vec![url, "What is AG-UI?".to_owned()]).await);
+}
+
+fn check_demo_turn(out: Value) {
     let messages = out["messages"].as_array().unwrap();
 
     // The user's message, then what the agent streamed.

@@ -12,5 +12,6 @@ mod live;
 mod model;
 mod offline;
 mod proto;
+mod resume;
 mod serve;
 mod serve_registry;

@@ -231,6 +231,14 @@ impl AgentRegistry {
                 "an agent with this id is registered already",
             ));
         }
+        let mut info = info;
+        if endpoint.is_resumable() {
+            // A resumable endpoint says so, whatever was declared.
+            info.capabilities
+                .transport
+                .get_or_insert_with(Default::default)
+                .resumable = Some(true);
+        }
         let routes = std::mem::take(&mut self.routes);
         self.routes = routes.route(
             &format!("/agents/{}", info.id),

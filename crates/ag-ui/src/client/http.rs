@@ -36,6 +36,15 @@
 //!
 //! Each one that fires is a [`TransportError::Timeout`] naming it.
 //!
+//! # Resumable runs
+//!
+//! Against a resumable endpoint (frames with `id: <runId>:<seq>`), a stream that ends before
+//! its run does is reconnected by itself, from the last event received, with backoff and
+//! jitter, and no event is passed on twice or lost (see [`resume`](crate::client::resume)):
+//! [`with_reconnect`](HttpAgent::with_reconnect) sets the policy,
+//! [`with_on_reconnect`](HttpAgent::with_on_reconnect) reports each attempt, and
+//! [`attach`](HttpAgent::attach) joins a run in flight from its start or from a cursor.
+//!
 //! ```no_run
 //! use ag_ui::client::{Conversation, HttpAgent};
 //! use std::time::Duration;
@@ -67,6 +76,7 @@ use reqwest::header::{
 use reqwest::{StatusCode, Url};
 
 use crate::RunAgentInput;
+use crate::client::resume::{HookSlot, ReconnectPolicy, Reconnection, Resuming};
 use crate::client::run::Wire;
 use crate::client::transport::{Body, Piece, Timeout, Transport, TransportError};
 
@@ -117,6 +127,8 @@ pub struct HttpAgent {
     /// Ask for protobuf first.
     #[cfg(feature = "proto")]
     proto: bool,
+    reconnect: ReconnectPolicy,
+    on_reconnect: HookSlot,
 }
 
 impl HttpAgent {
@@ -137,7 +149,69 @@ impl HttpAgent {
             cross_origin_redirects: false,
             #[cfg(feature = "proto")]
             proto: false,
+            reconnect: ReconnectPolicy::default(),
+            on_reconnect: HookSlot::default(),
         }
+    }
+
+    /// Sets how a resumable stream that ends early is reconnected (default
+    /// [`ReconnectPolicy::default`]; [`ReconnectPolicy::never`] turns it off).
+    #[must_use]
+    pub fn with_reconnect(mut self, policy: ReconnectPolicy) -> Self {
+        self.reconnect = policy;
+        self
+    }
+
+    /// Calls `hook` before each reconnection attempt of a resumable stream.
+    #[must_use]
+    pub fn with_on_reconnect(
+        mut self,
+        hook: impl Fn(&Reconnection) + Send + Sync + 'static,
+    ) -> Self {
+        self.on_reconnect = HookSlot(Some(std::sync::Arc::new(hook)));
+        self
+    }
+
+    /// A transport that joins run `run_id` of this endpoint in flight, after event `after`
+    /// (0: from its start, as a page reload does), instead of starting a run: its
+    /// [`open`](Transport::open) ignores the input. The stream reconnects like any other.
+    pub fn attach(&self, run_id: impl Into<String>, after: u64) -> Attach {
+        Attach {
+            agent: self.clone(),
+            run_id: run_id.into(),
+            after,
+        }
+    }
+
+    fn bearer(&self) -> Result<Option<HeaderValue>, TransportError> {
+        match &self.bearer {
+            None => Ok(None),
+            Some(token) => {
+                let mut value =
+                    HeaderValue::from_str(&format!("Bearer {token}")).map_err(|_| {
+                        TransportError::InvalidRequest(
+                            "the bearer token is not a valid header value".into(),
+                        )
+                    })?;
+                value.set_sensitive(true);
+                Ok(Some(value))
+            }
+        }
+    }
+
+    fn checked_url(&self) -> Result<Url, TransportError> {
+        if let Some(error) = &self.invalid_header {
+            return Err(TransportError::InvalidRequest(error.clone()));
+        }
+        let url = Url::parse(&self.url)
+            .map_err(|e| TransportError::InvalidRequest(format!("URL {:?}: {e}", self.url)))?;
+        if !matches!(url.scheme(), "http" | "https") {
+            return Err(TransportError::InvalidRequest(format!(
+                "URL {:?}: the scheme must be http or https",
+                self.url
+            )));
+        }
+        Ok(url)
     }
 
     /// Uses this client (connection pool, proxies, TLS roots). Its own connect timeout and
@@ -375,16 +449,20 @@ fn check_event_stream(response: &reqwest::Response) -> Result<Wire, TransportErr
     }
 }
 
-/// The streaming response of an [`HttpAgent`] run. Dropping it closes the request.
+/// The streaming response of an [`HttpAgent`] run: one HTTP response, which a resumable run
+/// may follow with more ([`Resuming`] reconnects). Dropping it closes the request.
+pub type HttpBody = Resuming<HttpAgent>;
+
+/// One HTTP response of an [`HttpAgent`] run. Dropping it closes the request.
 #[derive(Debug)]
-pub struct HttpBody {
+pub struct HttpStream {
     response: reqwest::Response,
     idle_timeout: Duration,
     timeout: Option<Duration>,
     wire: Wire,
 }
 
-impl Body for HttpBody {
+impl Body for HttpStream {
     async fn next(&mut self) -> Result<Option<Piece>, TransportError> {
         match tokio::time::timeout(self.idle_timeout, self.response.chunk()).await {
             Err(_) => Err(TransportError::Timeout(Timeout::Idle(self.idle_timeout))),
@@ -406,30 +484,116 @@ impl Transport for HttpAgent {
     type Body = HttpBody;
 
     async fn open(&self, input: &RunAgentInput) -> Result<HttpBody, TransportError> {
-        if let Some(error) = &self.invalid_header {
-            return Err(TransportError::InvalidRequest(error.clone()));
-        }
-        let mut url = Url::parse(&self.url)
-            .map_err(|e| TransportError::InvalidRequest(format!("URL {:?}: {e}", self.url)))?;
-        if !matches!(url.scheme(), "http" | "https") {
-            return Err(TransportError::InvalidRequest(format!(
-                "URL {:?}: the scheme must be http or https",
-                self.url
-            )));
-        }
-        let bearer = match &self.bearer {
-            None => None,
-            Some(token) => {
-                let mut value =
-                    HeaderValue::from_str(&format!("Bearer {token}")).map_err(|_| {
-                        TransportError::InvalidRequest(
-                            "the bearer token is not a valid header value".into(),
-                        )
-                    })?;
-                value.set_sensitive(true);
-                Some(value)
+        let hook = self.on_reconnect.0.clone();
+        let mut reached = false;
+        match self.post(input, &mut reached).await {
+            Ok(stream) => Ok(Resuming::new(self.clone(), stream, self.reconnect)
+                .with_run_id(input.run_id.as_str())
+                .with_hook(hook)),
+            // The request went out but its answer was lost: a resumable endpoint has the run,
+            // so it is joined from its start; any other answer leaves the first error.
+            Err(error)
+                if reached
+                    && self.reconnect.attempts() > 0
+                    && crate::client::resume::retriable(&error) =>
+            {
+                let mut body =
+                    Resuming::attach(self.clone(), input.run_id.as_str(), 0, self.reconnect)
+                        .with_hook(hook);
+                match body.connect().await {
+                    Ok(()) => Ok(body),
+                    Err(_) => Err(error),
+                }
             }
+            Err(error) => Err(error),
+        }
+    }
+}
+
+/// A run of an [`HttpAgent`] joined in flight: see [`HttpAgent::attach`].
+#[derive(Clone, Debug)]
+pub struct Attach {
+    agent: HttpAgent,
+    run_id: String,
+    after: u64,
+}
+
+impl Transport for Attach {
+    type Body = HttpBody;
+
+    /// Connects to the run (the input is not sent).
+    async fn open(&self, _input: &RunAgentInput) -> Result<HttpBody, TransportError> {
+        let mut body = Resuming::attach(
+            self.agent.clone(),
+            self.run_id.clone(),
+            self.after,
+            self.agent.reconnect,
+        )
+        .with_hook(self.agent.on_reconnect.0.clone());
+        body.connect().await?;
+        Ok(body)
+    }
+}
+
+impl crate::client::resume::Reconnect for HttpAgent {
+    type Body = HttpStream;
+
+    /// `GET` on the endpoint with `Last-Event-ID: <runId>:<after>` (and `?runId=`).
+    async fn reconnect(&self, run_id: &str, after: u64) -> Result<HttpStream, TransportError> {
+        let mut url = self.checked_url()?;
+        url.query_pairs_mut().append_pair("runId", run_id);
+        if after > 0 {
+            url.query_pairs_mut()
+                .append_pair("cursor", &format!("{run_id}:{after}"));
+        }
+        let client = self.client()?;
+        let mut request = client
+            .get(url.clone())
+            .header(ACCEPT, ACCEPT_SSE)
+            .headers(self.headers.clone());
+        if after > 0
+            && let Ok(cursor) = HeaderValue::from_str(&format!("{run_id}:{after}"))
+        {
+            request = request.header("last-event-id", cursor);
+        }
+        if let Some(bearer) = self.bearer()? {
+            request = request.header(AUTHORIZATION, bearer);
+        }
+        if let Some(total) = self.timeout {
+            request = request.timeout(total);
+        }
+        let response = match tokio::time::timeout(self.idle_timeout, request.send()).await {
+            Err(_) => return Err(TransportError::Timeout(Timeout::Headers(self.idle_timeout))),
+            Ok(Err(e)) => return Err(self.send_error(&url, e)),
+            Ok(Ok(response)) => response,
         };
+        let status = response.status();
+        if !status.is_success() {
+            return Err(TransportError::Http {
+                status: status.as_u16(),
+                body: self.error_body(response).await,
+            });
+        }
+        let wire = check_event_stream(&response)?;
+        Ok(HttpStream {
+            response,
+            idle_timeout: self.idle_timeout,
+            timeout: self.timeout,
+            wire,
+        })
+    }
+}
+
+impl HttpAgent {
+    /// Sends the run and returns its first response; sets `reached` once the request may have
+    /// reached the agent (it was connected).
+    async fn post(
+        &self,
+        input: &RunAgentInput,
+        reached: &mut bool,
+    ) -> Result<HttpStream, TransportError> {
+        let mut url = self.checked_url()?;
+        let bearer = self.bearer()?;
         // Every request declares the protocol, so a server does not take us for a pre-1.0 client.
         let declared;
         let input = if input.protocol_version.is_some() {
@@ -463,8 +627,14 @@ impl Transport for HttpAgent {
                 request = request.timeout(total.saturating_sub(started.elapsed()));
             }
             let response = match tokio::time::timeout(self.idle_timeout, request.send()).await {
-                Err(_) => return Err(TransportError::Timeout(Timeout::Headers(self.idle_timeout))),
-                Ok(Err(e)) => return Err(self.send_error(&url, e)),
+                Err(_) => {
+                    *reached = true;
+                    return Err(TransportError::Timeout(Timeout::Headers(self.idle_timeout)));
+                }
+                Ok(Err(e)) => {
+                    *reached |= !e.is_connect();
+                    return Err(self.send_error(&url, e));
+                }
                 Ok(Ok(response)) => response,
             };
             let status = response.status();
@@ -503,7 +673,7 @@ impl Transport for HttpAgent {
                 });
             }
             let wire = check_event_stream(&response)?;
-            return Ok(HttpBody {
+            return Ok(HttpStream {
                 response,
                 idle_timeout: self.idle_timeout,
                 timeout: self.timeout,

@@ -13,6 +13,8 @@
 //!   `CancelHandle`, `TransportError`; feature `sse`).
 //! - `conversation`: a conversation kept across runs over any transport (feature `sse`).
 //! - `http`: `HttpAgent`, the HTTP transport (feature `http`).
+//! - `resume`: reconnecting to resumable runs without losing or repeating events (feature
+//!   `http`).
 //!
 //! The types a client works with are also here, at `ag_ui::client` (`Conversation`,
 //! `HttpAgent`, `Pipeline`, `RunError`, …); each layer has its own error: `TransportError`
@@ -29,6 +31,9 @@ pub mod conversation;
 #[cfg(feature = "http")]
 #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 pub mod http;
+#[cfg(feature = "http")]
+#[cfg_attr(docsrs, doc(cfg(feature = "http")))]
+pub mod resume;
 #[cfg(feature = "sse")]
 #[cfg_attr(docsrs, doc(cfg(feature = "sse")))]
 pub mod run;

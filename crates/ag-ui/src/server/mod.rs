@@ -306,6 +306,7 @@ mod context;
 pub mod downgrade;
 pub mod emit;
 mod error;
+pub mod log;
 mod runner;
 mod scope;
 mod sink;

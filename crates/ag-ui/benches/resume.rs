@@ -1,0 +1,266 @@
+#![allow(missing_docs)]
+
+//! Resumable runs: what the event log costs.
+//!
+//! - `emit_to_wire/plain` and `emit_to_wire/resumable_memory`: the ~210k-event workload
+//!   streamed by an `AgentEndpoint` in process (handler → SSE bytes of the response body),
+//!   without and with a `MemoryLog` (every event serialized once, appended, framed with its
+//!   `id:`). Same run, same process, one after the other.
+//! - `redis_append`: the workload's events appended to a `RedisLog` from one instance, timed
+//!   until the last one (and the end marker) is stored in Redis.
+//! - `reconnect_first_event`: a `GET` with `Last-Event-ID` over loopback, to the first byte of
+//!   the first replayed event (memory log; Redis log).
+//!
+//! Redis: `AG_UI_BENCH_REDIS=redis://…`, else a `redis-server` spawned here.
+//!
+//! Recorded 2026-12-01 on the 2-core build machine (shared with other builds), one run:
+//! see the "Resumable runs" section of `ARCHITECTURE.md` for the figures.
+
+#[path = "workload.rs"]
+mod workload;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use ag_ui::axum::AgentEndpoint;
+use ag_ui::server::log::redis::{RedisLog, RedisLogConfig};
+use ag_ui::server::log::{EventLog, MemoryLog, MemoryLogConfig};
+use ag_ui::{Event, RunAgentInput};
+use axum::body::Body;
+use axum::http::Request;
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use futures::StreamExt;
+use tower::ServiceExt;
+
+struct RedisServer(Option<std::process::Child>, String);
+
+impl RedisServer {
+    fn start() -> Self {
+        if let Ok(url) = std::env::var("AG_UI_BENCH_REDIS") {
+            return RedisServer(None, url);
+        }
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let child = std::process::Command::new("redis-server")
+            .args([
+                "--port",
+                &port.to_string(),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+            ])
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .expect("redis-server (or AG_UI_BENCH_REDIS)");
+        for _ in 0..100 {
+            if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        RedisServer(Some(child), format!("redis://127.0.0.1:{port}"))
+    }
+}
+
+impl Drop for RedisServer {
+    fn drop(&mut self) {
+        if let Some(child) = &mut self.0 {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+fn emit_to_wire(c: &mut Criterion) {
+    let rt = runtime();
+    let events = Arc::new(workload::events(workload::MESSAGES));
+    let total = events.len();
+    let handler = {
+        let events = Arc::clone(&events);
+        move |_: RunAgentInput| {
+            let events = Arc::clone(&events);
+            futures::stream::iter(0..events.len()).map(move |i| events[i].clone())
+        }
+    };
+    // Room for the whole run; finished runs are forgotten at once.
+    let log = MemoryLog::new(
+        MemoryLogConfig::default()
+            .with_max_run_bytes(256 << 20)
+            .with_max_total_bytes(512 << 20)
+            .with_retention(Duration::ZERO),
+    );
+    let plain = AgentEndpoint::new(handler.clone())
+        .with_keep_alive(None)
+        .into_router::<()>();
+    let resumable = AgentEndpoint::new(handler)
+        .with_keep_alive(None)
+        .with_resumable(log)
+        .into_router::<()>();
+    let runs = AtomicU64::new(0);
+    let drive = |app: &axum::Router| {
+        let run = runs.fetch_add(1, Ordering::Relaxed);
+        let body = serde_json::to_string(&RunAgentInput::new("t", format!("r{run}"))).unwrap();
+        let app = app.clone();
+        rt.block_on(async move {
+            let request = Request::post("/")
+                .header("content-type", "application/json")
+                .body(Body::from(body))
+                .unwrap();
+            let mut stream = app
+                .oneshot(request)
+                .await
+                .unwrap()
+                .into_body()
+                .into_data_stream();
+            let mut bytes = 0usize;
+            while let Some(chunk) = stream.next().await {
+                bytes += chunk.unwrap().len();
+            }
+            bytes
+        })
+    };
+    let mut group = c.benchmark_group("emit_to_wire");
+    group.sample_size(10);
+    group.throughput(Throughput::Elements(total as u64));
+    group.bench_function("plain", |b| b.iter(|| drive(&plain)));
+    group.bench_function("resumable_memory", |b| b.iter(|| drive(&resumable)));
+    group.finish();
+}
+
+fn redis_append(c: &mut Criterion) {
+    let rt = runtime();
+    let redis = RedisServer::start();
+    let jsons: Vec<Vec<u8>> = workload::events(workload::MESSAGES)
+        .iter()
+        .map(|e: &Event| serde_json::to_vec(e).unwrap())
+        .collect();
+    let total = jsons.len() as u64;
+    let config = RedisLogConfig::default()
+        .with_prefix("bench:")
+        .with_max_len(1 << 20)
+        .with_max_queued(1 << 20)
+        .with_retention(Duration::from_secs(5));
+    let log = rt
+        .block_on(RedisLog::connect_with(&redis.1, config))
+        .unwrap();
+    let runs = AtomicU64::new(0);
+    let mut group = c.benchmark_group("redis_append");
+    group.sample_size(10);
+    group.throughput(Throughput::Elements(total));
+    group.bench_function("workload_one_instance", |b| {
+        b.iter(|| {
+            let run = format!(
+                "r{}-{}",
+                std::process::id(),
+                runs.fetch_add(1, Ordering::Relaxed)
+            );
+            rt.block_on(async {
+                let mut writer = log.open(&run).await.unwrap();
+                for json in &jsons {
+                    writer.append(json);
+                }
+                writer.finish();
+                // Resolves once the last event and the end marker are in Redis.
+                let mut tail = log.read(&run, total).await.unwrap();
+                assert!(tail.next().await.is_none());
+            })
+        })
+    });
+    group.finish();
+    drop(log);
+    rt.block_on(async {
+        let client = redis::Client::open(redis.1.as_str()).unwrap();
+        let mut conn = client.get_multiplexed_async_connection().await.unwrap();
+        let _: () = redis::cmd("FLUSHALL").query_async(&mut conn).await.unwrap();
+    });
+}
+
+fn reconnect_first_event(c: &mut Criterion) {
+    let rt = runtime();
+    let redis = RedisServer::start();
+    let handler = |input: RunAgentInput| {
+        let (t, r) = (input.thread_id, input.run_id);
+        let mut events = vec![Event::run_started(t.clone(), r.clone())];
+        events.extend((0..1000).map(|i| Event::custom("tick", serde_json::json!(i))));
+        events.push(Event::run_finished(t, r));
+        futures::stream::iter(events)
+    };
+    let redis_log = rt
+        .block_on(RedisLog::connect_with(
+            &redis.1,
+            RedisLogConfig::default().with_prefix("bench-reconnect:"),
+        ))
+        .unwrap();
+    let (memory_url, redis_url) = rt.block_on(async {
+        let mut urls = Vec::new();
+        for log in [
+            Arc::new(MemoryLog::default()) as Arc<dyn EventLog>,
+            Arc::new(redis_log) as Arc<dyn EventLog>,
+        ] {
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            let addr = listener.local_addr().unwrap();
+            let app = AgentEndpoint::new(handler)
+                .with_resumable_log(log)
+                .into_router();
+            tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+            let url = format!("http://{addr}/");
+            // One finished run to reconnect to.
+            reqwest::Client::new()
+                .post(&url)
+                .header("content-type", "application/json")
+                .body(serde_json::to_string(&RunAgentInput::new("t", "run")).unwrap())
+                .send()
+                .await
+                .unwrap()
+                .text()
+                .await
+                .unwrap();
+            urls.push(url);
+        }
+        (urls[0].clone(), urls[1].clone())
+    });
+    let client = reqwest::Client::new();
+    let mut group = c.benchmark_group("reconnect_first_event");
+    group.sample_size(50);
+    for (name, url) in [("memory", memory_url), ("redis", redis_url)] {
+        group.bench_function(name, |b| {
+            b.iter_custom(|iters| {
+                rt.block_on(async {
+                    let mut spent = Duration::ZERO;
+                    for _ in 0..iters {
+                        let started = Instant::now();
+                        let mut response = client
+                            .get(&url)
+                            .header("last-event-id", "run:500")
+                            .send()
+                            .await
+                            .unwrap();
+                        let first = response.chunk().await.unwrap().unwrap();
+                        spent += started.elapsed();
+                        assert!(first.starts_with(b"retry: "));
+                    }
+                    spent
+                })
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, emit_to_wire, redis_append, reconnect_first_event);
+criterion_main!(benches);

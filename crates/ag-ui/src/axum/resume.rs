@@ -1,0 +1,517 @@
+//! Resumable endpoints: runs kept in an [`EventLog`] so a client that lost its connection, a
+//! second client, or a client of another server instance reads them again and follows them
+//! to their end.
+//!
+//! [`AgentEndpoint::with_resumable`](super::AgentEndpoint::with_resumable) turns it on:
+//!
+//! - every event of a run is appended to the log as it is written, and every SSE frame
+//!   carries `id: <runId>:<seq>` (the first one also `retry:`, the reconnection delay);
+//! - when the client goes away the run is **detached**, not cancelled: it goes on into the
+//!   log until it ends, for at most the detach timeout
+//!   ([`with_detach_timeout`](super::AgentEndpoint::with_detach_timeout), 10 minutes by
+//!   default), then it is cancelled and its log ends with a `RUN_ERROR` of code
+//!   `detach-timeout`;
+//! - `GET` on the same path reads a run from the log after a cursor and follows it live:
+//!   the standard `Last-Event-ID: <runId>:<seq>` header, or `?cursor=<runId>:<seq>` for
+//!   clients that cannot set it, or `?runId=<runId>` to join from the start (a page reload);
+//! - errors are JSON (`{"error": {"kind", "message"}}`): an unknown run is `404`
+//!   (`unknown-run`), a run or cursor past retention `410` (`expired`), a malformed cursor
+//!   or one of another run than `runId` `400` (`malformed-cursor`, `foreign-cursor`), a
+//!   cursor past the run's end `400` (`future-cursor`), a log that cannot be reached `503`.
+//!
+//! Any instance sharing the log (Redis) serves a reconnect: the run goes on where it started,
+//! and the other instance tails the log. Reconnects are answered in SSE; a protobuf response
+//! is logged too (so an SSE reconnect can read it), but its frames carry no id.
+//!
+//! ```
+//! use ag_ui::axum::{AgentEndpoint, RouterExt};
+//! use ag_ui::server::log::MemoryLog;
+//! use ag_ui::{Event, RunAgentInput};
+//! use axum::body::Body;
+//! use axum::http::Request;
+//! use tower::ServiceExt;
+//!
+//! fn echo(input: RunAgentInput) -> impl futures::Stream<Item = Event> + Send + 'static {
+//!     futures::stream::iter([
+//!         Event::run_started(input.thread_id.clone(), input.run_id.clone()),
+//!         Event::run_finished(input.thread_id, input.run_id),
+//!     ])
+//! }
+//!
+//! # #[tokio::main(flavor = "current_thread")] async fn main() {
+//! let app: axum::Router =
+//!     axum::Router::new().agent("/", AgentEndpoint::new(echo).with_resumable(MemoryLog::default()));
+//! let run = Request::post("/")
+//!     .header("content-type", "application/json")
+//!     .body(Body::from(r#"{"threadId":"t","runId":"r1","messages":[]}"#))
+//!     .unwrap();
+//! let body = app.clone().oneshot(run).await.unwrap().into_body();
+//! let text = String::from_utf8(axum::body::to_bytes(body, 1 << 20).await.unwrap().to_vec()).unwrap();
+//! assert!(text.starts_with("retry: 1000\nid: r1:1\ndata: {\"type\":\"RUN_STARTED\""));
+//! assert!(text.contains("id: r1:2\ndata: {\"type\":\"RUN_FINISHED\""));
+//!
+//! // A client that saw event 1 reconnects and gets the rest.
+//! let again = Request::get("/").header("last-event-id", "r1:1").body(Body::empty()).unwrap();
+//! let body = app.clone().oneshot(again).await.unwrap().into_body();
+//! let text = String::from_utf8(axum::body::to_bytes(body, 1 << 20).await.unwrap().to_vec()).unwrap();
+//! assert!(text.starts_with("retry: 1000\nid: r1:2\ndata: {\"type\":\"RUN_FINISHED\""));
+//!
+//! // An unknown run is a 404 with a JSON body.
+//! let lost = Request::get("/?cursor=nope:3").body(Body::empty()).unwrap();
+//! assert_eq!(app.oneshot(lost).await.unwrap().status(), 404);
+//! # }
+//! ```
+
+use std::convert::Infallible;
+use std::fmt;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use ::axum::body::{Body, Bytes};
+use ::axum::extract::Request;
+use ::axum::http::{HeaderValue, StatusCode, header};
+use ::axum::response::{IntoResponse, Response};
+use futures::{Stream, StreamExt};
+
+use super::{EventStream, MAX_BATCH, error_response};
+use crate::Event;
+use crate::server::log::{Cursor, EventLog, LogError, LogErrorKind, RunWriter, Tail};
+
+/// The default bound on how long a detached run goes on: 10 minutes.
+pub const DEFAULT_DETACH_TIMEOUT: Duration = Duration::from_secs(600);
+
+/// The default reconnection delay sent in `retry:`: 1 second.
+pub const DEFAULT_RETRY: Duration = Duration::from_secs(1);
+
+/// The longest run id a resumable endpoint accepts, in bytes (it travels in every `id:`).
+pub const MAX_RUN_ID_LEN: usize = 512;
+
+/// The resumable mode of an endpoint: the log, the detach bound, the `retry:` sent.
+#[derive(Clone)]
+pub(crate) struct Resumable {
+    pub(crate) log: Arc<dyn EventLog>,
+    pub(crate) detach_timeout: Duration,
+    pub(crate) retry: Duration,
+}
+
+impl fmt::Debug for Resumable {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Resumable")
+            .field("log", &self.log)
+            .field("detach_timeout", &self.detach_timeout)
+            .field("retry", &self.retry)
+            .finish()
+    }
+}
+
+impl Resumable {
+    pub(crate) fn new(log: Arc<dyn EventLog>) -> Self {
+        Self {
+            log,
+            detach_timeout: DEFAULT_DETACH_TIMEOUT,
+            retry: DEFAULT_RETRY,
+        }
+    }
+}
+
+/// The JSON error response for a log error, with its kind's status.
+pub(crate) fn log_error_response(error: &LogError) -> Response {
+    let status =
+        StatusCode::from_u16(error.kind().status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    error_response(status, error.kind().as_str(), error.message(), None)
+}
+
+/// The refusal of a run id that cannot travel in an SSE `id:` field; `None` when it can.
+pub(crate) fn refuse_run_id(run_id: &str) -> Option<Response> {
+    let bad = run_id.is_empty()
+        || run_id.len() > MAX_RUN_ID_LEN
+        || run_id.bytes().any(|b| matches!(b, b'\r' | b'\n' | 0));
+    if bad {
+        return Some(error_response(
+            StatusCode::BAD_REQUEST,
+            "invalid-input",
+            &format!(
+                "a resumable endpoint takes run ids of 1 to {MAX_RUN_ID_LEN} bytes without CR, LF or NUL"
+            ),
+            Some("runId"),
+        ));
+    }
+    None
+}
+
+/// The live side of a resumable run: appends each event to the log and writes its frame with
+/// the id; finishes the log at the end, or goes on detached when the client leaves early.
+pub(crate) struct LiveLog {
+    writer: Box<dyn RunWriter>,
+    run_id: Arc<str>,
+    json: Vec<u8>,
+    retry: Option<Duration>,
+    detach_timeout: Duration,
+    terminal: bool,
+    /// The number of the last frame written.
+    next_seq: u64,
+}
+
+impl LiveLog {
+    pub(crate) fn new(writer: Box<dyn RunWriter>, run_id: &str, resumable: &Resumable) -> Self {
+        Self {
+            writer,
+            run_id: Arc::from(run_id),
+            json: Vec::with_capacity(256),
+            retry: Some(resumable.retry),
+            detach_timeout: resumable.detach_timeout,
+            terminal: false,
+            next_seq: 0,
+        }
+    }
+
+    fn append(&mut self, event: &Event) -> u64 {
+        self.terminal |= matches!(event, Event::RunFinished(_) | Event::RunError(_));
+        self.json.clear();
+        event.write_json(&mut self.json);
+        self.writer.append(&self.json)
+    }
+
+    /// Appends `event` without writing a frame (the connection gets another form of it, as a
+    /// pre-1.0 client does).
+    pub(crate) fn log(&mut self, event: &Event) {
+        self.append(event);
+    }
+
+    /// Appends `event` and writes its frame to `out`: SSE with `id:`, or protobuf.
+    ///
+    /// For SSE the JSON is written once, straight into the frame, and the log copies it from
+    /// there: the frame's number is the writer's next (they are consecutive from 1).
+    pub(crate) fn write(&mut self, event: &Event, sse: bool, out: &mut Vec<u8>) {
+        if !sse {
+            self.append(event);
+            #[cfg(feature = "proto")]
+            crate::encoding::proto::encode_into(event, out);
+            return;
+        }
+        self.terminal |= matches!(event, Event::RunFinished(_) | Event::RunError(_));
+        if let Some(retry) = self.retry.take() {
+            write_retry(retry, out);
+        }
+        self.next_seq += 1;
+        out.extend_from_slice(b"id: ");
+        out.extend_from_slice(self.run_id.as_bytes());
+        out.push(b':');
+        push_decimal(self.next_seq, out);
+        out.extend_from_slice(b"\ndata: ");
+        let json = out.len();
+        event.write_json(out);
+        let seq = self.writer.append(&out[json..]);
+        debug_assert_eq!(seq, self.next_seq, "log sequence numbers are consecutive");
+        out.extend_from_slice(b"\n\n");
+    }
+
+    /// Makes what was appended visible to readers; called before each write to the socket.
+    pub(crate) fn flush(&mut self) {
+        self.writer.flush();
+    }
+
+    pub(crate) fn finish(&mut self) {
+        self.writer.finish();
+    }
+
+    /// The client left before the end: the run goes on into the log, within the bound.
+    pub(crate) fn detach(mut self, mut events: EventStream) {
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            self.writer.finish();
+            return;
+        };
+        tracing::debug!(run_id = %self.run_id, "client left; the run goes on detached");
+        runtime.spawn(async move {
+            let bound = self.detach_timeout;
+            let drained = tokio::time::timeout(bound, async {
+                while let Some(event) = events.next().await {
+                    self.append(&event);
+                    self.writer.flush();
+                }
+            })
+            .await;
+            drop(events);
+            if drained.is_err() && !self.terminal {
+                tracing::warn!(
+                    run_id = %self.run_id,
+                    "a detached run did not end within {} s and was cancelled",
+                    bound.as_secs()
+                );
+                let error = crate::RunErrorEvent::new(format!(
+                    "the run was detached and did not end within {} s",
+                    bound.as_secs()
+                ))
+                .with_code("detach-timeout");
+                self.append(&error.into());
+            }
+            self.writer.finish();
+        });
+    }
+}
+
+fn write_retry(retry: Duration, out: &mut Vec<u8>) {
+    use std::io::Write as _;
+    // Writing into a Vec cannot fail.
+    let _ = writeln!(out, "retry: {}", retry.as_millis());
+}
+
+fn write_frame(run_id: &str, seq: u64, json: &[u8], out: &mut Vec<u8>) {
+    out.extend_from_slice(b"id: ");
+    out.extend_from_slice(run_id.as_bytes());
+    out.push(b':');
+    push_decimal(seq, out);
+    out.extend_from_slice(b"\ndata: ");
+    out.extend_from_slice(json);
+    out.extend_from_slice(b"\n\n");
+}
+
+/// Appends `n` in decimal (the formatting machinery costs more than the frame).
+fn push_decimal(mut n: u64, out: &mut Vec<u8>) {
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[i..]);
+}
+
+/// `GET` on a resumable endpoint: replay after the cursor, then follow the run.
+pub(crate) async fn reconnect(
+    resumable: &Resumable,
+    req: Request,
+    keep_alive: Option<Duration>,
+) -> Response {
+    let encoding = match super::negotiate(super::accept_header(req.headers()).as_deref()) {
+        Ok(encoding) => encoding,
+        Err(rejection) => return rejection.into_response(),
+    };
+    if encoding != super::Encoding::Sse {
+        return error_response(
+            StatusCode::NOT_ACCEPTABLE,
+            "not-acceptable",
+            "a reconnect is answered in text/event-stream only",
+            None,
+        );
+    }
+    let cursor = match cursor_of(&req) {
+        Ok(cursor) => cursor,
+        Err(error) => return log_error_response(&error),
+    };
+    let tail = match resumable.log.read(cursor.run_id(), cursor.seq()).await {
+        Ok(tail) => tail,
+        Err(error) => {
+            if error.kind() == LogErrorKind::Unavailable {
+                tracing::warn!(%error, "the event log cannot be read");
+            }
+            return log_error_response(&error);
+        }
+    };
+    let body = TailBody {
+        tail,
+        run_id: Arc::from(cursor.run_id()),
+        retry: Some(resumable.retry),
+        keep_alive: keep_alive.map(|every| (every, Box::pin(tokio::time::sleep(every)))),
+        done: false,
+    };
+    let mut response = Response::new(Body::from_stream(body));
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static(crate::encoding::sse::CONTENT_TYPE),
+    );
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
+    response
+}
+
+/// The cursor of a reconnect: `Last-Event-ID`, else `?cursor=`, else `?runId=` from the
+/// start; a `runId` that names another run than the cursor is refused.
+fn cursor_of(req: &Request) -> Result<Cursor, LogError> {
+    let query = req.uri().query().unwrap_or("");
+    let mut run_param = None;
+    let mut cursor_param = None;
+    for pair in query.split('&').filter(|p| !p.is_empty()) {
+        let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+        let value = percent_decode(value).ok_or_else(|| {
+            LogError::new(
+                LogErrorKind::MalformedCursor,
+                format!("query parameter {key:?} is not valid percent-encoded UTF-8"),
+            )
+        })?;
+        match key {
+            "runId" => run_param = Some(value),
+            "cursor" => cursor_param = Some(value),
+            _ => {}
+        }
+    }
+    let header = match req.headers().get("last-event-id") {
+        None => None,
+        Some(value) => Some(value.to_str().map(str::to_owned).map_err(|_| {
+            LogError::new(
+                LogErrorKind::MalformedCursor,
+                "the Last-Event-ID header is not visible ASCII",
+            )
+        })?),
+    };
+    let cursor = match header.or(cursor_param) {
+        Some(text) => Some(text.trim().parse::<Cursor>()?),
+        None => None,
+    };
+    match (cursor, run_param) {
+        (Some(cursor), Some(run)) if cursor.run_id() != run => Err(LogError::new(
+            LogErrorKind::ForeignCursor,
+            format!(
+                "the cursor belongs to run {:?}, not to run {run:?}",
+                cursor.run_id()
+            ),
+        )),
+        (Some(cursor), _) => Ok(cursor),
+        (None, Some(run)) if !run.is_empty() => Ok(Cursor::new(run, 0)),
+        (None, _) => Err(LogError::new(
+            LogErrorKind::MalformedCursor,
+            "a reconnect names a run: a Last-Event-ID header, ?cursor=<runId>:<seq> or ?runId=<runId>",
+        )),
+    }
+}
+
+fn percent_decode(value: &str) -> Option<String> {
+    let bytes = value.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'%' => {
+                let hex = bytes.get(i + 1..i + 3)?;
+                let hex = std::str::from_utf8(hex).ok()?;
+                out.push(u8::from_str_radix(hex, 16).ok()?);
+                i += 3;
+            }
+            b'+' => {
+                out.push(b' ');
+                i += 1;
+            }
+            b => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+/// The body of a reconnect: the log's entries as SSE frames with ids, keep-alive when quiet.
+struct TailBody {
+    tail: Tail,
+    run_id: Arc<str>,
+    retry: Option<Duration>,
+    keep_alive: Option<(Duration, Pin<Box<tokio::time::Sleep>>)>,
+    done: bool,
+}
+
+impl Stream for TailBody {
+    type Item = Result<Bytes, Infallible>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let this = &mut *self;
+        if this.done {
+            return Poll::Ready(None);
+        }
+        let mut out = Vec::new();
+        loop {
+            match this.tail.poll_next_unpin(cx) {
+                Poll::Ready(Some(Ok(entry))) => {
+                    if let Some(retry) = this.retry.take() {
+                        write_retry(retry, &mut out);
+                    }
+                    write_frame(&this.run_id, entry.seq, &entry.data, &mut out);
+                    if out.len() >= MAX_BATCH {
+                        break;
+                    }
+                }
+                Poll::Ready(Some(Err(error))) => {
+                    // Ending here makes the client reconnect, and the reconnect is answered
+                    // with this error's status.
+                    tracing::warn!(run_id = %this.run_id, %error, "reading the event log failed");
+                    this.done = true;
+                    break;
+                }
+                Poll::Ready(None) => {
+                    this.done = true;
+                    break;
+                }
+                Poll::Pending => break,
+            }
+        }
+        if !out.is_empty() {
+            if let Some((every, sleep)) = &mut this.keep_alive {
+                sleep.as_mut().reset(tokio::time::Instant::now() + *every);
+            }
+            return Poll::Ready(Some(Ok(Bytes::from(out))));
+        }
+        if this.done {
+            return Poll::Ready(None);
+        }
+        if let Some((every, sleep)) = &mut this.keep_alive
+            && sleep.as_mut().poll(cx).is_ready()
+        {
+            sleep.as_mut().reset(tokio::time::Instant::now() + *every);
+            return Poll::Ready(Some(Ok(Bytes::from_static(b": keep-alive\n\n"))));
+        }
+        Poll::Pending
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cursor(uri: &str, last_event_id: Option<&str>) -> Result<Cursor, LogErrorKind> {
+        let mut req = Request::get(uri);
+        if let Some(id) = last_event_id {
+            req = req.header("last-event-id", id);
+        }
+        cursor_of(&req.body(Body::empty()).unwrap()).map_err(|e| e.kind())
+    }
+
+    #[test]
+    fn decimals() {
+        for n in [0, 7, 10, 99, 1234567890, u64::MAX] {
+            let mut out = Vec::new();
+            push_decimal(n, &mut out);
+            assert_eq!(out, n.to_string().into_bytes());
+        }
+    }
+
+    #[test]
+    fn cursors_come_from_the_header_the_query_or_the_run() {
+        assert_eq!(cursor("/", Some("r:3")), Ok(Cursor::new("r", 3)));
+        assert_eq!(cursor("/?cursor=a%3Ab:4", None), Ok(Cursor::new("a:b", 4)));
+        assert_eq!(cursor("/?runId=r", None), Ok(Cursor::new("r", 0)));
+        assert_eq!(cursor("/?runId=r", Some("r:2")), Ok(Cursor::new("r", 2)));
+        assert_eq!(
+            cursor("/?runId=s", Some("r:2")),
+            Err(LogErrorKind::ForeignCursor)
+        );
+        assert_eq!(cursor("/", None), Err(LogErrorKind::MalformedCursor));
+        assert_eq!(
+            cursor("/", Some("garbage")),
+            Err(LogErrorKind::MalformedCursor)
+        );
+        assert_eq!(
+            cursor("/?cursor=%zz", None),
+            Err(LogErrorKind::MalformedCursor)
+        );
+        assert_eq!(
+            cursor("/?cursor=%ff:1", None),
+            Err(LogErrorKind::MalformedCursor)
+        );
+    }
+}

@@ -1,0 +1,559 @@
+//! Reconnecting to resumable runs: a response body that, when a resumable stream ends before
+//! its run's last event, reconnects from the last event it passed on and carries on, so the
+//! pipeline above it (decode, verify, apply) sees each event once, in order, as if the
+//! connection had never dropped.
+//!
+//! A stream is resumable when its SSE frames carry `id: <runId>:<seq>` (an endpoint served
+//! with [`AgentEndpoint::with_resumable`](crate::axum::AgentEndpoint::with_resumable) does).
+//! [`Resuming`] then:
+//!
+//! - passes on whole frames only, each once: a frame cut by the connection is dropped and
+//!   read again after the reconnect, a frame whose sequence number it has passed already is
+//!   skipped, and a jump in the numbers is an error, never a silent loss;
+//! - when the stream ends (cleanly or with a transport error or idle timeout) and the last
+//!   event passed on is not `RUN_FINISHED` or `RUN_ERROR`, reconnects through its
+//!   [`Reconnect`] source with the cursor of that event, after a delay that grows
+//!   exponentially from the stream's `retry:` (or [`ReconnectPolicy`]'s initial delay), with
+//!   jitter, up to the policy's cap;
+//! - gives up after [`ReconnectPolicy::with_attempts`] failed attempts in a row (an attempt
+//!   that brings a new event starts the count again), with the last error; a refusal of the
+//!   server (`4xx`, such as `410` for a run past retention) is returned at once.
+//!
+//! Streams without ids (any other server, protobuf) pass through untouched. Dropping the body,
+//! which is what cancelling a run does, never reconnects.
+//!
+//! [`HttpAgent`](crate::client::http::HttpAgent) reconnects this way by itself, and attaches to
+//! a run in flight with [`HttpAgent::attach`](crate::client::http::HttpAgent::attach).
+//!
+//! ```
+//! use ag_ui::client::resume::ReconnectPolicy;
+//! use std::time::Duration;
+//!
+//! let policy = ReconnectPolicy::default()
+//!     .with_attempts(3)
+//!     .with_initial_delay(Duration::from_millis(100));
+//! // The n-th attempt in a row waits about initial × 2ⁿ⁻¹ (with jitter), capped.
+//! assert!(policy.delay(1, None, 0.5) >= Duration::from_millis(50));
+//! assert!(policy.delay(3, None, 1.0) <= Duration::from_millis(400));
+//! // The stream's `retry:` replaces the initial delay.
+//! assert_eq!(policy.delay(1, Some(Duration::from_secs(2)), 1.0), Duration::from_secs(2));
+//! ```
+
+use std::fmt;
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::client::run::Wire;
+use crate::client::transport::{Body, Piece, Timeout, TransportError};
+use crate::encoding::sse::FrameDecoder;
+
+/// The default number of failed reconnection attempts in a row before giving up: 8.
+pub const DEFAULT_ATTEMPTS: u32 = 8;
+
+/// Opens a stream of a run again, after a sequence number.
+pub trait Reconnect: Send + Sync {
+    /// The body of a reconnection.
+    type Body: Body;
+
+    /// Asks for the events of `run_id` after `after` (0: from its start), then the rest
+    /// live.
+    ///
+    /// # Errors
+    /// The transport's errors; an HTTP `4xx` is not retried.
+    fn reconnect(
+        &self,
+        run_id: &str,
+        after: u64,
+    ) -> impl Future<Output = Result<Self::Body, TransportError>> + Send;
+}
+
+/// How [`Resuming`] retries: attempts in a row, first delay, largest delay.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReconnectPolicy {
+    attempts: u32,
+    initial: Duration,
+    max: Duration,
+}
+
+impl Default for ReconnectPolicy {
+    /// [`DEFAULT_ATTEMPTS`] attempts, 500 ms first (unless the stream says `retry:`), 10 s
+    /// at most.
+    fn default() -> Self {
+        Self {
+            attempts: DEFAULT_ATTEMPTS,
+            initial: Duration::from_millis(500),
+            max: Duration::from_secs(10),
+        }
+    }
+}
+
+impl ReconnectPolicy {
+    /// A policy that never reconnects.
+    pub fn never() -> Self {
+        Self::default().with_attempts(0)
+    }
+
+    /// Sets the failed attempts in a row allowed before giving up (0: never reconnect).
+    #[must_use]
+    pub fn with_attempts(mut self, attempts: u32) -> Self {
+        self.attempts = attempts;
+        self
+    }
+
+    /// Sets the delay before the first attempt when the stream sent no `retry:`.
+    #[must_use]
+    pub fn with_initial_delay(mut self, delay: Duration) -> Self {
+        self.initial = delay;
+        self
+    }
+
+    /// Sets the largest delay between attempts.
+    #[must_use]
+    pub fn with_max_delay(mut self, delay: Duration) -> Self {
+        self.max = delay;
+        self
+    }
+
+    /// The failed attempts in a row allowed.
+    pub fn attempts(&self) -> u32 {
+        self.attempts
+    }
+
+    /// The delay before attempt `attempt` (from 1) in a row: `retry` (or the initial delay)
+    /// doubled per earlier attempt, capped, scaled by `jitter` (in `[0.5, 1]` when drawn by
+    /// [`Resuming`]).
+    pub fn delay(&self, attempt: u32, retry: Option<Duration>, jitter: f64) -> Duration {
+        let base = retry.unwrap_or(self.initial);
+        let doubled = base.saturating_mul(1u32 << attempt.saturating_sub(1).min(16));
+        doubled
+            .min(self.max.max(base))
+            .mul_f64(jitter.clamp(0.0, 1.0))
+    }
+}
+
+/// What [`Resuming`] tells its hook before each reconnection attempt.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Reconnection {
+    /// The run.
+    pub run_id: String,
+    /// The last event passed on (0: none).
+    pub after: u64,
+    /// The attempt in a row, from 1.
+    pub attempt: u32,
+    /// The wait before it.
+    pub delay: Duration,
+    /// Why the stream ended.
+    pub cause: String,
+}
+
+impl fmt::Display for Reconnection {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "reconnecting to run {} after event {} (attempt {}, in {} ms): {}",
+            self.run_id,
+            self.after,
+            self.attempt,
+            self.delay.as_millis(),
+            self.cause
+        )
+    }
+}
+
+/// Called before each reconnection attempt (for a status line, a log, a metric).
+pub type ReconnectHook = Arc<dyn Fn(&Reconnection) + Send + Sync>;
+
+/// An optional hook that prints in `Debug` output.
+#[derive(Clone, Default)]
+pub(crate) struct HookSlot(pub(crate) Option<ReconnectHook>);
+
+impl fmt::Debug for HookSlot {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "Some(hook)"
+        } else {
+            "None"
+        })
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mode {
+    /// Not known before the first bytes.
+    Unknown,
+    /// No ids: passed through.
+    Plain,
+    /// Ids: frames checked, reconnects.
+    Resumable,
+}
+
+/// A response body that reconnects a resumable stream. See the [module documentation](self).
+pub struct Resuming<R: Reconnect> {
+    source: R,
+    body: Option<R::Body>,
+    wire: Wire,
+    mode: Mode,
+    decoder: FrameDecoder,
+    head: Vec<u8>,
+    run_id: Option<String>,
+    /// The run id the request named, to join when the stream is cut before its first id.
+    hint: Option<String>,
+    last_seq: u64,
+    last_data: Vec<u8>,
+    retry: Option<Duration>,
+    failures: u32,
+    policy: ReconnectPolicy,
+    hook: Option<ReconnectHook>,
+    cause: String,
+    /// An attach connects without a delay the first time.
+    first: bool,
+    rng: u64,
+    out: Vec<u8>,
+}
+
+impl<R: Reconnect + fmt::Debug> fmt::Debug for Resuming<R> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Resuming")
+            .field("source", &self.source)
+            .field("mode", &self.mode)
+            .field("run_id", &self.run_id)
+            .field("last_seq", &self.last_seq)
+            .field("failures", &self.failures)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<R: Reconnect> Resuming<R> {
+    /// Wraps `body`, the response to a run `source` can reconnect to.
+    pub fn new(source: R, body: R::Body, policy: ReconnectPolicy) -> Self {
+        let wire = body.wire();
+        let mut this = Self::empty(source, policy, wire);
+        if wire != Wire::Sse {
+            this.mode = Mode::Plain;
+        }
+        this.body = Some(body);
+        this
+    }
+
+    /// A body that connects to `run_id` after `after` (0: from the start) on its first read.
+    pub fn attach(
+        source: R,
+        run_id: impl Into<String>,
+        after: u64,
+        policy: ReconnectPolicy,
+    ) -> Self {
+        let mut this = Self::empty(source, policy, Wire::Sse);
+        this.mode = Mode::Resumable;
+        this.run_id = Some(run_id.into());
+        this.last_seq = after;
+        this.first = true;
+        this
+    }
+
+    fn empty(source: R, policy: ReconnectPolicy, wire: Wire) -> Self {
+        let seed = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64);
+        Self {
+            source,
+            body: None,
+            wire,
+            mode: Mode::Unknown,
+            decoder: FrameDecoder::new(),
+            head: Vec::new(),
+            run_id: None,
+            hint: None,
+            last_seq: 0,
+            last_data: Vec::new(),
+            retry: None,
+            failures: 0,
+            policy,
+            hook: None,
+            cause: String::new(),
+            first: false,
+            rng: seed | 1,
+            out: Vec::new(),
+        }
+    }
+
+    /// Names the run the request started: a stream cut before its first event is then
+    /// joined from the run's start (when the endpoint turns out not to be resumable, the
+    /// stream ends as it did).
+    #[must_use]
+    pub fn with_run_id(mut self, run_id: impl Into<String>) -> Self {
+        self.hint = Some(run_id.into());
+        self
+    }
+
+    /// Calls `hook` before each reconnection attempt.
+    #[must_use]
+    pub fn with_hook(mut self, hook: Option<ReconnectHook>) -> Self {
+        self.hook = hook;
+        self
+    }
+
+    /// Sets the largest frame accepted (see [`FrameDecoder::with_max_event_size`]).
+    #[must_use]
+    pub fn with_max_event_size(mut self, bytes: usize) -> Self {
+        self.decoder = FrameDecoder::new().with_max_event_size(bytes);
+        self
+    }
+
+    /// The run, once known.
+    pub fn run_id(&self) -> Option<&str> {
+        self.run_id.as_deref()
+    }
+
+    /// The sequence number of the last event passed on (0: none yet).
+    pub fn last_seq(&self) -> u64 {
+        self.last_seq
+    }
+
+    /// Whether the stream is resumable (its frames carry ids).
+    pub fn is_resumable(&self) -> bool {
+        self.mode == Mode::Resumable
+    }
+
+    fn jitter(&mut self) -> f64 {
+        // xorshift: spreading clients out needs no cryptography.
+        self.rng ^= self.rng << 13;
+        self.rng ^= self.rng >> 7;
+        self.rng ^= self.rng << 17;
+        0.5 + (self.rng >> 11) as f64 / (1u64 << 53) as f64 * 0.5
+    }
+
+    /// Whether the last event passed on ends the run.
+    fn ended(&self) -> bool {
+        #[derive(serde::Deserialize)]
+        struct Type<'a> {
+            #[serde(rename = "type", borrow)]
+            kind: std::borrow::Cow<'a, str>,
+        }
+        serde_json::from_slice::<Type<'_>>(&self.last_data)
+            .is_ok_and(|t| t.kind == "RUN_FINISHED" || t.kind == "RUN_ERROR")
+    }
+
+    /// Connects (again) with the cursor, waiting and retrying within the budget.
+    pub(crate) async fn connect(&mut self) -> Result<(), TransportError> {
+        let Some(run_id) = self.run_id.clone().or_else(|| self.hint.clone()) else {
+            return Err(TransportError::connection(
+                "resuming a run",
+                "the stream ended before naming its run",
+            ));
+        };
+        self.run_id = Some(run_id.clone());
+        loop {
+            if self.first {
+                self.first = false;
+            } else {
+                let jitter = self.jitter();
+                let delay = self.policy.delay(self.failures.max(1), self.retry, jitter);
+                if let Some(hook) = &self.hook {
+                    hook(&Reconnection {
+                        run_id: run_id.clone(),
+                        after: self.last_seq,
+                        attempt: self.failures.max(1),
+                        delay,
+                        cause: self.cause.clone(),
+                    });
+                }
+                tokio::time::sleep(delay).await;
+            }
+            match self.source.reconnect(&run_id, self.last_seq).await {
+                Ok(body) => {
+                    self.body = Some(body);
+                    self.decoder.reset();
+                    return Ok(());
+                }
+                Err(error) if retriable(&error) && self.failures < self.policy.attempts => {
+                    self.failures += 1;
+                    self.cause = error.to_string();
+                }
+                Err(error) => return Err(error),
+            }
+        }
+    }
+
+    /// Decodes `bytes` into frames and writes the new ones to `self.out`.
+    fn frames(&mut self, bytes: &[u8]) -> Result<(), TransportError> {
+        self.decoder.push(bytes);
+        let mut progressed = false;
+        loop {
+            let frame = match self.decoder.next_frame() {
+                Ok(Some(frame)) => frame,
+                Ok(None) => break,
+                Err(error) => {
+                    return Err(TransportError::connection(
+                        "reading a resumable stream",
+                        error,
+                    ));
+                }
+            };
+            if let Some(id) = frame.id()
+                && let Some((run, seq)) = cursor(id)
+            {
+                match &self.run_id {
+                    Some(known) if known != run => {
+                        return Err(TransportError::connection(
+                            "resuming a run",
+                            format!("the stream of run {known:?} carried an event of run {run:?}"),
+                        ));
+                    }
+                    Some(_) => {}
+                    None => self.run_id = Some(run.to_owned()),
+                }
+                if seq <= self.last_seq {
+                    continue;
+                }
+                if seq != self.last_seq + 1 {
+                    return Err(TransportError::connection(
+                        "resuming a run",
+                        format!(
+                            "events {} to {} of run {:?} are missing from the stream",
+                            self.last_seq + 1,
+                            seq - 1,
+                            self.run_id.as_deref().unwrap_or("")
+                        ),
+                    ));
+                }
+                self.last_seq = seq;
+                progressed = true;
+            }
+            let data = frame.data();
+            for line in data.split(|&b| b == b'\n') {
+                self.out.extend_from_slice(b"data: ");
+                self.out.extend_from_slice(line);
+                self.out.push(b'\n');
+            }
+            self.out.push(b'\n');
+            self.last_data.clear();
+            self.last_data.extend_from_slice(data);
+        }
+        if let Some(ms) = self.decoder.retry() {
+            self.retry = Some(Duration::from_millis(ms));
+        }
+        if progressed {
+            self.failures = 0;
+        }
+        Ok(())
+    }
+}
+
+fn cursor(id: &str) -> Option<(&str, u64)> {
+    let (run, seq) = id.rsplit_once(':')?;
+    if run.is_empty() || seq.is_empty() || !seq.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    Some((run, seq.parse().ok()?))
+}
+
+/// Errors worth another attempt: the connection, a silent server, a server error.
+pub(crate) fn retriable(error: &TransportError) -> bool {
+    match error {
+        TransportError::Connection { .. } => true,
+        TransportError::Timeout(timeout) => !matches!(timeout, Timeout::Total(_)),
+        TransportError::Http { status, .. } => *status >= 500 || *status == 429,
+        _ => false,
+    }
+}
+
+impl<R: Reconnect> Body for Resuming<R>
+where
+    R::Body: Send,
+{
+    async fn next(&mut self) -> Result<Option<Piece>, TransportError> {
+        loop {
+            let Some(body) = self.body.as_mut() else {
+                self.connect().await?;
+                continue;
+            };
+            let read = body.next().await;
+            match read {
+                Ok(Some(Piece::Bytes(bytes))) => {
+                    if self.mode == Mode::Unknown {
+                        self.head.extend_from_slice(&bytes);
+                        let head = self
+                            .head
+                            .strip_prefix(b"\xEF\xBB\xBF")
+                            .unwrap_or(&self.head);
+                        let marks: [&[u8]; 2] = [b"retry:", b"id:"];
+                        if marks.iter().any(|m| head.starts_with(m)) {
+                            self.mode = Mode::Resumable;
+                            let head = std::mem::take(&mut self.head);
+                            self.out.clear();
+                            self.frames(&head)?;
+                        } else if marks.iter().any(|m| m.starts_with(head)) {
+                            continue; // too short to tell
+                        } else {
+                            self.mode = Mode::Plain;
+                            let head = std::mem::take(&mut self.head);
+                            return Ok(Some(Piece::Bytes(head.into())));
+                        }
+                    } else if self.mode == Mode::Plain {
+                        return Ok(Some(Piece::Bytes(bytes)));
+                    } else {
+                        self.out.clear();
+                        self.frames(&bytes)?;
+                    }
+                    if !self.out.is_empty() {
+                        let out = std::mem::take(&mut self.out);
+                        return Ok(Some(Piece::Bytes(out.into())));
+                    }
+                }
+                Ok(Some(other)) => return Ok(Some(other)),
+                end @ (Ok(None) | Err(_)) => {
+                    let marks: [&[u8]; 2] = [b"retry:", b"id:"];
+                    let head = self
+                        .head
+                        .strip_prefix(b"\xEF\xBB\xBF")
+                        .unwrap_or(&self.head);
+                    let speculative = self.mode == Mode::Unknown
+                        && self.wire == Wire::Sse
+                        && self.policy.attempts > 0
+                        && marks.iter().any(|m| m.starts_with(head))
+                        && end.as_ref().err().is_none_or(retriable);
+                    if speculative && let Some(run_id) = self.hint.clone() {
+                        // Cut before the first frame: the endpoint may be resumable.
+                        self.mode = Mode::Resumable;
+                        self.run_id = Some(run_id);
+                        self.head.clear();
+                        self.body = None;
+                        self.failures = 1;
+                        self.cause = match &end {
+                            Ok(_) => "the stream ended before its first event".to_owned(),
+                            Err(error) => error.to_string(),
+                        };
+                        match self.connect().await {
+                            Ok(()) => continue,
+                            Err(TransportError::Http { status, .. }) if status < 500 => return end,
+                            Err(error) => return Err(error),
+                        }
+                    }
+                    let resumable = self.mode == Mode::Resumable
+                        && !self.ended()
+                        && end.as_ref().err().is_none_or(retriable);
+                    if !resumable || self.failures >= self.policy.attempts {
+                        if self.mode == Mode::Unknown && !self.head.is_empty() {
+                            let head = std::mem::take(&mut self.head);
+                            self.mode = Mode::Plain;
+                            return Ok(Some(Piece::Bytes(head.into())));
+                        }
+                        return end;
+                    }
+                    self.failures += 1;
+                    self.cause = match &end {
+                        Ok(_) => "the stream ended before the run did".to_owned(),
+                        Err(error) => error.to_string(),
+                    };
+                    self.body = None;
+                }
+            }
+        }
+    }
+
+    fn wire(&self) -> Wire {
+        self.wire
+    }
+}

@@ -1,0 +1,715 @@
+//! [`MemoryLog`]: the event log in this process's memory, bounded by [`MemoryLogConfig`].
+//!
+//! Every bound is configuration, never what a peer sends:
+//!
+//! - **runs**: at most [`max_runs`](MemoryLogConfig::with_max_runs) runs are held; opening
+//!   one more first forgets the oldest finished run, and is refused ([`LogErrorKind::Full`])
+//!   when all of them are still running;
+//! - **bytes per run**: past [`max_run_bytes`](MemoryLogConfig::with_max_run_bytes), a run's
+//!   oldest events are dropped (a cursor before them is [`LogErrorKind::Expired`]);
+//! - **bytes in all**: past [`max_total_bytes`](MemoryLogConfig::with_max_total_bytes),
+//!   finished runs are forgotten oldest first, then the appending run's oldest events dropped;
+//! - **time**: a finished run is forgotten [`retention`](MemoryLogConfig::with_retention)
+//!   after its end; its id is remembered (up to a cap) so a late reader gets
+//!   [`LogErrorKind::Expired`] rather than [`LogErrorKind::UnknownRun`].
+//!
+//! Events are copied into 64 KiB blocks shared by consecutive events, so appending does not
+//! allocate per event; appends are staged by the writer and stored under one lock, with one
+//! wake-up of the readers, at each flush (a resumable endpoint flushes before each write to the
+//! socket); a reader holds at most one batch (256 events) of a run, so a slow
+//! reader does not grow the log. The byte figures count the events' JSON plus a fixed
+//! overhead per event; the memory held can exceed them by up to one block per run.
+//!
+//! ```
+//! use std::time::Duration;
+//! use ag_ui::server::log::{EventLog, MemoryLog, MemoryLogConfig};
+//!
+//! # #[tokio::main(flavor = "current_thread")] async fn main() {
+//! let log = MemoryLog::new(
+//!     MemoryLogConfig::default()
+//!         .with_max_runs(2)
+//!         .with_retention(Duration::from_secs(60)),
+//! );
+//! let mut a = log.open("a").await.unwrap();
+//! let _b = log.open("b").await.unwrap();
+//! // Both runs are live: a third is refused rather than dropping one of them.
+//! assert_eq!(log.open("c").await.unwrap_err().kind().as_str(), "log-full");
+//! a.append(b"{}");
+//! a.finish(); // (finishing flushes)
+//! // `a` is finished: it makes room for `c`, and a reader of `a` learns it expired.
+//! let _c = log.open("c").await.unwrap();
+//! assert_eq!(log.read("a", 0).await.err().unwrap().kind().as_str(), "expired");
+//! assert_eq!(log.stats().runs, 2);
+//! # }
+//! ```
+
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::fmt;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use bytes::BytesMut;
+use tokio::sync::Notify;
+
+use super::{Entry, EventLog, LogError, LogErrorKind, LogFuture, RunWriter, Tail};
+
+/// Bytes counted for each stored event beyond its JSON (its number and bookkeeping).
+pub const ENTRY_OVERHEAD: usize = 48;
+
+/// The size of the blocks events are copied into.
+const BLOCK: usize = 64 * 1024;
+
+/// Most entries a reader takes from a run at once.
+const READ_BATCH: usize = 256;
+
+/// The bounds of a [`MemoryLog`]. See the [module documentation](self).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MemoryLogConfig {
+    max_runs: usize,
+    max_run_bytes: usize,
+    max_total_bytes: usize,
+    retention: Duration,
+    max_tombstones: usize,
+}
+
+impl Default for MemoryLogConfig {
+    /// 1024 runs, 16 MiB per run, 256 MiB in all, 5 minutes after a run ends, 16384
+    /// expired run ids remembered.
+    fn default() -> Self {
+        Self {
+            max_runs: 1024,
+            max_run_bytes: 16 * 1024 * 1024,
+            max_total_bytes: 256 * 1024 * 1024,
+            retention: Duration::from_secs(300),
+            max_tombstones: 16 * 1024,
+        }
+    }
+}
+
+impl MemoryLogConfig {
+    /// Sets the most runs held at once (at least 1).
+    #[must_use]
+    pub fn with_max_runs(mut self, runs: usize) -> Self {
+        self.max_runs = runs.max(1);
+        self
+    }
+
+    /// Sets the most bytes one run's events may take; older events are dropped past it.
+    #[must_use]
+    pub fn with_max_run_bytes(mut self, bytes: usize) -> Self {
+        self.max_run_bytes = bytes;
+        self
+    }
+
+    /// Sets the most bytes all runs' events may take.
+    #[must_use]
+    pub fn with_max_total_bytes(mut self, bytes: usize) -> Self {
+        self.max_total_bytes = bytes;
+        self
+    }
+
+    /// Sets how long a finished run is kept.
+    #[must_use]
+    pub fn with_retention(mut self, retention: Duration) -> Self {
+        self.retention = retention;
+        self
+    }
+
+    /// Sets how many forgotten run ids are remembered, to answer `expired` rather than
+    /// `unknown-run`.
+    #[must_use]
+    pub fn with_max_tombstones(mut self, ids: usize) -> Self {
+        self.max_tombstones = ids;
+        self
+    }
+
+    /// The most runs held at once.
+    pub fn max_runs(&self) -> usize {
+        self.max_runs
+    }
+
+    /// The most bytes per run.
+    pub fn max_run_bytes(&self) -> usize {
+        self.max_run_bytes
+    }
+
+    /// The most bytes in all.
+    pub fn max_total_bytes(&self) -> usize {
+        self.max_total_bytes
+    }
+
+    /// How long a finished run is kept.
+    pub fn retention(&self) -> Duration {
+        self.retention
+    }
+}
+
+/// What a [`MemoryLog`] holds now.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct MemoryLogStats {
+    /// Runs held.
+    pub runs: usize,
+    /// Bytes counted (JSON plus [`ENTRY_OVERHEAD`] per event).
+    pub bytes: usize,
+    /// The largest byte count of one run.
+    pub largest_run_bytes: usize,
+}
+
+/// The event log in memory. Cloning shares it. See the [module documentation](self).
+#[derive(Clone, Default)]
+pub struct MemoryLog {
+    shared: Arc<Shared>,
+}
+
+impl fmt::Debug for MemoryLog {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("MemoryLog")
+            .field("config", &self.shared.config)
+            .field("bytes", &self.shared.total.load(Ordering::Relaxed))
+            .finish_non_exhaustive()
+    }
+}
+
+#[derive(Default)]
+struct Shared {
+    config: MemoryLogConfig,
+    runs: Mutex<Runs>,
+    total: AtomicUsize,
+}
+
+#[derive(Default)]
+struct Runs {
+    map: HashMap<Arc<str>, Arc<Slot>>,
+    order: VecDeque<Arc<str>>,
+    gone: HashSet<Arc<str>>,
+    gone_order: VecDeque<Arc<str>>,
+}
+
+struct Slot {
+    state: Mutex<RunState>,
+    notify: Notify,
+}
+
+struct RunState {
+    entries: VecDeque<Entry>,
+    /// The seq of the first entry kept (`next_seq` when none is).
+    first_seq: u64,
+    next_seq: u64,
+    bytes: usize,
+    finished_at: Option<Instant>,
+    evicted: bool,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    // A panic elsewhere while holding the lock leaves plain data behind: go on with it.
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+impl MemoryLog {
+    /// A log with these bounds.
+    pub fn new(config: MemoryLogConfig) -> Self {
+        Self {
+            shared: Arc::new(Shared {
+                config,
+                ..Shared::default()
+            }),
+        }
+    }
+
+    /// The bounds.
+    pub fn config(&self) -> &MemoryLogConfig {
+        &self.shared.config
+    }
+
+    /// What the log holds now (expired runs are forgotten first).
+    pub fn stats(&self) -> MemoryLogStats {
+        let mut runs = lock(&self.shared.runs);
+        self.shared.sweep(&mut runs, Instant::now());
+        let largest_run_bytes = runs
+            .map
+            .values()
+            .map(|slot| lock(&slot.state).bytes)
+            .max()
+            .unwrap_or(0);
+        MemoryLogStats {
+            runs: runs.map.len(),
+            bytes: self.shared.total.load(Ordering::Relaxed),
+            largest_run_bytes,
+        }
+    }
+
+    fn open_now(&self, run_id: &str) -> Result<Box<dyn RunWriter>, LogError> {
+        let shared = &self.shared;
+        let mut runs = lock(&shared.runs);
+        shared.sweep(&mut runs, Instant::now());
+        if runs.map.contains_key(run_id) || runs.gone.contains(run_id) {
+            return Err(LogError::new(
+                LogErrorKind::Conflict,
+                format!("run {run_id:?} is in the log already"),
+            ));
+        }
+        if runs.map.len() >= shared.config.max_runs && !shared.evict_oldest_finished(&mut runs) {
+            return Err(LogError::new(
+                LogErrorKind::Full,
+                format!(
+                    "the event log holds {} runs, all still running",
+                    runs.map.len()
+                ),
+            ));
+        }
+        let id: Arc<str> = Arc::from(run_id);
+        let slot = Arc::new(Slot {
+            state: Mutex::new(RunState {
+                entries: VecDeque::new(),
+                first_seq: 1,
+                next_seq: 1,
+                bytes: 0,
+                finished_at: None,
+                evicted: false,
+            }),
+            notify: Notify::new(),
+        });
+        runs.map.insert(Arc::clone(&id), Arc::clone(&slot));
+        runs.order.push_back(Arc::clone(&id));
+        Ok(Box::new(MemoryWriter {
+            shared: Arc::clone(shared),
+            slot,
+            block: BytesMut::new(),
+            staged: Vec::new(),
+            next_seq: 1,
+            finished: false,
+        }))
+    }
+
+    fn read_now(&self, run_id: &str, after: u64) -> Result<Tail, LogError> {
+        let slot = {
+            let mut runs = lock(&self.shared.runs);
+            self.shared.sweep(&mut runs, Instant::now());
+            match runs.map.get(run_id) {
+                Some(slot) => Arc::clone(slot),
+                None if runs.gone.contains(run_id) => return Err(expired_run(run_id)),
+                None => {
+                    return Err(LogError::new(
+                        LogErrorKind::UnknownRun,
+                        format!("no run {run_id:?} in the event log"),
+                    ));
+                }
+            }
+        };
+        {
+            let state = lock(&slot.state);
+            if state.evicted {
+                return Err(expired_run(run_id));
+            }
+            let last = state.next_seq - 1;
+            if after > last {
+                return Err(LogError::new(
+                    LogErrorKind::FutureCursor,
+                    format!("run {run_id:?} has {last} events; the cursor is at {after}"),
+                ));
+            }
+            if after + 1 < state.first_seq {
+                return Err(expired_events(run_id, after, state.first_seq));
+            }
+        }
+        let run_id: Arc<str> = Arc::from(run_id);
+        let tail = futures::stream::unfold(
+            (slot, after, VecDeque::<Entry>::new(), false, run_id),
+            |(slot, mut cursor, mut batch, mut done, run_id)| async move {
+                loop {
+                    if let Some(entry) = batch.pop_front() {
+                        return Some((Ok(entry), (slot, cursor, batch, done, run_id)));
+                    }
+                    if done {
+                        return None;
+                    }
+                    let step = {
+                        let notified = slot.notify.notified();
+                        let mut notified = std::pin::pin!(notified);
+                        notified.as_mut().enable();
+                        let step = {
+                            let state = lock(&slot.state);
+                            if state.evicted {
+                                Step::Failed(expired_run(&run_id))
+                            } else if cursor + 1 < state.first_seq {
+                                // The reader fell behind the run's byte cap.
+                                Step::Failed(expired_events(&run_id, cursor, state.first_seq))
+                            } else {
+                                let skip = (cursor + 1 - state.first_seq) as usize;
+                                batch.extend(
+                                    state.entries.iter().skip(skip).take(READ_BATCH).cloned(),
+                                );
+                                if let Some(last) = batch.back() {
+                                    cursor = last.seq;
+                                    Step::Got
+                                } else if state.finished_at.is_some() {
+                                    Step::End
+                                } else {
+                                    Step::Wait
+                                }
+                            }
+                        };
+                        if let Step::Wait = step {
+                            notified.await;
+                        }
+                        step
+                    };
+                    match step {
+                        Step::Failed(error) => {
+                            done = true;
+                            return Some((Err(error), (slot, cursor, batch, done, run_id)));
+                        }
+                        Step::End => return None,
+                        Step::Got | Step::Wait => {}
+                    }
+                }
+            },
+        );
+        Ok(Box::pin(tail))
+    }
+}
+
+enum Step {
+    Failed(LogError),
+    End,
+    Got,
+    Wait,
+}
+
+fn expired_run(run_id: &str) -> LogError {
+    LogError::new(
+        LogErrorKind::Expired,
+        format!("run {run_id:?} is no longer kept in the event log"),
+    )
+}
+
+fn expired_events(run_id: &str, after: u64, first: u64) -> LogError {
+    LogError::new(
+        LogErrorKind::Expired,
+        format!(
+            "run {run_id:?} keeps events from {first} on; the events after {after} are no longer kept"
+        ),
+    )
+}
+
+impl Shared {
+    /// Forgets the runs finished longer ago than the retention.
+    fn sweep(&self, runs: &mut Runs, now: Instant) {
+        let retention = self.config.retention;
+        let expired: Vec<Arc<str>> = runs
+            .map
+            .iter()
+            .filter(|(_, slot)| {
+                lock(&slot.state)
+                    .finished_at
+                    .is_some_and(|at| now.duration_since(at) >= retention)
+            })
+            .map(|(id, _)| Arc::clone(id))
+            .collect();
+        for id in expired {
+            self.forget(runs, &id);
+        }
+    }
+
+    /// Forgets the run opened first among the finished ones; false when none is finished.
+    fn evict_oldest_finished(&self, runs: &mut Runs) -> bool {
+        let oldest = runs
+            .order
+            .iter()
+            .find(|id| {
+                runs.map
+                    .get(&***id)
+                    .is_some_and(|slot| lock(&slot.state).finished_at.is_some())
+            })
+            .cloned();
+        match oldest {
+            Some(id) => {
+                self.forget(runs, &id);
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn forget(&self, runs: &mut Runs, id: &Arc<str>) {
+        let Some(slot) = runs.map.remove(id) else {
+            return;
+        };
+        runs.order.retain(|o| o != id);
+        {
+            let mut state = lock(&slot.state);
+            state.evicted = true;
+            state.entries = VecDeque::new();
+            self.total.fetch_sub(state.bytes, Ordering::Relaxed);
+            state.bytes = 0;
+        }
+        slot.notify.notify_waiters();
+        if self.config.max_tombstones > 0 {
+            if runs.gone_order.len() >= self.config.max_tombstones
+                && let Some(old) = runs.gone_order.pop_front()
+            {
+                runs.gone.remove(&old);
+            }
+            runs.gone.insert(Arc::clone(id));
+            runs.gone_order.push_back(Arc::clone(id));
+        }
+    }
+
+    /// Brings the total under its cap: finished runs first, then the appending run's oldest
+    /// events.
+    fn reclaim(&self, own: &Slot) {
+        let cap = self.config.max_total_bytes;
+        {
+            let mut runs = lock(&self.runs);
+            self.sweep(&mut runs, Instant::now());
+            while self.total.load(Ordering::Relaxed) > cap {
+                if !self.evict_oldest_finished(&mut runs) {
+                    break;
+                }
+            }
+        }
+        if self.total.load(Ordering::Relaxed) > cap {
+            let mut state = lock(&own.state);
+            while self.total.load(Ordering::Relaxed) > cap && state.entries.len() > 1 {
+                drop_front(&mut state, &self.total);
+            }
+        }
+    }
+}
+
+fn drop_front(state: &mut RunState, total: &AtomicUsize) {
+    if let Some(old) = state.entries.pop_front() {
+        let size = old.data.len() + ENTRY_OVERHEAD;
+        state.bytes -= size;
+        total.fetch_sub(size, Ordering::Relaxed);
+        state.first_seq = state.entries.front().map_or(state.next_seq, |e| e.seq);
+    }
+}
+
+impl EventLog for MemoryLog {
+    fn open<'a>(&'a self, run_id: &'a str) -> LogFuture<'a, Result<Box<dyn RunWriter>, LogError>> {
+        let result = self.open_now(run_id);
+        Box::pin(std::future::ready(result))
+    }
+
+    fn read<'a>(&'a self, run_id: &'a str, after: u64) -> LogFuture<'a, Result<Tail, LogError>> {
+        let result = self.read_now(run_id, after);
+        Box::pin(std::future::ready(result))
+    }
+}
+
+/// The [`RunWriter`] of a [`MemoryLog`] run. Appends are staged and stored (one lock, one
+/// wake-up of the readers) at each [`flush`](RunWriter::flush). Dropping it finishes the run.
+struct MemoryWriter {
+    shared: Arc<Shared>,
+    slot: Arc<Slot>,
+    /// The block the next events are copied into.
+    block: BytesMut,
+    staged: Vec<Entry>,
+    next_seq: u64,
+    finished: bool,
+}
+
+impl fmt::Debug for MemoryWriter {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("MemoryWriter")
+            .field("next_seq", &self.next_seq)
+            .field("finished", &self.finished)
+            .finish_non_exhaustive()
+    }
+}
+
+impl RunWriter for MemoryWriter {
+    fn append(&mut self, json: &[u8]) -> u64 {
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        if self.block.capacity() < json.len() {
+            self.block = BytesMut::with_capacity(json.len().max(BLOCK));
+        }
+        self.block.extend_from_slice(json);
+        let data = self.block.split().freeze();
+        self.staged.push(Entry { seq, data });
+        seq
+    }
+
+    fn flush(&mut self) {
+        if self.staged.is_empty() {
+            return;
+        }
+        let config = &self.shared.config;
+        {
+            let mut state = lock(&self.slot.state);
+            if state.evicted {
+                self.staged.clear();
+                return;
+            }
+            if state.entries.is_empty() {
+                state.first_seq = self.staged[0].seq;
+            }
+            let mut added = 0;
+            for entry in self.staged.drain(..) {
+                added += entry.data.len() + ENTRY_OVERHEAD;
+                state.entries.push_back(entry);
+            }
+            state.next_seq = self.next_seq;
+            state.bytes += added;
+            self.shared.total.fetch_add(added, Ordering::Relaxed);
+            while state.bytes > config.max_run_bytes && state.entries.len() > 1 {
+                drop_front(&mut state, &self.shared.total);
+            }
+        }
+        self.slot.notify.notify_waiters();
+        if self.shared.total.load(Ordering::Relaxed) > config.max_total_bytes {
+            self.shared.reclaim(&self.slot);
+        }
+    }
+
+    fn finish(&mut self) {
+        if self.finished {
+            return;
+        }
+        self.flush();
+        self.finished = true;
+        lock(&self.slot.state).finished_at = Some(Instant::now());
+        self.slot.notify.notify_waiters();
+    }
+}
+
+impl Drop for MemoryWriter {
+    fn drop(&mut self) {
+        self.finish();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use futures::StreamExt;
+
+    fn rt() -> tokio::runtime::Runtime {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .unwrap()
+    }
+
+    #[test]
+    fn a_tail_replays_then_follows_live_until_the_end() {
+        rt().block_on(async {
+            let log = MemoryLog::default();
+            let mut w = log.open("r").await.unwrap();
+            w.append(b"1");
+            w.append(b"2");
+            w.flush();
+            let mut tail = log.read("r", 1).await.unwrap();
+            assert_eq!(tail.next().await.unwrap().unwrap().seq, 2);
+            let reader = tokio::spawn(async move {
+                let mut seen = Vec::new();
+                while let Some(entry) = tail.next().await {
+                    seen.push(entry.unwrap().seq);
+                }
+                seen
+            });
+            tokio::task::yield_now().await;
+            w.append(b"3");
+            w.flush();
+            tokio::task::yield_now().await;
+            w.append(b"4");
+            w.finish();
+            assert_eq!(reader.await.unwrap(), vec![3, 4]);
+            assert_eq!(
+                log.open("r").await.unwrap_err().kind(),
+                LogErrorKind::Conflict
+            );
+            assert_eq!(
+                log.read("nope", 0).await.err().unwrap().kind(),
+                LogErrorKind::UnknownRun
+            );
+            assert_eq!(
+                log.read("r", 5).await.err().unwrap().kind(),
+                LogErrorKind::FutureCursor
+            );
+        });
+    }
+
+    #[test]
+    fn byte_caps_drop_the_oldest_events_and_old_cursors_expire() {
+        rt().block_on(async {
+            let per_event = 10 + ENTRY_OVERHEAD;
+            let log = MemoryLog::new(MemoryLogConfig::default().with_max_run_bytes(per_event * 3));
+            let mut w = log.open("r").await.unwrap();
+            for _ in 0..10 {
+                w.append(b"0123456789");
+            }
+            w.flush();
+            let stats = log.stats();
+            assert_eq!(stats.bytes, per_event * 3);
+            assert_eq!(
+                log.read("r", 6).await.err().unwrap().kind(),
+                LogErrorKind::Expired
+            );
+            let mut tail = log.read("r", 7).await.unwrap();
+            assert_eq!(tail.next().await.unwrap().unwrap().seq, 8);
+        });
+    }
+
+    #[test]
+    fn the_total_cap_forgets_finished_runs_first() {
+        rt().block_on(async {
+            let per_event = 10 + ENTRY_OVERHEAD;
+            let log =
+                MemoryLog::new(MemoryLogConfig::default().with_max_total_bytes(per_event * 4));
+            let mut a = log.open("a").await.unwrap();
+            a.append(b"0123456789");
+            a.append(b"0123456789");
+            a.finish();
+            let mut b = log.open("b").await.unwrap();
+            for _ in 0..3 {
+                b.append(b"0123456789");
+                b.flush();
+            }
+            assert_eq!(log.stats().runs, 1, "a was forgotten to make room");
+            assert_eq!(
+                log.read("a", 0).await.err().unwrap().kind(),
+                LogErrorKind::Expired
+            );
+            for _ in 0..10 {
+                b.append(b"0123456789");
+                b.flush();
+            }
+            assert!(log.stats().bytes <= per_event * 4);
+        });
+    }
+
+    #[test]
+    fn finished_runs_expire_after_the_retention() {
+        rt().block_on(async {
+            let log = MemoryLog::new(MemoryLogConfig::default().with_retention(Duration::ZERO));
+            let mut w = log.open("r").await.unwrap();
+            w.append(b"{}");
+            w.flush();
+            let mut live = log.read("r", 0).await.unwrap();
+            drop(w); // dropping the writer finishes the run
+            assert_eq!(
+                log.read("r", 0).await.err().unwrap().kind(),
+                LogErrorKind::Expired
+            );
+            // A reader holding the run learns it went away.
+            let error = live.next().await.unwrap().unwrap_err();
+            assert_eq!(error.kind(), LogErrorKind::Expired);
+            assert!(live.next().await.is_none());
+            assert_eq!(
+                log.stats(),
+                MemoryLogStats {
+                    runs: 0,
+                    bytes: 0,
+                    largest_run_bytes: 0
+                }
+            );
+        });
+    }
+}
