@@ -747,6 +747,8 @@ struct Config {
     body_timeout: Duration,
     keep_alive: Option<Duration>,
     event_ids: bool,
+    timestamps: bool,
+    tracing: bool,
 }
 
 /// An AG-UI endpoint serving a [`RunHandler`]: `POST` a `RunAgentInput`, receive the events.
@@ -785,6 +787,8 @@ impl<H: RunHandler> AgentEndpoint<H> {
                 body_timeout: DEFAULT_BODY_TIMEOUT,
                 keep_alive: Some(DEFAULT_KEEP_ALIVE),
                 event_ids: false,
+                timestamps: false,
+                tracing: true,
             },
         }
     }
@@ -821,6 +825,24 @@ impl<H: RunHandler> AgentEndpoint<H> {
         self
     }
 
+    /// Stamps every event's `timestamp` with the time it is written to the response, in
+    /// milliseconds since the Unix epoch (replacing a timestamp the agent set), so a client can
+    /// measure latency from the stream. Off by default.
+    #[must_use]
+    pub fn with_timestamps(mut self, enabled: bool) -> Self {
+        self.config.timestamps = enabled;
+        self
+    }
+
+    /// Opens a [`trace`](crate::trace) span per run (on by default; the span costs nothing
+    /// when no subscriber wants it). With the `otel` feature the span's parent is read from
+    /// the request's W3C `traceparent` header.
+    #[must_use]
+    pub fn with_tracing(mut self, enabled: bool) -> Self {
+        self.config.tracing = enabled;
+        self
+    }
+
     /// The endpoint as an axum method router: `POST` runs the handler, other methods get a JSON
     /// `405`.
     pub fn into_method_router<S: Clone + Send + Sync + 'static>(self) -> MethodRouter<S> {
@@ -850,9 +872,17 @@ impl<H: RunHandler> AgentEndpoint<H> {
             Ok(encoding) => encoding,
             Err(rejection) => return rejection.into_response(),
         };
+        let parent = self
+            .config
+            .tracing
+            .then(|| crate::trace::RemoteParent::from_headers(req.headers()));
         let input = match read_input(req, self.config.body_limit, self.config.body_timeout).await {
             Ok(input) => input,
             Err(rejection) => return rejection.into_response(),
+        };
+        let trace = match parent {
+            Some(parent) => parent.server_trace(&input),
+            None => crate::trace::RunTrace::disabled(),
         };
         let run_id = input.run_id.clone();
         let events = match self.handler.run(input) {
@@ -862,12 +892,14 @@ impl<H: RunHandler> AgentEndpoint<H> {
                 return error.into_response();
             }
         };
-        let body = EventBody::new(
+        let mut body = EventBody::new(
             events,
             encoding,
             self.config.keep_alive,
             self.config.event_ids,
         );
+        body.timestamps = self.config.timestamps;
+        body.trace = trace;
         let mut response = Response::new(Body::from_stream(body));
         let headers = response.headers_mut();
         headers.insert(
@@ -921,6 +953,10 @@ struct EventBody {
     event_ids: bool,
     next_id: u64,
     done: bool,
+    /// Whether each event's timestamp is set as it is written.
+    timestamps: bool,
+    /// The run's span and counts.
+    trace: crate::trace::RunTrace,
 }
 
 impl EventBody {
@@ -941,6 +977,8 @@ impl EventBody {
             event_ids: event_ids && sse,
             next_id: 1,
             done: false,
+            timestamps: false,
+            trace: crate::trace::RunTrace::disabled(),
         }
     }
 
@@ -972,14 +1010,20 @@ impl Stream for EventBody {
         let mut out = Vec::new();
         loop {
             match this.events.as_mut().poll_next(cx) {
-                Poll::Ready(Some(event)) => {
+                Poll::Ready(Some(mut event)) => {
+                    if this.timestamps {
+                        *event.timestamp_mut() = Some(crate::trace::now_millis());
+                    }
+                    let before = out.len();
                     this.write(&event, &mut out);
+                    this.trace.on_event(&event, out.len() - before);
                     if out.len() >= MAX_BATCH {
                         break;
                     }
                 }
                 Poll::Ready(None) => {
                     this.done = true;
+                    this.trace.set_outcome_from_end();
                     break;
                 }
                 Poll::Pending => break,

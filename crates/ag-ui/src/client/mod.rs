@@ -11,6 +11,10 @@
 //!   `CancelHandle`, `TransportError`; feature `sse`).
 //! - `conversation`: a conversation kept across runs over any transport (feature `sse`).
 //! - `http`: `HttpAgent`, the HTTP transport (feature `http`).
+//! - `middleware`: layers over the event stream before verification (map, filter, inject,
+//!   `FilterToolCalls`, `Log`; feature `sse`).
+//! - `callbacks`: `Callbacks`, a subscriber made of closures per event type, and `Mutation`,
+//!   a subscriber's replacement of messages or state (feature `sse`).
 //!
 //! The types a client works with are also here, at `ag_ui::client` (`Conversation`,
 //! `HttpAgent`, `Pipeline`, `RunError`, …); each layer has its own error: `TransportError`
@@ -18,6 +22,9 @@
 //! which holds either or an unanswered interrupt.
 
 pub mod apply;
+#[cfg(feature = "sse")]
+#[cfg_attr(docsrs, doc(cfg(feature = "sse")))]
+pub mod callbacks;
 pub mod chunks;
 pub mod compat;
 #[cfg(feature = "sse")]
@@ -28,6 +35,9 @@ pub mod conversation;
 pub mod http;
 #[cfg(feature = "sse")]
 #[cfg_attr(docsrs, doc(cfg(feature = "sse")))]
+pub mod middleware;
+#[cfg(feature = "sse")]
+#[cfg_attr(docsrs, doc(cfg(feature = "sse")))]
 pub mod run;
 #[cfg(feature = "sse")]
 #[cfg_attr(docsrs, doc(cfg(feature = "sse")))]
@@ -35,9 +45,13 @@ pub mod transport;
 
 pub use apply::{ApplyError, ApplyErrorKind, Limits, Reducer, RunOutcome};
 #[cfg(feature = "sse")]
+pub use callbacks::{Callbacks, Mutation};
+#[cfg(feature = "sse")]
 pub use conversation::{Conversation, RunEnd, RunError, RunErrorKind, RunSummary};
 #[cfg(feature = "http")]
 pub use http::HttpAgent;
+#[cfg(feature = "sse")]
+pub use middleware::{FilterToolCalls, Middleware, Stack};
 #[cfg(feature = "sse")]
 pub use run::{Flow, Pipeline, PipelineError, PipelineErrorKind, Subscriber, Wire};
 #[cfg(feature = "sse")]
