@@ -229,10 +229,12 @@ impl Drop for RunTrace {
         if self.span.is_disabled() {
             return;
         }
+        // As i64: OpenTelemetry's integer attribute (a u64 would be exported as a string).
+        let int = |n: u64| i64::try_from(n).unwrap_or(i64::MAX);
         self.span
             .record(OUTCOME, self.outcome.unwrap_or("cancelled"))
-            .record(EVENTS, self.events)
-            .record(BYTES, self.bytes);
+            .record(EVENTS, int(self.events))
+            .record(BYTES, int(self.bytes));
     }
 }
 
