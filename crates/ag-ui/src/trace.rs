@@ -30,10 +30,11 @@
 //! assert_eq!(trace::outcome(Some(&ag_ui::Event::run_finished("t", "r"))), "success");
 //! ```
 
-use tracing::Span;
-use tracing::field::Empty;
-
-use crate::{Event, RunAgentInput, RunFinishedOutcome};
+#[cfg(any(feature = "axum", all(feature = "client", feature = "sse")))]
+use crate::RunAgentInput;
+use crate::{Event, RunFinishedOutcome};
+#[cfg(any(feature = "axum", all(feature = "client", feature = "sse")))]
+use tracing::{Span, field::Empty};
 
 /// The span name of a run.
 pub const RUN: &str = "agui.run";
@@ -72,6 +73,7 @@ pub fn outcome(last: Option<&Event>) -> &'static str {
 }
 
 /// What one run's span is told, as the run goes.
+#[cfg(any(feature = "axum", all(feature = "client", feature = "sse")))]
 #[derive(Debug)]
 pub(crate) struct RunTrace {
     span: Span,
@@ -83,6 +85,7 @@ pub(crate) struct RunTrace {
     fixed: bool,
 }
 
+#[cfg(any(feature = "axum", all(feature = "client", feature = "sse")))]
 impl RunTrace {
     /// A span for a run of `input`, on `side` (`"server"` or `"client"`).
     pub(crate) fn new(input: &RunAgentInput, side: &'static str) -> Self {
@@ -224,6 +227,7 @@ impl RemoteParent {
     }
 }
 
+#[cfg(any(feature = "axum", all(feature = "client", feature = "sse")))]
 impl Drop for RunTrace {
     fn drop(&mut self) {
         if self.span.is_disabled() {
@@ -267,7 +271,7 @@ pub fn traceparent_trace_id(header: &str) -> Option<&str> {
 }
 
 /// The current time in milliseconds since the Unix epoch, as event timestamps carry it.
-#[cfg_attr(not(feature = "axum"), allow(dead_code))]
+#[cfg(feature = "axum")]
 pub(crate) fn now_millis() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -280,6 +284,7 @@ mod tests {
     use crate::Interrupt;
 
     #[test]
+    #[cfg(any(feature = "axum", all(feature = "client", feature = "sse")))]
     fn outcomes() {
         let interrupted = Event::from(crate::RunFinishedEvent::new("t", "r").with_outcome(
             RunFinishedOutcome::Interrupt {

@@ -66,8 +66,14 @@ async fn client_and_server_run_spans_form_one_trace() {
     let runs: Vec<_> = spans.iter().filter(|s| s.name == "agui.run").collect();
     assert_eq!(runs.len(), 2, "{spans:#?}");
     let side = |s: &SpanData| attribute(s, "agui.side").map(|v| v.as_str().into_owned());
-    let client = runs.iter().find(|s| side(s).as_deref() == Some("client")).unwrap();
-    let server = runs.iter().find(|s| side(s).as_deref() == Some("server")).unwrap();
+    let client = runs
+        .iter()
+        .find(|s| side(s).as_deref() == Some("client"))
+        .unwrap();
+    let server = runs
+        .iter()
+        .find(|s| side(s).as_deref() == Some("server"))
+        .unwrap();
 
     assert_eq!(
         client.span_context.trace_id(),
@@ -81,13 +87,20 @@ async fn client_and_server_run_spans_form_one_trace() {
 
     for span in [client, server] {
         assert_eq!(
-            attribute(span, "agui.thread_id").map(|v| v.as_str().into_owned()).as_deref(),
+            attribute(span, "agui.thread_id")
+                .map(|v| v.as_str().into_owned())
+                .as_deref(),
             Some("thread-otel")
         );
-        let run_id = attribute(span, "agui.run_id").unwrap().as_str().into_owned();
+        let run_id = attribute(span, "agui.run_id")
+            .unwrap()
+            .as_str()
+            .into_owned();
         assert!(run_id.starts_with("thread-otel-run-"), "{run_id}");
         assert_eq!(
-            attribute(span, "agui.run.outcome").map(|v| v.as_str().into_owned()).as_deref(),
+            attribute(span, "agui.run.outcome")
+                .map(|v| v.as_str().into_owned())
+                .as_deref(),
             Some("success")
         );
         assert_eq!(attribute(span, "agui.events.count"), Some(&Value::I64(5)));
@@ -97,8 +110,14 @@ async fn client_and_server_run_spans_form_one_trace() {
         assert!(*bytes > 100, "{bytes}");
     }
     // The same run on both sides, and the same bytes.
-    assert_eq!(attribute(client, "agui.run_id"), attribute(server, "agui.run_id"));
-    assert_eq!(attribute(client, "agui.bytes"), attribute(server, "agui.bytes"));
+    assert_eq!(
+        attribute(client, "agui.run_id"),
+        attribute(server, "agui.run_id")
+    );
+    assert_eq!(
+        attribute(client, "agui.bytes"),
+        attribute(server, "agui.bytes")
+    );
     // The server knows the trace id from the header too (for logs without OpenTelemetry).
     assert_eq!(
         attribute(server, "trace_id").map(|v| v.as_str().into_owned()),
