@@ -8,6 +8,7 @@ mod live;
 mod offline;
 mod render;
 mod replay;
+mod runlog;
 mod serve;
 
 use std::io::IsTerminal;
@@ -84,6 +85,10 @@ enum Command {
         /// serve each other's runs.
         #[arg(long, value_name = "URL", requires = "resumable")]
         redis: Option<String>,
+        /// `json`: one JSON line per finished run on stderr (thread, run, outcome, events,
+        /// bytes, trace id, duration) instead of text lines.
+        #[arg(long, value_enum, default_value = "text")]
+        log_format: runlog::LogFormat,
     },
     /// Run one turn against any AG-UI endpoint and show it live.
     Run {
@@ -218,15 +223,9 @@ fn main() -> ExitCode {
             coalesce_ms,
             resumable,
             redis,
+            log_format,
         } => {
-            tracing_subscriber::fmt()
-                .with_env_filter(
-                    tracing_subscriber::EnvFilter::try_from_default_env()
-                        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
-                )
-                .with_ansi(color)
-                .with_writer(std::io::stderr)
-                .init();
+            runlog::init(log_format, color);
             let extra = serve::Extra {
                 replay: replay.as_deref(),
                 model: model.as_deref().map(|m| (m, base_url.as_str())),

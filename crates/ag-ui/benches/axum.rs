@@ -79,5 +79,54 @@ fn loopback(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, loopback);
+/// Emit to wire, in process: the endpoint's response body (every event encoded as SSE) drained
+/// without a socket or a client, with the run span on (the default) and off. No subscriber is
+/// installed, so this is the cost of tracing when nobody listens.
+fn emit_tracing_ab(c: &mut Criterion) {
+    use tower::ServiceExt as _;
+
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let events = Arc::new(workload::events(workload::MESSAGES));
+    let total = events.len();
+    let body = serde_json::to_string(&RunAgentInput::new("t", "r")).unwrap();
+    let router = |tracing: bool| {
+        let served = Arc::clone(&events);
+        let handler = move |_: RunAgentInput| {
+            let events = Arc::clone(&served);
+            futures::stream::iter(0..events.len()).map(move |i| events[i].clone())
+        };
+        AgentEndpoint::new(handler)
+            .with_tracing(tracing)
+            .into_router::<()>()
+    };
+    let mut group = c.benchmark_group("axum_emit");
+    group.sample_size(20);
+    group.throughput(Throughput::Elements(total as u64));
+    for (name, tracing) in [("traced", true), ("untraced", false)] {
+        let app = router(tracing);
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                rt.block_on(async {
+                    let request = axum::http::Request::post("/")
+                        .header("content-type", "application/json")
+                        .header("accept", "text/event-stream")
+                        .body(axum::body::Body::from(body.clone()))
+                        .unwrap();
+                    let response = app.clone().oneshot(request).await.unwrap();
+                    let bytes = axum::body::to_bytes(response.into_body(), usize::MAX)
+                        .await
+                        .unwrap();
+                    assert!(bytes.len() > total);
+                    bytes.len()
+                })
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, loopback, emit_tracing_ab);
 criterion_main!(benches);

@@ -753,6 +753,8 @@ struct Config {
     downgrade: bool,
     /// Delta coalescing: the largest joined delta, and how long a delta may wait for the next.
     coalesce: Option<(usize, Duration)>,
+    timestamps: bool,
+    tracing: bool,
 }
 
 /// An AG-UI endpoint serving a [`RunHandler`]: `POST` a `RunAgentInput`, receive the events.
@@ -799,6 +801,8 @@ impl<H: RunHandler> AgentEndpoint<H> {
                 event_ids: false,
                 downgrade: true,
                 coalesce: None,
+                timestamps: false,
+                tracing: true,
             },
             filter: None,
             resumable: None,
@@ -916,6 +920,24 @@ impl<H: RunHandler> AgentEndpoint<H> {
         self
     }
 
+    /// Stamps every event's `timestamp` with the time it is written to the response, in
+    /// milliseconds since the Unix epoch (replacing a timestamp the agent set), so a client can
+    /// measure latency from the stream. Off by default.
+    #[must_use]
+    pub fn with_timestamps(mut self, enabled: bool) -> Self {
+        self.config.timestamps = enabled;
+        self
+    }
+
+    /// Opens a [`trace`](crate::trace) span per run (on by default; the span costs nothing
+    /// when no subscriber wants it). With the `otel` feature the span's parent is read from
+    /// the request's W3C `traceparent` header.
+    #[must_use]
+    pub fn with_tracing(mut self, enabled: bool) -> Self {
+        self.config.tracing = enabled;
+        self
+    }
+
     /// The endpoint as an axum method router: `POST` runs the handler, other methods get a JSON
     /// `405`.
     pub fn into_method_router<S: Clone + Send + Sync + 'static>(self) -> MethodRouter<S> {
@@ -966,9 +988,17 @@ impl<H: RunHandler> AgentEndpoint<H> {
             Ok(encoding) => encoding,
             Err(rejection) => return rejection.into_response(),
         };
+        let parent = self
+            .config
+            .tracing
+            .then(|| crate::trace::RemoteParent::from_headers(req.headers()));
         let input = match read_input(req, self.config.body_limit, self.config.body_timeout).await {
             Ok(input) => input,
             Err(rejection) => return rejection.into_response(),
+        };
+        let trace = match parent {
+            Some(parent) => parent.server_trace(&input),
+            None => crate::trace::RunTrace::disabled(),
         };
         let run_id = input.run_id.clone();
         let live = match &self.resumable {
@@ -1012,6 +1042,8 @@ impl<H: RunHandler> AgentEndpoint<H> {
             .coalesce
             .map(|(bytes, window)| (Coalescer::new(bytes), window, None));
         body.live = live;
+        body.timestamps = self.config.timestamps;
+        body.trace = trace;
         let mut response = Response::new(Body::from_stream(body));
         let headers = response.headers_mut();
         headers.insert(
@@ -1077,6 +1109,10 @@ struct EventBody {
     staged: Vec<Event>,
     /// Resumable: the run's log, which numbers the frames.
     live: Option<resume::LiveLog>,
+    /// Whether each event's timestamp is set as it is written.
+    timestamps: bool,
+    /// The run's span and counts.
+    trace: crate::trace::RunTrace,
 }
 
 impl EventBody {
@@ -1103,6 +1139,8 @@ impl EventBody {
             coalesce: None,
             staged: Vec::new(),
             live: None,
+            timestamps: false,
+            trace: crate::trace::RunTrace::disabled(),
         }
     }
 
@@ -1233,7 +1271,11 @@ impl Stream for EventBody {
         let mut out = Vec::new();
         loop {
             match this.events.as_mut().poll_next(cx) {
-                Poll::Ready(Some(event)) => {
+                Poll::Ready(Some(mut event)) => {
+                    if this.timestamps {
+                        *event.timestamp_mut() = Some(crate::trace::now_millis());
+                    }
+                    this.trace.on_event(&event, 0);
                     this.write(event, &mut out);
                     if out.len() >= MAX_BATCH {
                         break;
@@ -1249,6 +1291,7 @@ impl Stream for EventBody {
                     if let Some(live) = &mut this.live {
                         live.finish();
                     }
+                    this.trace.set_outcome_from_end();
                     break;
                 }
                 Poll::Pending => {
@@ -1260,6 +1303,7 @@ impl Stream for EventBody {
             }
         }
         if !out.is_empty() {
+            this.trace.add_bytes(out.len());
             if let Some(live) = &mut this.live {
                 // The log has these events before a client can hold their ids.
                 live.flush();

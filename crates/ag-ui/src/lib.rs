@@ -181,6 +181,7 @@ mod serde_util;
 #[cfg(feature = "server")]
 #[cfg_attr(docsrs, doc(cfg(feature = "server")))]
 pub mod server;
+pub mod trace;
 pub mod verify;
 
 pub use capabilities::AgentCapabilities;

@@ -89,13 +89,20 @@ fn wait_exit(child: &mut Child, limit: Duration) -> (std::process::ExitStatus, D
 }
 
 fn post(url: &str, body: String) -> String {
+    post_with(url, body, &[])
+}
+
+fn post_with(url: &str, body: String, headers: &[(&str, &str)]) -> String {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .unwrap();
     rt.block_on(async {
-        reqwest::Client::new()
-            .post(url)
+        let mut request = reqwest::Client::new().post(url);
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        request
             .header("content-type", "application/json")
             .body(body)
             .send()
@@ -332,4 +339,68 @@ fn serve_coalesces_deltas_when_asked() {
         joined_deltas * 2 < plain_deltas,
         "{joined_deltas} deltas coalesced, {plain_deltas} without"
     );
+/// `--log-format json`: one JSON line per finished run on stderr, with the run's attributes
+/// and the trace id of the request's `traceparent` (a fresh one without it).
+#[test]
+fn the_json_log_has_one_line_per_run_with_its_attributes_and_trace_id() {
+    let mut server = serve_with(&["--log-format", "json"]);
+    let traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+    let body = serde_json::json!({
+        "threadId": "t1",
+        "runId": "r1",
+        "parentRunId": "r0",
+        "messages": [{"id": "u1", "role": "user", "content": "hello"}],
+    });
+    let first = post_with(
+        &server.url,
+        body.to_string(),
+        &[("traceparent", traceparent)],
+    );
+    assert!(first.contains("RUN_FINISHED"), "{first}");
+    let body = serde_json::json!({
+        "threadId": "t2",
+        "runId": "r2\n",
+        "messages": [{"id": "u1", "role": "user", "content": "please confirm"}],
+    });
+    let second = post(&server.url, body.to_string());
+    interrupt(&server.child);
+    wait_exit(&mut server.child, Duration::from_secs(15));
+    let log = server.stderr.join().unwrap();
+
+    let runs: Vec<serde_json::Value> = log
+        .lines()
+        .filter(|l| l.starts_with('{'))
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect();
+    assert_eq!(runs.len(), 2, "{log}");
+    // Nothing else but warnings: no text line per run.
+    assert!(!log.contains("run ended"), "{log}");
+    let run = &runs[0];
+    assert_eq!(run["span"], "agui.run");
+    assert_eq!(run["agui.side"], "server");
+    assert_eq!(run["agui.thread_id"], "t1");
+    assert_eq!(run["agui.run_id"], "r1");
+    assert_eq!(run["agui.parent_run_id"], "r0");
+    assert_eq!(run["agui.run.outcome"], "success");
+    assert_eq!(run["trace_id"], "4bf92f3577b34da6a3ce929d0e0e4736");
+    let frames = first.matches("data: ").count() as u64;
+    assert_eq!(run["agui.events.count"].as_u64(), Some(frames), "{run}");
+    assert_eq!(
+        run["agui.bytes"].as_u64(),
+        Some(first.len() as u64),
+        "{run}"
+    );
+    assert!(run["duration_ms"].is_u64(), "{run}");
+
+    let run = &runs[1];
+    assert_eq!(run["agui.run_id"], "r2\n");
+    assert!(second.contains("interrupt"), "{second}");
+    assert_eq!(run["agui.run.outcome"], "interrupt");
+    let trace_id = run["trace_id"].as_str().unwrap();
+    assert_eq!(trace_id.len(), 32, "{trace_id}");
+    assert!(
+        trace_id.bytes().all(|b| b.is_ascii_hexdigit()),
+        "{trace_id}"
+    );
+    assert!(run.get("agui.parent_run_id").is_none(), "{run}");
 }

@@ -38,13 +38,15 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde_json::Value;
 
-use crate::client::apply::{Limits, PartialJson, Reducer, RunOutcome};
+use crate::client::apply::{Applied, Limits, PartialJson, Reducer, RunOutcome};
+use crate::client::callbacks::{Callbacks, Mutation};
+use crate::client::middleware::Stack;
 use crate::client::run::{Flow, Pipeline, PipelineError, PipelineErrorKind, Subscriber};
 use crate::client::transport::{
     Body, CancelHandle, Piece, Transport, TransportError, TransportErrorKind,
 };
 use crate::{
-    Context, Interrupt, Message, MessageId, PROTOCOL_VERSION, ResumeEntry, ResumeStatus,
+    Context, Event, Interrupt, Message, MessageId, PROTOCOL_VERSION, ResumeEntry, ResumeStatus,
     RunAgentInput, ThreadId, Tool, ToolCallId, ToolMessage,
 };
 
@@ -178,6 +180,8 @@ pub struct Conversation {
     ids: u64,
     max_event_size: Option<usize>,
     limits: Limits,
+    middleware: Stack,
+    callbacks: Callbacks,
 }
 
 impl fmt::Debug for Conversation {
@@ -188,6 +192,7 @@ impl fmt::Debug for Conversation {
             .field("pending_interrupts", &self.pending_interrupts)
             .field("pending_tool_calls", &self.pending_tool_calls)
             .field("tools", &self.tools.len())
+            .field("middleware", &self.middleware)
             .finish_non_exhaustive()
     }
 }
@@ -208,6 +213,8 @@ impl Conversation {
             ids: 0,
             max_event_size: None,
             limits: Limits::new(),
+            middleware: Stack::new(),
+            callbacks: Callbacks::new(),
         }
     }
 
@@ -251,6 +258,34 @@ impl Conversation {
     #[must_use]
     pub fn with_limits(mut self, limits: Limits) -> Self {
         self.limits = limits;
+        self
+    }
+
+    /// Runs every event of every run through `middleware` before verification (see
+    /// [`middleware`](crate::client::middleware)); a layer's state lasts across runs.
+    #[must_use]
+    pub fn with_middleware(mut self, middleware: Stack) -> Self {
+        self.middleware = middleware;
+        self
+    }
+
+    /// Calls `callbacks` in every run, before the run's own subscriber (see
+    /// [`Callbacks`]); a mutation from either replaces messages or state, the run's
+    /// subscriber's winning.
+    #[must_use]
+    pub fn with_callbacks(mut self, callbacks: Callbacks) -> Self {
+        self.callbacks = callbacks;
+        self
+    }
+
+    /// Calls `f` with the text of every `TEXT_MESSAGE_CONTENT` of every run, as it streams
+    /// (the same as [`Callbacks::on_text_delta`] on the conversation's callbacks).
+    #[must_use]
+    pub fn on_text_delta<R: Into<Flow>>(
+        mut self,
+        f: impl FnMut(&str) -> R + Send + 'static,
+    ) -> Self {
+        self.callbacks = std::mem::take(&mut self.callbacks).on_text_delta(f);
         self
     }
 
@@ -435,7 +470,12 @@ impl Conversation {
         if let Some(resume) = resume {
             input = input.with_resume(resume);
         }
-        let opened = cancel.guard(transport.open(&input)).await;
+        let mut trace = crate::trace::RunTrace::new(&input, "client");
+        let opened = tracing::Instrument::instrument(
+            cancel.guard(transport.open(&input)),
+            trace.span().clone(),
+        )
+        .await;
         let mut messages = std::mem::take(&mut input.messages);
         drop(input);
         for (index, activity) in activities {
@@ -445,6 +485,7 @@ impl Conversation {
         let mut body = match opened {
             None => {
                 self.messages = messages;
+                trace.set_outcome("cancelled");
                 return Ok(RunSummary {
                     end: RunEnd::Cancelled,
                     outcome: None,
@@ -454,6 +495,7 @@ impl Conversation {
             }
             Some(Err(e)) => {
                 self.messages = messages;
+                trace.set_outcome(e.kind().as_str());
                 return Err(e.into());
             }
             Some(Ok(body)) => body,
@@ -463,7 +505,11 @@ impl Conversation {
             .with_state(self.state.clone())
             .with_pending_interrupts(std::mem::take(&mut self.pending_interrupts))
             .with_limits(self.limits);
-        let mut pipeline = Pipeline::new(reducer).with_wire(body.wire());
+        let mut pipeline = Pipeline::new(reducer)
+            .with_wire(body.wire())
+            .with_middleware(std::mem::take(&mut self.middleware));
+        let mut callbacks = std::mem::take(&mut self.callbacks);
+        let subscriber = &mut Both(&mut callbacks, subscriber, &mut trace);
         if let Some(limit) = self.max_event_size {
             pipeline = pipeline.with_max_event_size(limit);
         }
@@ -474,7 +520,10 @@ impl Conversation {
                 Some(Ok(piece)) => piece,
             };
             let flow = match piece {
-                Some(Piece::Bytes(bytes)) => pipeline.push_bytes(&bytes, subscriber),
+                Some(Piece::Bytes(bytes)) => {
+                    subscriber.2.add_bytes(bytes.len());
+                    pipeline.push_bytes(&bytes, subscriber)
+                }
                 Some(Piece::Event(event)) => pipeline.push_event(*event, subscriber),
                 None => match pipeline.finish(subscriber) {
                     Ok(Flow::Continue) => {
@@ -493,6 +542,18 @@ impl Conversation {
             }
         };
         drop(body);
+        self.middleware = pipeline.take_middleware();
+        self.callbacks = callbacks;
+        match &result {
+            Ok(RunEnd::Finished) => {}
+            Ok(RunEnd::Stopped) => trace.set_outcome("stopped"),
+            Ok(RunEnd::Cancelled) => trace.set_outcome("cancelled"),
+            Err(RunError::Pipeline(e)) if e.kind() == PipelineErrorKind::RunFailed => {
+                trace.set_outcome("error");
+            }
+            Err(e) => trace.set_outcome(e.kind().as_str()),
+        }
+        drop(trace);
         let reducer = pipeline.into_reducer();
         let summary = RunSummary {
             end: *result.as_ref().unwrap_or(&RunEnd::Finished),
@@ -515,6 +576,38 @@ impl Conversation {
         self.messages = messages;
         self.state = state;
         result.map(|_| summary)
+    }
+}
+
+/// Two subscribers, the first called first (the second's mutation wins a conflict), and the
+/// run's trace, told every event.
+struct Both<'a, A, B>(&'a mut A, &'a mut B, &'a mut crate::trace::RunTrace);
+
+impl<A: Subscriber, B: Subscriber> Subscriber for Both<'_, A, B> {
+    fn on_event(&mut self, event: &Event, conversation: &Reducer) -> Flow {
+        self.2.on_event(event, 0);
+        match self.0.on_event(event, conversation) {
+            Flow::Stop => Flow::Stop,
+            Flow::Continue => self.1.on_event(event, conversation),
+        }
+    }
+
+    fn on_applied(&mut self, event: &Event, applied: &Applied, conversation: &Reducer) -> Flow {
+        match self.0.on_applied(event, applied, conversation) {
+            Flow::Stop => Flow::Stop,
+            Flow::Continue => self.1.on_applied(event, applied, conversation),
+        }
+    }
+
+    fn take_mutation(&mut self) -> Option<Mutation> {
+        match (self.0.take_mutation(), self.1.take_mutation()) {
+            (None, second) => second,
+            (first, None) => first,
+            (Some(first), Some(second)) => Some(Mutation {
+                messages: second.messages.or(first.messages),
+                state: second.state.or(first.state),
+            }),
+        }
     }
 }
 

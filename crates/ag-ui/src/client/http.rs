@@ -608,6 +608,8 @@ impl HttpAgent {
             TransportError::InvalidRequest(format!("the run input cannot be encoded: {e}"))
         })?;
         let client = self.client()?;
+        #[cfg(feature = "otel")]
+        let trace_headers = crate::trace::otel::current_headers();
         let started = Instant::now();
         // Custom headers and credentials go to the agent's origin only.
         let mut credentials = true;
@@ -617,6 +619,10 @@ impl HttpAgent {
                 .header(CONTENT_TYPE, "application/json")
                 .header(ACCEPT, self.accept())
                 .body(body.clone());
+            #[cfg(feature = "otel")]
+            {
+                request = request.headers(trace_headers.clone());
+            }
             if credentials {
                 request = request.headers(self.headers.clone());
                 if let Some(bearer) = &bearer {

@@ -15,6 +15,10 @@
 //! - `http`: `HttpAgent`, the HTTP transport (feature `http`).
 //! - `resume`: reconnecting to resumable runs without losing or repeating events (feature
 //!   `http`).
+//! - `middleware`: layers over the event stream before verification (map, filter, inject,
+//!   `FilterToolCalls`, `Log`; feature `sse`).
+//! - `callbacks`: `Callbacks`, a subscriber made of closures per event type, and `Mutation`,
+//!   a subscriber's replacement of messages or state (feature `sse`).
 //!
 //! The types a client works with are also here, at `ag_ui::client` (`Conversation`,
 //! `HttpAgent`, `Pipeline`, `RunError`, …); each layer has its own error: `TransportError`
@@ -22,6 +26,9 @@
 //! which holds either or an unanswered interrupt.
 
 pub mod apply;
+#[cfg(feature = "sse")]
+#[cfg_attr(docsrs, doc(cfg(feature = "sse")))]
+pub mod callbacks;
 pub mod chunks;
 pub mod compact;
 pub mod compat;
@@ -36,6 +43,9 @@ pub mod http;
 pub mod resume;
 #[cfg(feature = "sse")]
 #[cfg_attr(docsrs, doc(cfg(feature = "sse")))]
+pub mod middleware;
+#[cfg(feature = "sse")]
+#[cfg_attr(docsrs, doc(cfg(feature = "sse")))]
 pub mod run;
 #[cfg(feature = "sse")]
 #[cfg_attr(docsrs, doc(cfg(feature = "sse")))]
@@ -43,9 +53,13 @@ pub mod transport;
 
 pub use apply::{ApplyError, ApplyErrorKind, Limits, Reducer, RunOutcome};
 #[cfg(feature = "sse")]
+pub use callbacks::{Callbacks, Mutation};
+#[cfg(feature = "sse")]
 pub use conversation::{Conversation, RunEnd, RunError, RunErrorKind, RunSummary};
 #[cfg(feature = "http")]
 pub use http::HttpAgent;
+#[cfg(feature = "sse")]
+pub use middleware::{FilterToolCalls, Middleware, Stack};
 #[cfg(feature = "sse")]
 pub use run::{Flow, Pipeline, PipelineError, PipelineErrorKind, Subscriber, Wire};
 #[cfg(feature = "sse")]

@@ -55,8 +55,10 @@
 use std::fmt;
 
 use crate::client::apply::{Applied, ApplyError, Limits, Reducer};
+use crate::client::callbacks::Mutation;
 use crate::client::chunks::{ChunkError, ChunkNormalizer};
 use crate::client::compat::Compat;
+use crate::client::middleware::Stack;
 use crate::encoding::sse::FrameDecoder;
 use crate::verify::{OpenEntities, Verifier, Violation};
 use crate::{DecodeError, Event, RunId};
@@ -99,6 +101,13 @@ pub trait Subscriber {
         let _ = (event, applied, conversation);
         Flow::Continue
     }
+
+    /// Asked after every call to [`on_event`](Self::on_event) or [`on_applied`](
+    /// Self::on_applied) that continued: a [`Mutation`] returned here replaces the
+    /// conversation's messages or state at once. `None` by default.
+    fn take_mutation(&mut self) -> Option<Mutation> {
+        None
+    }
 }
 
 /// A subscriber that observes nothing.
@@ -111,6 +120,10 @@ impl<S: Subscriber + ?Sized> Subscriber for &mut S {
 
     fn on_applied(&mut self, event: &Event, applied: &Applied, conversation: &Reducer) -> Flow {
         (**self).on_applied(event, applied, conversation)
+    }
+
+    fn take_mutation(&mut self) -> Option<Mutation> {
+        (**self).take_mutation()
     }
 }
 
@@ -243,6 +256,10 @@ pub struct Pipeline {
     #[cfg(feature = "proto")]
     proto: Option<crate::encoding::proto::EventDecoder>,
     compat: Compat,
+    /// The middleware between the compatibility stage and the chunk normalizer.
+    middleware: Stack,
+    /// What the middleware let through for one event (reused).
+    shaped: Vec<Event>,
     chunks: ChunkNormalizer,
     verifier: Verifier,
     reducer: Reducer,
@@ -273,6 +290,8 @@ impl Pipeline {
             #[cfg(feature = "proto")]
             proto: None,
             compat: Compat::new(),
+            middleware: Stack::new(),
+            shaped: Vec::new(),
             chunks: ChunkNormalizer::new(),
             verifier: Verifier::new(),
             reducer,
@@ -339,6 +358,19 @@ impl Pipeline {
             }
         }
         self
+    }
+
+    /// Runs every event through `middleware` after the compatibility stage and before chunk
+    /// expansion and verification (see [`middleware`](crate::client::middleware)).
+    #[must_use]
+    pub fn with_middleware(mut self, middleware: Stack) -> Self {
+        self.middleware = middleware;
+        self
+    }
+
+    /// Takes the middleware back (an empty stack is left), e.g. to reuse it for the next run.
+    pub fn take_middleware(&mut self) -> Stack {
+        std::mem::take(&mut self.middleware)
     }
 
     /// The encoding the pipeline reads.
@@ -460,9 +492,37 @@ impl Pipeline {
         if self.stopped {
             return Ok(Flow::Stop);
         }
-        self.expanded.clear();
-        self.chunks.push_into(event, &mut self.expanded)?;
-        self.apply_expanded(subscriber)
+        if self.middleware.is_empty() {
+            self.expanded.clear();
+            self.chunks.push_into(event, &mut self.expanded)?;
+            return self.apply_expanded(subscriber);
+        }
+        let mut shaped = std::mem::take(&mut self.shaped);
+        shaped.clear();
+        let flow = if self.middleware.on_event(event, &mut shaped) == Flow::Stop {
+            self.stopped = true;
+            Ok(Flow::Stop)
+        } else {
+            self.push_shaped(&mut shaped, subscriber)
+        };
+        self.shaped = shaped;
+        flow
+    }
+
+    /// Feeds what the middleware let through, leaving `shaped` empty.
+    fn push_shaped(
+        &mut self,
+        shaped: &mut Vec<Event>,
+        subscriber: &mut impl Subscriber,
+    ) -> Result<Flow, PipelineError> {
+        for event in shaped.drain(..) {
+            self.expanded.clear();
+            self.chunks.push_into(event, &mut self.expanded)?;
+            if self.apply_expanded(subscriber)? == Flow::Stop {
+                return Ok(Flow::Stop);
+            }
+        }
+        Ok(Flow::Continue)
     }
 
     fn apply_expanded(&mut self, subscriber: &mut impl Subscriber) -> Result<Flow, PipelineError> {
@@ -471,6 +531,9 @@ impl Pipeline {
             if subscriber.on_event(&event, &self.reducer) == Flow::Stop {
                 self.stopped = true;
                 return Ok(Flow::Stop);
+            }
+            if let Some(mutation) = subscriber.take_mutation() {
+                mutation.apply_to(&mut self.reducer);
             }
             let applied = self.reducer.apply(&event)?;
             match &event {
@@ -481,11 +544,14 @@ impl Pipeline {
                 Event::RunError(e) => self.failure = Some((e.message.clone(), e.code.clone())),
                 _ => {}
             }
-            if (applied.is_changed() || applied.warning.is_some())
-                && subscriber.on_applied(&event, &applied, &self.reducer) == Flow::Stop
-            {
-                self.stopped = true;
-                return Ok(Flow::Stop);
+            if applied.is_changed() || applied.warning.is_some() {
+                if subscriber.on_applied(&event, &applied, &self.reducer) == Flow::Stop {
+                    self.stopped = true;
+                    return Ok(Flow::Stop);
+                }
+                if let Some(mutation) = subscriber.take_mutation() {
+                    mutation.apply_to(&mut self.reducer);
+                }
             }
         }
         Ok(Flow::Continue)
@@ -517,6 +583,20 @@ impl Pipeline {
         self.decoded = decoded;
         if flow? == Flow::Stop {
             return Ok(Flow::Stop);
+        }
+        if !self.middleware.is_empty() {
+            let mut shaped = std::mem::take(&mut self.shaped);
+            shaped.clear();
+            let flow = if self.middleware.on_finish(&mut shaped) == Flow::Stop {
+                self.stopped = true;
+                Ok(Flow::Stop)
+            } else {
+                self.push_shaped(&mut shaped, subscriber)
+            };
+            self.shaped = shaped;
+            if flow? == Flow::Stop {
+                return Ok(Flow::Stop);
+            }
         }
         self.expanded.clear();
         self.chunks.finish_into(&mut self.expanded);

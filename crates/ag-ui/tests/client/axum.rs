@@ -126,3 +126,48 @@ async fn abort_mid_stream_reaches_our_server() {
         .expect("the server dropped the agent's stream after the client went away")
         .unwrap();
 }
+
+/// `AgentEndpoint::with_timestamps(true)` stamps every event with its emit time, in
+/// milliseconds since the epoch; without it the agent's events carry none.
+#[tokio::test]
+async fn the_endpoint_stamps_emit_times_when_asked() {
+    use std::sync::{Arc, Mutex};
+    use std::time::{SystemTime, UNIX_EPOCH};
+
+    let now = || {
+        i64::try_from(
+            SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .unwrap()
+                .as_millis(),
+        )
+        .unwrap()
+    };
+    let url = spawn(
+        Router::new()
+            .agent("/stamped", AgentEndpoint::new(echo).with_timestamps(true))
+            .agent("/plain", AgentEndpoint::new(echo)),
+    )
+    .await;
+    for (path, stamped) in [("stamped", true), ("plain", false)] {
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let sink = seen.clone();
+        let mut callbacks = ag_ui::client::Callbacks::new()
+            .on_event(move |event: &Event| sink.lock().unwrap().push(event.timestamp()));
+        let agent = HttpAgent::new(format!("{url}/{path}")).with_timeout(Duration::from_secs(20));
+        let mut conversation = Conversation::new("thread-ts");
+        conversation.add_user_message("x");
+        let before = now();
+        conversation.run(&agent, &mut callbacks).await.unwrap();
+        let after = now();
+        let seen = seen.lock().unwrap();
+        assert_eq!(seen.len(), 5);
+        if stamped {
+            let stamps: Vec<i64> = seen.iter().map(|t| t.unwrap()).collect();
+            assert!(stamps.windows(2).all(|w| w[0] <= w[1]), "{stamps:?}");
+            assert!(stamps[0] >= before && stamps[4] <= after, "{stamps:?}");
+        } else {
+            assert!(seen.iter().all(Option::is_none), "{seen:?}");
+        }
+    }
+}
