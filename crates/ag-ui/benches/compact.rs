@@ -32,7 +32,7 @@
 // `criterion_group!` defines an undocumented public function.
 #![allow(missing_docs)]
 
-#[path = "workload.rs"]
+#[path = "../tests/support/workload.rs"]
 mod workload;
 
 use std::hint::black_box;

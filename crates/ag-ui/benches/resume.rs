@@ -16,7 +16,7 @@
 //! Recorded 2026-12-01 on the 2-core build machine (shared with other builds), one run:
 //! see the "Resumable runs" section of `ARCHITECTURE.md` for the figures.
 
-#[path = "workload.rs"]
+#[path = "../tests/support/workload.rs"]
 mod workload;
 
 use std::sync::Arc;

@@ -339,6 +339,8 @@ fn serve_coalesces_deltas_when_asked() {
         joined_deltas * 2 < plain_deltas,
         "{joined_deltas} deltas coalesced, {plain_deltas} without"
     );
+}
+
 /// `--log-format json`: one JSON line per finished run on stderr, with the run's attributes
 /// and the trace id of the request's `traceparent` (a fresh one without it).
 #[test]

@@ -42,7 +42,7 @@ use std::fmt;
 
 use serde_json::Value;
 
-use crate::client::apply::{Applied, Reducer};
+use crate::client::apply::{Applied, Messages, Reducer};
 use crate::client::run::{Flow, Subscriber};
 use crate::{Event, Message, RunErrorEvent, RunFinishedEvent, ToolCall};
 
@@ -114,7 +114,7 @@ pub struct Callbacks {
     tool_call: Callback<dyn FnMut(&ToolCall) -> Flow + Send>,
     run_finished: Callback<dyn FnMut(&RunFinishedEvent) -> Flow + Send>,
     run_error: Callback<dyn FnMut(&RunErrorEvent) -> Flow + Send>,
-    messages_changed: Callback<dyn FnMut(&[Message]) -> Flow + Send>,
+    messages_changed: Callback<dyn FnMut(Messages<'_>) -> Flow + Send>,
     state_changed: Callback<dyn FnMut(&Value) -> Flow + Send>,
     change: Callback<dyn FnMut(&Event, &Reducer) -> Option<Mutation> + Send>,
     mutation: Option<Mutation>,
@@ -205,14 +205,15 @@ impl Callbacks {
         self
     }
 
-    /// Called with the messages after every event that changed them.
+    /// Called with the messages (a [`Messages`] view, read like a slice) after every event that
+    /// changed them.
     #[must_use]
     pub fn on_messages_changed<R: Into<Flow>>(
         mut self,
-        f: impl FnMut(&[Message]) -> R + Send + 'static,
+        f: impl FnMut(Messages<'_>) -> R + Send + 'static,
     ) -> Self {
         let mut f = f;
-        self.messages_changed = Some(Box::new(move |m: &[Message]| f(m).into()));
+        self.messages_changed = Some(Box::new(move |m: Messages<'_>| f(m).into()));
         self
     }
 
@@ -285,7 +286,8 @@ impl Subscriber for Callbacks {
 
     fn on_applied(&mut self, event: &Event, applied: &Applied, conversation: &Reducer) -> Flow {
         if applied.messages.is_changed()
-            && call(&mut self.messages_changed, conversation.messages()) == Flow::Stop
+            && let Some(f) = &mut self.messages_changed
+            && f(conversation.messages()) == Flow::Stop
         {
             return Flow::Stop;
         }
