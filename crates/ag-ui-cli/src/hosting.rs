@@ -265,8 +265,20 @@ mod tests {
         for path in ["/agents", "/agents/demo", "/health", "agent"] {
             let mut registry = AgentRegistry::new();
             let demo = ag_ui::server::Runner::new(ag_ui_demo_agent::DemoAgent::new());
-            host(&mut registry, demo_info(), demo.clone(), &Options::default()).unwrap();
-            let result = router(path, demo, registry, cors(&[]).unwrap(), &Options::default());
+            host(
+                &mut registry,
+                demo_info(),
+                demo.clone(),
+                &Options::default(),
+            )
+            .unwrap();
+            let result = router(
+                path,
+                demo,
+                registry,
+                cors(&[]).unwrap(),
+                &Options::default(),
+            );
             assert!(matches!(result, Err(Failure::Usage(_))), "{path}");
             assert!(matches!(check_path(path), Err(Failure::Usage(_))), "{path}");
         }

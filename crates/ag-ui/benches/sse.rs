@@ -235,7 +235,7 @@ fn families() -> Vec<Family> {
         format!(
             r#"[{{"op":"replace","path":"/counter","value":{i}}},{{"op":"add","path":"/items/{}","value":{{"id":"item-{i}","done":{}}}}},{{"op":"remove","path":"/scratch/last"}},{{"op":"replace","path":"/status/text","value":"working on step"}}]"#,
             i % 50,
-            i % 2 == 0
+            i.is_multiple_of(2)
         )
     };
     vec![

@@ -1342,10 +1342,9 @@ impl Drop for EventBody {
             }
             let events: EventStream = match self.filter.take() {
                 None => Box::pin(futures::stream::iter(held).chain(events)),
-                Some(mut filter) => Box::pin(
-                    futures::stream::iter(held)
-                        .chain(events.filter_map(move |event| std::future::ready(filter.apply(event)))),
-                ),
+                Some(mut filter) => Box::pin(futures::stream::iter(held).chain(
+                    events.filter_map(move |event| std::future::ready(filter.apply(event))),
+                )),
             };
             live.detach(events);
         }

@@ -472,8 +472,10 @@ mod tests {
     }
 
     fn table(indexed: bool) -> Lanes<u32, S> {
-        let mut lanes = Lanes::default();
-        lanes.always_indexed = indexed;
+        let mut lanes = Lanes {
+            always_indexed: indexed,
+            ..Lanes::default()
+        };
         lanes.open(Lane {
             owner: 1,
             stream: S(LaneKind::Text, "m1".into()),

@@ -101,6 +101,9 @@ impl From<()> for Flow {
 
 type Callback<T> = Option<Box<T>>;
 
+/// The closure of [`Callbacks::on_change`].
+type ChangeFn = dyn FnMut(&Event, &Reducer) -> Option<Mutation> + Send;
+
 /// A [`Subscriber`] made of closures, one per kind of thing to watch. See the [module
 /// documentation](self).
 ///
@@ -116,7 +119,7 @@ pub struct Callbacks {
     run_error: Callback<dyn FnMut(&RunErrorEvent) -> Flow + Send>,
     messages_changed: Callback<dyn FnMut(Messages<'_>) -> Flow + Send>,
     state_changed: Callback<dyn FnMut(&Value) -> Flow + Send>,
-    change: Callback<dyn FnMut(&Event, &Reducer) -> Option<Mutation> + Send>,
+    change: Callback<ChangeFn>,
     mutation: Option<Mutation>,
 }
 

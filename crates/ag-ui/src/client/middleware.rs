@@ -328,14 +328,11 @@ impl Middleware for FilterToolCalls {
                 self.chunk_lane_blocked = false;
                 false
             }
-            Event::ToolCallStart(e) => {
-                if self.is_filtered(&e.tool_call_name) {
-                    self.blocked.insert(e.tool_call_id.clone());
-                    true
-                } else {
-                    false
-                }
+            Event::ToolCallStart(e) if self.is_filtered(&e.tool_call_name) => {
+                self.blocked.insert(e.tool_call_id.clone());
+                true
             }
+            Event::ToolCallStart(_) => false,
             Event::ToolCallChunk(e) => {
                 match (&e.tool_call_id, &e.tool_call_name) {
                     (Some(id), Some(name)) if !self.blocked.contains(id) => {

@@ -302,9 +302,7 @@ async fn every_request_carries_protocol_version_and_a_fresh_run_id() {
     // too: a server would otherwise take us for a pre-1.0 client and downgrade the stream.
     let bare = ag_ui::RunAgentInput::new("t", "r-bare");
     assert_eq!(bare.protocol_version, None);
-    let body = ag_ui::client::Transport::open(&agent, &bare)
-        .await
-        .unwrap();
+    let body = ag_ui::client::Transport::open(&agent, &bare).await.unwrap();
     drop(body);
     let bodies: Vec<Value> = server.received().iter().map(Request::json).collect();
     assert_eq!(bodies.len(), 4);
