@@ -12,8 +12,8 @@
 //! | [`PARENT_RUN_ID`] `agui.parent_run_id` | its parent run id, when there is one |
 //! | [`SIDE`] `agui.side` | `server` or `client` |
 //! | [`OUTCOME`] `agui.run.outcome` | recorded at the end: see [`outcome`] |
-//! | [`EVENTS`] `agui.events.count` | recorded at the end: events sent (server) or applied (client) |
-//! | [`BYTES`] `agui.bytes` | recorded at the end: bytes of the encoded events |
+//! | [`EVENTS`] `agui.events.count` | recorded at the end: events the agent emitted (server; before the endpoint's filter, coalescing or downgrade) or applied (client) |
+//! | [`BYTES`] `agui.bytes` | recorded at the end: bytes written to the response (server) or of the encoded events (client) |
 //! | `trace_id` | the W3C trace id (from `traceparent`) when the endpoint received one |
 //!
 //! Every event is a debug-level event `agui.event` inside the span, with its type and index.

@@ -65,7 +65,7 @@ fn endpoint(
 }
 
 fn input_json(run: &str) -> String {
-    format!(r#"{{"threadId":"t","runId":"{run}","messages":[]}}"#)
+    format!(r#"{{"threadId":"t","runId":"{run}","messages":[],"protocolVersion":"1.0"}}"#)
 }
 
 async fn post(addr: SocketAddr, run: &str) -> reqwest::Response {
@@ -730,4 +730,121 @@ async fn two_hundred_concurrent_runs_stay_within_the_memory_bounds() {
     println!(
         "200 concurrent runs: peak {peak} bytes counted (cap {TOTAL_CAP}), largest run {largest} (cap {RUN_CAP})"
     );
+}
+
+/// A pre-1.0 client (no `protocolVersion`) on a resumable endpoint gets the downgraded stream
+/// (`THINKING_*` for reasoning), without ids since its frames are not the log's; the log keeps
+/// the 1.0 events, which a reader joining from the start gets with their ids.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pre_1_0_client_gets_the_downgrade_and_the_log_keeps_the_1_0_events() {
+    let reasoning = |input: RunAgentInput| -> EventStream {
+        let (t, r) = (input.thread_id, input.run_id);
+        Box::pin(futures::stream::iter([
+            Event::run_started(t.clone(), r.clone()),
+            Event::reasoning_start("k1"),
+            Event::reasoning_message_start("k1m"),
+            Event::reasoning_message_content("k1m", "hmm"),
+            Event::reasoning_message_end("k1m"),
+            Event::reasoning_end("k1"),
+            Event::run_finished(t, r),
+        ]))
+    };
+    let addr = spawn(Router::new().agent(
+        "/agent",
+        AgentEndpoint::new(reasoning).with_resumable(MemoryLog::default()),
+    ))
+    .await;
+    let old = reqwest::Client::new()
+        .post(format!("http://{addr}/agent"))
+        .header("content-type", "application/json")
+        .body(r#"{"threadId":"t","runId":"old","messages":[]}"#)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(old.contains("THINKING_"), "{old}");
+    assert!(!old.contains("REASONING_"), "{old}");
+    assert!(!old.contains("\nid: ") && !old.starts_with("id: "), "{old}");
+    let logged = frames(&get(addr, "?runId=old", None).await.text().await.unwrap());
+    let ids: Vec<&str> = logged.iter().map(|(id, _)| id.as_str()).collect();
+    assert_eq!(
+        ids,
+        [
+            "old:1", "old:2", "old:3", "old:4", "old:5", "old:6", "old:7"
+        ]
+    );
+    assert!(logged[1].1.contains("REASONING_START"), "{logged:?}");
+}
+
+/// When the client leaves, the endpoint's filter goes on applying to the detached run, and the
+/// delta the coalescer held is logged first: a reader of the log sees what the client would
+/// have seen, redaction included.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_detached_run_keeps_the_filter_and_the_held_delta() {
+    use ag_ui::server::transform::Verdict;
+
+    let (release, released) = tokio::sync::oneshot::channel::<()>();
+    let released = Arc::new(Mutex::new(Some(released)));
+    let agent = move |input: RunAgentInput| -> EventStream {
+        let (t, r) = (input.thread_id, input.run_id);
+        let released = released.lock().unwrap().take().unwrap();
+        let first = futures::stream::iter([
+            Event::run_started(t.clone(), r.clone()),
+            Event::text_message_start("m", TextMessageRole::Assistant),
+            Event::text_message_content("m", "held "),
+        ]);
+        // The rest comes once the client has gone.
+        let rest = futures::stream::once(async move {
+            let _ = released.await;
+            futures::stream::iter([
+                Event::text_message_content("m", "secret"),
+                Event::text_message_end("m"),
+                Event::run_finished(t, r),
+            ])
+        })
+        .flatten();
+        Box::pin(first.chain(rest))
+    };
+    let endpoint = AgentEndpoint::new(agent)
+        .with_resumable(MemoryLog::default())
+        .with_coalescing(1 << 16, Duration::from_secs(60))
+        .with_filter(|event| match event {
+            Event::TextMessageContent(e) if e.delta.contains("secret") => Verdict::Replace(
+                Event::text_message_content(e.message_id.clone(), "[redacted]"),
+            ),
+            _ => Verdict::Keep,
+        });
+    let addr = spawn(Router::new().agent("/agent", endpoint)).await;
+    let mut response = post(addr, "d").await;
+    // RUN_STARTED and TEXT_MESSAGE_START come out; the delta waits in the coalescer.
+    let mut seen = String::new();
+    while !seen.contains("TEXT_MESSAGE_START") {
+        seen.push_str(&String::from_utf8_lossy(
+            &response.chunk().await.unwrap().unwrap(),
+        ));
+    }
+    assert!(!seen.contains("held"), "{seen}");
+    drop(response);
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    release.send(()).unwrap();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let logged = frames(&get(addr, "?runId=d", None).await.text().await.unwrap());
+    let text: String = logged
+        .iter()
+        .filter(|(_, data)| data.contains("TEXT_MESSAGE_CONTENT"))
+        .map(|(_, data)| {
+            serde_json::from_str::<Value>(data).unwrap()["delta"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        })
+        .collect();
+    assert_eq!(text, "held [redacted]");
+    assert!(
+        logged.last().unwrap().1.contains("RUN_FINISHED"),
+        "{logged:?}"
+    );
+    assert!(!logged.iter().any(|(_, data)| data.contains("secret")));
 }

@@ -351,6 +351,7 @@ fn the_json_log_has_one_line_per_run_with_its_attributes_and_trace_id() {
         "threadId": "t1",
         "runId": "r1",
         "parentRunId": "r0",
+        "protocolVersion": "1.0",
         "messages": [{"id": "u1", "role": "user", "content": "hello"}],
     });
     let first = post_with(
@@ -362,6 +363,7 @@ fn the_json_log_has_one_line_per_run_with_its_attributes_and_trace_id() {
     let body = serde_json::json!({
         "threadId": "t2",
         "runId": "r2\n",
+        "protocolVersion": "1.0",
         "messages": [{"id": "u1", "role": "user", "content": "please confirm"}],
     });
     let second = post(&server.url, body.to_string());

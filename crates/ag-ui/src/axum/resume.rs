@@ -21,7 +21,10 @@
 //!
 //! Any instance sharing the log (Redis) serves a reconnect: the run goes on where it started,
 //! and the other instance tails the log. Reconnects are answered in SSE; a protobuf response
-//! is logged too (so an SSE reconnect can read it), but its frames carry no id.
+//! is logged too (so an SSE reconnect can read it), but its frames carry no id. So is the
+//! stream of a client that declares no `protocolVersion` (a pre-1.0 client, which gets the
+//! [downgraded](crate::server::downgrade) stream): the log keeps the 1.0 events for readers
+//! that reconnect, and the downgraded frames carry no id, since their numbering is not the log's.
 //!
 //! ```
 //! use ag_ui::axum::{AgentEndpoint, RouterExt};
@@ -43,7 +46,7 @@
 //!     axum::Router::new().agent("/", AgentEndpoint::new(echo).with_resumable(MemoryLog::default()));
 //! let run = Request::post("/")
 //!     .header("content-type", "application/json")
-//!     .body(Body::from(r#"{"threadId":"t","runId":"r1","messages":[]}"#))
+//!     .body(Body::from(r#"{"threadId":"t","runId":"r1","messages":[],"protocolVersion":"1.0"}"#))
 //!     .unwrap();
 //! let body = app.clone().oneshot(run).await.unwrap().into_body();
 //! let text = String::from_utf8(axum::body::to_bytes(body, 1 << 20).await.unwrap().to_vec()).unwrap();

@@ -495,7 +495,7 @@ impl Transport for HttpAgent {
             Err(error)
                 if reached
                     && self.reconnect.attempts() > 0
-                    && crate::client::resume::retriable(&error) =>
+                    && crate::client::resume::speculative(&error) =>
             {
                 let mut body =
                     Resuming::attach(self.clone(), input.run_id.as_str(), 0, self.reconnect)

@@ -450,6 +450,14 @@ fn cursor(id: &str) -> Option<(&str, u64)> {
 }
 
 /// Errors worth another attempt: the connection, a silent server, a server error.
+/// Whether `error`, before the stream has shown ids, is a reason to try the endpoint as a
+/// resumable one: a cut connection only. A timeout there is the agent stalling on a stream that
+/// may not be resumable at all, and an HTTP error is the endpoint's answer: both are reported
+/// as they are rather than retried against a reconnect route that may not exist.
+pub(crate) fn speculative(error: &TransportError) -> bool {
+    matches!(error, TransportError::Connection { .. })
+}
+
 pub(crate) fn retriable(error: &TransportError) -> bool {
     match error {
         TransportError::Connection { .. } => true,
@@ -513,7 +521,7 @@ where
                         && self.wire == Wire::Sse
                         && self.policy.attempts > 0
                         && marks.iter().any(|m| m.starts_with(head))
-                        && end.as_ref().err().is_none_or(retriable);
+                        && end.as_ref().err().is_none_or(speculative);
                     if speculative && let Some(run_id) = self.hint.clone() {
                         // Cut before the first frame: the endpoint may be resumable.
                         self.mode = Mode::Resumable;

@@ -71,11 +71,18 @@ async fn serve(responses: Responses) -> (String, Arc<Mutex<Vec<String>>>) {
                     assert!(n > 0, "the request body was cut short");
                     request.extend_from_slice(&buf[..n]);
                 }
+                let path = head.split_whitespace().nth(1).unwrap();
+                // Only `POST /<index>` is served: the GET a client sends to try a body that
+                // ended before its first frame as a resumable stream gets what a plain
+                // endpoint answers, 405.
+                let Ok(index) = path.trim_start_matches('/').parse::<usize>() else {
+                    let refusal = "HTTP/1.1 405 Method Not Allowed\r\ncontent-length: 0\r\nconnection: close\r\n\r\n";
+                    socket.write_all(refusal.as_bytes()).await.unwrap();
+                    return;
+                };
                 seen.lock()
                     .unwrap()
                     .push(header("accept").unwrap_or_default());
-                let path = head.split_whitespace().nth(1).unwrap();
-                let index: usize = path.trim_start_matches('/').parse().unwrap();
                 let (content_type, body) = &responses[index];
                 let response = format!(
                     "HTTP/1.1 200 OK\r\ncontent-type: {content_type}\r\nconnection: close\r\n\r\n"

@@ -6,7 +6,7 @@
 
 #![cfg(feature = "sse")]
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use ag_ui::Event;
 use serde_json::Value;
@@ -39,12 +39,29 @@ fn every_case_round_trips_to_expected() {
 }
 
 /// Tests and benchmarks read only what is inside the repository: a fresh clone with nothing
-/// beside it passes. No path in them climbs above the repository root (three levels up from a
-/// crate's directory, which their paths start from).
+/// beside it passes. Every relative path written in them (a quoted string holding `../`, as in
+/// `include_str!`, `#[path]` or a fixture read) is resolved against the file's directory and
+/// must stay under the repository root: against the file's directory for `include_str!`,
+/// `include_bytes!` and `#[path]`, against the crate's directory (where tests run and
+/// `CARGO_MANIFEST_DIR` points) for anything read at run time.
 #[test]
 fn no_test_reads_outside_the_repository() {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let climb = ["..", "..", "..", ""].join("/");
+    let root =
+        std::fs::canonicalize(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")).unwrap();
+    // Resolves `..` and `.` without touching the file system (the target may not exist).
+    let normalize = |base: &Path, relative: &str| -> PathBuf {
+        let mut out = base.to_path_buf();
+        for part in relative.split('/') {
+            match part {
+                "" | "." => {}
+                ".." => {
+                    out.pop();
+                }
+                part => out.push(part),
+            }
+        }
+        out
+    };
     let mut checked = 0;
     let mut stack = vec![root.join("crates"), root.join("examples")];
     while let Some(dir) = stack.pop() {
@@ -61,11 +78,34 @@ fn no_test_reads_outside_the_repository() {
                     .any(|c| c.as_os_str() == "tests" || c.as_os_str() == "benches")
             {
                 let text = std::fs::read_to_string(&path).unwrap();
-                assert!(
-                    !text.contains(&climb),
-                    "{} reads a path outside the repository",
-                    path.display()
-                );
+                // The crate directory: the nearest ancestor holding a Cargo.toml.
+                let krate = path
+                    .ancestors()
+                    .find(|a| a.join("Cargo.toml").is_file())
+                    .unwrap()
+                    .to_path_buf();
+                let pieces: Vec<&str> = text.split('"').collect();
+                for (i, literal) in pieces.iter().enumerate().skip(1).step_by(2) {
+                    if !literal.contains("../") || literal.contains(char::is_whitespace) {
+                        continue;
+                    }
+                    let before = pieces[i - 1].trim_end();
+                    let compiled = ["include_str!(", "include_bytes!(", "#[path ="]
+                        .iter()
+                        .any(|m| before.ends_with(m));
+                    let base = if compiled {
+                        path.parent().unwrap()
+                    } else {
+                        krate.as_path()
+                    };
+                    let relative = literal.trim_start_matches('/');
+                    let inside = normalize(base, relative).starts_with(&root);
+                    assert!(
+                        inside,
+                        "{} reads {literal:?}, outside the repository",
+                        path.display()
+                    );
+                }
                 checked += 1;
             }
         }
