@@ -70,12 +70,25 @@ pub struct RunAgentInput {
 }
 
 impl RunAgentInput {
-    /// An input for `run_id` on `thread_id` with no messages, tools, context or state.
+    /// An input for `run_id` on `thread_id` with no messages, tools, context or state,
+    /// declaring the protocol version this crate speaks ([`PROTOCOL_VERSION`](crate::PROTOCOL_VERSION),
+    /// "1.0"): a server reads an input without `protocolVersion` as a pre-1.0 client's and
+    /// downgrades its stream. An input read from JSON keeps what it said.
+    ///
+    /// ```
+    /// use ag_ui::RunAgentInput;
+    ///
+    /// let input = RunAgentInput::new("t", "r");
+    /// assert_eq!(input.protocol_version.as_deref(), Some("1.0"));
+    /// let old: RunAgentInput =
+    ///     serde_json::from_str(r#"{"threadId":"t","runId":"r","messages":[]}"#).unwrap();
+    /// assert_eq!(old.protocol_version, None);
+    /// ```
     pub fn new(thread_id: impl Into<ThreadId>, run_id: impl Into<RunId>) -> Self {
         Self {
             thread_id: thread_id.into(),
             run_id: run_id.into(),
-            protocol_version: None,
+            protocol_version: Some(crate::PROTOCOL_VERSION.to_owned()),
             parent_run_id: None,
             state: None,
             messages: Vec::new(),

@@ -298,10 +298,10 @@ async fn every_request_carries_protocol_version_and_a_fresh_run_id() {
     first.run(&agent, &mut ()).await.unwrap();
     // A second conversation on the same thread, as `ag-ui run --thread t` in a new process.
     run_once(&agent).await.1.unwrap();
-    // An input built without a version, sent through the transport directly, declares one
-    // too: a server would otherwise take us for a pre-1.0 client and downgrade the stream.
-    let bare = ag_ui::RunAgentInput::new("t", "r-bare");
-    assert_eq!(bare.protocol_version, None);
+    // An input without a version (`RunAgentInput::new` declares one; this one was cleared),
+    // sent through the transport directly, declares one too: a server would otherwise take us for a pre-1.0 client and downgrade the stream.
+    let mut bare = ag_ui::RunAgentInput::new("t", "r-bare");
+    bare.protocol_version = None;
     let body = ag_ui::client::Transport::open(&agent, &bare).await.unwrap();
     drop(body);
     let bodies: Vec<Value> = server.received().iter().map(Request::json).collect();

@@ -13,12 +13,14 @@
 //!   after its end; its id is remembered (up to a cap) so a late reader gets
 //!   [`LogErrorKind::Expired`] rather than [`LogErrorKind::UnknownRun`].
 //!
-//! Events are copied into 64 KiB blocks shared by consecutive events, so appending does not
-//! allocate per event; appends are staged by the writer and stored under one lock, with one
-//! wake-up of the readers, at each flush (a resumable endpoint flushes before each write to the
-//! socket); a reader holds at most one batch (256 events) of a run, so a slow
-//! reader does not grow the log. The byte figures count the events' JSON plus a fixed
-//! overhead per event; the memory held can exceed them by up to one block per run.
+//! Appends are staged by the writer, one buffer for the events since the last flush, and
+//! stored at each flush as one chunk (a resumable endpoint flushes before each write to the
+//! socket, so a chunk is at most one write, 64 KiB and an event): one lock and one wake-up of
+//! the readers per chunk, no allocation per event. The caps drop events one at a time, oldest
+//! first, and a run keeps at least its newest event. A reader holds at most one batch (256
+//! events) of a run, so a slow reader does not grow the log. The byte figures count the
+//! events' JSON plus [`ENTRY_OVERHEAD`] per event; a chunk's buffer is freed with its last
+//! event, so the memory held can exceed the figures by the dropped part of one chunk per run.
 //!
 //! ```
 //! use std::time::Duration;
@@ -49,16 +51,13 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use bytes::BytesMut;
+use bytes::Bytes;
 use tokio::sync::Notify;
 
 use super::{Entry, EventLog, LogError, LogErrorKind, LogFuture, RunWriter, Tail};
 
 /// Bytes counted for each stored event beyond its JSON (its number and bookkeeping).
-pub const ENTRY_OVERHEAD: usize = 48;
-
-/// The size of the blocks events are copied into.
-const BLOCK: usize = 64 * 1024;
+pub const ENTRY_OVERHEAD: usize = 16;
 
 /// Most entries a reader takes from a run at once.
 const READ_BATCH: usize = 256;
@@ -192,8 +191,42 @@ struct Slot {
     notify: Notify,
 }
 
+/// Consecutive events stored together: one buffer, and where each event ends in it. Entries
+/// before `skip` were dropped by the run's byte cap (they stop counting at once; the buffer
+/// goes when its last entry does).
+struct Chunk {
+    first_seq: u64,
+    data: Bytes,
+    ends: Vec<u32>,
+    skip: usize,
+}
+
+impl Chunk {
+    /// The bytes counted for the entries still kept.
+    fn size(&self) -> usize {
+        (self.ends.len() - self.skip) * ENTRY_OVERHEAD + self.data.len() - self.start(self.skip)
+    }
+
+    /// Where entry `i` starts in `data`.
+    fn start(&self, i: usize) -> usize {
+        if i == 0 { 0 } else { self.ends[i - 1] as usize }
+    }
+
+    /// The bytes counted for entry `i`.
+    fn entry_size(&self, i: usize) -> usize {
+        self.ends[i] as usize - self.start(i) + ENTRY_OVERHEAD
+    }
+
+    fn entry(&self, i: usize) -> Entry {
+        Entry {
+            seq: self.first_seq + i as u64,
+            data: self.data.slice(self.start(i)..self.ends[i] as usize),
+        }
+    }
+}
+
 struct RunState {
-    entries: VecDeque<Entry>,
+    chunks: VecDeque<Chunk>,
     /// The seq of the first entry kept (`next_seq` when none is).
     first_seq: u64,
     next_seq: u64,
@@ -264,7 +297,7 @@ impl MemoryLog {
         let id: Arc<str> = Arc::from(run_id);
         let slot = Arc::new(Slot {
             state: Mutex::new(RunState {
-                entries: VecDeque::new(),
+                chunks: VecDeque::new(),
                 first_seq: 1,
                 next_seq: 1,
                 bytes: 0,
@@ -278,8 +311,8 @@ impl MemoryLog {
         Ok(Box::new(MemoryWriter {
             shared: Arc::clone(shared),
             slot,
-            block: BytesMut::new(),
             staged: Vec::new(),
+            ends: Vec::new(),
             next_seq: 1,
             finished: false,
         }))
@@ -339,10 +372,7 @@ impl MemoryLog {
                                 // The reader fell behind the run's byte cap.
                                 Step::Failed(expired_events(&run_id, cursor, state.first_seq))
                             } else {
-                                let skip = (cursor + 1 - state.first_seq) as usize;
-                                batch.extend(
-                                    state.entries.iter().skip(skip).take(READ_BATCH).cloned(),
-                                );
+                                state.read_after(cursor, &mut batch);
                                 if let Some(last) = batch.back() {
                                     cursor = last.seq;
                                     Step::Got
@@ -443,7 +473,7 @@ impl Shared {
         {
             let mut state = lock(&slot.state);
             state.evicted = true;
-            state.entries = VecDeque::new();
+            state.chunks = VecDeque::new();
             self.total.fetch_sub(state.bytes, Ordering::Relaxed);
             state.bytes = 0;
         }
@@ -474,19 +504,57 @@ impl Shared {
         }
         if self.total.load(Ordering::Relaxed) > cap {
             let mut state = lock(&own.state);
-            while self.total.load(Ordering::Relaxed) > cap && state.entries.len() > 1 {
+            while self.total.load(Ordering::Relaxed) > cap && state.kept() > 1 {
                 drop_front(&mut state, &self.total);
             }
         }
     }
 }
 
+/// Drops the run's oldest entry.
 fn drop_front(state: &mut RunState, total: &AtomicUsize) {
-    if let Some(old) = state.entries.pop_front() {
-        let size = old.data.len() + ENTRY_OVERHEAD;
-        state.bytes -= size;
-        total.fetch_sub(size, Ordering::Relaxed);
-        state.first_seq = state.entries.front().map_or(state.next_seq, |e| e.seq);
+    let Some(front) = state.chunks.front_mut() else {
+        return;
+    };
+    let size = front.entry_size(front.skip);
+    front.skip += 1;
+    if front.skip == front.ends.len() {
+        state.chunks.pop_front();
+    }
+    state.bytes -= size;
+    total.fetch_sub(size, Ordering::Relaxed);
+    state.first_seq = state
+        .chunks
+        .front()
+        .map_or(state.next_seq, |c| c.first_seq + c.skip as u64);
+}
+
+impl RunState {
+    /// How many entries the run keeps.
+    fn kept(&self) -> u64 {
+        self.next_seq - self.first_seq
+    }
+
+    /// Adds the entries after `cursor` (at most [`READ_BATCH`]) to `batch`.
+    fn read_after(&self, cursor: u64, batch: &mut VecDeque<Entry>) {
+        let want = cursor + 1;
+        // The chunk holding `want`: the last one starting at or before it.
+        let index = match self.chunks.binary_search_by(|c| c.first_seq.cmp(&want)) {
+            Ok(i) => i,
+            Err(0) => return,
+            Err(i) => i - 1,
+        };
+        let mut offset = (want - self.chunks[index].first_seq) as usize;
+        for chunk in self.chunks.range(index..) {
+            while offset < chunk.ends.len() {
+                if batch.len() >= READ_BATCH {
+                    return;
+                }
+                batch.push_back(chunk.entry(offset));
+                offset += 1;
+            }
+            offset = 0;
+        }
     }
 }
 
@@ -507,9 +575,9 @@ impl EventLog for MemoryLog {
 struct MemoryWriter {
     shared: Arc<Shared>,
     slot: Arc<Slot>,
-    /// The block the next events are copied into.
-    block: BytesMut,
-    staged: Vec<Entry>,
+    /// The events appended since the last flush, one after the other, and where each ends.
+    staged: Vec<u8>,
+    ends: Vec<u32>,
     next_seq: u64,
     finished: bool,
 }
@@ -527,38 +595,45 @@ impl RunWriter for MemoryWriter {
     fn append(&mut self, json: &[u8]) -> u64 {
         let seq = self.next_seq;
         self.next_seq += 1;
-        if self.block.capacity() < json.len() {
-            self.block = BytesMut::with_capacity(json.len().max(BLOCK));
+        if self.staged.len() + json.len() > u32::MAX as usize {
+            self.flush();
         }
-        self.block.extend_from_slice(json);
-        let data = self.block.split().freeze();
-        self.staged.push(Entry { seq, data });
+        self.staged.extend_from_slice(json);
+        self.ends.push(self.staged.len() as u32);
         seq
     }
 
     fn flush(&mut self) {
-        if self.staged.is_empty() {
+        if self.ends.is_empty() {
             return;
         }
+        let count = self.ends.len() as u64;
+        let first_seq = self.next_seq - count;
+        // The next batch is likely the size of this one: no regrowth, little slack.
+        let (bytes, events) = (self.staged.len(), self.ends.len());
+        let data = std::mem::replace(&mut self.staged, Vec::with_capacity(bytes));
+        let ends = std::mem::replace(&mut self.ends, Vec::with_capacity(events));
+        let chunk = Chunk {
+            first_seq,
+            data: Bytes::from(data),
+            ends,
+            skip: 0,
+        };
         let config = &self.shared.config;
         {
             let mut state = lock(&self.slot.state);
             if state.evicted {
-                self.staged.clear();
                 return;
             }
-            if state.entries.is_empty() {
-                state.first_seq = self.staged[0].seq;
+            if state.chunks.is_empty() {
+                state.first_seq = first_seq;
             }
-            let mut added = 0;
-            for entry in self.staged.drain(..) {
-                added += entry.data.len() + ENTRY_OVERHEAD;
-                state.entries.push_back(entry);
-            }
+            let added = chunk.size();
+            state.chunks.push_back(chunk);
             state.next_seq = self.next_seq;
             state.bytes += added;
             self.shared.total.fetch_add(added, Ordering::Relaxed);
-            while state.bytes > config.max_run_bytes && state.entries.len() > 1 {
+            while state.bytes > config.max_run_bytes && state.kept() > 1 {
                 drop_front(&mut state, &self.shared.total);
             }
         }
@@ -642,6 +717,7 @@ mod tests {
             let per_event = 10 + ENTRY_OVERHEAD;
             let log = MemoryLog::new(MemoryLogConfig::default().with_max_run_bytes(per_event * 3));
             let mut w = log.open("r").await.unwrap();
+            // Stored in one chunk (one flush): the cap still drops event by event.
             for _ in 0..10 {
                 w.append(b"0123456789");
             }
@@ -654,6 +730,15 @@ mod tests {
             );
             let mut tail = log.read("r", 7).await.unwrap();
             assert_eq!(tail.next().await.unwrap().unwrap().seq, 8);
+            // Then in chunks of one: the partly dropped chunk goes with its last event.
+            for i in 0..5u8 {
+                w.append(&[b'a' + i; 10]);
+                w.flush();
+            }
+            assert_eq!(log.stats().bytes, per_event * 3);
+            let mut tail = log.read("r", 12).await.unwrap();
+            let entry = tail.next().await.unwrap().unwrap();
+            assert_eq!((entry.seq, &entry.data[..]), (13, &b"cccccccccc"[..]));
         });
     }
 
