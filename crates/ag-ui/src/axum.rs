@@ -1288,9 +1288,6 @@ impl Stream for EventBody {
                         downgrade.finish(frames);
                         this.write_frames(&mut out);
                     }
-                    if let Some(live) = &mut this.live {
-                        live.finish();
-                    }
                     this.trace.set_outcome_from_end();
                     break;
                 }
@@ -1304,16 +1301,23 @@ impl Stream for EventBody {
         }
         if !out.is_empty() {
             this.trace.add_bytes(out.len());
+            let out = Bytes::from(out);
             if let Some(live) = &mut this.live {
                 // The log has these events before a client can hold their ids.
-                live.flush();
+                live.flush(&out);
+                if this.done {
+                    live.finish();
+                }
             }
             if let Some((every, sleep)) = &mut this.keep_alive {
                 sleep.as_mut().reset(tokio::time::Instant::now() + *every);
             }
-            return Poll::Ready(Some(Ok(Bytes::from(out))));
+            return Poll::Ready(Some(Ok(out)));
         }
         if this.done {
+            if let Some(live) = &mut this.live {
+                live.finish();
+            }
             return Poll::Ready(None);
         }
         if let Some((every, sleep)) = &mut this.keep_alive

@@ -155,6 +155,11 @@ pub(crate) struct LiveLog {
     terminal: bool,
     /// The number of the last frame written.
     next_seq: u64,
+    /// Where the JSON of each SSE frame written since the last flush lies in the output.
+    ranges: Vec<(u32, u32)>,
+    /// The head of the next SSE frame.
+    head: FrameHead,
+    finished: bool,
 }
 
 impl LiveLog {
@@ -167,6 +172,9 @@ impl LiveLog {
             detach_timeout: resumable.detach_timeout,
             terminal: false,
             next_seq: 0,
+            ranges: Vec::new(),
+            head: FrameHead::new(run_id),
+            finished: false,
         }
     }
 
@@ -185,8 +193,9 @@ impl LiveLog {
 
     /// Appends `event` and writes its frame to `out`: SSE with `id:`, or protobuf.
     ///
-    /// For SSE the JSON is written once, straight into the frame, and the log copies it from
-    /// there: the frame's number is the writer's next (they are consecutive from 1).
+    /// For SSE the JSON is written once, straight into the frame, and its place in `out` is
+    /// noted: [`flush`](Self::flush) gives the log the output itself, which a backend may keep
+    /// instead of copying (the frame's number is the writer's next: they are consecutive from 1).
     pub(crate) fn write(&mut self, event: &Event, sse: bool, out: &mut Vec<u8>) {
         if !sse {
             self.append(event);
@@ -199,25 +208,33 @@ impl LiveLog {
             write_retry(retry, out);
         }
         self.next_seq += 1;
-        out.extend_from_slice(b"id: ");
-        out.extend_from_slice(self.run_id.as_bytes());
-        out.push(b':');
-        push_decimal(self.next_seq, out);
-        out.extend_from_slice(b"\ndata: ");
+        self.head.advance();
+        out.extend_from_slice(&self.head.bytes);
         let json = out.len();
         event.write_json(out);
-        let seq = self.writer.append(&out[json..]);
-        debug_assert_eq!(seq, self.next_seq, "log sequence numbers are consecutive");
+        // An output is at most a batch and one event: far below 4 GiB.
+        self.ranges.push((json as u32, out.len() as u32));
         out.extend_from_slice(b"\n\n");
     }
 
-    /// Makes what was appended visible to readers; called before each write to the socket.
-    pub(crate) fn flush(&mut self) {
+    /// Gives the log the events written into `output` since the last flush and makes them
+    /// visible to readers; called with each output before it goes to the socket.
+    pub(crate) fn flush(&mut self, output: &Bytes) {
+        if !self.ranges.is_empty() {
+            let last = self.writer.append_shared(output, &self.ranges);
+            debug_assert_eq!(last, self.next_seq, "log sequence numbers are consecutive");
+            self.ranges.clear();
+        }
         self.writer.flush();
     }
 
+    /// Marks the run finished in the log (once).
     pub(crate) fn finish(&mut self) {
-        self.writer.finish();
+        debug_assert!(self.ranges.is_empty(), "flushed before finishing");
+        if !self.finished {
+            self.finished = true;
+            self.writer.finish();
+        }
     }
 
     /// The client left before the end: the run goes on into the log, within the bound.
@@ -252,6 +269,46 @@ impl LiveLog {
             }
             self.writer.finish();
         });
+    }
+}
+
+/// The head of a resumable SSE frame, `id: <runId>:<seq>\ndata: `, kept whole and counted up
+/// in place: one copy per frame, no number formatting.
+struct FrameHead {
+    /// `id: <runId>:<seq>\ndata: `, the seq in ASCII decimal.
+    bytes: Vec<u8>,
+    /// Where the seq's digits begin.
+    digits: usize,
+}
+
+impl FrameHead {
+    const TAIL: &'static [u8] = b"\ndata: ";
+
+    /// The head before the first frame: seq 0.
+    fn new(run_id: &str) -> Self {
+        let mut bytes = Vec::with_capacity(run_id.len() + 24);
+        bytes.extend_from_slice(b"id: ");
+        bytes.extend_from_slice(run_id.as_bytes());
+        bytes.push(b':');
+        let digits = bytes.len();
+        bytes.push(b'0');
+        bytes.extend_from_slice(Self::TAIL);
+        Self { bytes, digits }
+    }
+
+    /// Adds one to the seq.
+    fn advance(&mut self) {
+        let end = self.bytes.len() - Self::TAIL.len();
+        for i in (self.digits..end).rev() {
+            if self.bytes[i] == b'9' {
+                self.bytes[i] = b'0';
+            } else {
+                self.bytes[i] += 1;
+                return;
+            }
+        }
+        // All nines: one digit more.
+        self.bytes.insert(self.digits, b'1');
     }
 }
 
@@ -482,6 +539,19 @@ mod tests {
             req = req.header("last-event-id", id);
         }
         cursor_of(&req.body(Body::empty()).unwrap()).map_err(|e| e.kind())
+    }
+
+    #[test]
+    fn frame_heads_count_up_in_place() {
+        let mut head = super::FrameHead::new("t:r");
+        let mut decimal = Vec::new();
+        for seq in 1..=12_345u64 {
+            head.advance();
+            decimal.clear();
+            super::push_decimal(seq, &mut decimal);
+            let expected = format!("id: t:r:{}\ndata: ", String::from_utf8_lossy(&decimal));
+            assert_eq!(head.bytes, expected.as_bytes());
+        }
     }
 
     #[test]

@@ -13,14 +13,16 @@
 //!   after its end; its id is remembered (up to a cap) so a late reader gets
 //!   [`LogErrorKind::Expired`] rather than [`LogErrorKind::UnknownRun`].
 //!
-//! Appends are staged by the writer, one buffer for the events since the last flush, and
-//! stored at each flush as one chunk (a resumable endpoint flushes before each write to the
-//! socket, so a chunk is at most one write, 64 KiB and an event): one lock and one wake-up of
-//! the readers per chunk, no allocation per event. The caps drop events one at a time, oldest
-//! first, and a run keeps at least its newest event. A reader holds at most one batch (256
-//! events) of a run, so a slow reader does not grow the log. The byte figures count the
-//! events' JSON plus [`ENTRY_OVERHEAD`] per event; a chunk's buffer is freed with its last
-//! event, so the memory held can exceed the figures by the dropped part of one chunk per run.
+//! Events are stored in chunks: each write a resumable endpoint sends to the socket is kept
+//! whole (`RunWriter::append_shared` hands over the `Bytes` themselves, no copy) with each
+//! event's place in it; events given one by one (`append`) are copied into one buffer per
+//! flush. One lock and one wake-up of the readers per chunk, no allocation per event. The
+//! caps drop events one at a time, oldest first, and a run keeps at least its newest event. A
+//! reader holds at most one batch (256 events) of a run, so a slow reader does not grow the
+//! log. The byte figures count each event from the end of the one before it in its chunk (so
+//! a shared write counts whole, its SSE framing included) plus [`ENTRY_OVERHEAD`]; a chunk's
+//! buffer is freed with its last event, so the memory held can exceed the figures by the
+//! dropped part of one chunk (at most one write, 64 KiB and an event) per run.
 //!
 //! ```
 //! use std::time::Duration;
@@ -191,12 +193,15 @@ struct Slot {
     notify: Notify,
 }
 
-/// Consecutive events stored together: one buffer, and where each event ends in it. Entries
-/// before `skip` were dropped by the run's byte cap (they stop counting at once; the buffer
-/// goes when its last entry does).
+/// Consecutive events stored together: one buffer, and where each event lies in it (an
+/// appended event's JSON copied in; or the frames a resumable endpoint wrote to the socket,
+/// shared). An entry counts the bytes from the end of the one before (its framing included)
+/// to its own end. Entries before `skip` were dropped by a cap (they stop counting at once;
+/// the buffer goes when its last entry does).
 struct Chunk {
     first_seq: u64,
     data: Bytes,
+    starts: Vec<u32>,
     ends: Vec<u32>,
     skip: usize,
 }
@@ -204,23 +209,26 @@ struct Chunk {
 impl Chunk {
     /// The bytes counted for the entries still kept.
     fn size(&self) -> usize {
-        (self.ends.len() - self.skip) * ENTRY_OVERHEAD + self.data.len() - self.start(self.skip)
+        (self.ends.len() - self.skip) * ENTRY_OVERHEAD + self.data.len()
+            - self.counted_from(self.skip)
     }
 
-    /// Where entry `i` starts in `data`.
-    fn start(&self, i: usize) -> usize {
+    /// Where the bytes counted for entry `i` begin.
+    fn counted_from(&self, i: usize) -> usize {
         if i == 0 { 0 } else { self.ends[i - 1] as usize }
     }
 
     /// The bytes counted for entry `i`.
     fn entry_size(&self, i: usize) -> usize {
-        self.ends[i] as usize - self.start(i) + ENTRY_OVERHEAD
+        self.ends[i] as usize - self.counted_from(i) + ENTRY_OVERHEAD
     }
 
     fn entry(&self, i: usize) -> Entry {
         Entry {
             seq: self.first_seq + i as u64,
-            data: self.data.slice(self.start(i)..self.ends[i] as usize),
+            data: self
+                .data
+                .slice(self.starts[i] as usize..self.ends[i] as usize),
         }
     }
 }
@@ -312,7 +320,9 @@ impl MemoryLog {
             shared: Arc::clone(shared),
             slot,
             staged: Vec::new(),
+            starts: Vec::new(),
             ends: Vec::new(),
+            pending: Vec::new(),
             next_seq: 1,
             finished: false,
         }))
@@ -575,9 +585,12 @@ impl EventLog for MemoryLog {
 struct MemoryWriter {
     shared: Arc<Shared>,
     slot: Arc<Slot>,
-    /// The events appended since the last flush, one after the other, and where each ends.
+    /// The events appended since the last flush, one after the other, and where each is.
     staged: Vec<u8>,
+    starts: Vec<u32>,
     ends: Vec<u32>,
+    /// Chunks of shared buffers (`append_shared`) waiting for the flush, in order.
+    pending: Vec<Chunk>,
     next_seq: u64,
     finished: bool,
 }
@@ -591,48 +604,82 @@ impl fmt::Debug for MemoryWriter {
     }
 }
 
+impl MemoryWriter {
+    /// Turns the copied appends into a pending chunk.
+    fn seal_staged(&mut self) {
+        if self.ends.is_empty() {
+            return;
+        }
+        let count = self.ends.len() as u64;
+        // The next batch is likely the size of this one: no regrowth, little slack.
+        let (bytes, events) = (self.staged.len(), self.ends.len());
+        let chunk = Chunk {
+            first_seq: self.next_seq - count,
+            data: Bytes::from(std::mem::replace(
+                &mut self.staged,
+                Vec::with_capacity(bytes),
+            )),
+            starts: std::mem::replace(&mut self.starts, Vec::with_capacity(events)),
+            ends: std::mem::replace(&mut self.ends, Vec::with_capacity(events)),
+            skip: 0,
+        };
+        self.pending.push(chunk);
+    }
+}
+
 impl RunWriter for MemoryWriter {
     fn append(&mut self, json: &[u8]) -> u64 {
         let seq = self.next_seq;
         self.next_seq += 1;
         if self.staged.len() + json.len() > u32::MAX as usize {
-            self.flush();
+            self.seal_staged();
         }
+        self.starts.push(self.staged.len() as u32);
         self.staged.extend_from_slice(json);
         self.ends.push(self.staged.len() as u32);
         seq
     }
 
+    /// Keeps `buffer` itself (a clone of the `Bytes`, no copy), with the events' places in it.
+    fn append_shared(&mut self, buffer: &Bytes, ranges: &[(u32, u32)]) -> u64 {
+        if ranges.is_empty() {
+            return self.next_seq - 1;
+        }
+        self.seal_staged();
+        let first_seq = self.next_seq;
+        self.next_seq += ranges.len() as u64;
+        self.pending.push(Chunk {
+            first_seq,
+            data: buffer.clone(),
+            starts: ranges.iter().map(|r| r.0).collect(),
+            ends: ranges.iter().map(|r| r.1).collect(),
+            skip: 0,
+        });
+        self.next_seq - 1
+    }
+
     fn flush(&mut self) {
-        if self.ends.is_empty() {
+        self.seal_staged();
+        if self.pending.is_empty() {
             return;
         }
-        let count = self.ends.len() as u64;
-        let first_seq = self.next_seq - count;
-        // The next batch is likely the size of this one: no regrowth, little slack.
-        let (bytes, events) = (self.staged.len(), self.ends.len());
-        let data = std::mem::replace(&mut self.staged, Vec::with_capacity(bytes));
-        let ends = std::mem::replace(&mut self.ends, Vec::with_capacity(events));
-        let chunk = Chunk {
-            first_seq,
-            data: Bytes::from(data),
-            ends,
-            skip: 0,
-        };
         let config = &self.shared.config;
         {
             let mut state = lock(&self.slot.state);
             if state.evicted {
+                self.pending.clear();
                 return;
             }
-            if state.chunks.is_empty() {
-                state.first_seq = first_seq;
+            for chunk in self.pending.drain(..) {
+                if state.chunks.is_empty() {
+                    state.first_seq = chunk.first_seq;
+                }
+                let added = chunk.size();
+                state.chunks.push_back(chunk);
+                state.bytes += added;
+                self.shared.total.fetch_add(added, Ordering::Relaxed);
             }
-            let added = chunk.size();
-            state.chunks.push_back(chunk);
             state.next_seq = self.next_seq;
-            state.bytes += added;
-            self.shared.total.fetch_add(added, Ordering::Relaxed);
             while state.bytes > config.max_run_bytes && state.kept() > 1 {
                 drop_front(&mut state, &self.shared.total);
             }
@@ -739,6 +786,36 @@ mod tests {
             let mut tail = log.read("r", 12).await.unwrap();
             let entry = tail.next().await.unwrap().unwrap();
             assert_eq!((entry.seq, &entry.data[..]), (13, &b"cccccccccc"[..]));
+        });
+    }
+
+    #[test]
+    fn shared_buffers_are_kept_whole_and_read_by_range_in_order_with_copies() {
+        rt().block_on(async {
+            let log = MemoryLog::default();
+            let mut w = log.open("r").await.unwrap();
+            assert_eq!(w.append(b"{\"a\":1}"), 1);
+            let frames = Bytes::from_static(b"id: r:2\ndata: {\"b\":2}\n\nid: r:3\ndata: {}\n\n");
+            assert_eq!(w.append_shared(&frames, &[(14, 21), (37, 39)]), 3);
+            assert_eq!(w.append(b"[4]"), 4);
+            w.flush();
+            // Counted: the copied JSON, and the shared buffer whole (what it holds in memory).
+            assert_eq!(log.stats().bytes, 7 + frames.len() + 3 + 4 * ENTRY_OVERHEAD);
+            let mut tail = log.read("r", 0).await.unwrap();
+            let mut read = Vec::new();
+            for _ in 0..4 {
+                let entry = tail.next().await.unwrap().unwrap();
+                read.push((entry.seq, String::from_utf8(entry.data.to_vec()).unwrap()));
+            }
+            assert_eq!(
+                read,
+                [
+                    (1, r#"{"a":1}"#.to_owned()),
+                    (2, r#"{"b":2}"#.to_owned()),
+                    (3, "{}".to_owned()),
+                    (4, "[4]".to_owned())
+                ]
+            );
         });
     }
 

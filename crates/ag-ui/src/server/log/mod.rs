@@ -107,6 +107,19 @@ pub trait RunWriter: Send + fmt::Debug {
     /// A backend may stage appends until [`flush`](Self::flush): readers see them after it.
     fn append(&mut self, json: &[u8]) -> u64;
 
+    /// Stores the events whose JSON lies at `ranges` (start and end offsets) of `buffer`, in
+    /// order, as [`append`](Self::append) on each would, and returns the sequence number of
+    /// the last (`ranges` is not empty). A resumable endpoint
+    /// passes the bytes it is about to write to the socket, so a backend that keeps bytes in
+    /// memory can hold that buffer instead of copying each event; the default copies.
+    fn append_shared(&mut self, buffer: &Bytes, ranges: &[(u32, u32)]) -> u64 {
+        let mut last = None;
+        for &(start, end) in ranges {
+            last = Some(self.append(&buffer[start as usize..end as usize]));
+        }
+        last.unwrap_or_default()
+    }
+
     /// Makes the events appended so far visible to readers (before they are sent anywhere a
     /// client could take a cursor from them).
     fn flush(&mut self) {}
