@@ -11,20 +11,20 @@
 //! cargo bench -p ag-ui --bench compact
 //! ```
 //!
-//! Recorded 2026-12-01 on the 2-core development machine shared with four other builds (load
-//! average 11–12, so every figure is noisy): the reference timed before and after the criterion
-//! run (best / median of 10 rounds each).
+//! Recorded 2026-12-01 on the 2-core machine at load average 1.3 (the first recording, under
+//! load 11–12, had `compact` at 39 ms against a reference median of 34–45 ms): the reference
+//! timed right before and after the criterion run (best / median of 10 rounds each).
 //!
 //! | | quarter (51,502 events) | full (206,002 events) | events/s, full |
 //! |---|---|---|---|
-//! | reference `compactEvents`, best | 7.4 / 2.4 ms | 12.9 / 10.1 ms | 16.0 / 20.4 M |
-//! | reference `compactEvents`, median | 37.7 / 27.3 ms | 33.5 / 44.9 ms | 6.2 / 4.6 M |
-//! | `compact` (criterion median) | 9.90 ms | 39.27 ms | 5.25 M |
+//! | reference `compactEvents`, best | 2.4 / 2.1 ms | 9.3 / 8.5 ms | 22.2 / 24.2 M |
+//! | reference `compactEvents`, median | 7.5 / 6.7 ms | 9.9 / 9.5 ms | 20.9 / 21.7 M |
+//! | `compact` (criterion median) | 2.11 ms | 7.81 ms | 26.4 M |
 //!
-//! `compact` is linear: four times the events take 3.97 times as long (5.20 M events/s on the
-//! quarter, 5.25 M on the full workload). Against the reference's median it runs at 0.85–1.14×
-//! its time; against its best rounds, 3–4× slower (the reference's input objects are shared
-//! into its output, `compact` builds an owned output from a borrowed input).
+//! `compact` is linear: four times the events take 3.70 times as long (24.4 M events/s on the
+//! quarter, 26.4 M on the full workload). It runs in 0.79–0.82× the reference's median time
+//! and 0.84–0.92× its best rounds, although it builds an owned output from a borrowed input
+//! where the reference shares its input objects into its output.
 //!
 //! The input is borrowed (`compact(&[Event])`), so each iteration measures the whole output
 //! built and dropped, as the reference's figure includes its garbage.
