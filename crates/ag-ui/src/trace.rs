@@ -117,6 +117,7 @@ impl RunTrace {
     }
 
     /// A trace that records nothing.
+    #[cfg_attr(not(feature = "axum"), allow(dead_code))]
     pub(crate) fn disabled() -> Self {
         Self {
             span: Span::none(),
