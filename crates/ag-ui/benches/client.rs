@@ -22,6 +22,18 @@
 //! | 49,965 | 25.3 M | 4,160 | 3.48 M | 4,590 (758×) |
 //! | 206,002 | 23.7 M | — | 3.53 M | — |
 //!
+//! And on 2026-12-01 at load average 1.3 (one run, the reference right before):
+//!
+//! | events | reducer (ours) | `defaultApplyEvents` | pipeline from SSE bytes (ours) | `HttpAgent.runAgent` (local HTTP) |
+//! |---|---|---|---|---|
+//! | 9,996 | 20.4 M | 16,981 (1,201×) | 3.96 M | 13,249 (299×) |
+//! | 49,965 | 19.5 M | 3,642 (5,346×) | 3.81 M | 3,863 (987×) |
+//! | 206,002 | 18.3 M | — | 3.83 M | — |
+//!
+//! (Lower reducer figures than on 11-30, on another machine: the same bench at the commit
+//! before the reducer's order tree, run right after, gave 19.7 M, 17.5 M and 18.2 M, so the
+//! tree costs nothing here.)
+//!
 //! Peak memory (`examples/client_memory.rs`, growth of peak RSS over the run, 64 KiB reads):
 //! 2.78 MB for 206k events whose final messages and state are 1.47 MB as JSON (1.89×); on
 //! 2026-11-30, 2.61–2.74 MB (1.78–1.86×, three runs).
