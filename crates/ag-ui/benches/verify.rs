@@ -15,6 +15,7 @@
 //! |---|---|---|---|---|
 //! | 1 | 116.0 M ev/s | 106.8 M ev/s | 4.42 / 4.21 M ev/s (after) | 26× / 28× |
 //! | 2 | 103.3 M ev/s | 102.0 M ev/s | 4.63 / 4.15 M ev/s | 22× / 25× |
+//! | 2026-12-01 (load 1.3, medians, the reference right before) | 110.5 M ev/s | 103.3 M ev/s | 3.84 / 3.72 M ev/s | 29× / 30× |
 //!
 //! The check itself is a few nanoseconds on a cache-hot event; the rest is reading 128 bytes
 //! per event from memory (an `Event` was 336 bytes on 2026-11-29, then 208, when this ran at
