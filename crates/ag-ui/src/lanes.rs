@@ -49,6 +49,7 @@ impl LaneKind {
         }
     }
 
+    #[cfg_attr(not(feature = "client"), allow(dead_code))]
     /// The kind of a chunk event type (text for anything else).
     pub(crate) fn of_chunk(event_type: EventType) -> LaneKind {
         match event_type {
@@ -58,6 +59,7 @@ impl LaneKind {
         }
     }
 
+    #[cfg_attr(not(feature = "client"), allow(dead_code))]
     /// What a stream of this kind builds, for messages.
     pub(crate) fn noun(self) -> &'static str {
         match self {
@@ -279,6 +281,7 @@ impl<O, S: Stream> Default for Lanes<O, S> {
 }
 
 impl<O: Clone + Default + Hash + Eq, S: Stream> Lanes<O, S> {
+    #[cfg_attr(not(feature = "client"), allow(dead_code))]
     /// How many lanes are open.
     pub(crate) fn len(&self) -> usize {
         self.by_seq.len()
@@ -340,6 +343,7 @@ impl<O: Clone + Default + Hash + Eq, S: Stream> Lanes<O, S> {
         self.kinds.iter_mut().for_each(BTreeSet::clear);
     }
 
+    #[cfg_attr(not(feature = "client"), allow(dead_code))]
     /// Every lane, in opening order, leaving none.
     pub(crate) fn drain(&mut self) -> impl Iterator<Item = Lane<O, S>> + use<O, S> {
         self.owners.clear();

@@ -128,6 +128,7 @@ impl RunTrace {
         }
     }
 
+    #[cfg_attr(not(all(feature = "client", feature = "sse")), allow(dead_code))]
     /// The run's span.
     pub(crate) fn span(&self) -> &Span {
         &self.span
@@ -167,6 +168,7 @@ impl RunTrace {
         self.bytes += bytes as u64;
     }
 
+    #[cfg_attr(not(all(feature = "client", feature = "sse")), allow(dead_code))]
     /// Fixes the outcome, whatever the stream said (`cancelled`, `stopped`, or an error kind).
     pub(crate) fn set_outcome(&mut self, outcome: &'static str) {
         self.outcome = Some(outcome);
@@ -282,11 +284,12 @@ pub(crate) fn now_millis() -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Interrupt;
 
     #[test]
     #[cfg(any(feature = "axum", all(feature = "client", feature = "sse")))]
     fn outcomes() {
+        use crate::Interrupt;
+
         let interrupted = Event::from(crate::RunFinishedEvent::new("t", "r").with_outcome(
             RunFinishedOutcome::Interrupt {
                 interrupts: vec![Interrupt::new("i1", "approve")],
