@@ -209,7 +209,7 @@ impl LiveLog {
         }
         self.next_seq += 1;
         self.head.advance();
-        out.extend_from_slice(&self.head.bytes);
+        self.head.write(out);
         let json = out.len();
         event.write_json(out);
         // An output is at most a batch and one event: far below 4 GiB.
@@ -273,16 +273,22 @@ impl LiveLog {
 }
 
 /// The head of a resumable SSE frame, `id: <runId>:<seq>\ndata: `, kept whole and counted up
-/// in place: one copy per frame, no number formatting.
+/// in place: no number formatting per frame. A head of at most [`BLOCK`](Self::BLOCK) bytes is
+/// also kept in a block of that constant size, which is appended whole and cut back (a few
+/// register moves, where a copy of a length known only at run time is a call into `memcpy`).
 struct FrameHead {
     /// `id: <runId>:<seq>\ndata: `, the seq in ASCII decimal.
     bytes: Vec<u8>,
     /// Where the seq's digits begin.
     digits: usize,
+    /// `bytes`, zero-padded, when it fits.
+    block: [u8; FrameHead::BLOCK],
+    fits: bool,
 }
 
 impl FrameHead {
     const TAIL: &'static [u8] = b"\ndata: ";
+    const BLOCK: usize = 32;
 
     /// The head before the first frame: seq 0.
     fn new(run_id: &str) -> Self {
@@ -293,7 +299,34 @@ impl FrameHead {
         let digits = bytes.len();
         bytes.push(b'0');
         bytes.extend_from_slice(Self::TAIL);
-        Self { bytes, digits }
+        let mut head = Self {
+            bytes,
+            digits,
+            block: [0; Self::BLOCK],
+            fits: false,
+        };
+        head.sync();
+        head
+    }
+
+    /// Copies `bytes` into the block when they fit.
+    fn sync(&mut self) {
+        self.fits = self.bytes.len() <= Self::BLOCK;
+        if self.fits {
+            self.block = [0; Self::BLOCK];
+            self.block[..self.bytes.len()].copy_from_slice(&self.bytes);
+        }
+    }
+
+    /// Appends the head to `out`.
+    #[inline]
+    fn write(&self, out: &mut Vec<u8>) {
+        if self.fits {
+            out.extend_from_slice(&self.block);
+            out.truncate(out.len() - (Self::BLOCK - self.bytes.len()));
+        } else {
+            out.extend_from_slice(&self.bytes);
+        }
     }
 
     /// Adds one to the seq.
@@ -302,13 +335,20 @@ impl FrameHead {
         for i in (self.digits..end).rev() {
             if self.bytes[i] == b'9' {
                 self.bytes[i] = b'0';
+                if self.fits {
+                    self.block[i] = b'0';
+                }
             } else {
                 self.bytes[i] += 1;
+                if self.fits {
+                    self.block[i] += 1;
+                }
                 return;
             }
         }
         // All nines: one digit more.
         self.bytes.insert(self.digits, b'1');
+        self.sync();
     }
 }
 
@@ -551,7 +591,19 @@ mod tests {
             super::push_decimal(seq, &mut decimal);
             let expected = format!("id: t:r:{}\ndata: ", String::from_utf8_lossy(&decimal));
             assert_eq!(head.bytes, expected.as_bytes());
+            let mut out = b"x".to_vec();
+            head.write(&mut out);
+            assert_eq!(&out[1..], expected.as_bytes());
         }
+        // A run id too long for the block: written from the vector.
+        let long = "r".repeat(40);
+        let mut head = super::FrameHead::new(&long);
+        for _ in 0..10 {
+            head.advance();
+        }
+        let mut out = Vec::new();
+        head.write(&mut out);
+        assert_eq!(out, format!("id: {long}:10\ndata: ").as_bytes());
     }
 
     #[test]
