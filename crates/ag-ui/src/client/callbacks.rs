@@ -147,8 +147,10 @@ impl Callbacks {
 
     /// Called with every event (after chunk expansion and verification), before it is applied.
     #[must_use]
-    pub fn on_event<R: Into<Flow>>(mut self, f: impl FnMut(&Event) -> R + Send + 'static) -> Self {
-        let mut f = f;
+    pub fn on_event<R: Into<Flow>>(
+        mut self,
+        mut f: impl FnMut(&Event) -> R + Send + 'static,
+    ) -> Self {
         self.event = Some(Box::new(move |e: &Event| f(e).into()));
         self
     }
@@ -157,9 +159,8 @@ impl Callbacks {
     #[must_use]
     pub fn on_text_delta<R: Into<Flow>>(
         mut self,
-        f: impl FnMut(&str) -> R + Send + 'static,
+        mut f: impl FnMut(&str) -> R + Send + 'static,
     ) -> Self {
-        let mut f = f;
         self.text_delta = Some(Box::new(move |d: &str| f(d).into()));
         self
     }
@@ -168,9 +169,8 @@ impl Callbacks {
     #[must_use]
     pub fn on_reasoning_delta<R: Into<Flow>>(
         mut self,
-        f: impl FnMut(&str) -> R + Send + 'static,
+        mut f: impl FnMut(&str) -> R + Send + 'static,
     ) -> Self {
-        let mut f = f;
         self.reasoning_delta = Some(Box::new(move |d: &str| f(d).into()));
         self
     }
@@ -179,9 +179,8 @@ impl Callbacks {
     #[must_use]
     pub fn on_tool_call<R: Into<Flow>>(
         mut self,
-        f: impl FnMut(&ToolCall) -> R + Send + 'static,
+        mut f: impl FnMut(&ToolCall) -> R + Send + 'static,
     ) -> Self {
-        let mut f = f;
         self.tool_call = Some(Box::new(move |c: &ToolCall| f(c).into()));
         self
     }
@@ -190,9 +189,8 @@ impl Callbacks {
     #[must_use]
     pub fn on_run_finished<R: Into<Flow>>(
         mut self,
-        f: impl FnMut(&RunFinishedEvent) -> R + Send + 'static,
+        mut f: impl FnMut(&RunFinishedEvent) -> R + Send + 'static,
     ) -> Self {
-        let mut f = f;
         self.run_finished = Some(Box::new(move |e: &RunFinishedEvent| f(e).into()));
         self
     }
@@ -201,9 +199,8 @@ impl Callbacks {
     #[must_use]
     pub fn on_run_error<R: Into<Flow>>(
         mut self,
-        f: impl FnMut(&RunErrorEvent) -> R + Send + 'static,
+        mut f: impl FnMut(&RunErrorEvent) -> R + Send + 'static,
     ) -> Self {
-        let mut f = f;
         self.run_error = Some(Box::new(move |e: &RunErrorEvent| f(e).into()));
         self
     }
@@ -213,9 +210,8 @@ impl Callbacks {
     #[must_use]
     pub fn on_messages_changed<R: Into<Flow>>(
         mut self,
-        f: impl FnMut(Messages<'_>) -> R + Send + 'static,
+        mut f: impl FnMut(Messages<'_>) -> R + Send + 'static,
     ) -> Self {
-        let mut f = f;
         self.messages_changed = Some(Box::new(move |m: Messages<'_>| f(m).into()));
         self
     }
@@ -224,9 +220,8 @@ impl Callbacks {
     #[must_use]
     pub fn on_state_changed<R: Into<Flow>>(
         mut self,
-        f: impl FnMut(&Value) -> R + Send + 'static,
+        mut f: impl FnMut(&Value) -> R + Send + 'static,
     ) -> Self {
-        let mut f = f;
         self.state_changed = Some(Box::new(move |s: &Value| f(s).into()));
         self
     }
