@@ -15,3 +15,88 @@ mod proto;
 mod resume;
 mod serve;
 mod serve_registry;
+
+use std::io::{BufRead, BufReader, Write};
+use std::net::SocketAddr;
+use std::process::{Child, Command, Output, Stdio};
+
+/// Runs the `ag-ui` binary with `args`, `stdin` written to its standard input (from a thread,
+/// so a large input cannot deadlock against a full output pipe), and fails the test if it
+/// panicked.
+pub(crate) fn ag_ui(args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ag-ui"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the ag-ui binary runs");
+    let mut input = child.stdin.take().unwrap();
+    let bytes = stdin.to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = input.write_all(&bytes);
+    });
+    let output = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        !stderr.contains("panicked"),
+        "ag-ui {args:?} panicked: {stderr}"
+    );
+    output
+}
+
+/// An `ag-ui serve` process on a free port, killed when dropped.
+pub(crate) struct Server {
+    pub(crate) child: Child,
+    /// `http://127.0.0.1:PORT`, without the path.
+    pub(crate) base: String,
+    /// The banner's three lines: the agent's URL, the registry's, the `try:` line.
+    pub(crate) banner: Vec<String>,
+    // Kept open so the server never writes to a closed pipe.
+    _stdout: BufReader<std::process::ChildStdout>,
+}
+
+impl Server {
+    /// The address it listens on.
+    pub(crate) fn addr(&self) -> SocketAddr {
+        let host = self.base.trim_start_matches("http://");
+        host.split('/').next().unwrap().parse().unwrap()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Starts `ag-ui serve --addr 127.0.0.1:0` with `args` and reads its banner.
+pub(crate) fn serve_process(args: &[&str]) -> Server {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ag-ui"))
+        .args(["serve", "--addr", "127.0.0.1:0", "--color", "never"])
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut banner = Vec::new();
+    for _ in 0..3 {
+        let mut line = String::new();
+        stdout.read_line(&mut line).unwrap();
+        banner.push(line.trim().to_owned());
+    }
+    // The label may hold ": " (a Redis URL), the URL comes last.
+    let url = banner[0]
+        .rsplit_once(": http://")
+        .map(|(_, rest)| format!("http://{rest}"))
+        .unwrap_or_else(|| panic!("serve prints its URL first: {banner:?}"));
+    Server {
+        child,
+        base: url.trim_end_matches('/').to_owned(),
+        banner,
+        _stdout: stdout,
+    }
+}

@@ -1,34 +1,10 @@
 //! The offline commands on the protobuf transport: `convert --to proto` writes frames, and
 //! `verify`, `apply`, `normalize` and `convert` read them, detected by their leading NUL.
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
-
 use ag_ui::Event;
 use ag_ui::encoding::proto;
 
-fn ag_ui(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_ag-ui"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the ag-ui binary runs");
-    let mut input = child.stdin.take().unwrap();
-    let bytes = stdin.to_vec();
-    let writer = std::thread::spawn(move || {
-        let _ = input.write_all(&bytes);
-    });
-    let output = child.wait_with_output().unwrap();
-    writer.join().unwrap();
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        !stderr.contains("panicked"),
-        "ag-ui {args:?} panicked: {stderr}"
-    );
-    output
-}
+use crate::ag_ui;
 
 fn text(bytes: &[u8]) -> String {
     String::from_utf8(bytes.to_vec()).unwrap()

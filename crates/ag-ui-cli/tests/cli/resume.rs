@@ -11,7 +11,6 @@
 //! Redis: `AG_UI_TEST_REDIS=redis://…` (`.ci/test` starts one), else a `redis-server` spawned
 //! here; the test fails when neither works.
 
-use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -23,6 +22,8 @@ use ag_ui::axum::{AgentEndpoint, RouterExt};
 use ag_ui::client::{Conversation, Flow, HttpAgent, Reducer, RunEnd, RunSummary, Subscriber};
 use ag_ui::server::log::MemoryLog;
 use ag_ui_demo_agent::DemoAgent;
+
+use crate::serve_process;
 use serde_json::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
@@ -303,55 +304,19 @@ impl Drop for Redis {
     }
 }
 
-struct Server {
-    child: Child,
-    addr: SocketAddr,
-    _stdout: BufReader<std::process::ChildStdout>,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn serve_process(args: &[&str]) -> Server {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_ag-ui"))
-        .args(["serve", "--addr", "127.0.0.1:0", "--color", "never"])
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdout = BufReader::new(child.stdout.take().unwrap());
-    let mut first = String::new();
-    stdout.read_line(&mut first).unwrap();
-    let url = first
-        .trim()
-        .rsplit_once(": http://")
-        .map(|(_, rest)| rest.to_owned())
-        .unwrap_or_else(|| panic!("serve prints its URL first: {first:?}"));
-    Server {
-        child,
-        addr: url.trim_end_matches('/').parse().unwrap(),
-        _stdout: stdout,
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_servers_share_one_redis_behind_a_cutting_balancer() {
     let redis = Redis::start();
     let one = serve_process(&["--resumable", "--redis", &redis.url, "--pace-ms", "2"]);
     let two = serve_process(&["--resumable", "--redis", &redis.url, "--pace-ms", "2"]);
-    let direct = HttpAgent::new(format!("http://{}/", one.addr));
+    let direct = HttpAgent::new(format!("http://{}/", one.addr()));
     let (reference, _) = turn(&direct).await;
 
     // Round robin over both; every other connection is cut at a random offset.
     let rng = Arc::new(Rng(AtomicU64::new(42)));
     let cut_rng = Arc::clone(&rng);
     let cuts: Cuts = Arc::new(move |n| (n % 2 == 0).then(|| 300 + cut_rng.below(3000)));
-    let balancer = proxy(vec![one.addr, two.addr], cuts).await;
+    let balancer = proxy(vec![one.addr(), two.addr()], cuts).await;
     let reconnects = Arc::new(Mutex::new(Vec::new()));
     let seen = Arc::clone(&reconnects);
     // No pooled connections: each request is a new connection to the balancer, so the
@@ -378,7 +343,7 @@ async fn two_servers_share_one_redis_behind_a_cutting_balancer() {
     // once it has had time to end; everything is there at once.
     let slow_one = serve_process(&["--resumable", "--redis", &redis.url, "--pace-ms", "20"]);
     let mut response = reqwest::Client::new()
-        .post(format!("http://{}/", slow_one.addr))
+        .post(format!("http://{}/", slow_one.addr()))
         .header("content-type", "application/json")
         .body(r#"{"threadId":"t","runId":"unattended","messages":[{"id":"u","role":"user","content":"What is AG-UI?"}]}"#)
         .send()
@@ -389,7 +354,7 @@ async fn two_servers_share_one_redis_behind_a_cutting_balancer() {
     tokio::time::sleep(Duration::from_secs(4)).await;
     let started = std::time::Instant::now();
     let rest = reqwest::Client::new()
-        .get(format!("http://{}/?runId=unattended", two.addr))
+        .get(format!("http://{}/?runId=unattended", two.addr()))
         .send()
         .await
         .unwrap()

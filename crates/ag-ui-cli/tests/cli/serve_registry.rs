@@ -2,56 +2,15 @@
 //! `404`, the root path kept for existing clients, CORS for pages on this machine only (unless
 //! widened), and `--replay FILE` serving a recording with the request's ids.
 
-use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use ag_ui::Event;
 use ag_ui::encoding::sse::EventDecoder;
 use serde_json::{Value, json};
 
-struct Server {
-    child: Child,
-    base: String,
-    banner: Vec<String>,
-    _stdout: BufReader<std::process::ChildStdout>,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn serve(args: &[&str]) -> Server {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_ag-ui"))
-        .args(["serve", "--addr", "127.0.0.1:0", "--color", "never"])
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdout = BufReader::new(child.stdout.take().unwrap());
-    let mut banner = Vec::new();
-    for _ in 0..3 {
-        let mut line = String::new();
-        stdout.read_line(&mut line).unwrap();
-        banner.push(line.trim().to_owned());
-    }
-    let url = banner[0]
-        .split_once(": ")
-        .map(|(_, url)| url.to_owned())
-        .unwrap_or_else(|| panic!("serve prints its URL first: {banner:?}"));
-    let base = url.trim_end_matches('/').to_owned();
-    Server {
-        child,
-        base,
-        banner,
-        _stdout: stdout,
-    }
-}
+use crate::serve_process as serve;
 
 fn recording(name: &str, text: &str) -> PathBuf {
     let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
