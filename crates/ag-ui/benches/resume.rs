@@ -4,9 +4,11 @@
 //!
 //! - `emit_to_wire/plain`, `emit_to_wire/plain_ids` and `emit_to_wire/resumable_memory`: the
 //!   ~206k-event workload streamed by an `AgentEndpoint` in process (handler → SSE bytes of the
-//!   response body): without ids, with the plain numeric ids of `with_event_ids(true)` and no
-//!   log, and resumable on a `MemoryLog` (every frame `id: <runId>:<seq>`, every event kept in
-//!   the log). Same process, one after the other.
+//!   response body, no socket): without ids, with the plain numeric ids of
+//!   `with_event_ids(true)` and no log, and resumable on a `MemoryLog` (every frame
+//!   `id: <runId>:<seq>`, every event kept in the log). Same process, one after the other.
+//! - `emit_to_socket/plain` and `emit_to_socket/resumable_memory`: the same two endpoints
+//!   served by `axum::serve` on loopback TCP, read by a client that only counts the bytes.
 //! - `redis_append`: the workload's events appended to a `RedisLog` from one instance, timed
 //!   until the last one (and the end marker) is stored in Redis.
 //! - `reconnect_first_event`: a `GET` with `Last-Event-ID` over loopback, to the first byte of
@@ -14,33 +16,41 @@
 //!
 //! Redis: `AG_UI_BENCH_REDIS=redis://…`, else a `redis-server` spawned here.
 //!
-//! Recorded 2026-12-01, the 2-core machine, load average 1.3, one run (`--warm-up-time 2
-//! --measurement-time 8`), criterion medians:
+//! Recorded 2026-12-01, the 2-core machine (a VM, glibc malloc, 4 KiB pages; transparent huge
+//! pages only where asked for), load average 1.1, one run each (`--warm-up-time 2
+//! --measurement-time 8`), criterion medians. The workload is 16.25 MB of SSE without ids,
+//! 19.03 MB with them.
 //!
-//! | bench | time | throughput | against `plain` |
-//! |---|---|---|---|
-//! | `emit_to_wire/plain` | 14.34 ms | 14.37 M events/s | 1 |
-//! | `emit_to_wire/plain_ids` | 18.36 ms | 11.22 M events/s | 0.78 |
-//! | `emit_to_wire/resumable_memory` | 18.27 ms | 11.28 M events/s | 0.785 |
-//! | `redis_append/workload_one_instance` | 434 ms | 475 k events/s | |
-//! | `reconnect_first_event/memory` | 242 µs | | |
-//! | `reconnect_first_event/redis` | 1.02 ms | | |
+//! | bench | time | against `plain` | heap on huge pages¹ | against `plain` |
+//! |---|---|---|---|---|
+//! | `emit_to_wire/plain` | 15.40 ms | 1 | 15.88 ms | 1 |
+//! | `emit_to_wire/plain_ids` | 17.17 ms | 0.897 | 16.99 ms | 0.935 |
+//! | `emit_to_wire/resumable_memory` | 18.33 ms | **0.840** | 17.10 ms | **0.928** |
+//! | `emit_to_socket/plain` | 21.71 ms | 1 | 21.31 ms | 1 |
+//! | `emit_to_socket/resumable_memory` | 26.14 ms | **0.831** | 26.00 ms | **0.820** |
 //!
-//! The in-memory log keeps the very buffers written to the socket (`RunWriter::append_shared`),
-//! with each event's place in them, and frame heads are counted up in place, so nothing is
-//! copied or formatted per event. The issue's aim of 90 % of the id-less stream is not reached:
-//! 78.5 %. It is not the ids' bytes (a constant 15-byte `id:` line per frame measured 0.975 of
-//! `plain`; `plain_ids` is slow because it formats each number with `writeln!`), nor how long
-//! the log keeps a run (a 1 MiB run cap gives the same figure); perf shows twice `plain`'s
-//! share of `memmove`: the output buffers grow by doubling and cannot grow in place while the
-//! log holds the previous writes. A frame head copied per frame as a variable-length slice was
-//! half of that `memmove` share (perf: 16.6 % of samples against `plain`'s 7.1 %); heads are
-//! now copied as a constant 32-byte block (9.4 %). Five runs right after that change put
-//! `resumable_memory` at 0.74–0.83 of `plain` (the machine's run-to-run spread on this bench
-//! is that wide); the gap left is in the emit path's per-frame bookkeeping and in page faults
-//! for the memory the log keeps.
+//! ¹ `GLIBC_TUNABLES=glibc.malloc.hugetlb=1`: glibc asks for transparent huge pages for its
+//! heap.
+//!
+//! Earlier figures (same machine, same day): `redis_append/workload_one_instance` 434 ms
+//! (475 k events/s from one instance); `reconnect_first_event/memory` 242 µs,
+//! `reconnect_first_event/redis` 1.02 ms.
+//!
+//! What the in-memory log costs, and what it no longer does. It keeps the very buffers written
+//! to the socket (`RunWriter::append_shared`), with each event's place in them; frame heads
+//! are counted up in place; and a run whose batches come full writes them into buffers the
+//! log hands back from writes it no longer holds (`RunWriter::spare_buffer`), so a busy
+//! endpoint does not map new pages for every run (perf: 357 k page faults in 5 s of
+//! `resumable_memory` before, 27 k after; the path went from 0.79 to 0.84 of `plain`). The same endpoint with a log that keeps nothing runs at 0.97–1.0
+//! of `plain`: the ids, the ranges, the flushes cost almost nothing. What is left is keeping
+//! 19 MB per run: every write goes to memory that is not in the cache (the `plain` path
+//! reuses one hot buffer), and on this VM that costs about 0.1 of `plain` on 4 KiB pages,
+//! half that when the heap is on huge pages. Over a socket, the ids add 17 % to the bytes
+//! sent (more with longer run ids: a 36-character UUID makes the `id:` line 47 bytes).
+//! The issue's aim of 90 % of the id-less stream is met in process with the heap on huge
+//! pages, not on 4 KiB pages, nor over a socket.
 //! Before this work (same machine, same day): the log copied each event into blocks, 64 % of
-//! `plain`; copying into one buffer per write, 74 %.
+//! `plain`; copying into one buffer per write, 74 %; keeping the socket's buffers, 78.5 %.
 
 #[path = "../tests/support/workload.rs"]
 mod workload;
@@ -141,6 +151,18 @@ fn emit_to_wire(c: &mut Criterion) {
         .with_keep_alive(None)
         .with_resumable(log)
         .into_router::<()>();
+    // Over loopback TCP: each endpoint served by `axum::serve`, read by a client that only
+    // counts the bytes (HTTP/1.1, `connection: close`, read to the end).
+    let servers: Vec<std::net::SocketAddr> = rt.block_on(async {
+        let mut addrs = Vec::new();
+        for app in [&plain, &resumable] {
+            let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+            addrs.push(listener.local_addr().unwrap());
+            let app = app.clone();
+            tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+        }
+        addrs
+    });
     let runs = AtomicU64::new(0);
     let drive = |app: &axum::Router| {
         let run = runs.fetch_add(1, Ordering::Relaxed);
@@ -164,12 +186,41 @@ fn emit_to_wire(c: &mut Criterion) {
             bytes
         })
     };
+    let socket = |addr: std::net::SocketAddr| {
+        let run = runs.fetch_add(1, Ordering::Relaxed);
+        let body = serde_json::to_string(&RunAgentInput::new("t", format!("r{run}"))).unwrap();
+        rt.block_on(async move {
+            use tokio::io::{AsyncReadExt, AsyncWriteExt};
+            let mut tcp = tokio::net::TcpStream::connect(addr).await.unwrap();
+            let head = format!(
+                "POST / HTTP/1.1\r\nhost: bench\r\ncontent-type: application/json\r\n\
+                 content-length: {}\r\nconnection: close\r\n\r\n",
+                body.len()
+            );
+            tcp.write_all(head.as_bytes()).await.unwrap();
+            tcp.write_all(body.as_bytes()).await.unwrap();
+            let mut buffer = vec![0u8; 256 * 1024];
+            let mut bytes = 0usize;
+            loop {
+                match tcp.read(&mut buffer).await.unwrap() {
+                    0 => break bytes,
+                    n => bytes += n,
+                }
+            }
+        })
+    };
     let mut group = c.benchmark_group("emit_to_wire");
     group.sample_size(10);
     group.throughput(Throughput::Elements(total as u64));
     group.bench_function("plain", |b| b.iter(|| drive(&plain)));
     group.bench_function("plain_ids", |b| b.iter(|| drive(&plain_ids)));
     group.bench_function("resumable_memory", |b| b.iter(|| drive(&resumable)));
+    group.finish();
+    let mut group = c.benchmark_group("emit_to_socket");
+    group.sample_size(10);
+    group.throughput(Throughput::Elements(total as u64));
+    group.bench_function("plain", |b| b.iter(|| socket(servers[0])));
+    group.bench_function("resumable_memory", |b| b.iter(|| socket(servers[1])));
     group.finish();
 }
 

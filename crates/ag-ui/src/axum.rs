@@ -1241,9 +1241,9 @@ impl EventBody {
 
     fn write_id(&mut self, out: &mut Vec<u8>) {
         if self.event_ids {
-            use std::io::Write as _;
-            // Writing into a Vec cannot fail.
-            let _ = writeln!(out, "id: {}", self.next_id);
+            out.extend_from_slice(b"id: ");
+            resume::push_decimal(self.next_id, out);
+            out.push(b'\n');
             self.next_id += 1;
         }
     }
@@ -1268,7 +1268,12 @@ impl Stream for EventBody {
         if this.done {
             return Poll::Ready(None);
         }
-        let mut out = Vec::new();
+        // Resumable SSE frames go to the log as written: their buffer comes from the log.
+        let shared = this.downgrade.is_none() && this.encoding == Encoding::Sse;
+        let mut out = match &mut this.live {
+            Some(live) if shared => live.buffer(),
+            _ => Vec::new(),
+        };
         loop {
             match this.events.as_mut().poll_next(cx) {
                 Poll::Ready(Some(mut event)) => {
@@ -1301,7 +1306,10 @@ impl Stream for EventBody {
         }
         if !out.is_empty() {
             this.trace.add_bytes(out.len());
-            let out = Bytes::from(out);
+            let out = match &mut this.live {
+                Some(live) if shared => live.freeze(out),
+                _ => Bytes::from(out),
+            };
             if let Some(live) = &mut this.live {
                 // The log has these events before a client can hold their ids.
                 live.flush(&out);

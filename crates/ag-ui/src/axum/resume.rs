@@ -88,6 +88,10 @@ pub const DEFAULT_DETACH_TIMEOUT: Duration = Duration::from_secs(600);
 /// The default reconnection delay sent in `retry:`: 1 second.
 pub const DEFAULT_RETRY: Duration = Duration::from_secs(1);
 
+/// The room asked of the log for an output while batches come full: a batch and the event
+/// that ends it, most often.
+const BATCH_CAPACITY: usize = MAX_BATCH + 16 * 1024;
+
 /// The longest run id a resumable endpoint accepts, in bytes (it travels in every `id:`).
 pub const MAX_RUN_ID_LEN: usize = 512;
 
@@ -160,6 +164,9 @@ pub(crate) struct LiveLog {
     /// The head of the next SSE frame.
     head: FrameHead,
     finished: bool,
+    /// Whether the last output was a full batch: the agent writes faster than it is sent, so
+    /// the next output starts in a buffer with room for a whole batch.
+    full: bool,
 }
 
 impl LiveLog {
@@ -175,6 +182,7 @@ impl LiveLog {
             ranges: Vec::new(),
             head: FrameHead::new(run_id),
             finished: false,
+            full: false,
         }
     }
 
@@ -215,6 +223,27 @@ impl LiveLog {
         // An output is at most a batch and one event: far below 4 GiB.
         self.ranges.push((json as u32, out.len() as u32));
         out.extend_from_slice(b"\n\n");
+    }
+
+    /// The buffer for the next output of SSE frames: while batches come full, one with room
+    /// for a whole batch from the log ([`RunWriter::spare_buffer`], perhaps recycled); else an
+    /// empty one that grows with what is written.
+    pub(crate) fn buffer(&mut self) -> Vec<u8> {
+        if self.full {
+            self.writer.spare_buffer(BATCH_CAPACITY)
+        } else {
+            Vec::new()
+        }
+    }
+
+    /// The output of SSE frames as the bytes for the socket and the log: a buffer with more
+    /// than a quarter unused is shrunk first, so what a log keeps is mostly events.
+    pub(crate) fn freeze(&mut self, mut output: Vec<u8>) -> Bytes {
+        self.full = output.len() >= MAX_BATCH;
+        if output.capacity() - output.len() > output.len() / 4 {
+            output.shrink_to_fit();
+        }
+        Bytes::from(output)
     }
 
     /// Gives the log the events written into `output` since the last flush and makes them
@@ -369,7 +398,7 @@ fn write_frame(run_id: &str, seq: u64, json: &[u8], out: &mut Vec<u8>) {
 }
 
 /// Appends `n` in decimal (the formatting machinery costs more than the frame).
-fn push_decimal(mut n: u64, out: &mut Vec<u8>) {
+pub(crate) fn push_decimal(mut n: u64, out: &mut Vec<u8>) {
     let mut digits = [0u8; 20];
     let mut i = digits.len();
     loop {
@@ -604,6 +633,49 @@ mod tests {
         let mut out = Vec::new();
         head.write(&mut out);
         assert_eq!(out, format!("id: {long}:10\ndata: ").as_bytes());
+    }
+
+    /// A writer that notes the room asked of it.
+    #[derive(Debug, Default)]
+    struct Asked(Arc<std::sync::Mutex<Vec<usize>>>);
+
+    impl RunWriter for Asked {
+        fn append(&mut self, _: &[u8]) -> u64 {
+            0
+        }
+        fn spare_buffer(&mut self, capacity: usize) -> Vec<u8> {
+            self.0.lock().unwrap().push(capacity);
+            Vec::with_capacity(capacity)
+        }
+        fn finish(&mut self) {}
+    }
+
+    #[test]
+    fn full_batches_ask_the_log_for_room_and_loose_buffers_are_shrunk() {
+        let asked = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let resumable = Resumable::new(Arc::new(crate::server::log::MemoryLog::default()));
+        let mut live = LiveLog::new(Box::new(Asked(Arc::clone(&asked))), "r", &resumable);
+        let capacity = |bytes: Bytes| bytes.try_into_mut().unwrap().capacity();
+        // A slow agent: small outputs, in buffers that grow with them, kept at their size.
+        let mut out = live.buffer();
+        assert_eq!(out.capacity(), 0);
+        out.extend_from_slice(&[b'x'; 100]);
+        out.reserve(1000);
+        assert_eq!(capacity(live.freeze(out)), 100);
+        assert!(live.buffer().capacity() == 0 && asked.lock().unwrap().is_empty());
+        // A full batch: kept whole (a quarter unused at most), and the next output asks the
+        // log for a batch's room.
+        let mut out = Vec::with_capacity(BATCH_CAPACITY);
+        out.resize(MAX_BATCH + 100, b'x');
+        assert_eq!(capacity(live.freeze(out)), BATCH_CAPACITY);
+        let out = live.buffer();
+        assert!(out.capacity() >= BATCH_CAPACITY);
+        assert_eq!(*asked.lock().unwrap(), [BATCH_CAPACITY]);
+        // That buffer ending with little in it (the agent slowed down) is shrunk.
+        let mut out = out;
+        out.extend_from_slice(&[b'x'; 300]);
+        assert_eq!(capacity(live.freeze(out)), 300);
+        assert_eq!(live.buffer().capacity(), 0);
     }
 
     #[test]

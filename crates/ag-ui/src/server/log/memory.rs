@@ -24,6 +24,15 @@
 //! buffer is freed with its last event, so the memory held can exceed the figures by the
 //! dropped part of one chunk (at most one write, 64 KiB and an event) per run.
 //!
+//! **Spare buffers.** When a full write (64 KiB or more) is dropped or its run forgotten and
+//! nothing else holds it (no reader, no socket), its buffer is kept and handed back by
+//! [`RunWriter::spare_buffer`] for a later write, so a busy endpoint writes into memory that
+//! is already mapped instead of new pages each time. The spares take at most one run's bytes
+//! ([`max_run_bytes`](MemoryLogConfig::with_max_run_bytes)) and count toward
+//! [`max_total_bytes`](MemoryLogConfig::with_max_total_bytes): events and spares together
+//! stay under it, and spares are freed first when events need the room
+//! ([`MemoryLogStats::spare_bytes`]).
+//!
 //! ```
 //! use std::time::Duration;
 //! use ag_ui::server::log::{EventLog, MemoryLog, MemoryLogConfig};
@@ -60,6 +69,10 @@ use super::{Entry, EventLog, LogError, LogErrorKind, LogFuture, RunWriter, Tail}
 
 /// Bytes counted for each stored event beyond its JSON (its number and bookkeeping).
 pub const ENTRY_OVERHEAD: usize = 16;
+
+/// The smallest buffer kept as a spare: a full write of a resumable endpoint (smaller writes
+/// are not worth the bookkeeping).
+const MIN_SPARE: usize = 64 * 1024;
 
 /// Most entries a reader takes from a run at once.
 const READ_BATCH: usize = 256;
@@ -156,6 +169,10 @@ pub struct MemoryLogStats {
     pub bytes: usize,
     /// The largest byte count of one run.
     pub largest_run_bytes: usize,
+    /// The capacity of the spare buffers kept for the next writes (see the
+    /// [module documentation](self)); with [`bytes`](Self::bytes), at most
+    /// [`max_total_bytes`](MemoryLogConfig::max_total_bytes).
+    pub spare_bytes: usize,
 }
 
 /// The event log in memory. Cloning shares it. See the [module documentation](self).
@@ -178,6 +195,9 @@ struct Shared {
     config: MemoryLogConfig,
     runs: Mutex<Runs>,
     total: AtomicUsize,
+    spares: Mutex<Vec<Vec<u8>>>,
+    /// The capacity of the spare buffers, in bytes.
+    spare_bytes: AtomicUsize,
 }
 
 #[derive(Default)]
@@ -280,6 +300,7 @@ impl MemoryLog {
             runs: runs.map.len(),
             bytes: self.shared.total.load(Ordering::Relaxed),
             largest_run_bytes,
+            spare_bytes: self.shared.spare_bytes.load(Ordering::Relaxed),
         }
     }
 
@@ -480,13 +501,14 @@ impl Shared {
             return;
         };
         runs.order.retain(|o| o != id);
-        {
+        let chunks = {
             let mut state = lock(&slot.state);
             state.evicted = true;
-            state.chunks = VecDeque::new();
             self.total.fetch_sub(state.bytes, Ordering::Relaxed);
             state.bytes = 0;
-        }
+            std::mem::take(&mut state.chunks)
+        };
+        self.recycle(chunks);
         slot.notify.notify_waiters();
         if self.config.max_tombstones > 0 {
             if runs.gone_order.len() >= self.config.max_tombstones
@@ -515,24 +537,68 @@ impl Shared {
         if self.total.load(Ordering::Relaxed) > cap {
             let mut state = lock(&own.state);
             while self.total.load(Ordering::Relaxed) > cap && state.kept() > 1 {
-                drop_front(&mut state, &self.total);
+                drop_front(&mut state, self);
             }
         }
     }
 }
 
+impl Shared {
+    /// Keeps the buffers of dropped chunks that nothing else holds (no reader, no socket) for
+    /// [`spare_buffer`](RunWriter::spare_buffer), up to one run's bytes and the room left
+    /// under the total cap; the others are freed.
+    fn recycle(&self, chunks: impl IntoIterator<Item = Chunk>) {
+        let mut spares = None;
+        for chunk in chunks {
+            if chunk.data.len() < MIN_SPARE {
+                continue;
+            }
+            let Ok(mut buffer) = chunk.data.try_into_mut() else {
+                continue;
+            };
+            // Emptied first, so taking the allocation back moves no bytes.
+            buffer.clear();
+            let buffer = Vec::from(buffer);
+            let spares = spares.get_or_insert_with(|| lock(&self.spares));
+            let room = self.config.max_run_bytes.min(
+                self.config
+                    .max_total_bytes
+                    .saturating_sub(self.total.load(Ordering::Relaxed)),
+            );
+            if self.spare_bytes.load(Ordering::Relaxed) + buffer.capacity() > room {
+                break;
+            }
+            self.spare_bytes
+                .fetch_add(buffer.capacity(), Ordering::Relaxed);
+            spares.push(buffer);
+        }
+    }
+
+    /// Frees spare buffers until they take at most `room` bytes.
+    fn trim_spares(&self, room: usize) {
+        let mut spares = lock(&self.spares);
+        while self.spare_bytes.load(Ordering::Relaxed) > room {
+            let Some(spare) = spares.pop() else {
+                break;
+            };
+            self.spare_bytes
+                .fetch_sub(spare.capacity(), Ordering::Relaxed);
+        }
+    }
+}
+
 /// Drops the run's oldest entry.
-fn drop_front(state: &mut RunState, total: &AtomicUsize) {
+fn drop_front(state: &mut RunState, shared: &Shared) {
     let Some(front) = state.chunks.front_mut() else {
         return;
     };
     let size = front.entry_size(front.skip);
     front.skip += 1;
     if front.skip == front.ends.len() {
-        state.chunks.pop_front();
+        shared.recycle(state.chunks.pop_front());
     }
     state.bytes -= size;
-    total.fetch_sub(size, Ordering::Relaxed);
+    shared.total.fetch_sub(size, Ordering::Relaxed);
     state.first_seq = state
         .chunks
         .front()
@@ -658,6 +724,24 @@ impl RunWriter for MemoryWriter {
         self.next_seq - 1
     }
 
+    /// The last spare buffer when it has the room asked for; else a new one.
+    fn spare_buffer(&mut self, capacity: usize) -> Vec<u8> {
+        let spare = {
+            let mut spares = lock(&self.shared.spares);
+            let spare = spares.pop();
+            if let Some(spare) = &spare {
+                self.shared
+                    .spare_bytes
+                    .fetch_sub(spare.capacity(), Ordering::Relaxed);
+            }
+            spare
+        };
+        match spare {
+            Some(spare) if spare.capacity() >= capacity => spare,
+            _ => Vec::with_capacity(capacity),
+        }
+    }
+
     fn flush(&mut self) {
         self.seal_staged();
         if self.pending.is_empty() {
@@ -667,7 +751,8 @@ impl RunWriter for MemoryWriter {
         {
             let mut state = lock(&self.slot.state);
             if state.evicted {
-                self.pending.clear();
+                drop(state);
+                self.shared.recycle(self.pending.drain(..));
                 return;
             }
             for chunk in self.pending.drain(..) {
@@ -681,11 +766,17 @@ impl RunWriter for MemoryWriter {
             }
             state.next_seq = self.next_seq;
             while state.bytes > config.max_run_bytes && state.kept() > 1 {
-                drop_front(&mut state, &self.shared.total);
+                drop_front(&mut state, &self.shared);
             }
         }
         self.slot.notify.notify_waiters();
-        if self.shared.total.load(Ordering::Relaxed) > config.max_total_bytes {
+        let total = self.shared.total.load(Ordering::Relaxed);
+        if total + self.shared.spare_bytes.load(Ordering::Relaxed) > config.max_total_bytes {
+            // Events come first: spare buffers make room before any run is forgotten.
+            self.shared
+                .trim_spares(config.max_total_bytes.saturating_sub(total));
+        }
+        if total > config.max_total_bytes {
             self.shared.reclaim(&self.slot);
         }
     }
@@ -789,6 +880,96 @@ mod tests {
         });
     }
 
+    /// A full write as a resumable endpoint makes it: `events` frames of 100 bytes in a buffer
+    /// from `spare_buffer`, with their JSON ranges.
+    fn full_write(w: &mut Box<dyn RunWriter>, events: usize) -> (Bytes, *const u8) {
+        let mut buffer = w.spare_buffer(80 * 1024);
+        let mut ranges = Vec::new();
+        for _ in 0..events {
+            buffer.extend_from_slice(b"id: r:1\ndata: ");
+            let start = buffer.len() as u32;
+            buffer.extend_from_slice(&[b'7'; 83]);
+            ranges.push((start, buffer.len() as u32));
+            buffer.extend_from_slice(b"\n\n");
+        }
+        let at = buffer.as_ptr();
+        let bytes = Bytes::from(buffer);
+        w.append_shared(&bytes, &ranges);
+        (bytes, at)
+    }
+
+    #[test]
+    fn full_writes_nothing_else_holds_come_back_as_spare_buffers_within_the_caps() {
+        rt().block_on(async {
+            let log = MemoryLog::new(
+                MemoryLogConfig::default()
+                    .with_max_run_bytes(1 << 20)
+                    .with_max_total_bytes(4 << 20)
+                    .with_retention(Duration::ZERO),
+            );
+            // Run a: one full write (kept), one still held by its socket, one small one.
+            let mut a = log.open("a").await.unwrap();
+            let (full, full_at) = full_write(&mut a, 700);
+            drop(full);
+            let (held, _) = full_write(&mut a, 700);
+            a.append(b"{}");
+            a.flush();
+            let stats = log.stats();
+            assert_eq!(
+                (stats.runs, stats.spare_bytes),
+                (1, 0),
+                "kept while the run is"
+            );
+            a.finish();
+            // The run is forgotten (retention zero): its unshared full write becomes a spare;
+            // the one a socket still holds is left to it, unchanged.
+            let stats = log.stats();
+            assert_eq!((stats.runs, stats.bytes), (0, 0));
+            assert_eq!(stats.spare_bytes, 80 * 1024);
+            assert_eq!(&held[14..97], &[b'7'; 83][..]);
+            // The next run writes into that memory.
+            let mut b = log.open("b").await.unwrap();
+            let spare = b.spare_buffer(80 * 1024);
+            assert_eq!((spare.as_ptr(), spare.len()), (full_at, 0));
+            assert_eq!(log.stats().spare_bytes, 0);
+            // Asking for more room than a spare has gives a new buffer.
+            drop(spare);
+            assert!(b.spare_buffer(1 << 20).capacity() >= 1 << 20);
+            // A long run past its cap: its dropped writes become spares for its next ones, so
+            // it goes on in the same memory.
+            let mut seen = HashSet::new();
+            for _ in 0..40 {
+                seen.insert(full_write(&mut b, 700).1 as usize);
+                b.flush();
+                let stats = log.stats();
+                assert!(stats.bytes <= (1 << 20) + 70_000, "{stats:?}");
+                assert!(stats.bytes + stats.spare_bytes <= 4 << 20, "{stats:?}");
+            }
+            assert!(seen.len() <= 17, "{} buffers for 40 writes", seen.len());
+            // Forgotten, the run leaves at most one run's bytes of spares.
+            b.finish();
+            let spare = log.stats().spare_bytes;
+            assert!((10 * 80 * 1024..=1 << 20).contains(&spare), "{spare}");
+            // Events need the room: the spares go first.
+            let mut live = Vec::new();
+            for run in ["c", "d", "e", "f"] {
+                let mut w = log.open(run).await.unwrap();
+                for _ in 0..10 {
+                    for _ in 0..100 {
+                        w.append(&[b'1'; 1000]);
+                    }
+                    w.flush();
+                    let stats = log.stats();
+                    assert!(stats.bytes + stats.spare_bytes <= 4 << 20, "{stats:?}");
+                }
+                live.push(w);
+            }
+            let stats = log.stats();
+            assert_eq!(stats.runs, 4);
+            assert!(stats.spare_bytes < spare, "{stats:?}");
+        });
+    }
+
     #[test]
     fn shared_buffers_are_kept_whole_and_read_by_range_in_order_with_copies() {
         rt().block_on(async {
@@ -869,7 +1050,8 @@ mod tests {
                 MemoryLogStats {
                     runs: 0,
                     bytes: 0,
-                    largest_run_bytes: 0
+                    largest_run_bytes: 0,
+                    spare_bytes: 0,
                 }
             );
         });

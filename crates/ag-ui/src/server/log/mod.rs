@@ -120,6 +120,14 @@ pub trait RunWriter: Send + fmt::Debug {
         last.unwrap_or_default()
     }
 
+    /// An empty buffer with room for at least `capacity` bytes, for the next write a resumable
+    /// endpoint will pass to [`append_shared`](Self::append_shared). A backend that keeps those
+    /// writes may hand back the memory of ones it no longer holds (already mapped, where a
+    /// fresh allocation would be new pages); the default allocates.
+    fn spare_buffer(&mut self, capacity: usize) -> Vec<u8> {
+        Vec::with_capacity(capacity)
+    }
+
     /// Makes the events appended so far visible to readers (before they are sent anywhere a
     /// client could take a cursor from them).
     fn flush(&mut self) {}
