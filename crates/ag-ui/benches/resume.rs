@@ -164,9 +164,15 @@ fn emit_to_wire(c: &mut Criterion) {
         addrs
     });
     let runs = AtomicU64::new(0);
-    let drive = |app: &axum::Router| {
+    let drive_as = |app: &axum::Router, uuid: bool| {
         let run = runs.fetch_add(1, Ordering::Relaxed);
-        let body = serde_json::to_string(&RunAgentInput::new("t", format!("r{run}"))).unwrap();
+        // A UUID-shaped run id, as most clients make them: 36 bytes in every `id:` line.
+        let run = if uuid {
+            format!("6f1c2a9e-3b7d-4e8a-9c51-{run:012x}")
+        } else {
+            format!("r{run}")
+        };
+        let body = serde_json::to_string(&RunAgentInput::new("t", run)).unwrap();
         let app = app.clone();
         rt.block_on(async move {
             let request = Request::post("/")
@@ -186,6 +192,7 @@ fn emit_to_wire(c: &mut Criterion) {
             bytes
         })
     };
+    let drive = |app: &axum::Router| drive_as(app, false);
     let socket = |addr: std::net::SocketAddr| {
         let run = runs.fetch_add(1, Ordering::Relaxed);
         let body = serde_json::to_string(&RunAgentInput::new("t", format!("r{run}"))).unwrap();
@@ -215,6 +222,9 @@ fn emit_to_wire(c: &mut Criterion) {
     group.bench_function("plain", |b| b.iter(|| drive(&plain)));
     group.bench_function("plain_ids", |b| b.iter(|| drive(&plain_ids)));
     group.bench_function("resumable_memory", |b| b.iter(|| drive(&resumable)));
+    group.bench_function("resumable_memory_uuid", |b| {
+        b.iter(|| drive_as(&resumable, true))
+    });
     group.finish();
     let mut group = c.benchmark_group("emit_to_socket");
     group.sample_size(10);

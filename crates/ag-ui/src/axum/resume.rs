@@ -317,7 +317,8 @@ struct FrameHead {
 
 impl FrameHead {
     const TAIL: &'static [u8] = b"\ndata: ";
-    const BLOCK: usize = 32;
+    /// Room for a UUID run id and a sequence number of up to 16 digits.
+    const BLOCK: usize = 64;
 
     /// The head before the first frame: seq 0.
     fn new(run_id: &str) -> Self {
@@ -625,7 +626,7 @@ mod tests {
             assert_eq!(&out[1..], expected.as_bytes());
         }
         // A run id too long for the block: written from the vector.
-        let long = "r".repeat(40);
+        let long = "r".repeat(60);
         let mut head = super::FrameHead::new(&long);
         for _ in 0..10 {
             head.advance();
