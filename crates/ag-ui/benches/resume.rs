@@ -16,21 +16,30 @@
 //!
 //! Redis: `AG_UI_BENCH_REDIS=redis://…`, else a `redis-server` spawned here.
 //!
-//! Recorded 2026-12-01, the 2-core machine (a VM, glibc malloc, 4 KiB pages; transparent huge
-//! pages only where asked for), load average 1.1, one run each (`--warm-up-time 2
-//! --measurement-time 8`), criterion medians. The workload is 16.25 MB of SSE without ids,
-//! 19.03 MB with them.
+//! `AG_UI_BENCH_INTERLEAVE=N` runs the emit variants in turn instead, N rounds of three runs
+//! each, and prints each one's median and its ratio to `plain`: on a machine whose speed
+//! drifts, one after the other puts the drift into the ratios.
 //!
-//! | bench | time | against `plain` | heap on huge pages¹ | against `plain` |
+//! Recorded 2026-12-01/02 on the 2-core machine (a VM; glibc malloc, 4 KiB pages), load
+//! average 0.9. The workload is 16.25 MB of SSE without ids, 19.03 MB with `r<n>` run ids.
+//! Interleaved (`AG_UI_BENCH_INTERLEAVE=60`: 180 runs of each, medians) and, for comparison,
+//! criterion one after the other (`--warm-up-time 2 --measurement-time 8`, medians, one run
+//! at load 1.1):
+//!
+//! | bench | interleaved | against `plain` | criterion | against `plain` |
 //! |---|---|---|---|---|
-//! | `emit_to_wire/plain` | 15.40 ms | 1 | 15.88 ms | 1 |
-//! | `emit_to_wire/plain_ids` | 17.17 ms | 0.897 | 16.99 ms | 0.935 |
-//! | `emit_to_wire/resumable_memory` | 18.33 ms | **0.840** | 17.10 ms | **0.928** |
-//! | `emit_to_socket/plain` | 21.71 ms | 1 | 21.31 ms | 1 |
-//! | `emit_to_socket/resumable_memory` | 26.14 ms | **0.831** | 26.00 ms | **0.820** |
+//! | `emit_to_wire/plain` | 19.61 ms | 1 | 15.40 ms | 1 |
+//! | `emit_to_wire/plain_ids` | 20.96 ms | 0.936 | 17.17 ms | 0.897 |
+//! | `emit_to_wire/resumable_memory` | 22.39 ms | **0.876** | 18.33 ms | **0.840** |
+//! | `emit_to_wire/resumable_memory_uuid` | 23.55 ms | 0.833 | | |
+//! | `emit_to_socket/plain` | 27.66 ms | 1 | 21.71 ms | 1 |
+//! | `emit_to_socket/resumable_memory` | 31.81 ms | **0.869** | 26.14 ms | **0.831** |
 //!
-//! ¹ `GLIBC_TUNABLES=glibc.malloc.hugetlb=1`: glibc asks for transparent huge pages for its
-//! heap.
+//! Three more interleaved runs (40 rounds) gave `resumable_memory` 0.874, 0.879 and 0.885 of
+//! `plain` in process, 0.871, 0.866 and 0.859 over the socket. Criterion's one-after-the-other
+//! ratios swing more on this machine: four runs of the same build between 0.72 and 0.84. The
+//! interleaved times are higher than criterion's because each variant runs after the others
+//! have taken the caches.
 //!
 //! Earlier figures (same machine, same day): `redis_append/workload_one_instance` 434 ms
 //! (475 k events/s from one instance); `reconnect_first_event/memory` 242 µs,
@@ -41,16 +50,22 @@
 //! are counted up in place; and a run whose batches come full writes them into buffers the
 //! log hands back from writes it no longer holds (`RunWriter::spare_buffer`), so a busy
 //! endpoint does not map new pages for every run (perf: 357 k page faults in 5 s of
-//! `resumable_memory` before, 27 k after; the path went from 0.79 to 0.84 of `plain`). The same endpoint with a log that keeps nothing runs at 0.97–1.0
-//! of `plain`: the ids, the ranges, the flushes cost almost nothing. What is left is keeping
-//! 19 MB per run: every write goes to memory that is not in the cache (the `plain` path
-//! reuses one hot buffer), and on this VM that costs about 0.1 of `plain` on 4 KiB pages,
-//! half that when the heap is on huge pages. Over a socket, the ids add 17 % to the bytes
-//! sent (more with longer run ids: a 36-character UUID makes the `id:` line 47 bytes).
-//! The aim of 90 % of the id-less stream is met in process with the heap on huge
-//! pages, not on 4 KiB pages, nor over a socket.
-//! Before this work (same machine, same day): the log copied each event into blocks, 64 % of
-//! `plain`; copying into one buffer per write, 74 %; keeping the socket's buffers, 78.5 %.
+//! `resumable_memory` before, 27 k after; criterion: 0.79 of `plain` before, 0.84 after). The
+//! same endpoint with a log that keeps nothing (an `EventLog` whose writer drops what it is
+//! given) ran at 0.97–1.0 of `plain`: the ids, the ranges, the flushes cost almost nothing.
+//! What is left is keeping 19 MB per run: every write goes to memory that is not in the cache,
+//! where `plain` reuses one hot buffer; perf shows it as stalls on the first atomic operation
+//! after the writes (an `Arc` count in the event's drop) and as `memmove` into cold lines.
+//! Writing into a hot buffer and copying each batch into the kept one was no faster, nor was
+//! touching each buffer first; glibc's heap on transparent huge pages
+//! (`GLIBC_TUNABLES=glibc.malloc.hugetlb=1`) gave 0.85–0.95 across four interleaved runs, not a
+//! lever to count on. Over a socket the ids also add 17 % to the bytes sent, more with longer
+//! run ids (a UUID makes the `id:` line 47 bytes: `resumable_memory_uuid`).
+//! The aim, 90 % of the id-less stream, is not reached: 87.6 % in process, 86.9 % over
+//! the socket.
+//! Before this work (same machine, same day, criterion): the log copied each event into
+//! blocks, 64 % of `plain`; copying into one buffer per write, 74 %; keeping the socket's
+//! buffers, 78.5 %.
 
 #[path = "../tests/support/workload.rs"]
 mod workload;
@@ -216,6 +231,63 @@ fn emit_to_wire(c: &mut Criterion) {
             }
         })
     };
+    if let Some(rounds) = std::env::var("AG_UI_BENCH_INTERLEAVE")
+        .ok()
+        .and_then(|n| n.parse::<usize>().ok())
+    {
+        // The variants in turn, three runs each per round, so that the machine's drift
+        // (other tenants on a VM) falls on all of them alike; medians of all the runs.
+        type Run<'a> = Box<dyn Fn() -> usize + 'a>;
+        let variants: Vec<(&str, Run<'_>)> = vec![
+            ("emit_to_wire/plain", Box::new(|| drive(&plain))),
+            ("emit_to_wire/plain_ids", Box::new(|| drive(&plain_ids))),
+            (
+                "emit_to_wire/resumable_memory",
+                Box::new(|| drive(&resumable)),
+            ),
+            (
+                "emit_to_wire/resumable_memory_uuid",
+                Box::new(|| drive_as(&resumable, true)),
+            ),
+            ("emit_to_socket/plain", Box::new(|| socket(servers[0]))),
+            (
+                "emit_to_socket/resumable_memory",
+                Box::new(|| socket(servers[1])),
+            ),
+        ];
+        for (_, run) in &variants {
+            run();
+        }
+        let mut times = vec![Vec::new(); variants.len()];
+        for _ in 0..rounds {
+            for (i, (_, run)) in variants.iter().enumerate() {
+                for _ in 0..3 {
+                    let started = Instant::now();
+                    run();
+                    times[i].push(started.elapsed().as_secs_f64() * 1e3);
+                }
+            }
+        }
+        let median = |mut v: Vec<f64>| {
+            v.sort_by(f64::total_cmp);
+            v[v.len() / 2]
+        };
+        let medians: Vec<f64> = times.into_iter().map(median).collect();
+        eprintln!("interleaved, {rounds} rounds of 3 runs each; medians:");
+        for (i, (name, _)) in variants.iter().enumerate() {
+            let base = if name.starts_with("emit_to_socket") {
+                medians[4]
+            } else {
+                medians[0]
+            };
+            eprintln!(
+                "{name:40} {:8.2} ms  {:.3} of plain",
+                medians[i],
+                base / medians[i]
+            );
+        }
+        return;
+    }
     let mut group = c.benchmark_group("emit_to_wire");
     group.sample_size(10);
     group.throughput(Throughput::Elements(total as u64));
