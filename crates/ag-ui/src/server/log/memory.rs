@@ -24,9 +24,9 @@
 //! buffer is freed with its last event, so the memory held can exceed the figures by the
 //! dropped part of one chunk (at most one write, 64 KiB and an event) per run.
 //!
-//! **Spare buffers.** When a full write (64 KiB or more) is dropped or its run forgotten and
-//! nothing else holds it (no reader, no socket), its buffer is kept and handed back by
-//! [`RunWriter::spare_buffer`] for a later write, so a busy endpoint writes into memory that
+//! **Spare buffers.** Once a writer has asked for one, when a full write (64 KiB or more) is
+//! dropped or its run forgotten and nothing else holds it (no reader, no socket), its buffer
+//! is kept and handed back by [`RunWriter::spare_buffer`] for a later write, so a busy endpoint writes into memory that
 //! is already mapped instead of new pages each time. The spares take at most one run's bytes
 //! ([`max_run_bytes`](MemoryLogConfig::with_max_run_bytes)) and count toward
 //! [`max_total_bytes`](MemoryLogConfig::with_max_total_bytes): events and spares together
@@ -58,7 +58,7 @@
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::fmt;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -198,6 +198,8 @@ struct Shared {
     spares: Mutex<Vec<Vec<u8>>>,
     /// The capacity of the spare buffers, in bytes.
     spare_bytes: AtomicUsize,
+    /// Whether a writer has asked for a spare buffer: until then none is kept.
+    spares_wanted: AtomicBool,
 }
 
 #[derive(Default)]
@@ -548,6 +550,9 @@ impl Shared {
     /// [`spare_buffer`](RunWriter::spare_buffer), up to one run's bytes and the room left
     /// under the total cap; the others are freed.
     fn recycle(&self, chunks: impl IntoIterator<Item = Chunk>) {
+        if !self.spares_wanted.load(Ordering::Relaxed) {
+            return;
+        }
         let mut spares = None;
         for chunk in chunks {
             if chunk.data.len() < MIN_SPARE {
@@ -726,6 +731,7 @@ impl RunWriter for MemoryWriter {
 
     /// The last spare buffer when it has the room asked for; else a new one.
     fn spare_buffer(&mut self, capacity: usize) -> Vec<u8> {
+        self.shared.spares_wanted.store(true, Ordering::Relaxed);
         let spare = {
             let mut spares = lock(&self.shared.spares);
             let spare = spares.pop();
@@ -896,6 +902,24 @@ mod tests {
         let bytes = Bytes::from(buffer);
         w.append_shared(&bytes, &ranges);
         (bytes, at)
+    }
+
+    #[test]
+    fn no_spares_are_kept_until_a_writer_asks_for_one() {
+        rt().block_on(async {
+            let log = MemoryLog::new(MemoryLogConfig::default().with_retention(Duration::ZERO));
+            let mut w = log.open("r").await.unwrap();
+            // A full write from elsewhere, and copied appends past 64 KiB in one chunk.
+            let frames = Bytes::from(vec![b'1'; 100 * 1024]);
+            w.append_shared(&frames, &[(0, 100 * 1024)]);
+            drop(frames);
+            for _ in 0..100 {
+                w.append(&[b'2'; 1000]);
+            }
+            w.finish();
+            let stats = log.stats();
+            assert_eq!((stats.runs, stats.spare_bytes), (0, 0));
+        });
     }
 
     #[test]
