@@ -43,11 +43,14 @@
 //! the mapper allocates nothing per chunk (the delta's string moves into the event).
 #![allow(missing_docs)]
 
+#[path = "../tests/support/llm_turns.rs"]
+mod llm_turns;
+
 use std::hint::black_box;
 use std::time::Duration;
 
 use ag_ui::RunAgentInput;
-use ag_ui::llm::{ChatChunk, ChunkDecoder, ChunkMapper, Decoded, ToolCallDelta};
+use ag_ui::llm::{ChatChunk, ChunkDecoder, ChunkMapper, Decoded};
 use ag_ui::server::{Events, RunContext};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 
@@ -68,23 +71,7 @@ fn text_chunk(i: usize) -> ChatChunk {
 
 /// A turn of reasoning, then text, then two parallel tool calls streaming their arguments.
 fn mixed_chunk(i: usize) -> ChatChunk {
-    let quarter = CHUNKS / 4;
-    match i {
-        i if i < quarter => ChatChunk::reasoning("hmm "),
-        i if i < 2 * quarter => ChatChunk::text("token "),
-        i if i == 2 * quarter => ChatChunk::tool_calls(vec![ToolCallDelta::new(
-            0,
-            Some("search"),
-            Some("{\"q\":\""),
-        )]),
-        i if i == 2 * quarter + 1 => ChatChunk::tool_calls(vec![ToolCallDelta::new(
-            1,
-            Some("lookup"),
-            Some("{\"id\":\""),
-        )]),
-        i if i == CHUNKS - 1 => ChatChunk::finish("tool_calls"),
-        i => ChatChunk::tool_calls(vec![ToolCallDelta::new((i % 2) as u32, None, Some("abc"))]),
-    }
+    llm_turns::mixed_chunk(i, CHUNKS)
 }
 
 /// The same text turn as the provider sends it: SSE frames shaped like OpenAI's.

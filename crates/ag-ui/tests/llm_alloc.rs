@@ -3,8 +3,11 @@
 //! Counted with dhat's heap statistics in its own binary (one global allocator, one test).
 
 use ag_ui::RunAgentInput;
-use ag_ui::llm::{ChatChunk, ChunkMapper, ToolCallDelta};
+use ag_ui::llm::{ChatChunk, ChunkMapper};
 use ag_ui::server::{Events, RunContext};
+
+#[path = "support/llm_turns.rs"]
+mod llm_turns;
 
 #[global_allocator]
 static ALLOC: dhat::Alloc = dhat::Alloc;
@@ -39,24 +42,8 @@ fn text_turn(chunks: usize) -> Vec<ChatChunk> {
 
 /// Reasoning, then text, then two parallel tool calls streaming their arguments.
 fn mixed_turn(chunks: usize) -> Vec<ChatChunk> {
-    let quarter = chunks / 4;
     (0..chunks)
-        .map(|i| match i {
-            i if i < quarter => ChatChunk::reasoning("hmm "),
-            i if i < 2 * quarter => ChatChunk::text("token "),
-            i if i == 2 * quarter => ChatChunk::tool_calls(vec![ToolCallDelta::new(
-                0,
-                Some("search"),
-                Some("{\"q\":\""),
-            )]),
-            i if i == 2 * quarter + 1 => ChatChunk::tool_calls(vec![ToolCallDelta::new(
-                1,
-                Some("lookup"),
-                Some("{\"id\":\""),
-            )]),
-            i if i == chunks - 1 => ChatChunk::finish("tool_calls"),
-            i => ChatChunk::tool_calls(vec![ToolCallDelta::new((i % 2) as u32, None, Some("abc"))]),
-        })
+        .map(|i| llm_turns::mixed_chunk(i, chunks))
         .collect()
 }
 

@@ -69,10 +69,15 @@ fn input_json(run: &str) -> String {
 }
 
 async fn post(addr: SocketAddr, run: &str) -> reqwest::Response {
+    post_body(addr, input_json(run)).await
+}
+
+/// `POST`s a run input as it is given.
+async fn post_body(addr: SocketAddr, body: impl Into<reqwest::Body>) -> reqwest::Response {
     reqwest::Client::new()
         .post(format!("http://{addr}/agent"))
         .header("content-type", "application/json")
-        .body(input_json(run))
+        .body(body)
         .send()
         .await
         .unwrap()
@@ -177,13 +182,7 @@ async fn garbage_foreign_future_and_unknown_cursors_are_json_errors() {
     // The same run id twice is refused, not mixed into one log.
     json_error(post(addr, "r1").await, 409, "conflict").await;
     // A run id that cannot travel in an `id:` field.
-    let bad = reqwest::Client::new()
-        .post(format!("http://{addr}/agent"))
-        .header("content-type", "application/json")
-        .body(r#"{"threadId":"t","runId":"a\nb","messages":[]}"#)
-        .send()
-        .await
-        .unwrap();
+    let bad = post_body(addr, r#"{"threadId":"t","runId":"a\nb","messages":[]}"#).await;
     json_error(bad, 400, "invalid-input").await;
     // Past retention: 410.
     tokio::time::sleep(Duration::from_millis(300)).await;
@@ -758,13 +757,8 @@ async fn a_pre_1_0_client_gets_the_downgrade_and_the_log_keeps_the_1_0_events() 
         AgentEndpoint::new(reasoning).with_resumable(MemoryLog::default()),
     ))
     .await;
-    let old = reqwest::Client::new()
-        .post(format!("http://{addr}/agent"))
-        .header("content-type", "application/json")
-        .body(r#"{"threadId":"t","runId":"old","messages":[]}"#)
-        .send()
+    let old = post_body(addr, r#"{"threadId":"t","runId":"old","messages":[]}"#)
         .await
-        .unwrap()
         .text()
         .await
         .unwrap();
