@@ -211,22 +211,23 @@ fn node(script: &str, args: &[&str]) -> serde_json::Value {
     serde_json::from_slice(&output.stdout).unwrap()
 }
 
-/// `@ag-ui/client` 0.0.42 and 0.0.52 (npm aliases pinned in interop/package.json) send no
-/// `protocolVersion`: `ag-ui serve` downgrades the demo's stream for them, and they run it
-/// without an error into the messages a 1.0 client builds, less what they cannot represent
-/// (reasoning messages, subagent attribution). `@ag-ui/client` 1.0.0 declares "1.0" and gets
-/// every 1.0 event the demo sends.
+/// `@ag-ui/client` 0.0.42, 0.0.52 and 0.0.59 (npm aliases pinned in interop/package.json;
+/// 0.0.59 is what `@copilotkit/runtime` 1.75 runs) send no `protocolVersion`: `ag-ui serve`
+/// downgrades the demo's stream for them, one stream all three accept, and each ends with the
+/// richest conversation it can hold of what the 1.0 client builds. All read the reasoning (as
+/// `THINKING_*`; none keeps it as messages); 0.0.59 keeps the subagent attribution of the
+/// messages, which the older two strip; a run that paused for an interrupt is visible to all
+/// (a notice message), and 0.0.59 holds the interrupt itself and answers it with `resume`.
+/// `@ag-ui/client` 1.0.0 declares "1.0" and gets every 1.0 event the demo sends.
 #[test]
 fn pre_1_0_clients_run_the_demo_through_the_downgrade() {
+    use serde_json::{Value, json};
     let mut server = serve();
     for question in ["what is rust", "please confirm"] {
+        let paused = question == "please confirm";
         let out = node("client/old_clients.mjs", &[&server.url, question]);
         let modern = &out["1.0.0"];
-        assert_eq!(
-            modern["error"],
-            serde_json::Value::Null,
-            "{question}: {modern}"
-        );
+        assert_eq!(modern["error"], Value::Null, "{question}: {modern}");
         assert_eq!(modern["sent"], "1.0");
         let modern_types: Vec<&str> = modern["eventTypes"]
             .as_array()
@@ -247,36 +248,42 @@ fn pre_1_0_clients_run_the_demo_through_the_downgrade() {
                 "{question}: 1.0.0 missed {wanted}"
             );
         }
+        let interrupts = modern["pendingInterrupts"].as_array().unwrap();
+        assert_eq!(interrupts.len(), usize::from(paused), "{question}");
+
         // What a pre-1.0 client can hold of the 1.0 client's conversation. Each client makes
         // its own run, in which the two subagents race: messages are compared by id.
-        let by_id = |messages: &mut Vec<serde_json::Value>| {
+        let by_id = |messages: &mut Vec<Value>| {
             messages.sort_by(|a, b| a["id"].as_str().cmp(&b["id"].as_str()));
         };
-        let mut expected: Vec<serde_json::Value> = modern["messages"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|m| m["role"] != "reasoning")
-            .map(|m| {
-                let mut m = m.clone();
-                m.as_object_mut().unwrap().remove("subagentRunId");
-                m
-            })
-            .collect();
-        by_id(&mut expected);
-        assert!(expected.len() >= 5, "{question}: {expected:?}");
-        for version in ["0.0.42", "0.0.52"] {
+        let expected = |attributed: bool| {
+            let mut messages: Vec<Value> = modern["messages"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|m| m["role"] != "reasoning")
+                .map(|m| {
+                    let mut m = m.clone();
+                    if !attributed {
+                        m.as_object_mut().unwrap().remove("subagentRunId");
+                    }
+                    m
+                })
+                .collect();
+            if paused {
+                messages.push(json!({
+                    "id": "run-old-interrupt",
+                    "role": "assistant",
+                    "content": "Paused, waiting for your answer (confirmation): Shall I save these findings?"
+                }));
+            }
+            by_id(&mut messages);
+            messages
+        };
+        for (version, attributed) in [("0.0.42", false), ("0.0.52", false), ("0.0.59", true)] {
             let old = &out[version];
-            assert_eq!(
-                old["error"],
-                serde_json::Value::Null,
-                "{question}: {version}: {old}"
-            );
-            assert_eq!(
-                old["sent"],
-                serde_json::Value::Null,
-                "{version} declares no version"
-            );
+            assert_eq!(old["error"], Value::Null, "{question}: {version}: {old}");
+            assert_eq!(old["sent"], Value::Null, "{version} declares no version");
             let types: Vec<&str> = old["eventTypes"]
                 .as_array()
                 .unwrap()
@@ -290,10 +297,47 @@ fn pre_1_0_clients_run_the_demo_through_the_downgrade() {
             assert_eq!(types.last(), Some(&"RUN_FINISHED"), "{version}");
             let mut messages = old["messages"].as_array().unwrap().clone();
             by_id(&mut messages);
+            let wanted = expected(attributed);
+            assert!(wanted.len() >= 5, "{question}: {wanted:?}");
             assert_eq!(
-                messages, expected,
+                messages, wanted,
                 "{question}: {version} rebuilt other messages"
             );
+            if attributed {
+                let subagents = messages
+                    .iter()
+                    .filter(|m| m["subagentRunId"].is_string())
+                    .count();
+                assert_eq!(subagents, 2, "{question}: {version}: {messages:?}");
+            }
+        }
+
+        // Only 0.0.59 holds interrupts: the one the 1.0 client holds, answered by `resume` on
+        // its next run, which the demo takes (no protocolVersion, still downgraded).
+        assert_eq!(out["0.0.42"]["pendingInterrupts"], Value::Null);
+        assert_eq!(out["0.0.52"]["pendingInterrupts"], Value::Null);
+        let newest = &out["0.0.59"];
+        assert_eq!(
+            newest["pendingInterrupts"], modern["pendingInterrupts"],
+            "{question}"
+        );
+        if paused {
+            for version in ["0.0.59", "1.0.0"] {
+                let resumed = &out[version]["resumed"];
+                assert_eq!(resumed["error"], Value::Null, "{version}: {resumed}");
+                assert_eq!(
+                    resumed["resume"][0]["interruptId"], interrupts[0]["id"],
+                    "{version}"
+                );
+                assert_eq!(resumed["pendingInterrupts"], json!([]), "{version}");
+                let last = resumed["messages"].as_array().unwrap().last().unwrap();
+                assert_eq!(
+                    last["content"], "Saved. Thanks for confirming.",
+                    "{version}"
+                );
+            }
+        } else {
+            assert_eq!(newest["resumed"], Value::Null);
         }
     }
     interrupt(&server.child);

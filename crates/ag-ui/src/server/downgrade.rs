@@ -59,30 +59,62 @@
 //! | `"1.0"` or a later numeric version | untouched, byte for byte |
 //! | anything else (`"next"`) | untouched: the protocol reads a version outside its grammar as a newer one |
 //!
-//! An absent version cannot tell 0.0.42 from 0.0.57, so the downgrade writes what the oldest
-//! client in use reads: the rules below were found by running `@ag-ui/client` 0.0.42 and 0.0.52
-//! against the demo agent and by reading their zod schemas (both strip keys they do not know,
-//! so an unknown field is harmless; an unknown event type, enum value or role is fatal).
+//! **A 1.0 caller must send `protocolVersion`** (`"1.0"`), as the protocol asks: without it the
+//! request is taken for a pre-1.0 client's. This crate's `HttpAgent` and `@ag-ui/client` 1.0
+//! send it; a caller that omits it — a Python 1.0 client posting its own `RunAgentInput`, for
+//! instance — gets `THINKING_*` frames for reasoning, which its own 1.0 models reject.
+//!
+//! ## Which clients, and what each accepts
+//!
+//! The pre-1.0 clients in use are `@ag-ui/client` 0.0.x, and none of them sends a version, so
+//! the server cannot tell them apart: the one downgraded stream must be accepted by every one
+//! of them, while holding as much as the most tolerant can read. The rules below were read
+//! from the zod schemas and verifiers of 0.0.42, 0.0.52 and 0.0.59 (0.0.59 is what
+//! `@copilotkit/runtime` 1.75 uses) and are checked by running each against the demo agent
+//! (`crates/ag-ui-cli/tests/cli/serve.rs`, `interop/client/old_clients.mjs`):
+//!
+//! | | 0.0.42 | 0.0.52 | 0.0.59 |
+//! |---|---|---|---|
+//! | `REASONING_*` | rejected (unknown type) | read | read, as reasoning messages |
+//! | `THINKING_*` | read (no messages kept) | read (no messages kept) | read (no messages kept) |
+//! | `SUBAGENT_*` | rejected | rejected | read |
+//! | `subagentRunId` on events and messages | stripped (`z.object`) | kept, ignored (`.passthrough()`) | read: messages keep their attribution |
+//! | `RUN_FINISHED.outcome` | stripped: every run reads as a success | kept, ignored: the same | read: `success` and `interrupt` only, each `.strict()` (`pendingToolCallIds` or `cancelled` fail the run) |
+//! | `RUN_STARTED.input.resume` | stripped | stripped | read |
+//! | role `reasoning` in messages | rejected | read | read |
+//! | media content parts in user messages | rejected (text and legacy `binary` only) | read | read |
+//! | content parts in tool messages and `TOOL_CALL_RESULT` | rejected (a string) | rejected | rejected |
+//! | an empty `TEXT_MESSAGE_CONTENT.delta` | rejected | read | read |
+//! | two steps of one name open at once (two subagents') | rejected (steps are global) | rejected | read (per owner) |
+//!
+//! An unknown event type, role or field shape fails the whole run; an unknown field is only
+//! stripped (or passed through), so the downgrade removes what some client rejects and keeps
+//! what all of them tolerate.
 //!
 //! ## What changes, and what is lost
 //!
 //! | 1.0 | sent to a pre-1.0 client | lossy? |
 //! |---|---|---|
-//! | `REASONING_START` / `REASONING_END` | `THINKING_START` / `THINKING_END` (span id dropped) | ids are lost; pre-1.0 clients do not keep reasoning as messages |
+//! | `REASONING_START` / `REASONING_END` | `THINKING_START` / `THINKING_END` (span id dropped) | ids are lost; no pre-1.0 client keeps `THINKING_*` as messages, so 0.0.52 and 0.0.59, which could read `REASONING_*`, see the reasoning as events only (0.0.42 rejects `REASONING_*`) |
 //! | `REASONING_MESSAGE_START` / `_CONTENT` / `_END` | `THINKING_TEXT_MESSAGE_START` / `_CONTENT` / `_END`; a message outside a span gets a `THINKING_START` … `THINKING_END` of its own | ids are lost |
 //! | `REASONING_MESSAGE_CHUNK` | one whole thinking message per chunk | a chunked reasoning message arrives as several thinking messages |
 //! | reasoning of two owners at once (a subagent beside its parent) | serialized: the first owner's reasoning streams live, the others' is held and sent when it ends, at most [`DEFAULT_MAX_HELD`] events in all ([`Downgrade::with_max_held`]); beyond that an owner's held reasoning is dropped whole ([`Downgrade::dropped`]) | the order between reasoning and other events; reasoning past the bound |
-//! | `REASONING_ENCRYPTED_VALUE` | dropped | yes: the old schema has no such event |
+//! | `REASONING_ENCRYPTED_VALUE` | dropped | yes: 0.0.42 has no such event |
 //! | an empty `delta` on `TEXT_MESSAGE_CONTENT` or `THINKING_TEXT_MESSAGE_CONTENT` | the event is dropped (0.0.42 rejects an empty delta) | no: an empty delta adds nothing |
-//! | `SUBAGENT_STARTED` / `_FINISHED` / `_ERROR` | dropped | yes: which subagent ran, its result and its error |
-//! | `subagentRunId` on events and messages | removed | yes: the attribution |
-//! | `STEP_STARTED` / `STEP_FINISHED` of a subagent | dropped (steps are per owner in 1.0 and global before it, so two subagents' steps of one name would collide) | yes: subagents' steps |
-//! | `RUN_FINISHED.outcome` | removed | yes: an interrupt or a cancellation reads as success; a pre-1.0 client cannot resume anyway |
-//! | content parts (user and tool messages in `MESSAGES_SNAPSHOT` and `RUN_STARTED.input`, `TOOL_CALL_RESULT.content`) | flattened to their text (text parts concatenated, other parts dropped) | yes: images, audio, video, documents |
+//! | `SUBAGENT_STARTED` / `_FINISHED` / `_ERROR` | dropped (0.0.42 and 0.0.52 reject them) | yes: which subagent ran, its name, result and error |
+//! | `subagentRunId` on events, messages and interrupts | **kept** | no for 0.0.59, whose messages keep their attribution; the older two drop it themselves |
+//! | `STEP_STARTED` / `STEP_FINISHED` of a subagent | dropped (steps are per owner in 1.0 and global before 0.0.59, so two subagents' steps of one name would collide) | yes: subagents' steps |
+//! | `RUN_FINISHED` with an interrupt outcome | **the outcome is kept**, and an assistant message [`interrupt_notice`] (id `{runId}-interrupt`) comes before it | 0.0.59 reads the interrupt (pending interrupts, `resume` on the next run) and shows the notice too; 0.0.42 and 0.0.52 cannot represent an interrupt, and see the pause as that message instead of a plain success |
+//! | `RUN_FINISHED.outcome` success with `pendingToolCallIds` | `{"type": "success"}` | the pending tool call ids (0.0.59's strict schema rejects them) |
+//! | `RUN_FINISHED.outcome` cancelled | removed | yes: a cancellation reads as success (0.0.59 rejects `cancelled`) |
+//! | media parts in user messages (`MESSAGES_SNAPSHOT`, `RUN_STARTED.input`) | the message's content flattened to its text (text parts concatenated) | yes: images, audio, video, documents (0.0.42 rejects them; a legacy `binary` part would carry a URL or data to all three, and is not written yet) |
+//! | content parts of tool messages and `TOOL_CALL_RESULT.content` | flattened to their text | yes: media |
 //! | `reasoning` messages in `MESSAGES_SNAPSHOT` and `RUN_STARTED.input` | dropped | yes: 0.0.42 rejects the role |
-//! | `RUN_STARTED.input.resume` | removed | yes |
 //! | a run cut off with reasoning open | the thinking message and span are closed before the stream ends | no |
 //! | `TEXT_MESSAGE_CHUNK` / `TOOL_CALL_CHUNK` | passed as they are (an empty chunk `delta` left out) | not lossy, but a pre-1.0 client ends a chunk stream at the next event of any other kind, where 1.0 keeps one lane per owner: chunk streams interleaved with other events can fail there. This crate's emit handles and bridges send explicit START / CONTENT / END |
+//!
+//! A run that paused for an interrupt never reads as a plain success: 0.0.59 gets the
+//! interrupt, and every client gets the notice, a message it shows.
 //!
 //! Everything else passes unchanged, in order. The rewrite is linear: one pass, no copy of an
 //! event that needs no change, and memory bounded by the held reasoning limit.
@@ -95,7 +127,10 @@ use std::collections::VecDeque;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::{Content, Event, Message, SubagentRunId};
+use crate::{
+    Content, Event, Interrupt, Message, MessageId, RunFinishedOutcome, SubagentRunId,
+    TextMessageRole,
+};
 
 /// How many reasoning events a [`Downgrade`] holds back, in all, while another owner's
 /// reasoning streams.
@@ -326,7 +361,22 @@ impl Downgrade {
                 self.reasoning(event, out);
                 return;
             }
-            Event::RunFinished(_) | Event::RunError(_) => self.finish(out),
+            Event::RunFinished(finished) => {
+                self.finish(out);
+                if let Some(RunFinishedOutcome::Interrupt { interrupts }) = &finished.outcome {
+                    let id = MessageId::new(format!("{}-interrupt", finished.run_id.as_str()));
+                    out.push(LegacyFrame::Event(Event::text_message_start(
+                        id.clone(),
+                        TextMessageRole::Assistant,
+                    )));
+                    out.push(LegacyFrame::Event(Event::text_message_content(
+                        id.clone(),
+                        interrupt_notice(interrupts),
+                    )));
+                    out.push(LegacyFrame::Event(Event::text_message_end(id)));
+                }
+            }
+            Event::RunError(_) => self.finish(out),
             _ => {}
         }
         if let Some(event) = rewrite(event) {
@@ -525,11 +575,43 @@ fn step(open: &mut Open, event: Event, mut out: Option<&mut Vec<LegacyFrame>>) {
     }
 }
 
-/// The event as the old schema accepts it; `None` when it must not be sent.
-fn rewrite(mut event: Event) -> Option<Event> {
-    if let Some(slot) = event.attribution_mut() {
-        *slot = None;
+/// The text of the assistant message that makes a paused run visible to a client that cannot
+/// read the interrupt outcome: one line per interrupt, its reason and its message (or its id
+/// when it has no message).
+///
+/// ```
+/// use ag_ui::Interrupt;
+/// use ag_ui::server::downgrade::interrupt_notice;
+///
+/// let ask = Interrupt::new("i1", "confirmation").with_message("Shall I save?");
+/// assert_eq!(
+///     interrupt_notice(&[ask, Interrupt::new("i2", "approval")]),
+///     "Paused, waiting for your answer (confirmation): Shall I save?\n\
+///      Paused, waiting for your answer (approval): interrupt i2"
+/// );
+/// ```
+pub fn interrupt_notice(interrupts: &[Interrupt]) -> String {
+    let mut text = String::new();
+    for (i, interrupt) in interrupts.iter().enumerate() {
+        if i > 0 {
+            text.push('\n');
+        }
+        text.push_str("Paused, waiting for your answer (");
+        text.push_str(&interrupt.reason);
+        text.push_str("): ");
+        match &interrupt.message {
+            Some(message) if !message.is_empty() => text.push_str(message),
+            _ => {
+                text.push_str("interrupt ");
+                text.push_str(interrupt.id.as_str());
+            }
+        }
     }
+    text
+}
+
+/// The event as every pre-1.0 schema accepts it; `None` when it must not be sent.
+fn rewrite(mut event: Event) -> Option<Event> {
     match &mut event {
         Event::TextMessageContent(e) if e.delta.is_empty() => return None,
         Event::TextMessageChunk(e) if e.delta.as_deref() == Some("") => e.delta = None,
@@ -538,15 +620,23 @@ fn rewrite(mut event: Event) -> Option<Event> {
         Event::RunStarted(e) => {
             if let Some(input) = &mut e.input {
                 messages(&mut input.messages);
-                input.resume = None;
             }
         }
-        Event::RunFinished(e) => e.outcome = None,
+        Event::RunFinished(e) => match &mut e.outcome {
+            // 0.0.59 reads `{type: "success"}` and `{type: "interrupt", interrupts}`, each
+            // `.strict()`: the pending tool call ids and a cancellation fail its run.
+            Some(RunFinishedOutcome::Success {
+                pending_tool_call_ids,
+            }) => *pending_tool_call_ids = None,
+            Some(RunFinishedOutcome::Cancelled) => e.outcome = None,
+            _ => {}
+        },
         _ => {}
     }
     Some(event)
 }
 
+/// Content parts as text (tool messages and results, a string in every pre-1.0 schema).
 fn flatten(content: &mut Content) {
     if let Content::Parts(_) = content {
         *content = Content::Text(content.flatten());
@@ -556,9 +646,9 @@ fn flatten(content: &mut Content) {
 fn messages(messages: &mut Vec<Message>) {
     messages.retain(|m| !matches!(m, Message::Reasoning(_)));
     for message in messages {
-        *message.subagent_run_id_mut() = None;
         match message {
-            Message::User(m) => flatten(&mut m.content),
+            // 0.0.42 reads text parts, not media parts.
+            Message::User(m) if m.content.has_media() => flatten(&mut m.content),
             Message::Tool(m) => flatten(&mut m.content),
             _ => {}
         }
@@ -652,15 +742,66 @@ mod tests {
             out,
             [
                 r#"{"type":"RUN_STARTED","threadId":"t","runId":"r"}"#,
-                r#"{"type":"TEXT_MESSAGE_START","messageId":"m1","role":"assistant"}"#,
+                // The attribution is kept: 0.0.42 strips it, 0.0.52 ignores it, 0.0.59 reads it.
+                r#"{"type":"TEXT_MESSAGE_START","messageId":"m1","role":"assistant","subagentRunId":"sub-1"}"#,
                 r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"hi"}"#,
                 r#"{"type":"TEXT_MESSAGE_END","messageId":"m1"}"#,
                 r#"{"type":"STEP_STARTED","stepName":"top"}"#,
                 r#"{"type":"STEP_FINISHED","stepName":"top"}"#,
-                r#"{"type":"MESSAGES_SNAPSHOT","messages":[{"role":"user","id":"u1","content":"look here"}]}"#,
+                r#"{"type":"MESSAGES_SNAPSHOT","messages":[{"role":"user","id":"u1","content":"look here","subagentRunId":"sub-1"}]}"#,
+                // The pause, as a message every client shows, then the outcome 0.0.59 reads.
+                r#"{"type":"TEXT_MESSAGE_START","messageId":"r-interrupt","role":"assistant"}"#,
+                r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"r-interrupt","delta":"Paused, waiting for your answer (confirmation): interrupt i1"}"#,
+                r#"{"type":"TEXT_MESSAGE_END","messageId":"r-interrupt"}"#,
+                r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":{"type":"interrupt","interrupts":[{"id":"i1","reason":"confirmation"}]}}"#,
+            ]
+        );
+    }
+
+    /// 0.0.59 reads the outcome with `.strict()` schemas of `success` and `interrupt` alone.
+    #[test]
+    fn outcomes_are_kept_in_the_shapes_every_client_accepts() {
+        let finished = |outcome: RunFinishedOutcome| {
+            Event::from(crate::RunFinishedEvent::new("t", "r").with_outcome(outcome))
+        };
+        let out = run(vec![
+            finished(RunFinishedOutcome::Success {
+                pending_tool_call_ids: Some(vec!["c1".into()]),
+            }),
+            finished(RunFinishedOutcome::success()),
+            finished(RunFinishedOutcome::Cancelled),
+        ]);
+        assert_eq!(
+            out,
+            [
+                r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":{"type":"success"}}"#,
+                r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":{"type":"success"}}"#,
                 r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r"}"#,
             ]
         );
+    }
+
+    /// Text parts are read by every client; only media parts make a user message text.
+    #[test]
+    fn text_parts_stay_parts_and_resume_stays_in_the_echoed_input() {
+        let parts = Content::Parts(vec![ContentPart::text("a"), ContentPart::text("b")]);
+        let input = crate::RunAgentInput::new("t", "r")
+            .with_messages(vec![
+                Message::user("u1", parts),
+                Message::reasoning("r1", "thought"),
+            ])
+            .with_resume(vec![crate::ResumeEntry::resolved("i1", Value::Bool(true))]);
+        let mut started = crate::RunStartedEvent::new("t", "r");
+        started.input = Some(Box::new(input));
+        let out = run(vec![started.into()]);
+        let event: Value = serde_json::from_str(&out[0]).unwrap();
+        assert_eq!(
+            event["input"]["messages"],
+            serde_json::json!([{"role": "user", "id": "u1", "content": [
+                {"type": "text", "text": "a"}, {"type": "text", "text": "b"}
+            ]}])
+        );
+        assert_eq!(event["input"]["resume"][0]["interruptId"], "i1");
     }
 
     #[test]

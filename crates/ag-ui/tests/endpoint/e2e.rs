@@ -556,7 +556,7 @@ async fn a_1_0_client_gets_the_stream_untouched_and_a_pre_1_0_client_a_downgrade
         .unwrap();
     assert_eq!(body, untouched);
 
-    // No version, or one below 1.0: what 0.0.42 reads.
+    // No version, or one below 1.0: what 0.0.42, 0.0.52 and 0.0.59 all accept.
     for version in [None, Some("0.9")] {
         let body = post(&format!("{url}/agent"), versioned_body(version))
             .await
@@ -567,7 +567,12 @@ async fn a_1_0_client_gets_the_stream_untouched_and_a_pre_1_0_client_a_downgrade
             .lines()
             .filter_map(|l| l.strip_prefix("id: "))
             .collect();
-        assert_eq!(ids, ["1", "2", "3", "4", "5", "6", "7", "8", "9", "10"]);
+        assert_eq!(
+            ids,
+            [
+                "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13"
+            ]
+        );
         assert_eq!(
             data_events(&body),
             vec![
@@ -577,10 +582,15 @@ async fn a_1_0_client_gets_the_stream_untouched_and_a_pre_1_0_client_a_downgrade
                 json!({"type": "THINKING_TEXT_MESSAGE_CONTENT", "delta": "thinking"}),
                 json!({"type": "THINKING_TEXT_MESSAGE_END"}),
                 json!({"type": "THINKING_END"}),
-                json!({"type": "TEXT_MESSAGE_START", "messageId": "m1", "role": "assistant"}),
-                json!({"type": "TEXT_MESSAGE_CONTENT", "messageId": "m1", "delta": "hi"}),
-                json!({"type": "TEXT_MESSAGE_END", "messageId": "m1"}),
-                json!({"type": "RUN_FINISHED", "threadId": "t1", "runId": "r1"}),
+                json!({"type": "TEXT_MESSAGE_START", "messageId": "m1", "role": "assistant", "subagentRunId": "sub-1"}),
+                json!({"type": "TEXT_MESSAGE_CONTENT", "messageId": "m1", "delta": "hi", "subagentRunId": "sub-1"}),
+                json!({"type": "TEXT_MESSAGE_END", "messageId": "m1", "subagentRunId": "sub-1"}),
+                json!({"type": "TEXT_MESSAGE_START", "messageId": "r1-interrupt", "role": "assistant"}),
+                json!({"type": "TEXT_MESSAGE_CONTENT", "messageId": "r1-interrupt",
+                       "delta": "Paused, waiting for your answer (confirmation): interrupt i1"}),
+                json!({"type": "TEXT_MESSAGE_END", "messageId": "r1-interrupt"}),
+                json!({"type": "RUN_FINISHED", "threadId": "t1", "runId": "r1",
+                       "outcome": {"type": "interrupt", "interrupts": [{"id": "i1", "reason": "confirmation"}]}}),
             ],
             "{version:?}"
         );
