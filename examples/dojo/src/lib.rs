@@ -24,7 +24,10 @@
 //! Every run is framed by `RUN_STARTED` / `RUN_FINISHED` with the request's `threadId` and
 //! `runId` (the [`Runner`](ag_ui::server::Runner) does that), and every route is an
 //! [`AgentEndpoint`]: a body that is not a `RunAgentInput` gets a JSON `4xx`, never a half
-//! stream.
+//! stream. A client that sends no `protocolVersion` — `@copilotkit/runtime` 1.75, whose
+//! `@ag-ui/client` is 0.0.59 — gets the [version downgrade](ag_ui::server::downgrade); the
+//! tests run every route through `@ag-ui/client` 0.0.42, 0.0.52, 0.0.59 and 1.0.0, which all
+//! rebuild the same conversation.
 //!
 //! ## Pace
 //!
