@@ -6,6 +6,7 @@
 mod support;
 
 mod backpressure;
+mod downgrade_schemas;
 mod e2e;
 mod load;
 mod registry;
