@@ -79,8 +79,13 @@ impl Scenario {
             if let Err(e) = fed {
                 return json!({"reject": reject_kind(&e)});
             }
-            let (messages, state) = pipeline.into_reducer().into_parts();
-            reducer = Reducer::new().with_messages(messages).with_state(state);
+            let done = pipeline.into_reducer();
+            let pending = done.pending_interrupts().to_vec();
+            let (messages, state) = done.into_parts();
+            reducer = Reducer::new()
+                .with_messages(messages)
+                .with_state(state)
+                .with_pending_interrupts(pending);
         }
         let pending: Vec<String> = reducer
             .pending_interrupts()

@@ -115,6 +115,79 @@ impl Target {
         Ok(read(response, MAX_BODY).await)
     }
 
+    /// POSTs `body` to the endpoint reading the answer while the body is still being written,
+    /// so that a server that answers (`413`) before reading a body it will not take, and
+    /// closes, is heard. Over `http` on a socket of its own; `https` goes through
+    /// [`post`](Self::post).
+    ///
+    /// # Errors
+    /// No status came back.
+    pub(crate) async fn post_early_answer(&self, body: Vec<u8>) -> Result<Reply, String> {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+        let host = self.url.host_str().unwrap_or_default().to_owned();
+        if self.url.scheme() != "http" {
+            return self.post(&self.url, body, "text/event-stream").await;
+        }
+        let port = self.url.port_or_known_default().unwrap_or(80);
+        let stream = tokio::net::TcpStream::connect(format!("{host}:{port}"))
+            .await
+            .map_err(|e| format!("cannot connect to {host}:{port}: {e}"))?;
+        let path = match self.url.query() {
+            Some(query) => format!("{}?{query}", self.url.path()),
+            None => self.url.path().to_owned(),
+        };
+        let head = format!(
+            "POST {path} HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Type: application/json\r\n\
+             Accept: text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+            body.len()
+        );
+        let (mut reader, mut writer) = stream.into_split();
+        let write = tokio::spawn(async move {
+            writer.write_all(head.as_bytes()).await?;
+            writer.write_all(&body).await?;
+            writer.flush().await?;
+            Ok::<_, std::io::Error>(writer)
+        });
+        let mut answer = Vec::new();
+        let mut piece = vec![0; 16 * 1024];
+        while answer.len() < 64 * 1024 && !answer.windows(4).any(|w| w == b"\r\n\r\n") {
+            match reader.read(&mut piece).await {
+                Ok(0) | Err(_) => break,
+                Ok(n) => answer.extend_from_slice(&piece[..n]),
+            }
+        }
+        let written = if answer.is_empty() {
+            write.await.ok()
+        } else {
+            write.abort();
+            None
+        };
+        let text = String::from_utf8_lossy(&answer);
+        let status = text
+            .strip_prefix("HTTP/1.")
+            .and_then(|rest| rest.get(2..5))
+            .and_then(|code| code.parse().ok());
+        let Some(status) = status else {
+            return Err(match written {
+                Some(Err(e)) => format!("the connection closed with no status while the body was sent: {e}"),
+                _ => format!("no HTTP status came back: {:?}", excerpt(&answer)),
+            });
+        };
+        let (head, rest) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+        let content_type = head.lines().find_map(|line| {
+            let (name, value) = line.split_once(':')?;
+            name.eq_ignore_ascii_case("content-type").then(|| value.trim().to_owned())
+        });
+        Ok(Reply {
+            status,
+            content_type,
+            body: rest.as_bytes().to_vec(),
+            truncated: false,
+            broken: None,
+        })
+    }
+
     /// POSTs a run input (JSON) asking for SSE.
     ///
     /// # Errors

@@ -39,11 +39,6 @@ impl Analysis {
             .as_deref()
             .or(self.order_problem.as_deref())
     }
-
-    /// Whether an event of this type was sent.
-    pub(crate) fn has(&self, ty: EventType) -> bool {
-        self.events.iter().any(|e| e.event_type() == ty)
-    }
 }
 
 /// Reads a response's body as an AG-UI stream (protobuf when its content type says so, SSE
