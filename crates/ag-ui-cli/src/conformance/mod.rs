@@ -167,12 +167,7 @@ impl Runner {
     where
         F: std::future::Future<Output = Verdict>,
     {
-        let group = match name.split('.').next().unwrap_or("core") {
-            "transport" => "transport",
-            "resume" => "resume",
-            "dojo" => "dojo",
-            _ => "core",
-        };
+        let group = group_of(name);
         let start = Instant::now();
         let verdict = if start >= self.deadline {
             Verdict::Skip(format!(
@@ -200,19 +195,23 @@ impl Runner {
 
     /// Records a check that was not run.
     pub(crate) fn skip(&mut self, name: &str, about: &'static str, why: String) {
-        let group = match name.split('.').next().unwrap_or("core") {
-            "transport" => "transport",
-            "resume" => "resume",
-            "dojo" => "dojo",
-            _ => "core",
-        };
         self.checks.push(Check {
-            group,
+            group: group_of(name),
             name: name.to_owned(),
             about,
             verdict: Verdict::Skip(why),
             elapsed: Duration::ZERO,
         });
+    }
+}
+
+/// The group of a check, from its name (`transport.accept-protobuf` → `transport`).
+fn group_of(name: &str) -> &'static str {
+    match name.split('.').next().unwrap_or("core") {
+        "transport" => "transport",
+        "resume" => "resume",
+        "dojo" => "dojo",
+        _ => "core",
     }
 }
 

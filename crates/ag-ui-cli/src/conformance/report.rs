@@ -211,7 +211,10 @@ mod tests {
             url: "http://h/<x>".to_owned(),
             checks: vec![
                 check("core.a", Verdict::Pass),
-                check("core.b", Verdict::Fail("got \"<500>\" & \u{1b}[31m".to_owned())),
+                check(
+                    "core.b",
+                    Verdict::Fail("got \"<500>\" & \u{1b}[31m".to_owned()),
+                ),
                 check("core.c", Verdict::Skip("why".to_owned())),
             ],
         }

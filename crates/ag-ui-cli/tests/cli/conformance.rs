@@ -8,8 +8,8 @@ use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
 use std::process::{Child, Command, Stdio};
 
-use ag_ui::client::{CancelHandle, Conversation, HttpAgent, PipelineError, RunError};
 use ag_ui::ResumeEntry;
+use ag_ui::client::{CancelHandle, Conversation, HttpAgent, PipelineError, RunError};
 use serde_json::{Value, json};
 
 use super::{ag_ui, serve_process};
@@ -36,7 +36,13 @@ fn not_passed(report: &Value, verdict: &str) -> Vec<String> {
         .unwrap()
         .iter()
         .filter(|c| c["verdict"] == verdict)
-        .map(|c| format!("{}: {}", c["name"].as_str().unwrap(), c["detail"].as_str().unwrap()))
+        .map(|c| {
+            format!(
+                "{}: {}",
+                c["name"].as_str().unwrap(),
+                c["detail"].as_str().unwrap()
+            )
+        })
         .collect()
 }
 
@@ -76,38 +82,62 @@ fn the_server_suite_passes_on_ag_ui_serve() {
     assert_eq!(code, 0);
     assert_eq!(verdict(&report, "transport.protobuf-stream"), "pass");
     // Nothing there advertises resumability, and the report says so.
-    assert!(not_passed(&report, "skip").iter().any(|s| s.starts_with("resume.replay: resumability is not advertised")));
+    assert!(
+        not_passed(&report, "skip")
+            .iter()
+            .any(|s| s.starts_with("resume.replay: resumability is not advertised"))
+    );
 }
 
 #[test]
 fn the_resume_checks_pass_on_a_resumable_ag_ui_serve() {
     let server = serve_process(&["--pace-ms", "0", "--resumable"]);
     let junit = std::env::temp_dir().join(format!("ag-ui-conformance-{}.xml", std::process::id()));
-    let (report, code) = suite(&format!("{}/", server.base), &["--junit", junit.to_str().unwrap()]);
+    let (report, code) = suite(
+        &format!("{}/", server.base),
+        &["--junit", junit.to_str().unwrap()],
+    );
     assert_eq!(not_passed(&report, "fail"), Vec::<String>::new());
     assert_eq!(code, 0);
-    for name in ["resume.ids-on-every-frame", "resume.replay", "resume.bad-cursor", "resume.expired-cursor"] {
+    for name in [
+        "resume.ids-on-every-frame",
+        "resume.replay",
+        "resume.bad-cursor",
+        "resume.expired-cursor",
+    ] {
         assert_eq!(verdict(&report, name), "pass", "{name}");
     }
     let xml = std::fs::read_to_string(&junit).unwrap();
     let _ = std::fs::remove_file(&junit);
-    assert_eq!(xml.matches("<testcase ").count(), report["checks"].as_array().unwrap().len());
+    assert_eq!(
+        xml.matches("<testcase ").count(),
+        report["checks"].as_array().unwrap().len()
+    );
     assert!(xml.contains("failures=\"0\""), "{xml}");
 }
 
 #[test]
 fn the_dojo_example_passes_the_dojo_profile() {
-    let addr = spawn_router(ag_ui_dojo::router(ag_ui_dojo::Config::with_pace(ag_ui_dojo::Pace::INSTANT)));
+    let addr = spawn_router(ag_ui_dojo::router(ag_ui_dojo::Config::with_pace(
+        ag_ui_dojo::Pace::INSTANT,
+    )));
     let (report, code) = suite(&format!("http://{addr}/"), &["--profile", "dojo"]);
     assert_eq!(not_passed(&report, "fail"), Vec::<String>::new());
     assert_eq!(code, 0);
-    let dojo = report["checks"].as_array().unwrap().iter().filter(|c| c["group"] == "dojo").count();
+    let dojo = report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["group"] == "dojo")
+        .count();
     assert_eq!(dojo, 14, "{report}");
     let skipped = not_passed(&report, "skip");
     assert_eq!(skipped.iter().filter(|s| s.starts_with("dojo.")).count(), 0);
     // Its `/` agent has no state type, so it refuses a state it cannot hold, with a JSON 400.
     assert!(
-        skipped.iter().any(|s| s.starts_with("core.foreign-state: the agent refuses a state")),
+        skipped
+            .iter()
+            .any(|s| s.starts_with("core.foreign-state: the agent refuses a state")),
         "{skipped:?}"
     );
 }
@@ -124,7 +154,9 @@ fn dojo_routes_are_relative_to_the_url_and_a_missing_one_fails() {
     assert_eq!(code, 1);
     let failed = not_passed(&report, "fail");
     assert!(
-        failed.iter().any(|f| f.starts_with("dojo.shared_state: POST") && f.contains("HTTP 404")),
+        failed
+            .iter()
+            .any(|f| f.starts_with("dojo.shared_state: POST") && f.contains("HTTP 404")),
         "{failed:?}"
     );
 }
@@ -156,7 +188,8 @@ mod broken {
                 status(400, "{\"error\":\"bad body\"}")
             };
         };
-        let (Some(thread), Some(run)) = (input["threadId"].as_str(), input["runId"].as_str()) else {
+        let (Some(thread), Some(run)) = (input["threadId"].as_str(), input["runId"].as_str())
+        else {
             return status(422, "{\"error\":\"ids\"}");
         };
         if body.len() > 1 << 20 {
@@ -210,28 +243,61 @@ mod broken {
 fn each_defect_of_a_broken_server_fails_its_check() {
     let addr = spawn_router(broken::router());
     let cases = [
-        ("content-before-run-started", "core.run-framing", "the first event is TEXT_MESSAGE_START, not RUN_STARTED"),
-        ("content-before-run-started", "core.ordering", "run.first-event"),
+        (
+            "content-before-run-started",
+            "core.run-framing",
+            "the first event is TEXT_MESSAGE_START, not RUN_STARTED",
+        ),
+        (
+            "content-before-run-started",
+            "core.ordering",
+            "run.first-event",
+        ),
         ("500-on-bad-body", "core.body-not-json", "HTTP 500"),
-        ("ids-not-echoed", "core.run-framing", "has threadId \"thread-1\""),
-        ("wrong-content-type", "core.content-type", "content-type application/json"),
-        ("ends-inside-run", "core.ordering", "the stream ended inside a run, with open: text messages m1"),
+        (
+            "ids-not-echoed",
+            "core.run-framing",
+            "has threadId \"thread-1\"",
+        ),
+        (
+            "wrong-content-type",
+            "core.content-type",
+            "content-type application/json",
+        ),
+        (
+            "ends-inside-run",
+            "core.ordering",
+            "the stream ended inside a run, with open: text messages m1",
+        ),
         ("null-member", "core.event-json", "name"),
-        ("snake-case", "core.event-json", "parent_message_id is snake_case"),
-        ("protobuf-as-text", "transport.accept-protobuf", "content-type text/plain"),
+        (
+            "snake-case",
+            "core.event-json",
+            "parent_message_id is snake_case",
+        ),
+        (
+            "protobuf-as-text",
+            "transport.accept-protobuf",
+            "content-type text/plain",
+        ),
     ];
     for (defect, check, detail) in cases {
         let (report, code) = suite(&format!("http://{addr}/{defect}"), &[]);
         assert_eq!(code, 1, "{defect}: {report}");
         let failed = not_passed(&report, "fail");
         assert!(
-            failed.iter().any(|f| f.starts_with(&format!("{check}: ")) && f.contains(detail)),
+            failed
+                .iter()
+                .any(|f| f.starts_with(&format!("{check}: ")) && f.contains(detail)),
             "{defect}: expected {check} to fail with {detail:?}; failed: {failed:#?}"
         );
     }
     // The same server without a defect passes everything it is asked.
     let (report, code) = suite(&format!("http://{addr}/none"), &[]);
-    assert_eq!((not_passed(&report, "fail"), code), (Vec::<String>::new(), 0));
+    assert_eq!(
+        (not_passed(&report, "fail"), code),
+        (Vec::<String>::new(), 0)
+    );
 }
 
 #[test]
@@ -239,13 +305,36 @@ fn usage_errors_exit_2_and_the_table_is_the_default() {
     let output = ag_ui(&["conformance", "server", "ftp://example.com/"], b"");
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains("not an http or https URL"));
-    let output = ag_ui(&["conformance", "server", "http://127.0.0.1:9/", "--timeout", "0"], b"");
+    let output = ag_ui(
+        &[
+            "conformance",
+            "server",
+            "http://127.0.0.1:9/",
+            "--timeout",
+            "0",
+        ],
+        b"",
+    );
     assert_eq!(output.status.code(), Some(2));
-    let output = ag_ui(&["conformance", "server", "http://127.0.0.1:9/", "--timeout", "2", "--color", "never"], b"");
+    let output = ag_ui(
+        &[
+            "conformance",
+            "server",
+            "http://127.0.0.1:9/",
+            "--timeout",
+            "2",
+            "--color",
+            "never",
+        ],
+        b"",
+    );
     assert_eq!(output.status.code(), Some(1));
     let table = String::from_utf8_lossy(&output.stdout);
     assert!(table.contains("FAIL  core.ordering"), "{table}");
-    assert!(table.contains("the plain run failed: the request failed"), "{table}");
+    assert!(
+        table.contains("the plain run failed: the request failed"),
+        "{table}"
+    );
 }
 
 /// `ag-ui conformance client` on a free port, killed when dropped.
@@ -367,7 +456,11 @@ fn node(script: &str, args: &[&str]) -> Value {
         .current_dir(&dir)
         .output()
         .unwrap_or_else(|e| panic!("running node (is Node.js installed?): {e}"));
-    assert!(output.status.success(), "{script} failed: {}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "{script} failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     let stdout = String::from_utf8_lossy(&output.stdout);
     serde_json::from_str(stdout.lines().last().unwrap_or("")).unwrap()
 }
@@ -381,7 +474,11 @@ fn the_reference_client_passes_every_scenario_not_tagged_strict() {
     let mut failed = Vec::new();
     let mut strict_failed = 0;
     for result in results {
-        let strict = result["tags"].as_array().unwrap().iter().any(|t| t == "strict");
+        let strict = result["tags"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t == "strict");
         match (result["pass"].as_bool().unwrap(), strict) {
             (true, _) => {}
             (false, true) => strict_failed += 1,
@@ -429,7 +526,9 @@ fn peer(mut command: Command) -> Peer {
 fn a_server_on_the_reference_encoder_passes() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../interop");
     let mut command = Command::new("node");
-    command.arg(dir.join("conformance/server.mjs")).current_dir(&dir);
+    command
+        .arg(dir.join("conformance/server.mjs"))
+        .current_dir(&dir);
     let server = peer(command);
     let (report, code) = suite(&format!("http://127.0.0.1:{}/", server.port), &[]);
     assert_eq!(not_passed(&report, "fail"), Vec::<String>::new());
@@ -458,14 +557,24 @@ fn python_venv() -> Result<std::path::PathBuf, String> {
         } else {
             Err(format!(
                 "{command:?} failed: {}",
-                String::from_utf8_lossy(&output.stderr).lines().last().unwrap_or("")
+                String::from_utf8_lossy(&output.stderr)
+                    .lines()
+                    .last()
+                    .unwrap_or("")
             ))
         }
     };
     let _ = std::fs::remove_dir_all(&venv);
     run(Command::new("python3").args(["-m", "venv"]).arg(&venv))?;
     run(Command::new(venv.join("bin/pip"))
-        .args(["install", "--quiet", "--disable-pip-version-check", "--timeout", "20", "-r"])
+        .args([
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+            "--timeout",
+            "20",
+            "-r",
+        ])
         .arg(&requirements))?;
     std::fs::write(&stamp, wanted).map_err(|e| e.to_string())?;
     Ok(venv)
@@ -491,7 +600,10 @@ fn a_server_on_the_python_sdk_passes_all_but_the_body_limit() {
     let (report, code) = suite(&format!("http://127.0.0.1:{}/", server.port), &[]);
     let failed = not_passed(&report, "fail");
     assert_eq!(failed.len(), 1, "{failed:#?}");
-    assert!(failed[0].starts_with("core.body-too-large: the body was accepted: HTTP 200"), "{failed:?}");
+    assert!(
+        failed[0].starts_with("core.body-too-large: the body was accepted: HTTP 200"),
+        "{failed:?}"
+    );
     assert_eq!(code, 1);
     // Its encoder answers SSE whatever the Accept.
     assert_eq!(verdict(&report, "transport.accept-protobuf"), "pass");

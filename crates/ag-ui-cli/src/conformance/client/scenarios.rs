@@ -170,9 +170,13 @@ pub(crate) fn protobuf(frames: &[Frame], thread: &str, run: &str) -> Vec<u8> {
 
 /// The wire a scenario is served on for a request accepting `accept`.
 pub(crate) fn wire(scenario: &Scenario, accept: &str) -> Wire {
-    let asks = accept
-        .split(',')
-        .any(|entry| entry.trim().to_ascii_lowercase().starts_with(proto::CONTENT_TYPE) && !entry.contains("q=0"));
+    let asks = accept.split(',').any(|entry| {
+        entry
+            .trim()
+            .to_ascii_lowercase()
+            .starts_with(proto::CONTENT_TYPE)
+            && !entry.contains("q=0")
+    });
     if scenario.has("protobuf") && asks {
         Wire::Proto
     } else {
@@ -197,9 +201,13 @@ pub(crate) fn ev(value: Value) -> Frame {
 
 /// A whole assistant text message: start, one content per delta, end.
 pub(crate) fn text(id: &str, deltas: &[&str]) -> Vec<Frame> {
-    let mut frames = vec![ev(json!({"type": "TEXT_MESSAGE_START", "messageId": id, "role": "assistant"}))];
+    let mut frames = vec![ev(
+        json!({"type": "TEXT_MESSAGE_START", "messageId": id, "role": "assistant"}),
+    )];
     for delta in deltas {
-        frames.push(ev(json!({"type": "TEXT_MESSAGE_CONTENT", "messageId": id, "delta": delta})));
+        frames.push(ev(
+            json!({"type": "TEXT_MESSAGE_CONTENT", "messageId": id, "delta": delta}),
+        ));
     }
     frames.push(ev(json!({"type": "TEXT_MESSAGE_END", "messageId": id})));
     frames
@@ -213,7 +221,9 @@ pub(crate) fn tool(id: &str, name: &str, parent: Option<&str>, deltas: &[&str]) 
     }
     let mut frames = vec![ev(start)];
     for delta in deltas {
-        frames.push(ev(json!({"type": "TOOL_CALL_ARGS", "toolCallId": id, "delta": delta})));
+        frames.push(ev(
+            json!({"type": "TOOL_CALL_ARGS", "toolCallId": id, "delta": delta}),
+        ));
     }
     frames.push(ev(json!({"type": "TOOL_CALL_END", "toolCallId": id})));
     frames
@@ -229,7 +239,9 @@ pub(crate) fn run(body: Vec<Vec<Frame>>) -> Vec<Frame> {
 
 /// One state snapshot then one delta per patch, in a run.
 pub(crate) fn patches(snapshot: Value, deltas: &[Value]) -> Vec<Frame> {
-    let mut body = vec![vec![ev(json!({"type": "STATE_SNAPSHOT", "snapshot": snapshot}))]];
+    let mut body = vec![vec![ev(
+        json!({"type": "STATE_SNAPSHOT", "snapshot": snapshot}),
+    )]];
     for delta in deltas {
         body.push(vec![ev(json!({"type": "STATE_DELTA", "delta": delta}))]);
     }

@@ -64,14 +64,16 @@ async fn list(State(battery): State<Battery>) -> Response {
     json_response(&Value::Array(entries))
 }
 
-fn find<'a>(battery: &'a Battery, name: &str) -> Result<&'a Scenario, Response> {
-    battery.iter().find(|s| s.name == name).ok_or_else(|| {
-        error(
-            StatusCode::NOT_FOUND,
-            "unknown-scenario",
-            "no scenario of that name; GET /scenarios lists them",
-        )
-    })
+fn find<'a>(battery: &'a Battery, name: &str) -> Option<&'a Scenario> {
+    battery.iter().find(|s| s.name == name)
+}
+
+fn unknown() -> Response {
+    error(
+        StatusCode::NOT_FOUND,
+        "unknown-scenario",
+        "no scenario of that name; GET /scenarios lists them",
+    )
 }
 
 fn error(status: StatusCode, kind: &str, message: &str) -> Response {
@@ -90,8 +92,8 @@ fn json_response(value: &Value) -> Response {
 
 async fn expected(State(battery): State<Battery>, Path(name): Path<String>) -> Response {
     match find(&battery, &name) {
-        Ok(scenario) => json_response(&scenario.expected()),
-        Err(response) => response,
+        Some(scenario) => json_response(&scenario.expected()),
+        None => unknown(),
     }
 }
 
@@ -103,12 +105,15 @@ async fn play(
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    let scenario = match find(&battery, &name) {
-        Ok(scenario) => scenario,
-        Err(response) => return response,
+    let Some(scenario) = find(&battery, &name) else {
+        return unknown();
     };
     if body.len() > MAX_INPUT {
-        return error(StatusCode::PAYLOAD_TOO_LARGE, "too-large", "the run input is over 1 MiB");
+        return error(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "too-large",
+            "the run input is over 1 MiB",
+        );
     }
     let input: Value = match serde_json::from_slice(&body) {
         Ok(Value::Object(input)) => Value::Object(input),
@@ -134,7 +139,10 @@ async fn play(
         .unwrap_or("");
     let frames = scenario.frames_for(resuming);
     let (content_type, bytes) = match scenarios::wire(scenario, accept) {
-        Wire::Proto => (proto::CONTENT_TYPE, scenarios::protobuf(frames, thread, run)),
+        Wire::Proto => (
+            proto::CONTENT_TYPE,
+            scenarios::protobuf(frames, thread, run),
+        ),
         _ => (sse::CONTENT_TYPE, scenarios::sse(frames, thread, run)),
     };
     Response::builder()

@@ -18,7 +18,10 @@ const TOO_LARGE: usize = 16 * 1024 * 1024;
 
 /// Runs the core checks; returns the plain run (for the other groups), `None` if it did not
 /// answer in time.
-pub(crate) async fn checks(target: &Target, runner: &mut Runner) -> Option<Result<Answered, String>> {
+pub(crate) async fn checks(
+    target: &Target,
+    runner: &mut Runner,
+) -> Option<Result<Answered, String>> {
     let main = tokio::time::timeout(runner.per_probe(), answer(target, input("hello")))
         .await
         .ok();
@@ -113,7 +116,9 @@ async fn checks_rest(target: &Target, runner: &mut Runner) {
     ];
     for (name, about, body) in bad_bodies {
         let large = name == "core.body-too-large";
-        runner.check(name, about, bad_body(target, body, large)).await;
+        runner
+            .check(name, about, bad_body(target, body, large))
+            .await;
     }
     runner
         .check(
@@ -172,7 +177,10 @@ async fn foreign_state(target: &Target) -> Verdict {
                 && reply.media_type() == "application/json"
                 && String::from_utf8_lossy(&reply.body).contains("state") =>
         {
-            Verdict::Skip(format!("the agent refuses a state it does not model: {}", reply.describe()))
+            Verdict::Skip(format!(
+                "the agent refuses a state it does not model: {}",
+                reply.describe()
+            ))
         }
         Ok(reply) => Verdict::Fail(reply.describe()),
     }
@@ -189,10 +197,9 @@ async fn bad_body(target: &Target, body: Vec<u8>, large: bool) -> Verdict {
     };
     match reply {
         Ok(reply) if (400..500).contains(&reply.status) => Verdict::Pass,
-        Ok(reply) if reply.ok() => Verdict::Fail(format!(
-            "the body was accepted: {}",
-            reply.describe()
-        )),
+        Ok(reply) if reply.ok() => {
+            Verdict::Fail(format!("the body was accepted: {}", reply.describe()))
+        }
         Ok(reply) => Verdict::Fail(reply.describe()),
         Err(e) => Verdict::Fail(format!("no status came back: {e}")),
     }
@@ -217,7 +224,9 @@ async fn disconnect(target: &Target) -> Verdict {
 /// [`CONCURRENT`] runs at once: each valid, each framed by its own ids, none carrying another's
 /// run id.
 async fn concurrent(target: &Target) -> Verdict {
-    let inputs: Vec<_> = (0..CONCURRENT).map(|i| input(&format!("run {i}"))).collect();
+    let inputs: Vec<_> = (0..CONCURRENT)
+        .map(|i| input(&format!("run {i}")))
+        .collect();
     let runs: Vec<String> = inputs.iter().map(|i| i.run.clone()).collect();
     let answers = futures::future::join_all(inputs.into_iter().map(|i| answer(target, i))).await;
     for (n, answered) in answers.into_iter().enumerate() {
@@ -228,9 +237,11 @@ async fn concurrent(target: &Target) -> Verdict {
         if let Some(problem) = answered.analysis.problem() {
             return Verdict::Fail(format!("run {n} of {CONCURRENT}: {problem}"));
         }
-        if let Verdict::Fail(why) =
-            framing(&answered.analysis, &answered.input.thread, &answered.input.run)
-        {
+        if let Verdict::Fail(why) = framing(
+            &answered.analysis,
+            &answered.input.thread,
+            &answered.input.run,
+        ) {
             return Verdict::Fail(format!("run {n} of {CONCURRENT}: {why}"));
         }
         let body = String::from_utf8_lossy(&answered.reply.body);
@@ -271,7 +282,10 @@ async fn without_version(target: &Target) -> Verdict {
         .iter()
         .filter_map(|v| v.get("type").and_then(Value::as_str))
         .collect();
-    let ids = analysis.values.first().map(|v| (&v["threadId"], &v["runId"]));
+    let ids = analysis
+        .values
+        .first()
+        .map(|v| (&v["threadId"], &v["runId"]));
     match (types.first(), types.last(), ids) {
         (Some(&"RUN_STARTED"), Some(&("RUN_FINISHED" | "RUN_ERROR")), Some((t, r)))
             if *t == run.thread && *r == run.run =>

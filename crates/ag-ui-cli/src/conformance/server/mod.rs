@@ -11,8 +11,8 @@ mod transport;
 use ag_ui::{Event, PROTOCOL_VERSION};
 use serde_json::{Value, json};
 
-pub(crate) use probe::Target;
 use probe::Reply;
+pub(crate) use probe::Target;
 use stream::Analysis;
 
 use super::{Profile, Runner, Verdict};
@@ -76,7 +76,11 @@ pub(crate) async fn answer(target: &Target, input: Input) -> Result<Answered, St
 }
 
 /// Sends `input` and checks that its answer is a valid stream framed by the run's ids.
-pub(crate) async fn valid_run(target: &Target, url: Option<&reqwest::Url>, input: Input) -> Verdict {
+pub(crate) async fn valid_run(
+    target: &Target,
+    url: Option<&reqwest::Url>,
+    input: Input,
+) -> Verdict {
     let reply = match url {
         Some(url) => {
             let body = serde_json::to_vec(&input.value).unwrap_or_default();
@@ -130,8 +134,13 @@ pub(crate) fn framing(analysis: &Analysis, thread: &str, run: &str) -> Verdict {
     }
     let last = analysis.events.len() - 1;
     match &analysis.events[last] {
-        Event::RunFinished(e) => echo("RUN_FINISHED", e.thread_id.as_str(), e.run_id.as_str(), last)
-            .unwrap_or(Verdict::Pass),
+        Event::RunFinished(e) => echo(
+            "RUN_FINISHED",
+            e.thread_id.as_str(),
+            e.run_id.as_str(),
+            last,
+        )
+        .unwrap_or(Verdict::Pass),
         Event::RunError(_) => Verdict::Pass,
         other => Verdict::Fail(format!(
             "the last event is {}, not RUN_FINISHED or RUN_ERROR",

@@ -102,7 +102,12 @@ impl Target {
     ///
     /// # Errors
     /// The request failed before a status came (connection refused, time-out, …).
-    pub(crate) async fn post(&self, url: &Url, body: Vec<u8>, accept: &str) -> Result<Reply, String> {
+    pub(crate) async fn post(
+        &self,
+        url: &Url,
+        body: Vec<u8>,
+        accept: &str,
+    ) -> Result<Reply, String> {
         let response = self
             .client
             .post(url.clone())
@@ -170,14 +175,17 @@ impl Target {
             .and_then(|code| code.parse().ok());
         let Some(status) = status else {
             return Err(match written {
-                Some(Err(e)) => format!("the connection closed with no status while the body was sent: {e}"),
+                Some(Err(e)) => {
+                    format!("the connection closed with no status while the body was sent: {e}")
+                }
                 _ => format!("no HTTP status came back: {:?}", excerpt(&answer)),
             });
         };
         let (head, rest) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
         let content_type = head.lines().find_map(|line| {
             let (name, value) = line.split_once(':')?;
-            name.eq_ignore_ascii_case("content-type").then(|| value.trim().to_owned())
+            name.eq_ignore_ascii_case("content-type")
+                .then(|| value.trim().to_owned())
         });
         Ok(Reply {
             status,

@@ -18,7 +18,8 @@ const CAPABILITIES_LIMIT: usize = 64 * 1024;
 const ABOUT_IDS: &str = "every frame of a resumable run carries its own id";
 const ABOUT_REPLAY: &str = "a reconnect with Last-Event-ID replays exactly the events after it";
 const ABOUT_BAD: &str = "a malformed Last-Event-ID gets a 4xx";
-const ABOUT_EXPIRED: &str = "a cursor of a run the server does not hold (unknown, expired) gets a 4xx";
+const ABOUT_EXPIRED: &str =
+    "a cursor of a run the server does not hold (unknown, expired) gets a 4xx";
 
 /// Runs the resume checks; `main` is the core group's plain run.
 pub(crate) async fn checks(
@@ -53,7 +54,11 @@ pub(crate) async fn checks(
     }
     let ids = &main.analysis.ids;
     runner
-        .check("resume.ids-on-every-frame", ABOUT_IDS, std::future::ready(every_frame(ids)))
+        .check(
+            "resume.ids-on-every-frame",
+            ABOUT_IDS,
+            std::future::ready(every_frame(ids)),
+        )
         .await;
     runner
         .check("resume.replay", ABOUT_REPLAY, replay(target, main))
@@ -62,14 +67,17 @@ pub(crate) async fn checks(
         .check(
             "resume.bad-cursor",
             ABOUT_BAD,
-            cursor(target, "not a cursor \u{7f}".replace('\u{7f}', "")),
+            cursor(target, "not a cursor".to_owned()),
         )
         .await;
     runner
         .check(
             "resume.expired-cursor",
             ABOUT_EXPIRED,
-            cursor(target, format!("{}:1", crate::live::unique("conformance-gone"))),
+            cursor(
+                target,
+                format!("{}:1", crate::live::unique("conformance-gone")),
+            ),
         )
         .await;
 }
@@ -88,7 +96,10 @@ async fn advertised(target: &Target) -> bool {
     let Some(url) = target.relative("capabilities") else {
         return false;
     };
-    match target.get(&url, &[("accept", "application/json")], CAPABILITIES_LIMIT).await {
+    match target
+        .get(&url, &[("accept", "application/json")], CAPABILITIES_LIMIT)
+        .await
+    {
         Ok(reply) if reply.ok() => serde_json::from_slice::<Value>(&reply.body)
             .ok()
             .and_then(|v| v.pointer("/transport/resumable").and_then(Value::as_bool))
@@ -163,11 +174,9 @@ async fn replay(target: &Target, main: &Answered) -> Verdict {
         ));
     }
     match (ids.get(k + 1), again.ids.first()) {
-        (Some(Some(original)), Some(Some(replayed))) if original != replayed => {
-            Verdict::Fail(format!(
-                "the first replayed event has id {replayed:?}; it had {original:?}"
-            ))
-        }
+        (Some(Some(original)), Some(Some(replayed))) if original != replayed => Verdict::Fail(
+            format!("the first replayed event has id {replayed:?}; it had {original:?}"),
+        ),
         _ => Verdict::Pass,
     }
 }

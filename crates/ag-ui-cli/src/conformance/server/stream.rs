@@ -205,10 +205,8 @@ impl Checker {
     fn check_expanded(&mut self, analysis: &mut Analysis, json: &[u8]) {
         for event in &self.expanded {
             if let Err(v) = self.order.check(event) {
-                analysis.order_problem = Some(format!(
-                    "{v} (after chunk expansion): {:?}",
-                    excerpt(json)
-                ));
+                analysis.order_problem =
+                    Some(format!("{v} (after chunk expansion): {:?}", excerpt(json)));
                 return;
             }
         }
@@ -314,7 +312,9 @@ mod tests {
         let written = json!({"type": "TOOL_CALL_START", "toolCallId": "t", "toolCallName": "n"});
         let null = shape_problem(&sent, &written, "");
         assert!(null.unwrap().contains("/parentMessageId is sent as null"));
-        let snake = check(json!({"type": "TOOL_CALL_START", "toolCallId": "t", "toolCallName": "n", "parent_message_id": "m"}));
+        let snake = check(
+            json!({"type": "TOOL_CALL_START", "toolCallId": "t", "toolCallName": "n", "parent_message_id": "m"}),
+        );
         assert!(snake.unwrap().contains("camelCase: parentMessageId"));
         let opaque = check(json!({"type": "STATE_SNAPSHOT", "snapshot": {"skill_level": null}}));
         assert_eq!(opaque, None);
