@@ -10,25 +10,14 @@ use super::{Report, Verdict};
 /// The most characters of a peer's bytes a failure quotes.
 pub(crate) const EXCERPT_CHARS: usize = 160;
 
-/// A short, printable excerpt of bytes a peer sent: at most [`EXCERPT_CHARS`] characters
-/// (then `…`), invalid UTF-8 as U+FFFD, control characters as `\u{…}` escapes so that nothing
-/// a server sends reaches a terminal as a control sequence. (Written here because the library
-/// has no public excerpt helper.)
+/// A short excerpt of bytes a peer sent: at most [`EXCERPT_CHARS`] characters (then `…`),
+/// invalid UTF-8 as U+FFFD. Failures quote it with `{:?}`, which writes control characters as
+/// escapes, so nothing a server sends reaches a terminal as a control sequence. (Written here
+/// because the library has no public excerpt helper.)
 pub(crate) fn excerpt(bytes: &[u8]) -> String {
     let text = String::from_utf8_lossy(&bytes[..bytes.len().min(EXCERPT_CHARS * 4)]);
-    let mut out = String::new();
-    for (count, c) in text.chars().enumerate() {
-        if count == EXCERPT_CHARS {
-            out.push('…');
-            return out;
-        }
-        if c.is_control() {
-            out.push_str(&format!("\\u{{{:x}}}", c as u32));
-        } else {
-            out.push(c);
-        }
-    }
-    if bytes.len() > EXCERPT_CHARS * 4 {
+    let mut out: String = text.chars().take(EXCERPT_CHARS).collect();
+    if out.len() < text.len() || bytes.len() > EXCERPT_CHARS * 4 {
         out.push('…');
     }
     out
@@ -55,7 +44,7 @@ pub(crate) fn table(report: &Report, color: bool) -> String {
         .map(|c| c.name.len())
         .max()
         .unwrap_or(0);
-    let mut out = format!("conformance of {}\n\n", excerpt(report.url.as_bytes()));
+    let mut out = format!("conformance of {}\n\n", visible(&excerpt(report.url.as_bytes())));
     for check in &report.checks {
         out.push_str(&format!(
             "{}  {:width$}  {:>6.2}s  {}\n",
@@ -226,7 +215,7 @@ mod tests {
         let text = excerpt(&long);
         assert_eq!(text.chars().count(), EXCERPT_CHARS + 1);
         assert!(text.ends_with('…'));
-        assert_eq!(excerpt(b"a\x1b[2Jb\n"), "a\\u{1b}[2Jb\\u{a}");
+        assert_eq!(format!("{:?}", excerpt(b"a\x1b[2Jb\n")), "\"a\\u{1b}[2Jb\\n\"");
         assert_eq!(excerpt(b"\xff"), "\u{fffd}");
     }
 
