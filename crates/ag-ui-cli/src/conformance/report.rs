@@ -44,7 +44,10 @@ pub(crate) fn table(report: &Report, color: bool) -> String {
         .map(|c| c.name.len())
         .max()
         .unwrap_or(0);
-    let mut out = format!("conformance of {}\n\n", visible(&excerpt(report.url.as_bytes())));
+    let mut out = format!(
+        "conformance of {}\n\n",
+        visible(&excerpt(report.url.as_bytes()))
+    );
     for check in &report.checks {
         out.push_str(&format!(
             "{}  {:width$}  {:>6.2}s  {}\n",
@@ -215,7 +218,10 @@ mod tests {
         let text = excerpt(&long);
         assert_eq!(text.chars().count(), EXCERPT_CHARS + 1);
         assert!(text.ends_with('…'));
-        assert_eq!(format!("{:?}", excerpt(b"a\x1b[2Jb\n")), "\"a\\u{1b}[2Jb\\n\"");
+        assert_eq!(
+            format!("{:?}", excerpt(b"a\x1b[2Jb\n")),
+            "\"a\\u{1b}[2Jb\\n\""
+        );
         assert_eq!(excerpt(b"\xff"), "\u{fffd}");
     }
 

@@ -170,12 +170,15 @@ pub(crate) fn protobuf(frames: &[Frame], thread: &str, run: &str) -> Vec<u8> {
 
 /// The wire a scenario is served on for a request accepting `accept`.
 pub(crate) fn wire(scenario: &Scenario, accept: &str) -> Wire {
+    // The protobuf type named with a q above 0 (`*/*` is not taken as asking: the battery
+    // serves protobuf only to a client that names it).
     let asks = accept.split(',').any(|entry| {
-        entry
-            .trim()
-            .to_ascii_lowercase()
-            .starts_with(proto::CONTENT_TYPE)
-            && !entry.contains("q=0")
+        let mut parts = entry.split(';');
+        let media = parts.next().unwrap_or("").trim();
+        let q = parts
+            .find_map(|p| p.trim().strip_prefix("q="))
+            .map_or(Some(1.0), |q| q.trim().parse::<f32>().ok());
+        media.eq_ignore_ascii_case(proto::CONTENT_TYPE) && q.is_some_and(|q| q > 0.0)
     });
     if scenario.has("protobuf") && asks {
         Wire::Proto

@@ -157,6 +157,30 @@ mod tests {
     use super::*;
 
     #[test]
+    fn protobuf_is_served_to_a_request_that_asks_for_it_and_only_for_protobuf_scenarios() {
+        let all = battery();
+        let binary = all.iter().find(|s| s.has("protobuf")).unwrap();
+        let text = all.iter().find(|s| !s.has("protobuf")).unwrap();
+        let asks = "application/vnd.ag-ui.event+proto, text/event-stream;q=0.5";
+        assert_eq!(scenarios::wire(binary, asks), Wire::Proto);
+        assert_eq!(scenarios::wire(text, asks), Wire::Sse);
+        assert_eq!(scenarios::wire(binary, "text/event-stream"), Wire::Sse);
+        assert_eq!(
+            scenarios::wire(binary, "application/vnd.ag-ui.event+proto;q=0.5"),
+            Wire::Proto
+        );
+        assert_eq!(
+            scenarios::wire(binary, "application/vnd.ag-ui.event+proto;q=0"),
+            Wire::Sse
+        );
+        // The protobuf bytes decode to the SSE stream's events.
+        let frames = binary.frames_for(false);
+        let from_proto = proto::decode(&scenarios::protobuf(frames, "t", "r")).unwrap();
+        let from_sse = sse::decode(&scenarios::sse(frames, "t", "r")).unwrap();
+        assert_eq!(from_proto, from_sse);
+    }
+
+    #[test]
     fn the_battery_is_large_named_once_and_every_expectation_computes() {
         let all = battery();
         assert!(all.len() >= 30, "{} scenarios", all.len());
