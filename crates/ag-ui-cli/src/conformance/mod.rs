@@ -52,10 +52,21 @@ pub(crate) struct ServerArgs {
     /// Also write the report as JUnit XML (one test case per check) to FILE.
     #[arg(long, value_name = "FILE")]
     pub(crate) junit: Option<String>,
-    /// Seconds one probe may take (its requests and reads); the whole suite may take ten
-    /// times as long.
-    #[arg(long, value_name = "SECS", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=3600))]
-    pub(crate) timeout: u64,
+    /// Seconds one probe may take (its requests and reads; fractions allowed, at most an
+    /// hour); the whole suite may take ten times as long.
+    #[arg(long, value_name = "SECS", default_value = "30", value_parser = parse_timeout)]
+    pub(crate) timeout: Duration,
+}
+
+/// `--timeout`: positive seconds, at most an hour.
+fn parse_timeout(arg: &str) -> Result<Duration, String> {
+    crate::live::parse_secs(arg).and_then(|d| {
+        if d <= Duration::from_secs(3600) {
+            Ok(d)
+        } else {
+            Err(format!("{arg:?} is more than an hour"))
+        }
+    })
 }
 
 /// Extra check groups of `conformance server`.
@@ -171,8 +182,8 @@ impl Runner {
         let start = Instant::now();
         let verdict = if start >= self.deadline {
             Verdict::Skip(format!(
-                "the suite's total time-out ({}s) was reached",
-                self.total.as_secs()
+                "the suite's total time-out ({:.1}s) was reached",
+                self.total.as_secs_f64()
             ))
         } else {
             let limit = self.per_probe.min(self.deadline - start);
@@ -229,14 +240,14 @@ pub(crate) fn main(target: Target, color: bool) -> ExitCode {
     };
     match target {
         Target::Server(args) => {
-            let target = match server::Target::new(&args.url, Duration::from_secs(args.timeout)) {
+            let target = match server::Target::new(&args.url, args.timeout) {
                 Ok(target) => target,
                 Err(e) => {
                     eprintln!("error: {e}");
                     return ExitCode::from(2);
                 }
             };
-            let mut runner = Runner::new(Duration::from_secs(args.timeout));
+            let mut runner = Runner::new(args.timeout);
             runtime.block_on(server::run(&target, args.profile, &mut runner));
             let report = Report {
                 url: args.url.clone(),

@@ -16,7 +16,10 @@ use super::{ag_ui, serve_process};
 
 /// `ag-ui conformance server URL --json ARGS`: the report and the exit code.
 fn suite(url: &str, args: &[&str]) -> (Value, i32) {
-    let mut all = vec!["conformance", "server", url, "--json", "--timeout", "20"];
+    let mut all = vec!["conformance", "server", url, "--json"];
+    if !args.contains(&"--timeout") {
+        all.extend_from_slice(&["--timeout", "20"]);
+    }
     all.extend_from_slice(args);
     let output = ag_ui(&all, b"");
     let report = serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
@@ -297,6 +300,41 @@ fn each_defect_of_a_broken_server_fails_its_check() {
     assert_eq!(
         (not_passed(&report, "fail"), code),
         (Vec::<String>::new(), 0)
+    );
+}
+
+/// A server that takes connections and never answers: every probe ends at its time-out and
+/// the suite at its total (ten probes' worth), with a report.
+#[test]
+fn a_server_that_never_answers_is_bounded_by_the_time_outs() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for stream in listener.incoming() {
+            held.push(stream);
+        }
+    });
+    let start = std::time::Instant::now();
+    let (report, code) = suite(&format!("http://{addr}/"), &["--timeout", "0.3"]);
+    let elapsed = start.elapsed();
+    assert_eq!(code, 1);
+    assert!(elapsed < std::time::Duration::from_secs(8), "{elapsed:?}");
+    let failed = not_passed(&report, "fail");
+    // Each ends at a time-out: the HTTP client's or the probe's, whichever fires first.
+    assert!(!failed.is_empty());
+    assert!(
+        failed
+            .iter()
+            .all(|f| f.contains("timed out") || f.contains("no verdict within")),
+        "{failed:#?}"
+    );
+    let skipped = not_passed(&report, "skip");
+    assert!(
+        skipped
+            .iter()
+            .any(|s| s.contains("total time-out (3.0s) was reached")),
+        "{skipped:#?}"
     );
 }
 
