@@ -184,6 +184,13 @@ mod broken {
                 .body(Body::from(text.to_owned()))
                 .unwrap()
         };
+        if defect == "redirect-elsewhere" {
+            return Response::builder()
+                .status(StatusCode::TEMPORARY_REDIRECT)
+                .header("location", "http://192.0.2.1/agent")
+                .body(Body::empty())
+                .unwrap();
+        }
         let Ok(Value::Object(input)) = serde_json::from_slice::<Value>(&body) else {
             return if defect == "500-on-bad-body" {
                 status(500, "{\"error\":\"Internal Server Error\"}")
@@ -283,6 +290,8 @@ fn each_defect_of_a_broken_server_fails_its_check() {
             "transport.accept-protobuf",
             "content-type text/plain",
         ),
+        // A redirect is never followed: nothing but the URL's origin is contacted.
+        ("redirect-elsewhere", "core.content-type", "HTTP 307"),
     ];
     for (defect, check, detail) in cases {
         let (report, code) = suite(&format!("http://{addr}/{defect}"), &[]);
@@ -373,6 +382,62 @@ fn usage_errors_exit_2_and_the_table_is_the_default() {
         table.contains("the plain run failed: the request failed"),
         "{table}"
     );
+}
+
+#[test]
+fn the_scenario_server_refuses_what_is_not_a_run_input() {
+    let battery = battery();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let http = reqwest::Client::new();
+        let post = |path: &str, body: Vec<u8>| {
+            http.post(format!("{}{path}", battery.base))
+                .header("content-type", "application/json")
+                .body(body)
+                .send()
+        };
+        let status = |r: reqwest::Response| r.status().as_u16();
+        assert_eq!(
+            status(
+                post("/scenarios/text-basic", b"not json".to_vec())
+                    .await
+                    .unwrap()
+            ),
+            400
+        );
+        assert_eq!(
+            status(
+                post(
+                    "/scenarios/text-basic",
+                    br#"{"threadId":1,"runId":"r"}"#.to_vec()
+                )
+                .await
+                .unwrap()
+            ),
+            422
+        );
+        assert_eq!(
+            status(
+                post("/scenarios/text-basic", vec![b' '; 2 << 20])
+                    .await
+                    .unwrap()
+            ),
+            413
+        );
+        assert_eq!(
+            status(post("/scenarios/nope", b"{}".to_vec()).await.unwrap()),
+            404
+        );
+        let expected = http
+            .get(format!("{}/scenarios/nope/expected", battery.base))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(expected.status().as_u16(), 404);
+    });
 }
 
 /// `ag-ui conformance client` on a free port, killed when dropped.
