@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 
 use super::super::report::excerpt;
 use super::super::{Runner, Verdict};
-use super::{Answered, Target, answer, framing, input, on_main, stream, valid_run};
+use super::{Answered, Target, answer, framing, input, judge, on_main, stream, valid_run};
 
 /// How many runs `core.concurrent-runs` starts at once.
 const CONCURRENT: usize = 4;
@@ -72,7 +72,7 @@ async fn checks_rest(target: &Target, runner: &mut Runner) {
         .check(
             "core.state-and-tools",
             "a run input carrying a state, tools and context is accepted",
-            valid_run(target, None, {
+            valid_run(target, {
                 let mut run = input("what is the weather?");
                 run.value["state"] = json!({});
                 run.value["tools"] = json!([{
@@ -96,7 +96,7 @@ async fn checks_rest(target: &Target, runner: &mut Runner) {
         .check(
             "core.unknown-fields",
             "members the input schema does not know are tolerated",
-            valid_run(target, None, {
+            valid_run(target, {
                 let mut run = input("hello");
                 run.value["x-conformance-extra"] = json!({"nested": [1, 2]});
                 run.value["messages"][0]["x-extra"] = json!(true);
@@ -138,7 +138,7 @@ async fn checks_rest(target: &Target, runner: &mut Runner) {
         .check(
             "core.protocol-version-1.0",
             "a run declaring protocolVersion \"1.0\" is served",
-            valid_run(target, None, input("hello")),
+            valid_run(target, input("hello")),
         )
         .await;
     runner
@@ -162,16 +162,9 @@ fn too_large() -> Vec<u8> {
 async fn foreign_state(target: &Target) -> Verdict {
     let mut run = input("hello");
     run.value["state"] = json!({"x-conformance": {"items": ["a", null], "count": 1}});
-    let (thread, run_id) = (run.thread.clone(), run.run.clone());
     match target.run(&run.value).await {
         Err(e) => Verdict::Fail(e),
-        Ok(reply) if reply.ok() => {
-            let analysis = stream::analyze(&reply);
-            match analysis.problem() {
-                Some(problem) => Verdict::Fail(problem.to_owned()),
-                None => framing(&analysis, &thread, &run_id),
-            }
-        }
+        Ok(reply) if reply.ok() => judge(&reply, &run),
         Ok(reply)
             if (400..500).contains(&reply.status)
                 && reply.media_type() == "application/json"
@@ -215,7 +208,7 @@ async fn disconnect(target: &Target) -> Verdict {
     }
     // Let the server notice the hang-up.
     tokio::time::sleep(Duration::from_millis(100)).await;
-    match valid_run(target, None, input("hello again")).await {
+    match valid_run(target, input("hello again")).await {
         Verdict::Fail(why) => Verdict::Fail(format!("the run after the hang-up: {why}")),
         other => other,
     }

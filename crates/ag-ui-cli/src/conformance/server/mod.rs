@@ -76,28 +76,22 @@ pub(crate) async fn answer(target: &Target, input: Input) -> Result<Answered, St
 }
 
 /// Sends `input` and checks that its answer is a valid stream framed by the run's ids.
-pub(crate) async fn valid_run(
-    target: &Target,
-    url: Option<&reqwest::Url>,
-    input: Input,
-) -> Verdict {
-    let reply = match url {
-        Some(url) => {
-            let body = serde_json::to_vec(&input.value).unwrap_or_default();
-            target.post(url, body, "text/event-stream").await
-        }
-        None => target.run(&input.value).await,
-    };
-    match reply {
+pub(crate) async fn valid_run(target: &Target, input: Input) -> Verdict {
+    match target.run(&input.value).await {
         Err(e) => Verdict::Fail(e),
-        Ok(reply) if !reply.ok() => Verdict::Fail(reply.describe()),
-        Ok(reply) => {
-            let analysis = stream::analyze(&reply);
-            match analysis.problem() {
-                Some(problem) => Verdict::Fail(problem.to_owned()),
-                None => framing(&analysis, &input.thread, &input.run),
-            }
-        }
+        Ok(reply) => judge(&reply, &input),
+    }
+}
+
+/// The verdict on a run's answer: a 2xx whose stream is valid and framed by the run's ids.
+pub(crate) fn judge(reply: &Reply, input: &Input) -> Verdict {
+    if !reply.ok() {
+        return Verdict::Fail(reply.describe());
+    }
+    let analysis = stream::analyze(reply);
+    match analysis.problem() {
+        Some(problem) => Verdict::Fail(problem.to_owned()),
+        None => framing(&analysis, &input.thread, &input.run),
     }
 }
 
