@@ -170,6 +170,7 @@ mod broken {
     use axum::extract::Path;
     use axum::http::{HeaderMap, StatusCode};
     use axum::response::Response;
+    use futures::StreamExt as _;
     use serde_json::{Value, json};
 
     fn frame(value: &Value) -> String {
@@ -184,6 +185,29 @@ mod broken {
                 .body(Body::from(text.to_owned()))
                 .unwrap()
         };
+        if defect == "endless" {
+            // RUN_STARTED (with whatever ids), then one message's content forever.
+            let head = "data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\n\
+                        data: {\"type\":\"TEXT_MESSAGE_START\",\"messageId\":\"m\"}\n\n";
+            let content: &'static [u8] = &[
+                b"data: {\"type\":\"TEXT_MESSAGE_CONTENT\",\"messageId\":\"m\",\"delta\":\""
+                    .as_slice(),
+                &[b'x'; 8000],
+                b"\"}\n\n",
+            ]
+            .concat()
+            .leak()[..];
+            let forever = futures::stream::once(async move {
+                Ok::<_, std::convert::Infallible>(Bytes::from_static(head.as_bytes()))
+            })
+            .chain(futures::stream::repeat_with(move || {
+                Ok(Bytes::from_static(content))
+            }));
+            return Response::builder()
+                .header("content-type", "text/event-stream")
+                .body(Body::from_stream(forever))
+                .unwrap();
+        }
         if defect == "redirect-elsewhere" {
             return Response::builder()
                 .status(StatusCode::TEMPORARY_REDIRECT)
@@ -309,6 +333,31 @@ fn each_defect_of_a_broken_server_fails_its_check() {
     assert_eq!(
         (not_passed(&report, "fail"), code),
         (Vec::<String>::new(), 0)
+    );
+}
+
+/// A server whose run never ends: every read stops at 16 MiB or at the probe's time-out, and
+/// the suite ends with a report.
+#[test]
+fn an_endless_stream_is_read_no_further_than_the_bounds() {
+    let addr = spawn_router(broken::router());
+    let start = std::time::Instant::now();
+    let (report, code) = suite(&format!("http://{addr}/endless"), &["--timeout", "0.5"]);
+    assert!(
+        start.elapsed() < std::time::Duration::from_secs(9),
+        "{:?}",
+        start.elapsed()
+    );
+    assert_eq!(code, 1);
+    let failed = not_passed(&report, "fail");
+    assert!(
+        failed
+            .iter()
+            .any(|f| f.starts_with("core.state-and-tools: ")
+                && (f.contains("went on past 16 MiB")
+                    || f.contains("broke off")
+                    || f.contains("no verdict within"))),
+        "{failed:#?}"
     );
 }
 

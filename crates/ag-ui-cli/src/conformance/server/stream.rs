@@ -46,11 +46,25 @@ impl Analysis {
 pub(crate) fn analyze(reply: &Reply) -> Analysis {
     let mut analysis = Analysis::default();
     let mut checker = Checker::default();
+    // A body cut off (by the size bound or a broken connection) says so first, and its last,
+    // partial frame is not read as a frame.
+    let complete = !reply.truncated && reply.broken.is_none();
+    if let Some(broken) = &reply.broken {
+        analysis.order_problem = Some(format!("the body broke off: {broken}"));
+    }
+    if reply.truncated {
+        analysis.order_problem = Some(format!(
+            "the body went on past {} MiB (read no further)",
+            super::probe::MAX_BODY >> 20
+        ));
+    }
     if reply.media_type() == proto::CONTENT_TYPE {
         analysis.protobuf = true;
         let mut frames = proto::FrameDecoder::new();
         frames.push(&reply.body);
-        frames.finish();
+        if complete {
+            frames.finish();
+        }
         loop {
             match frames.next_frame() {
                 Ok(Some(frame)) => match proto::decode_message(frame.message()) {
@@ -84,7 +98,9 @@ pub(crate) fn analyze(reply: &Reply) -> Analysis {
             .count();
         let mut frames = sse::FrameDecoder::new();
         frames.push(&reply.body);
-        frames.finish();
+        if complete {
+            frames.finish();
+        }
         loop {
             match frames.next_frame() {
                 Ok(Some(frame)) => {
@@ -103,17 +119,6 @@ pub(crate) fn analyze(reply: &Reply) -> Analysis {
         }
     }
     checker.finish(&mut analysis);
-    if let Some(broken) = &reply.broken {
-        analysis
-            .order_problem
-            .get_or_insert(format!("the body broke off: {broken}"));
-    }
-    if reply.truncated {
-        analysis.order_problem.get_or_insert(format!(
-            "the body went on past {} MiB (read no further)",
-            super::probe::MAX_BODY >> 20
-        ));
-    }
     analysis
 }
 
