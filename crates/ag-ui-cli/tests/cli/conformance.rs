@@ -252,7 +252,16 @@ mod broken {
             }
             _ => {}
         }
-        let text: String = events.iter().map(frame).collect();
+        let text: String = if defect == "resume-replays-all" {
+            // Ids on every frame, as a resumable server sends them.
+            events
+                .iter()
+                .enumerate()
+                .map(|(i, e)| format!("id: {run}:{}\n{}", i + 1, frame(e)))
+                .collect()
+        } else {
+            events.iter().map(frame).collect()
+        };
         let wants_proto = headers
             .get("accept")
             .and_then(|a| a.to_str().ok())
@@ -268,8 +277,25 @@ mod broken {
             .unwrap()
     }
 
+    /// A reconnect, whatever its cursor, gets a whole run again from its start.
+    async fn replay_all() -> Response {
+        let events = [
+            json!({"type": "RUN_STARTED", "threadId": "t", "runId": "r"}),
+            json!({"type": "RUN_FINISHED", "threadId": "t", "runId": "r"}),
+        ];
+        let text: String = events
+            .iter()
+            .enumerate()
+            .map(|(i, e)| format!("id: r:{}\n{}", i + 1, frame(e)))
+            .collect();
+        Response::builder()
+            .header("content-type", "text/event-stream")
+            .body(Body::from(text))
+            .unwrap()
+    }
+
     pub(super) fn router() -> axum::Router {
-        axum::Router::new().route("/{defect}", axum::routing::post(handle))
+        axum::Router::new().route("/{defect}", axum::routing::post(handle).get(replay_all))
     }
 }
 
@@ -314,6 +340,14 @@ fn each_defect_of_a_broken_server_fails_its_check() {
             "transport.accept-protobuf",
             "content-type text/plain",
         ),
+        // Resumable (ids on every frame), but a reconnect starts the run over.
+        (
+            "resume-replays-all",
+            "resume.replay",
+            "the replay has 2 events where 3 followed; first difference at replayed event 0",
+        ),
+        ("resume-replays-all", "resume.bad-cursor", "HTTP 200"),
+        ("resume-replays-all", "resume.expired-cursor", "HTTP 200"),
         // A redirect is never followed: nothing but the URL's origin is contacted.
         ("redirect-elsewhere", "core.content-type", "HTTP 307"),
     ];
