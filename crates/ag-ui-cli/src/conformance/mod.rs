@@ -168,9 +168,11 @@ impl Runner {
         }
     }
 
-    /// The time one probe may take.
-    pub(crate) fn per_probe(&self) -> Duration {
+    /// The time the next probe may take: the per-probe time-out, or what is left of the
+    /// total if that is less.
+    pub(crate) fn budget(&self) -> Duration {
         self.per_probe
+            .min(self.deadline.saturating_duration_since(Instant::now()))
     }
 
     /// Runs one check and records its verdict.

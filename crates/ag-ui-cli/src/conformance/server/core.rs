@@ -22,7 +22,7 @@ pub(crate) async fn checks(
     target: &Target,
     runner: &mut Runner,
 ) -> Option<Result<Answered, String>> {
-    let main = tokio::time::timeout(runner.per_probe(), answer(target, input("hello")))
+    let main = tokio::time::timeout(runner.budget(), answer(target, input("hello")))
         .await
         .ok();
     let view = |check: fn(&Answered) -> Verdict| std::future::ready(on_main(main.as_ref(), check));

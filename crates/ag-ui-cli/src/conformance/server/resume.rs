@@ -27,7 +27,7 @@ pub(crate) async fn checks(
     runner: &mut Runner,
     main: Option<&Result<Answered, String>>,
 ) {
-    let advertised = tokio::time::timeout(runner.per_probe(), advertised(target))
+    let advertised = tokio::time::timeout(runner.budget(), advertised(target))
         .await
         .unwrap_or(false);
     let main = match main {

@@ -304,6 +304,38 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_body_cut_off_is_named_and_its_partial_frame_is_not_read() {
+        let body = b"data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\ndata: {\"type\":\"TEXT_MES".to_vec();
+        let reply = |truncated, broken: Option<&str>| Reply {
+            status: 200,
+            content_type: Some("text/event-stream".to_owned()),
+            body: body.clone(),
+            truncated,
+            broken: broken.map(str::to_owned),
+        };
+        let cut = analyze(&reply(true, None));
+        assert_eq!(cut.json_problem, None);
+        assert_eq!(
+            cut.order_problem.as_deref(),
+            Some("the body went on past 16 MiB (read no further)")
+        );
+        assert_eq!(cut.events.len(), 1);
+        let broken = analyze(&reply(false, Some("reset")));
+        assert_eq!(
+            broken.order_problem.as_deref(),
+            Some("the body broke off: reset")
+        );
+        // Whole, the same bytes end in a frame that is not JSON.
+        let whole = analyze(&reply(false, None));
+        assert!(
+            whole
+                .json_problem
+                .unwrap()
+                .starts_with("event 1 is not valid")
+        );
+    }
+
+    #[test]
     fn shape_problems_name_nulls_and_snake_case_but_not_opaque_payloads() {
         let check = |sent: Value| {
             let event = Event::from_value(&sent).unwrap();

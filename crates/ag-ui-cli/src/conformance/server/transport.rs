@@ -14,7 +14,7 @@ pub(crate) async fn checks(
     let run = input("hello");
     let body = serde_json::to_vec(&run.value).unwrap_or_default();
     let accept = format!("{}, text/event-stream;q=0.5", proto::CONTENT_TYPE);
-    let reply = tokio::time::timeout(runner.per_probe(), target.post(&target.url, body, &accept))
+    let reply = tokio::time::timeout(runner.budget(), target.post(&target.url, body, &accept))
         .await
         .ok();
     let media = match &reply {
