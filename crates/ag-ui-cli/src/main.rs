@@ -1,5 +1,6 @@
 //! `ag-ui`: serve a demo agent, talk to any AG-UI agent, verify and transform event streams.
 
+mod conformance;
 mod fetch;
 mod hosting;
 mod input;
@@ -194,6 +195,13 @@ enum Command {
         #[arg(long)]
         no_verify: bool,
     },
+    /// Check an AG-UI server or client against the protocol: `conformance server URL` probes an
+    /// endpoint (a table, --json or --junit FILE; exit 0 when nothing failed, 1 otherwise);
+    /// `conformance client` serves scenario streams with what a correct client ends with.
+    Conformance {
+        #[command(subcommand)]
+        target: conformance::Target,
+    },
     /// Re-encode a stream (in schema shape: members the schema does not describe are dropped).
     Convert {
         /// The output encoding.
@@ -313,6 +321,7 @@ fn main() -> ExitCode {
             }),
         Command::Compact { input, no_verify } => offline::compact(input.as_deref(), !no_verify),
         Command::Convert { to, input } => offline::convert(input.as_deref(), to),
+        Command::Conformance { target } => return conformance::main(target, color),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

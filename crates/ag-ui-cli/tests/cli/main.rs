@@ -5,8 +5,11 @@
 //! - `serve`, `serve_registry`: hosting, the registry, replays, CORS;
 //! - `proto`: protobuf in and out of every command;
 //! - `model`: `serve --model` against a mock OpenAI-compatible server;
-//! - `inspect`: the browser inspector in Debian's chromium, over WebDriver.
+//! - `inspect`: the browser inspector in Debian's chromium, over WebDriver;
+//! - `conformance`: `conformance server` against real and broken servers, the client battery
+//!   run by this crate's client and the reference's.
 
+mod conformance;
 mod inspect;
 mod live;
 mod model;

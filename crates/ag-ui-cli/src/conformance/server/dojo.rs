@@ -1,0 +1,334 @@
+//! The Dojo checks (`--profile dojo`): each feature route of the AG-UI Dojo's
+//! server-starter-all-features backend, relative to the URL, behaves as that reference
+//! backend does: a valid, framed run that leaves a client holding the reference's messages
+//! and state.
+
+use ag_ui::Message;
+use ag_ui::client::{Pipeline, Reducer};
+use serde_json::{Value, json};
+
+use super::super::report::excerpt;
+use super::super::{Runner, Verdict};
+use super::{Target, framing, input, stream};
+
+/// What a client holds after a route's run: the messages the run added, and the state.
+struct Held {
+    messages: Vec<Value>,
+    state: Value,
+    events: Vec<ag_ui::Event>,
+}
+
+type Expect = fn(&Held) -> Result<(), String>;
+
+/// A conversation whose last message is the result of a frontend tool call `name`.
+fn after_tool(name: &str) -> Value {
+    json!([
+        {"id": "u1", "role": "user", "content": "go"},
+        {"id": "a1", "role": "assistant", "toolCalls": [
+            {"id": "c1", "type": "function", "function": {"name": name, "arguments": "{}"}}
+        ]},
+        {"id": "t1", "role": "tool", "toolCallId": "c1", "content": "done"}
+    ])
+}
+
+fn user(text: &str) -> Value {
+    json!([{"id": "u1", "role": "user", "content": text}])
+}
+
+/// Runs the Dojo checks.
+pub(crate) async fn checks(target: &Target, runner: &mut Runner) {
+    let cases: Vec<(&str, &str, &'static str, Value, Expect)> = vec![
+        (
+            "dojo.agentic_chat",
+            "agentic_chat",
+            "agentic_chat: a countdown text, 10 to 1 then ✓",
+            user("hi"),
+            |h| text_is(h, "counting down: 10  9  8  7  6  5  4  3  2  1  ✓"),
+        ),
+        (
+            "dojo.agentic_chat-frontend-tool",
+            "agentic_chat",
+            "agentic_chat \"tool\": a change_background call",
+            user("tool"),
+            |h| {
+                let args = tool_call(h, "change_background")?;
+                expect(
+                    args["background"]
+                        .as_str()
+                        .is_some_and(|b| b.starts_with("linear-gradient(")),
+                    "a background gradient",
+                    &args,
+                )
+            },
+        ),
+        (
+            "dojo.agentic_chat-backend-tool",
+            "agentic_chat",
+            "agentic_chat \"backend_tool\": lookup_weather and its result in a snapshot",
+            user("backend_tool"),
+            |h| {
+                tool_call(h, "lookup_weather")?;
+                tool_result(h, |c| c == "The weather in San Francisco is sunny.")
+            },
+        ),
+        (
+            "dojo.agentic_chat-tool-result",
+            "agentic_chat",
+            "agentic_chat after a tool result: \"background changed ✓\"",
+            after_tool("change_background"),
+            |h| text_is(h, "background changed ✓"),
+        ),
+        (
+            "dojo.backend_tool_rendering",
+            "backend_tool_rendering",
+            "backend_tool_rendering: get_weather and its result in a snapshot",
+            user("weather?"),
+            |h| {
+                let args = tool_call(h, "get_weather")?;
+                expect(args["city"] == "San Francisco", "city San Francisco", &args)?;
+                tool_result(h, |c| {
+                    serde_json::from_str::<Value>(c).is_ok_and(|v| v["conditions"] == "sunny")
+                })
+            },
+        ),
+        (
+            "dojo.backend_tool_rendering-tool-result",
+            "backend_tool_rendering",
+            "backend_tool_rendering after a tool result: its text",
+            after_tool("get_weather"),
+            |h| text_is(h, "Retrieved weather information!"),
+        ),
+        (
+            "dojo.human_in_the_loop",
+            "human_in_the_loop",
+            "human_in_the_loop: generate_task_steps with ten enabled steps",
+            user("plan"),
+            |h| {
+                let args = tool_call(h, "generate_task_steps")?;
+                let steps = args["steps"].as_array().cloned().unwrap_or_default();
+                let good = steps.len() == 10
+                    && steps.iter().enumerate().all(|(i, s)| {
+                        s["description"] == format!("Step {}", i + 1) && s["status"] == "enabled"
+                    });
+                expect(good, "ten steps \"Step N\", enabled", &args)
+            },
+        ),
+        (
+            "dojo.human_in_the_loop-tool-result",
+            "human_in_the_loop",
+            "human_in_the_loop after a tool result: its text",
+            after_tool("generate_task_steps"),
+            |h| text_is(h, "Ok! I'm working on it."),
+        ),
+        (
+            "dojo.agentic_generative_ui",
+            "agentic_generative_ui",
+            "agentic_generative_ui: ten pending steps completed one by one in the state",
+            user("go"),
+            |h| {
+                let deltas = h
+                    .events
+                    .iter()
+                    .filter(|e| e.event_type() == ag_ui::EventType::StateDelta)
+                    .count();
+                let steps = h.state["steps"].as_array().cloned().unwrap_or_default();
+                let done = steps.len() == 10 && steps.iter().all(|s| s["status"] == "completed");
+                expect(
+                    done && deltas == 10,
+                    "ten STATE_DELTAs leaving ten completed steps",
+                    &json!({"deltas": deltas, "state": h.state}),
+                )
+            },
+        ),
+        (
+            "dojo.tool_based_generative_ui",
+            "tool_based_generative_ui",
+            "tool_based_generative_ui: a generate_haiku call in a snapshot",
+            user("a haiku"),
+            |h| {
+                let args = tool_call(h, "generate_haiku")?;
+                expect(
+                    args["japanese"][0] == "エーアイの" && args["english"][2] == "CopilotKit.",
+                    "the reference haiku",
+                    &args,
+                )
+            },
+        ),
+        (
+            "dojo.tool_based_generative_ui-thanks",
+            "tool_based_generative_ui",
+            "tool_based_generative_ui \"thanks\": \"Haiku created\"",
+            user("thanks"),
+            |h| text_is(h, "Haiku created"),
+        ),
+        (
+            "dojo.shared_state",
+            "shared_state",
+            "shared_state: the reference recipe as the state",
+            user("a recipe"),
+            |h| {
+                let recipe = &h.state["recipe"];
+                let good = recipe["skill_level"] == "Advanced"
+                    && recipe["ingredients"]
+                        .as_array()
+                        .is_some_and(|i| i.len() == 4)
+                    && recipe["instructions"]
+                        .as_array()
+                        .is_some_and(|i| i.len() == 3);
+                expect(
+                    good,
+                    "the recipe (Advanced, 4 ingredients, 3 instructions)",
+                    &h.state,
+                )
+            },
+        ),
+        (
+            "dojo.predictive_state_updates",
+            "predictive_state_updates",
+            "predictive_state_updates: PredictState, the document streamed, confirm_changes",
+            user("write"),
+            |h| {
+                let predict = h.events.iter().find_map(|e| match e {
+                    ag_ui::Event::Custom(c) if c.name == "PredictState" => Some(c.value.clone()),
+                    _ => None,
+                });
+                let predict = predict.ok_or("no CUSTOM PredictState event")?;
+                expect(
+                    predict[0]["state_key"] == "document"
+                        && predict[0]["tool"] == "write_document_local",
+                    "PredictState for document/write_document_local",
+                    &predict,
+                )?;
+                let args = tool_call(h, "write_document_local")?;
+                let document = args["document"].as_str().unwrap_or("");
+                expect(
+                    document.starts_with("Once upon a time, there was a dog named ")
+                        && document.trim_end().ends_with("was a very good dog."),
+                    "the reference story",
+                    &args,
+                )?;
+                tool_call(h, "confirm_changes").map(drop)
+            },
+        ),
+        (
+            "dojo.predictive_state_updates-tool-result",
+            "predictive_state_updates",
+            "predictive_state_updates after a tool result: \"Ok!\"",
+            after_tool("confirm_changes"),
+            |h| text_is(h, "Ok!"),
+        ),
+    ];
+    for (name, route, about, messages, expect) in cases {
+        runner
+            .check(name, about, route_check(target, route, messages, expect))
+            .await;
+    }
+}
+
+/// One route's run, checked as a run, reduced as a client would, then held to `expect`.
+async fn route_check(target: &Target, route: &str, messages: Value, expect: Expect) -> Verdict {
+    let Some(url) = target.relative(route) else {
+        return Verdict::Skip(format!("{route} is not on the endpoint's origin"));
+    };
+    let mut run = input("");
+    run.value["messages"] = messages.clone();
+    let body = serde_json::to_vec(&run.value).unwrap_or_default();
+    let reply = match target.post(&url, body, "text/event-stream").await {
+        Ok(reply) if reply.ok() => reply,
+        Ok(reply) => return Verdict::Fail(format!("POST {url}: {}", reply.describe())),
+        Err(e) => return Verdict::Fail(format!("POST {url}: {e}")),
+    };
+    let analysis = stream::analyze(&reply);
+    if let Some(problem) = analysis.problem() {
+        return Verdict::Fail(problem.to_owned());
+    }
+    if let Verdict::Fail(why) = framing(&analysis, &run.thread, &run.run) {
+        return Verdict::Fail(why);
+    }
+    let sent: Vec<Message> = match serde_json::from_value(messages) {
+        Ok(sent) => sent,
+        Err(e) => return Verdict::Fail(format!("the probe's own messages do not read: {e}")),
+    };
+    let known = sent.len();
+    let mut pipeline = Pipeline::new(Reducer::new().with_messages(sent));
+    let fed = pipeline
+        .push_bytes(&reply.body, &mut ())
+        .and_then(|_| pipeline.finish(&mut ()));
+    if let Err(e) = fed {
+        return Verdict::Fail(format!(
+            "a client cannot apply the run: {}",
+            crate::live::chain(&e)
+        ));
+    }
+    let (messages, state) = pipeline.into_reducer().into_parts();
+    let held = Held {
+        messages: messages
+            .iter()
+            .skip(known)
+            .filter_map(|m| serde_json::to_value(m).ok())
+            .collect(),
+        state,
+        events: analysis.events,
+    };
+    match expect(&held) {
+        Ok(()) => Verdict::Pass,
+        Err(why) => Verdict::Fail(why),
+    }
+}
+
+fn expect(good: bool, what: &str, got: &Value) -> Result<(), String> {
+    if good {
+        Ok(())
+    } else {
+        Err(format!(
+            "expected {what}; got {:?}",
+            excerpt(got.to_string().as_bytes())
+        ))
+    }
+}
+
+/// The last new message is an assistant text equal to `text`.
+fn text_is(held: &Held, text: &str) -> Result<(), String> {
+    let last = held.messages.last().cloned().unwrap_or(Value::Null);
+    expect(
+        last["role"] == "assistant" && last["content"] == text,
+        &format!("an assistant message {text:?}"),
+        &last,
+    )
+}
+
+/// The arguments (parsed) of the new tool call named `name`.
+fn tool_call(held: &Held, name: &str) -> Result<Value, String> {
+    let call = held
+        .messages
+        .iter()
+        .filter_map(|m| m["toolCalls"].as_array())
+        .flatten()
+        .find(|c| c["function"]["name"] == name)
+        .ok_or_else(|| {
+            format!(
+                "no tool call {name} among the new messages: {:?}",
+                excerpt(Value::Array(held.messages.clone()).to_string().as_bytes())
+            )
+        })?;
+    let arguments = call["function"]["arguments"].as_str().unwrap_or("");
+    serde_json::from_str(arguments).map_err(|e| {
+        format!(
+            "the arguments of {name} are not JSON ({e}): {:?}",
+            excerpt(arguments.as_bytes())
+        )
+    })
+}
+
+/// A new tool message whose content passes `check`.
+fn tool_result(held: &Held, check: fn(&str) -> bool) -> Result<(), String> {
+    let found = held
+        .messages
+        .iter()
+        .any(|m| m["role"] == "tool" && m["content"].as_str().is_some_and(check));
+    expect(
+        found,
+        "the tool's result",
+        &Value::Array(held.messages.clone()),
+    )
+}

@@ -1,0 +1,156 @@
+//! `ag-ui conformance server URL`: the probes, by group, on one bounded HTTP helper
+//! ([`probe`]) and one stream checker ([`stream`]).
+
+mod core;
+mod dojo;
+mod probe;
+mod resume;
+mod stream;
+mod transport;
+
+use ag_ui::{Event, PROTOCOL_VERSION};
+use serde_json::{Value, json};
+
+use probe::Reply;
+pub(crate) use probe::Target;
+use stream::Analysis;
+
+use super::{Profile, Runner, Verdict};
+
+/// Runs every group of checks that applies against `target`.
+pub(crate) async fn run(target: &Target, profile: Option<Profile>, runner: &mut Runner) {
+    let main = core::checks(target, runner).await;
+    transport::checks(target, runner, main.as_ref()).await;
+    resume::checks(target, runner, main.as_ref()).await;
+    if profile == Some(Profile::Dojo) {
+        dojo::checks(target, runner).await;
+    }
+}
+
+/// A run input of the probes: its JSON and the ids it carries.
+pub(crate) struct Input {
+    pub(crate) value: Value,
+    pub(crate) thread: String,
+    pub(crate) run: String,
+}
+
+/// A run input with one user message `text` (and `protocolVersion` "1.0").
+pub(crate) fn input(text: &str) -> Input {
+    let thread = crate::live::unique("conformance-thread");
+    let run = crate::live::unique("conformance-run");
+    let value = json!({
+        "threadId": thread,
+        "runId": run,
+        "protocolVersion": PROTOCOL_VERSION,
+        "state": {},
+        "messages": [{"id": crate::live::unique("user"), "role": "user", "content": text}],
+        "tools": [],
+        "context": [],
+        "forwardedProps": {},
+    });
+    Input { value, thread, run }
+}
+
+/// A run that answered: its reply and what its stream held.
+pub(crate) struct Answered {
+    pub(crate) input: Input,
+    pub(crate) reply: Reply,
+    pub(crate) analysis: Analysis,
+}
+
+/// Sends `input` and reads the answer as a stream.
+///
+/// # Errors
+/// The request failed, or the status is not 2xx (the reply's excerpt).
+pub(crate) async fn answer(target: &Target, input: Input) -> Result<Answered, String> {
+    let reply = target.run(&input.value).await?;
+    if !reply.ok() {
+        return Err(reply.describe());
+    }
+    let analysis = stream::analyze(&reply);
+    Ok(Answered {
+        input,
+        reply,
+        analysis,
+    })
+}
+
+/// Sends `input` and checks that its answer is a valid stream framed by the run's ids.
+pub(crate) async fn valid_run(target: &Target, input: Input) -> Verdict {
+    match target.run(&input.value).await {
+        Err(e) => Verdict::Fail(e),
+        Ok(reply) => judge(&reply, &input),
+    }
+}
+
+/// The verdict on a run's answer: a 2xx whose stream is valid and framed by the run's ids.
+pub(crate) fn judge(reply: &Reply, input: &Input) -> Verdict {
+    if !reply.ok() {
+        return Verdict::Fail(reply.describe());
+    }
+    let analysis = stream::analyze(reply);
+    match analysis.problem() {
+        Some(problem) => Verdict::Fail(problem.to_owned()),
+        None => framing(&analysis, &input.thread, &input.run),
+    }
+}
+
+/// The run is framed by `RUN_STARTED` (first) and `RUN_FINISHED` or `RUN_ERROR` (last), both
+/// echoing the request's `threadId` and `runId` (`RUN_ERROR` carries no ids).
+pub(crate) fn framing(analysis: &Analysis, thread: &str, run: &str) -> Verdict {
+    let echo = |name: &str, t: &str, r: &str, index: usize| {
+        if t == thread && r == run {
+            None
+        } else {
+            Some(Verdict::Fail(format!(
+                "event {index} ({name}) has threadId {:?} and runId {:?}; the request's are \
+                 {:?} and {:?}",
+                super::report::excerpt(t.as_bytes()),
+                super::report::excerpt(r.as_bytes()),
+                thread,
+                run
+            )))
+        }
+    };
+    match analysis.events.first() {
+        Some(Event::RunStarted(e)) => {
+            if let Some(fail) = echo("RUN_STARTED", e.thread_id.as_str(), e.run_id.as_str(), 0) {
+                return fail;
+            }
+        }
+        Some(other) => {
+            return Verdict::Fail(format!(
+                "the first event is {}, not RUN_STARTED",
+                other.event_type()
+            ));
+        }
+        None => return Verdict::Fail("the stream held no event".to_owned()),
+    }
+    let last = analysis.events.len() - 1;
+    match &analysis.events[last] {
+        Event::RunFinished(e) => echo(
+            "RUN_FINISHED",
+            e.thread_id.as_str(),
+            e.run_id.as_str(),
+            last,
+        )
+        .unwrap_or(Verdict::Pass),
+        Event::RunError(_) => Verdict::Pass,
+        other => Verdict::Fail(format!(
+            "the last event is {}, not RUN_FINISHED or RUN_ERROR",
+            other.event_type()
+        )),
+    }
+}
+
+/// The verdict of a check that looks at the main run, or that run's failure.
+pub(crate) fn on_main(
+    main: Option<&Result<Answered, String>>,
+    check: impl FnOnce(&Answered) -> Verdict,
+) -> Verdict {
+    match main {
+        Some(Ok(answered)) => check(answered),
+        Some(Err(e)) => Verdict::Fail(format!("the plain run failed: {e}")),
+        None => Verdict::Skip("the plain run did not complete in time".to_owned()),
+    }
+}

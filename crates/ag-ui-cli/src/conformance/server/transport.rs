@@ -1,0 +1,76 @@
+//! The transport checks: protobuf negotiation and keep-alive comments.
+
+use ag_ui::encoding::proto;
+
+use super::super::{Runner, Verdict};
+use super::{Answered, Target, framing, input, on_main, stream};
+
+/// Runs the transport checks; `main` is the core group's plain run.
+pub(crate) async fn checks(
+    target: &Target,
+    runner: &mut Runner,
+    main: Option<&Result<Answered, String>>,
+) {
+    let run = input("hello");
+    let body = serde_json::to_vec(&run.value).unwrap_or_default();
+    let accept = format!("{}, text/event-stream;q=0.5", proto::CONTENT_TYPE);
+    let reply = tokio::time::timeout(runner.budget(), target.post(&target.url, body, &accept))
+        .await
+        .ok();
+    let media = match &reply {
+        Some(Ok(reply)) => Some(reply.media_type()),
+        _ => None,
+    };
+    runner
+        .check(
+            "transport.accept-protobuf",
+            "a run asking for protobuf is answered in protobuf or SSE, never anything else",
+            std::future::ready(match &reply {
+                None => Verdict::Fail("no answer in time".to_owned()),
+                Some(Err(e)) => Verdict::Fail(e.clone()),
+                Some(Ok(reply)) if !reply.ok() => Verdict::Fail(reply.describe()),
+                Some(Ok(reply)) => match reply.media_type().as_str() {
+                    proto::CONTENT_TYPE | "text/event-stream" => Verdict::Pass,
+                    _ => Verdict::Fail(reply.describe()),
+                },
+            }),
+        )
+        .await;
+    runner
+        .check(
+            "transport.protobuf-stream",
+            "a protobuf answer decodes with ag_ui::encoding::proto into a valid, framed run",
+            std::future::ready(match (&reply, media.as_deref()) {
+                (Some(Ok(reply)), Some(proto::CONTENT_TYPE)) if reply.ok() => {
+                    let analysis = stream::analyze(reply);
+                    match analysis.problem() {
+                        Some(problem) => Verdict::Fail(problem.to_owned()),
+                        None => framing(&analysis, &run.thread, &run.run),
+                    }
+                }
+                (Some(Ok(_)), Some(other)) => {
+                    Verdict::Skip(format!("the server answered {other}, not protobuf"))
+                }
+                _ => Verdict::Skip("no protobuf answer to decode".to_owned()),
+            }),
+        )
+        .await;
+    runner
+        .check(
+            "transport.keep-alive",
+            "keep-alive comments, if the server sends any, sit between frames and carry nothing",
+            std::future::ready(on_main(main, |a| {
+                if a.analysis.protobuf || a.analysis.comments == 0 {
+                    Verdict::Skip("the plain run carried no SSE comment".to_owned())
+                } else if let Some(problem) = a.analysis.problem() {
+                    Verdict::Fail(format!(
+                        "with {} comment lines the stream did not read: {problem}",
+                        a.analysis.comments
+                    ))
+                } else {
+                    Verdict::Pass
+                }
+            })),
+        )
+        .await;
+}
