@@ -128,13 +128,18 @@ use crate::server::downgrade::{self, Downgrade, LegacyFrame};
 use crate::server::transform::{Coalescer, Filter, FilterFn, Verdict};
 use crate::{Event, RunAgentInput};
 
+mod detached;
 mod input;
 pub(crate) use input::error_response;
 use input::read_input;
 pub use input::{AgentInput, InputRejection, RejectionKind};
+mod limits;
+pub use limits::{DEFAULT_MAX_INPUT_BYTES, EndpointLimits};
+use limits::{InputBudget, InputPermit};
 pub mod registry;
 pub use registry::{AgentInfo, AgentRegistry};
 pub mod resume;
+pub use resume::ResumeConfig;
 
 /// The default limit on the size of a request body: 4 MiB.
 pub const DEFAULT_BODY_LIMIT: usize = 4 * 1024 * 1024;
@@ -489,8 +494,8 @@ fn split_unquoted(value: &str) -> impl Iterator<Item = &str> {
 
 #[derive(Clone, Copy, Debug)]
 struct Config {
-    body_limit: usize,
-    body_timeout: Duration,
+    limits: EndpointLimits,
+    resume: ResumeConfig,
     keep_alive: Option<Duration>,
     event_ids: bool,
     downgrade: bool,
@@ -509,6 +514,9 @@ pub struct AgentEndpoint<H> {
     config: Config,
     filter: Option<Arc<FilterFn>>,
     resumable: Option<resume::Resumable>,
+    /// The input budget, shared by the clones serving one router (made by
+    /// [`into_method_router`](Self::into_method_router), from the limits then set).
+    budget: Option<Arc<InputBudget>>,
 }
 
 impl<H> Clone for AgentEndpoint<H> {
@@ -518,6 +526,7 @@ impl<H> Clone for AgentEndpoint<H> {
             config: self.config,
             filter: self.filter.clone(),
             resumable: self.resumable.clone(),
+            budget: self.budget.clone(),
         }
     }
 }
@@ -538,8 +547,8 @@ impl<H: RunHandler> AgentEndpoint<H> {
         Self {
             handler: Arc::new(handler),
             config: Config {
-                body_limit: DEFAULT_BODY_LIMIT,
-                body_timeout: DEFAULT_BODY_TIMEOUT,
+                limits: EndpointLimits::default(),
+                resume: ResumeConfig::default(),
                 keep_alive: Some(DEFAULT_KEEP_ALIVE),
                 event_ids: false,
                 downgrade: true,
@@ -549,12 +558,14 @@ impl<H: RunHandler> AgentEndpoint<H> {
             },
             filter: None,
             resumable: None,
+            budget: None,
         }
     }
 
     /// Makes the endpoint resumable on `log`: every event is logged and numbered
     /// (`id: <runId>:<seq>`), a run outlives its connection, and `GET` on the same path
-    /// reconnects from a cursor. See [`resume`] for the whole behaviour;
+    /// reconnects from a cursor. See [`resume`] for the whole behaviour, and [`ResumeConfig`]
+    /// for its bounds ([`with_resume_config`](Self::with_resume_config), before or after);
     /// [`MemoryLog::default()`](crate::server::log::MemoryLog) is the usual log of a single
     /// instance.
     #[must_use]
@@ -565,33 +576,38 @@ impl<H: RunHandler> AgentEndpoint<H> {
     /// [`with_resumable`](Self::with_resumable) with a log shared as a trait object.
     #[must_use]
     pub fn with_resumable_log(mut self, log: Arc<dyn crate::server::log::EventLog>) -> Self {
-        let mut resumable = resume::Resumable::new(log);
-        if let Some(old) = &self.resumable {
-            resumable.detach_timeout = old.detach_timeout;
-            resumable.retry = old.retry;
-        }
-        self.resumable = Some(resumable);
+        self.resumable = Some(resume::Resumable::new(log, self.config.resume));
         self
+    }
+
+    /// Sets how a resumable endpoint treats its runs: the detach time-out, the most runs
+    /// detached at once, the `retry:` advised (see [`ResumeConfig`]). Applies whenever the
+    /// endpoint is resumable, whether [`with_resumable`](Self::with_resumable) comes before or
+    /// after.
+    #[must_use]
+    pub fn with_resume_config(mut self, config: ResumeConfig) -> Self {
+        self.config.resume = config;
+        self
+    }
+
+    /// How a resumable endpoint treats its runs.
+    pub fn resume_config(&self) -> &ResumeConfig {
+        &self.config.resume
     }
 
     /// Sets how long a resumable run whose client left goes on before it is cancelled
-    /// (default [`resume::DEFAULT_DETACH_TIMEOUT`]). No effect until the endpoint is
-    /// resumable.
+    /// ([`ResumeConfig::detach_timeout`], default [`resume::DEFAULT_DETACH_TIMEOUT`]).
     #[must_use]
     pub fn with_detach_timeout(mut self, timeout: Duration) -> Self {
-        if let Some(resumable) = &mut self.resumable {
-            resumable.detach_timeout = timeout;
-        }
+        self.config.resume.detach_timeout = timeout;
         self
     }
 
-    /// Sets the reconnection delay a resumable stream advises in `retry:` (default
-    /// [`resume::DEFAULT_RETRY`]). No effect until the endpoint is resumable.
+    /// Sets the reconnection delay a resumable stream advises in `retry:`
+    /// ([`ResumeConfig::retry`], default [`resume::DEFAULT_RETRY`]).
     #[must_use]
     pub fn with_retry(mut self, delay: Duration) -> Self {
-        if let Some(resumable) = &mut self.resumable {
-            resumable.retry = delay;
-        }
+        self.config.resume.retry = delay;
         self
     }
 
@@ -600,10 +616,24 @@ impl<H: RunHandler> AgentEndpoint<H> {
         self.resumable.is_some()
     }
 
-    /// Sets the largest accepted request body, in bytes.
+    /// Sets what requests may cost: the body size and time, the input bytes held by open
+    /// runs (see [`EndpointLimits`]). [`with_body_limit`](Self::with_body_limit) and
+    /// [`with_body_timeout`](Self::with_body_timeout) set one field of them each.
+    #[must_use]
+    pub fn with_limits(mut self, limits: EndpointLimits) -> Self {
+        self.config.limits = limits;
+        self
+    }
+
+    /// The limits on what requests may cost.
+    pub fn limits(&self) -> &EndpointLimits {
+        &self.config.limits
+    }
+
+    /// Sets the largest accepted request body, in bytes ([`EndpointLimits::body_limit`]).
     #[must_use]
     pub fn with_body_limit(mut self, bytes: usize) -> Self {
-        self.config.body_limit = bytes;
+        self.config.limits.body_limit = bytes;
         self
     }
 
@@ -612,7 +642,7 @@ impl<H: RunHandler> AgentEndpoint<H> {
     /// (`body-timeout`), so a client trickling its body cannot hold the request open.
     #[must_use]
     pub fn with_body_timeout(mut self, timeout: Duration) -> Self {
-        self.config.body_timeout = timeout;
+        self.config.limits.body_timeout = timeout;
         self
     }
 
@@ -684,7 +714,11 @@ impl<H: RunHandler> AgentEndpoint<H> {
     /// The endpoint as an axum method router: `POST` runs the handler, other methods get a JSON
     /// `405`.
     pub fn into_method_router<S: Clone + Send + Sync + 'static>(self) -> MethodRouter<S> {
-        let endpoint = self;
+        let mut endpoint = self;
+        endpoint.budget = Some(InputBudget::new(endpoint.config.limits.max_input_bytes));
+        if let Some(resumable) = &mut endpoint.resumable {
+            resumable.config = endpoint.config.resume;
+        }
         let allow = if endpoint.resumable.is_some() {
             "GET, POST"
         } else {
@@ -735,7 +769,11 @@ impl<H: RunHandler> AgentEndpoint<H> {
             .config
             .tracing
             .then(|| crate::trace::RemoteParent::from_headers(req.headers()));
-        let input = match read_input(req, self.config.body_limit, self.config.body_timeout).await {
+        let mut permit = match &self.budget {
+            Some(budget) => budget.permit(),
+            None => InputPermit::unbounded(),
+        };
+        let input = match read_input(req, &self.config.limits, &mut permit).await {
             Ok(input) => input,
             Err(rejection) => return rejection.into_response(),
         };
@@ -750,7 +788,7 @@ impl<H: RunHandler> AgentEndpoint<H> {
                 if let Some(refusal) = resume::refuse_run_id(run_id.as_str()) {
                     return refusal;
                 }
-                match resumable.log.open(run_id.as_str()).await {
+                match detached::open(resumable, run_id.as_str()).await {
                     Ok(writer) => Some(resume::LiveLog::new(writer, run_id.as_str(), resumable)),
                     Err(error) => {
                         tracing::warn!(%run_id, %error, "the run cannot be logged");
@@ -787,6 +825,7 @@ impl<H: RunHandler> AgentEndpoint<H> {
         body.live = live;
         body.timestamps = self.config.timestamps;
         body.trace = trace;
+        body.permit = permit;
         let mut response = Response::new(Body::from_stream(body));
         let headers = response.headers_mut();
         headers.insert(
@@ -856,6 +895,9 @@ struct EventBody {
     timestamps: bool,
     /// The run's span and counts.
     trace: crate::trace::RunTrace,
+    /// The run's input bytes in the endpoint's budget: counted while the run is open (here,
+    /// then in its detached life).
+    permit: InputPermit,
 }
 
 impl EventBody {
@@ -884,6 +926,7 @@ impl EventBody {
             live: None,
             timestamps: false,
             trace: crate::trace::RunTrace::disabled(),
+            permit: InputPermit::unbounded(),
         }
     }
 
@@ -1101,7 +1144,7 @@ impl Drop for EventBody {
                     events.filter_map(move |event| std::future::ready(filter.apply(event))),
                 )),
             };
-            live.detach(events);
+            live.detach(events, std::mem::take(&mut self.permit));
         }
     }
 }

@@ -3,7 +3,6 @@
 //! never start a run.
 
 use std::fmt;
-use std::time::Duration;
 
 use ::axum::extract::{FromRequest, Request};
 use ::axum::http::{HeaderMap, HeaderValue, StatusCode, header};
@@ -11,6 +10,8 @@ use ::axum::response::{IntoResponse, Response};
 use futures::StreamExt;
 use serde_json::json;
 
+use super::limits::InputPermit;
+#[cfg(doc)]
 use super::{DEFAULT_BODY_LIMIT, DEFAULT_BODY_TIMEOUT};
 use crate::RunAgentInput;
 
@@ -56,6 +57,10 @@ pub enum RejectionKind {
     MethodNotAllowed,
     /// The client accepts no encoding this endpoint produces (`406`).
     NotAcceptable,
+    /// The endpoint holds as much input in open runs as its
+    /// [`max_input_bytes`](super::EndpointLimits::max_input_bytes) allows (`503`, with
+    /// `Retry-After`).
+    Overloaded,
 }
 
 impl RejectionKind {
@@ -70,6 +75,7 @@ impl RejectionKind {
             RejectionKind::BodyTimeout => "body-timeout",
             RejectionKind::MethodNotAllowed => "method-not-allowed",
             RejectionKind::NotAcceptable => "not-acceptable",
+            RejectionKind::Overloaded => "overloaded",
         }
     }
 
@@ -84,6 +90,7 @@ impl RejectionKind {
             RejectionKind::BodyTimeout => StatusCode::REQUEST_TIMEOUT,
             RejectionKind::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             RejectionKind::NotAcceptable => StatusCode::NOT_ACCEPTABLE,
+            RejectionKind::Overloaded => StatusCode::SERVICE_UNAVAILABLE,
         }
     }
 }
@@ -140,12 +147,19 @@ impl std::error::Error for InputRejection {}
 
 impl IntoResponse for InputRejection {
     fn into_response(self) -> Response {
-        error_response(
+        let mut response = error_response(
             self.kind.status(),
             self.kind.as_str(),
             &self.message,
             self.field.as_deref(),
-        )
+        );
+        if self.kind == RejectionKind::Overloaded {
+            response.headers_mut().insert(
+                header::RETRY_AFTER,
+                HeaderValue::from(super::limits::RETRY_AFTER_SECS),
+            );
+        }
+        response
     }
 }
 
@@ -167,21 +181,26 @@ impl<S: Send + Sync> FromRequest<S> for AgentInput {
     type Rejection = InputRejection;
 
     async fn from_request(req: Request, _state: &S) -> Result<Self, Self::Rejection> {
-        read_input(req, DEFAULT_BODY_LIMIT, DEFAULT_BODY_TIMEOUT)
+        let limits = super::EndpointLimits::default();
+        read_input(req, &limits, &mut InputPermit::unbounded())
             .await
             .map(AgentInput)
     }
 }
 
-/// Reads and parses the body of `req` as a `RunAgentInput`, refusing a body over `limit`
-/// bytes as soon as it is known to be too large (from `Content-Length`, or while reading), and
-/// a body not read whole within `timeout`.
+/// Reads and parses the body of `req` as a `RunAgentInput`, refusing a body over
+/// `limits.body_limit` bytes as soon as it is known to be too large (from `Content-Length`, or
+/// while reading), a body not read whole within `limits.body_timeout`, and a body `permit`
+/// cannot count (the endpoint's input budget is spent: the declared length is counted before
+/// anything is read, the bytes read as they come).
 pub(crate) async fn read_input(
     req: Request,
-    limit: usize,
-    timeout: Duration,
+    limits: &super::EndpointLimits,
+    permit: &mut InputPermit,
 ) -> Result<RunAgentInput, InputRejection> {
     check_content_type(req.headers())?;
+    let limit = limits.body_limit;
+    let timeout = limits.body_timeout;
     let too_large = || {
         InputRejection::new(
             RejectionKind::PayloadTooLarge,
@@ -196,8 +215,11 @@ pub(crate) async fn read_input(
     if declared.is_some_and(|n| n > limit as u64) {
         return Err(too_large());
     }
+    // Within the limit, so within usize.
+    let declared = declared.map_or(0, |n| n as usize);
+    permit.grow(declared)?;
     let read = async {
-        let mut body = Vec::with_capacity(declared.map_or(0, |n| n as usize));
+        let mut body = Vec::with_capacity(declared);
         let mut chunks = req.into_body().into_data_stream();
         while let Some(chunk) = chunks.next().await {
             let chunk = chunk.map_err(|e| {
@@ -206,8 +228,12 @@ pub(crate) async fn read_input(
                     format!("the request body could not be read: {e}"),
                 )
             })?;
-            if body.len() + chunk.len() > limit {
+            let len = body.len() + chunk.len();
+            if len > limit {
                 return Err(too_large());
+            }
+            if len > permit.bytes() {
+                permit.grow(len - permit.bytes())?;
             }
             body.extend_from_slice(&chunk);
         }

@@ -6,7 +6,9 @@
 mod support;
 
 mod backpressure;
+mod detached;
 mod e2e;
+mod limits;
 mod load;
 mod registry;
 mod serve;
