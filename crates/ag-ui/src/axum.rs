@@ -28,7 +28,9 @@
 //!
 //! - **Input**: the body is read up to a limit (4 MiB by default; more is `413`), must be
 //!   `application/json` (else `415`), and must parse as a `RunAgentInput` (else `400`, naming the
-//!   field's path). Other methods get `405`. Every rejection is a JSON body
+//!   field's path). The bodies of the runs the endpoint holds open count against one budget
+//!   (64 MiB by default): a request that would pass it is answered `503` (`overloaded`, with
+//!   `Retry-After`) at once ([`EndpointLimits`]). Other methods get `405`. Every rejection is a JSON body
 //!   `{"error": {"kind": …, "message": …, "field": …}}`; [`AgentInput`] is the same extractor
 //!   for your own handlers.
 //! - **Negotiation** on `Accept` ([`negotiate`], RFC 9110 q-values and specificity): SSE

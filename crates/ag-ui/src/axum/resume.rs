@@ -8,16 +8,23 @@
 //!   carries `id: <runId>:<seq>` (the first one also `retry:`, the reconnection delay);
 //! - when the client goes away the run is **detached**, not cancelled: it goes on into the
 //!   log until it ends, for at most the detach timeout
-//!   ([`with_detach_timeout`](super::AgentEndpoint::with_detach_timeout), 10 minutes by
-//!   default), then it is cancelled and its log ends with a `RUN_ERROR` of code
-//!   `detach-timeout`;
+//!   ([`ResumeConfig::detach_timeout`], 10 minutes by default), then it is cancelled and its
+//!   log ends with a `RUN_ERROR` of code `detach-timeout`;
+//! - at most [`ResumeConfig::max_detached`] runs (256 by default) go on detached at once: one
+//!   more client leaving evicts the oldest, and a new run that finds the log full (`log-full`)
+//!   evicts the oldest to take its place. An evicted run is cancelled and its log ends with a
+//!   `RUN_ERROR` of code `evicted`, which a reconnect replays; once the log has forgotten it,
+//!   a reconnect is `410` (`expired`). So clients that leave at once cannot hold every slot of
+//!   the log: a fresh client is served, or told at once (`503` with `Retry-After`) when the
+//!   log is full of runs whose clients are still there;
 //! - `GET` on the same path reads a run from the log after a cursor and follows it live:
 //!   the standard `Last-Event-ID: <runId>:<seq>` header, or `?cursor=<runId>:<seq>` for
 //!   clients that cannot set it, or `?runId=<runId>` to join from the start (a page reload);
 //! - errors are JSON (`{"error": {"kind", "message"}}`): an unknown run is `404`
 //!   (`unknown-run`), a run or cursor past retention `410` (`expired`), a malformed cursor
 //!   or one of another run than `runId` `400` (`malformed-cursor`, `foreign-cursor`), a
-//!   cursor past the run's end `400` (`future-cursor`), a log that cannot be reached `503`.
+//!   cursor past the run's end `400` (`future-cursor`), a log that cannot be reached or is full
+//!   `503` (`log-unavailable`, `log-full`, with `Retry-After: 1`).
 //!
 //! Any instance sharing the log (Redis) serves a reconnect: the run goes on where it started,
 //! and the other instance tails the log. Reconnects are answered in SSE; a protobuf response
