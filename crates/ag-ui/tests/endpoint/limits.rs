@@ -20,11 +20,9 @@ fn big_input(run: &str, bytes: usize) -> String {
     format!(r#"{{"threadId":"t","runId":"{run}","protocolVersion":"1.0","messages":[{messages}]}}"#)
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_input_budget_refuses_when_spent_and_accepts_again_after_runs_end() {
-    let (release, released) = watch::channel(false);
-    // Each run starts, then waits for the release, holding its input.
-    let handler = move |input: RunAgentInput| -> EventStream {
+/// Each run starts, then waits for `released` to turn true, holding its input.
+fn waiting(released: watch::Receiver<bool>) -> impl Fn(RunAgentInput) -> EventStream + Send + Sync {
+    move |input: RunAgentInput| -> EventStream {
         let mut released = released.clone();
         let (t, r) = (input.thread_id.clone(), input.run_id.clone());
         let end = async move {
@@ -34,7 +32,13 @@ async fn the_input_budget_refuses_when_spent_and_accepts_again_after_runs_end() 
         };
         let start = Event::run_started("t", "r");
         Box::pin(futures::stream::iter([start]).chain(futures::stream::once(end)))
-    };
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_input_budget_refuses_when_spent_and_accepts_again_after_runs_end() {
+    let (release, released) = watch::channel(false);
+    let handler = waiting(released);
     let limits = EndpointLimits {
         max_input_bytes: 25_000,
         ..EndpointLimits::default()
@@ -75,6 +79,41 @@ async fn the_input_budget_refuses_when_spent_and_accepts_again_after_runs_end() 
             break;
         }
         assert_eq!(response.status(), 503);
+        assert!(Instant::now() < deadline, "the budget was not given back");
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_detached_run_keeps_its_input_in_the_budget_until_it_ends() {
+    let (release, released) = watch::channel(false);
+    let handler = waiting(released);
+    let limits = EndpointLimits {
+        max_input_bytes: 15_000,
+        ..EndpointLimits::default()
+    };
+    let app = Router::new().agent(
+        "/agent",
+        AgentEndpoint::new(handler)
+            .with_limits(limits)
+            .with_resumable(ag_ui::server::log::MemoryLog::default()),
+    );
+    let addr = spawn(app).await;
+    let mut response = post_json(addr, "/agent", big_input("a", 10_000)).await;
+    response.chunk().await.unwrap().unwrap();
+    // The client leaves; the run goes on detached, its input still counted.
+    drop(response);
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let refused = post_json(addr, "/agent", big_input("b", 10_000)).await;
+    json_error(refused, 503, "overloaded").await;
+    // The detached run ends: its input leaves the budget.
+    release.send(true).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(2);
+    loop {
+        let response = post_json(addr, "/agent", big_input("b", 10_000)).await;
+        if response.status() == 200 {
+            break;
+        }
         assert!(Instant::now() < deadline, "the budget was not given back");
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
