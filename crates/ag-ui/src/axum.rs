@@ -123,7 +123,7 @@ use ::axum::http::{HeaderValue, Method, StatusCode, header};
 use ::axum::response::{IntoResponse, Response};
 use ::axum::routing::{MethodRouter, on};
 use ::axum::{Router, routing::MethodFilter};
-use futures::{Stream, StreamExt};
+use futures::Stream;
 
 use crate::encoding::sse;
 use crate::server::downgrade::{self, Downgrade, LegacyFrame};
@@ -731,6 +731,8 @@ struct EventBody {
     /// The run's input bytes in the endpoint's budget: counted while the run is open (here,
     /// then in its detached life).
     permit: InputPermit,
+    /// Whether this is the detached life of a run, polled by a task of its own.
+    detached: bool,
 }
 
 impl EventBody {
@@ -760,6 +762,7 @@ impl EventBody {
             timestamps: false,
             trace: crate::trace::RunTrace::disabled(),
             permit: InputPermit::unbounded(),
+            detached: false,
         }
     }
 
@@ -959,25 +962,38 @@ impl Stream for EventBody {
 
 impl Drop for EventBody {
     fn drop(&mut self) {
-        // A resumable run whose client left goes on detached; otherwise dropping the events
-        // cancels the run.
-        if !self.done
-            && let Some(live) = self.live.take()
-        {
-            let events = std::mem::replace(&mut self.events, Box::pin(futures::stream::empty()));
-            // What the coalescer holds goes first, and the filter goes on applying: a reader
-            // of the log sees what this client would have seen.
-            let mut held = Vec::new();
-            if let Some((coalescer, _, _)) = &mut self.coalesce {
-                coalescer.flush(&mut held);
-            }
-            let events: EventStream = match self.filter.take() {
-                None => Box::pin(futures::stream::iter(held).chain(events)),
-                Some(mut filter) => Box::pin(futures::stream::iter(held).chain(
-                    events.filter_map(move |event| std::future::ready(filter.apply(event))),
-                )),
-            };
-            live.detach(events, std::mem::take(&mut self.permit));
+        // A resumable run whose client left goes on detached, through this same chain (filter,
+        // coalescing, timestamps, trace) into the log; otherwise dropping the events cancels
+        // the run.
+        let Some(mut live) = self.live.take() else {
+            return;
+        };
+        if self.done {
+            return;
         }
+        if self.detached {
+            // The detached life itself was dropped (the runtime shutting down).
+            live.finish();
+            return;
+        }
+        let detached = Arc::clone(live.detached());
+        let body = EventBody {
+            events: std::mem::replace(&mut self.events, Box::pin(futures::stream::empty())),
+            encoding: self.encoding,
+            keep_alive: None,
+            event_ids: false,
+            next_id: self.next_id,
+            done: false,
+            downgrade: self.downgrade.take(),
+            filter: self.filter.take(),
+            coalesce: self.coalesce.take(),
+            staged: std::mem::take(&mut self.staged),
+            live: Some(live),
+            timestamps: self.timestamps,
+            trace: std::mem::replace(&mut self.trace, crate::trace::RunTrace::disabled()),
+            permit: std::mem::take(&mut self.permit),
+            detached: true,
+        };
+        detached.detach(body);
     }
 }

@@ -1,5 +1,9 @@
 //! The detached runs of a resumable endpoint: runs whose client left, going on into the log.
 //!
+//! A detached run is the response body its client left, polled by a task of its own: the same
+//! chain (filter, coalescing, timestamps, downgrade, the run's trace) writes into the log, and
+//! its output goes nowhere.
+//!
 //! Each is bounded in time ([`ResumeConfig::detach_timeout`]) and all of them in number
 //! ([`ResumeConfig::max_detached`]): a client leaving when that many are detached evicts the
 //! oldest, and a new run that finds the log full evicts the oldest to take its place (a
@@ -18,8 +22,7 @@ use std::time::Duration;
 use futures::StreamExt;
 use tokio::sync::oneshot;
 
-use super::EventStream;
-use super::limits::InputPermit;
+use super::EventBody;
 use super::resume::{LiveLog, Resumable, ResumeConfig};
 use crate::server::log::{LogError, LogErrorKind, RunWriter};
 
@@ -77,23 +80,23 @@ impl Detached {
         }
     }
 
-    /// `live`'s client left: the run goes on into the log, in a task, until it ends, times
-    /// out or is evicted; the oldest detached runs are evicted first to stay within the bound.
-    pub(crate) fn detach(
-        self: Arc<Self>,
-        mut live: LiveLog,
-        events: EventStream,
-        permit: InputPermit,
-    ) {
+    /// The client of `body` (a resumable run) left: the run goes on into the log, through
+    /// the same chain as when it had a client, in a task, until it ends, times out or is
+    /// evicted; the oldest detached runs are evicted first to stay within the bound.
+    pub(super) fn detach(self: Arc<Self>, mut body: EventBody) {
+        let Some(live) = &body.live else {
+            return;
+        };
         let config = *live.config();
         let max = config.max_detached;
         let Ok(runtime) = tokio::runtime::Handle::try_current() else {
-            live.finish();
+            // No task can carry it: the run ends here (dropping the body finishes its log).
             return;
         };
+        tracing::debug!(run_id = %live.run_id(), "client left; the run goes on detached");
         if max == 0 {
-            drop(events);
-            evict_now(&mut live, max);
+            body.cancel(EVICTED, evicted_message(max));
+            runtime.spawn(async move { while body.next().await.is_some() {} });
             return;
         }
         let (evict, evicted) = oneshot::channel();
@@ -112,9 +115,8 @@ impl Detached {
             runs.queue.push_back(Entry { id, evict });
             id
         };
-        tracing::debug!(run_id = %live.run_id(), "client left; the run goes on detached");
         let ticket = Ticket { detached: self, id };
-        runtime.spawn(run_detached(live, events, permit, ticket, evicted, config));
+        runtime.spawn(run_detached(body, ticket, evicted, config));
     }
 }
 
@@ -132,24 +134,32 @@ impl Drop for Ticket {
     }
 }
 
-fn evict_now(live: &mut LiveLog, max: usize) {
-    tracing::warn!(
-        run_id = %live.run_id(),
-        max_detached = max,
-        "a detached run was evicted to make room"
-    );
-    live.end_cancelled(
-        EVICTED,
-        format!(
-            "the run was detached and evicted to make room (this endpoint keeps at most {max} detached runs)"
-        ),
-    );
+fn evicted_message(max: usize) -> String {
+    format!(
+        "the run was detached and evicted to make room (this endpoint keeps at most {max} detached runs)"
+    )
 }
 
+impl EventBody {
+    /// Cancels the run: the agent's events are dropped (which stops an agent of
+    /// [`server`](crate::server)), and a `RUN_ERROR` of `code` takes their place unless the
+    /// run has ended already. It goes through the chain as any event (what the coalescer holds
+    /// goes out first); polling the body to its end logs it and finishes the log.
+    fn cancel(&mut self, code: &str, message: String) {
+        let ended = self.live.as_ref().is_none_or(LiveLog::is_terminal);
+        self.events = if ended {
+            Box::pin(futures::stream::empty())
+        } else {
+            let error = crate::RunErrorEvent::new(message).with_code(code);
+            Box::pin(futures::stream::iter([error.into()]))
+        };
+    }
+}
+
+/// The detached life of a run: its body polled to the end (its output, already in the log,
+/// goes nowhere), or cancelled when evicted or out of time.
 async fn run_detached(
-    mut live: LiveLog,
-    mut events: EventStream,
-    permit: InputPermit,
+    mut body: EventBody,
     ticket: Ticket,
     mut evicted: oneshot::Receiver<oneshot::Sender<()>>,
     config: ResumeConfig,
@@ -164,35 +174,42 @@ async fn run_detached(
                     done = Some(told.ok());
                     return;
                 }
-                event = events.next() => match event {
-                    Some(event) => live.log_now(&event),
-                    None => return,
+                output = body.next() => if output.is_none() {
+                    return;
                 },
             }
         }
     })
     .await;
-    // Dropping the events cancels the agent.
-    drop(events);
+    let run_id = body
+        .live
+        .as_ref()
+        .map(|live| Arc::<str>::from(live.run_id()));
+    let run_id = run_id.as_deref().unwrap_or_default();
     if done.is_some() {
-        evict_now(&mut live, config.max_detached);
+        tracing::warn!(
+            run_id,
+            max_detached = config.max_detached,
+            "a detached run was evicted to make room"
+        );
+        body.cancel(EVICTED, evicted_message(config.max_detached));
     } else if drained.is_err() {
         tracing::warn!(
-            run_id = %live.run_id(),
+            run_id,
             "a detached run did not end within {} s and was cancelled",
             bound.as_secs()
         );
-        live.end_cancelled(
+        body.cancel(
             "detach-timeout",
             format!(
                 "the run was detached and did not end within {} s",
                 bound.as_secs()
             ),
         );
-    } else {
-        live.finish();
     }
-    drop(permit);
+    // The run's end (or its RUN_ERROR) goes into the log, which is finished then.
+    while body.next().await.is_some() {}
+    drop(body);
     drop(ticket);
     // The evictor waiting for the room learns the log is finished.
     drop(done);

@@ -86,8 +86,7 @@ use ::axum::response::{IntoResponse, Response};
 use futures::{Stream, StreamExt};
 
 use super::detached::Detached;
-use super::limits::InputPermit;
-use super::{EventStream, MAX_BATCH, error_response};
+use super::{MAX_BATCH, error_response};
 use crate::Event;
 use crate::server::log::{Cursor, EventLog, LogError, LogErrorKind, RunWriter, Tail};
 
@@ -341,11 +340,9 @@ impl LiveLog {
         }
     }
 
-    /// The client left before the end: the run goes on into the log, within the bounds of
-    /// [`ResumeConfig`], holding `permit` (its input) until it ends.
-    pub(crate) fn detach(self, events: EventStream, permit: InputPermit) {
-        let detached = Arc::clone(&self.detached);
-        detached.detach(self, events, permit);
+    /// The endpoint's detached runs, which this one joins if its client leaves.
+    pub(crate) fn detached(&self) -> &Arc<Detached> {
+        &self.detached
     }
 
     /// The run's id.
@@ -358,20 +355,9 @@ impl LiveLog {
         &self.config
     }
 
-    /// Appends the `RUN_ERROR` of a run cancelled by the endpoint, unless the run ended
-    /// already, and finishes the log.
-    pub(crate) fn end_cancelled(&mut self, code: &str, message: String) {
-        if !self.terminal {
-            let error = crate::RunErrorEvent::new(message).with_code(code);
-            self.append(&error.into());
-        }
-        self.finish();
-    }
-
-    /// Appends `event` and makes it visible to readers.
-    pub(crate) fn log_now(&mut self, event: &Event) {
-        self.append(event);
-        self.writer.flush();
+    /// Whether the run's `RUN_FINISHED` or `RUN_ERROR` is logged.
+    pub(crate) fn is_terminal(&self) -> bool {
+        self.terminal
     }
 }
 

@@ -151,3 +151,54 @@ async fn a_log_full_of_live_clients_refuses_at_once_with_retry_after() {
     assert!(started.elapsed() < Duration::from_secs(1));
     drop(held);
 }
+
+/// 200 one-letter deltas, 1 ms apart, between a start and an end.
+fn trickle(input: RunAgentInput) -> EventStream {
+    let (t, r) = (input.thread_id, input.run_id);
+    let id = format!("{r}-a");
+    let mut events = vec![
+        Event::run_started(t.clone(), r.clone()),
+        Event::text_message_start(id.as_str(), TextMessageRole::Assistant),
+    ];
+    events.extend((0..200).map(|_| Event::text_message_content(id.as_str(), "x")));
+    events.push(Event::text_message_end(id.as_str()));
+    events.push(Event::run_finished(t, r));
+    Box::pin(futures::stream::iter(events).then(|event| async move {
+        tokio::time::sleep(Duration::from_millis(1)).await;
+        event
+    }))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_detached_run_goes_through_the_same_chain_as_a_live_one() {
+    let app = Router::new().agent(
+        "/agent",
+        AgentEndpoint::new(trickle)
+            .with_coalescing(1 << 20, Duration::from_millis(50))
+            .with_timestamps(true)
+            .with_resumable(MemoryLog::default()),
+    );
+    let addr = spawn(app).await;
+    let mut response = post_json(addr, "/agent", input_json("r1")).await;
+    response.chunk().await.unwrap().unwrap();
+    drop(response);
+    // The reconnect follows the run to its end.
+    let text = crate::support::http::get_text(addr, "/agent?runId=r1").await;
+    let events: Vec<Value> = frames(&text)
+        .iter()
+        .map(|(_, data)| serde_json::from_str(data).unwrap())
+        .collect();
+    assert_eq!(events.last().unwrap()["type"], "RUN_FINISHED", "{text}");
+    // Stamped as a live client's events are, each one.
+    for event in &events {
+        assert!(event["timestamp"].as_u64().is_some(), "{event}");
+    }
+    // Coalesced as they are: 200 deltas over some 200 ms, joined per 50 ms window.
+    let deltas: Vec<&str> = events
+        .iter()
+        .filter(|e| e["type"] == "TEXT_MESSAGE_CONTENT")
+        .map(|e| e["delta"].as_str().unwrap())
+        .collect();
+    assert_eq!(deltas.concat(), "x".repeat(200));
+    assert!(deltas.len() <= 20, "{} deltas", deltas.len());
+}
