@@ -125,7 +125,15 @@ impl<'de, T> de::Visitor<'de> for Lenient<T> {
                     None => dropped = Some((index, name, 1)),
                 }
             } else {
-                out.push((self.convert)(item, index).map_err(de::Error::custom)?);
+                match (self.convert)(item, index) {
+                    Ok(element) => out.push(element),
+                    Err(error) => {
+                        // The rest is read through (not kept), so that a list that is not even
+                        // JSON is reported as such, as when the whole list was read first.
+                        while seq.next_element::<de::IgnoredAny>()?.is_some() {}
+                        return Err(de::Error::custom(error));
+                    }
+                }
             }
             index += 1;
         }
