@@ -202,3 +202,29 @@ async fn a_detached_run_goes_through_the_same_chain_as_a_live_one() {
     assert_eq!(deltas.concat(), "x".repeat(200));
     assert!(deltas.len() <= 20, "{} deltas", deltas.len());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_no_room_for_detached_runs_a_run_ends_when_its_client_leaves() {
+    let config = ResumeConfig {
+        max_detached: 0,
+        ..ResumeConfig::default()
+    };
+    let app = Router::new().agent(
+        "/agent",
+        AgentEndpoint::new(endless)
+            .with_resume_config(config)
+            .with_resumable(MemoryLog::default()),
+    );
+    let addr = spawn(app).await;
+    abandon(addr, "r1").await;
+    // The reconnect reads the run to its end: the RUN_ERROR that cancelled it.
+    let text = tokio::time::timeout(
+        Duration::from_secs(2),
+        crate::support::http::get_text(addr, "/agent?runId=r1"),
+    )
+    .await
+    .expect("the run ended");
+    let last: Value = serde_json::from_str(&frames(&text).last().unwrap().1).unwrap();
+    assert_eq!(last["type"], "RUN_ERROR", "{text}");
+    assert_eq!(last["code"], "evicted");
+}
