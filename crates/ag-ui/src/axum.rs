@@ -28,7 +28,9 @@
 //!
 //! - **Input**: the body is read up to a limit (4 MiB by default; more is `413`), must be
 //!   `application/json` (else `415`), and must parse as a `RunAgentInput` (else `400`, naming the
-//!   field's path). Other methods get `405`. Every rejection is a JSON body
+//!   field's path). The bodies of the runs the endpoint holds open count against one budget
+//!   (64 MiB by default): a request that would pass it is answered `503` (`overloaded`, with
+//!   `Retry-After`) at once ([`EndpointLimits`]). Other methods get `405`. Every rejection is a JSON body
 //!   `{"error": {"kind": …, "message": …, "field": …}}`; [`AgentInput`] is the same extractor
 //!   for your own handlers.
 //! - **Negotiation** on `Accept` ([`negotiate`], RFC 9110 q-values and specificity): SSE
@@ -116,22 +118,35 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use ::axum::body::{Body, Bytes};
-use ::axum::extract::{FromRequest, Request};
-use ::axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use ::axum::extract::Request;
+use ::axum::http::{HeaderValue, Method, StatusCode, header};
 use ::axum::response::{IntoResponse, Response};
 use ::axum::routing::{MethodRouter, on};
 use ::axum::{Router, routing::MethodFilter};
-use futures::{Stream, StreamExt};
-use serde_json::json;
+use futures::Stream;
 
 use crate::encoding::sse;
 use crate::server::downgrade::{self, Downgrade, LegacyFrame};
 use crate::server::transform::{Coalescer, Filter, FilterFn, Verdict};
 use crate::{Event, RunAgentInput};
 
+mod detached;
+mod input;
+pub(crate) use input::error_response;
+use input::read_input;
+pub use input::{AgentInput, InputRejection, RejectionKind};
+mod limits;
+mod negotiate;
+use negotiate::accept_header;
+pub use negotiate::{Encoding, negotiate};
+mod serve;
+pub use limits::{DEFAULT_MAX_INPUT_BYTES, EndpointLimits};
+use limits::{InputBudget, InputPermit};
+pub use serve::{ServeConfig, serve};
 pub mod registry;
 pub use registry::{AgentInfo, AgentRegistry};
 pub mod resume;
+pub use resume::ResumeConfig;
 
 /// The default limit on the size of a request body: 4 MiB.
 pub const DEFAULT_BODY_LIMIT: usize = 4 * 1024 * 1024;
@@ -326,428 +341,10 @@ impl IntoResponse for StartError {
     }
 }
 
-fn error_response(status: StatusCode, kind: &str, message: &str, field: Option<&str>) -> Response {
-    let mut error = json!({ "kind": kind, "message": message });
-    if let Some(field) = field {
-        error["field"] = json!(field);
-    }
-    let body = json!({ "error": error }).to_string();
-    (
-        status,
-        [(
-            header::CONTENT_TYPE,
-            HeaderValue::from_static("application/json"),
-        )],
-        body,
-    )
-        .into_response()
-}
-
-/// Why a request body was not accepted as a [`RunAgentInput`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum RejectionKind {
-    /// The `Content-Type` is not `application/json` (`415`).
-    UnsupportedMediaType,
-    /// The body exceeds the limit (`413`).
-    PayloadTooLarge,
-    /// The body could not be read (`400`).
-    UnreadableBody,
-    /// The body is not JSON (`400`).
-    MalformedJson,
-    /// The JSON is not a valid `RunAgentInput` (`400`, with the field's path).
-    InvalidInput,
-    /// The body was not read in time (`408`).
-    BodyTimeout,
-    /// The method is not `POST` (`405`).
-    MethodNotAllowed,
-    /// The client accepts no encoding this endpoint produces (`406`).
-    NotAcceptable,
-}
-
-impl RejectionKind {
-    /// The kind's name in the JSON error body.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            RejectionKind::UnsupportedMediaType => "unsupported-media-type",
-            RejectionKind::PayloadTooLarge => "payload-too-large",
-            RejectionKind::UnreadableBody => "unreadable-body",
-            RejectionKind::MalformedJson => "malformed-json",
-            RejectionKind::InvalidInput => "invalid-input",
-            RejectionKind::BodyTimeout => "body-timeout",
-            RejectionKind::MethodNotAllowed => "method-not-allowed",
-            RejectionKind::NotAcceptable => "not-acceptable",
-        }
-    }
-
-    /// The HTTP status sent for it.
-    pub fn status(self) -> StatusCode {
-        match self {
-            RejectionKind::UnsupportedMediaType => StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            RejectionKind::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
-            RejectionKind::UnreadableBody
-            | RejectionKind::MalformedJson
-            | RejectionKind::InvalidInput => StatusCode::BAD_REQUEST,
-            RejectionKind::BodyTimeout => StatusCode::REQUEST_TIMEOUT,
-            RejectionKind::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
-            RejectionKind::NotAcceptable => StatusCode::NOT_ACCEPTABLE,
-        }
-    }
-}
-
-/// A request rejected before any run started. Renders as a JSON error body with the kind's
-/// status.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct InputRejection {
-    kind: RejectionKind,
-    message: String,
-    field: Option<String>,
-}
-
-impl InputRejection {
-    fn new(kind: RejectionKind, message: impl Into<String>) -> Self {
-        Self {
-            kind,
-            message: message.into(),
-            field: None,
-        }
-    }
-
-    /// What was wrong.
-    pub fn kind(&self) -> RejectionKind {
-        self.kind
-    }
-
-    /// A message for a person.
-    pub fn message(&self) -> &str {
-        &self.message
-    }
-
-    /// The path of the offending field (`messages[0].role`), for [`RejectionKind::InvalidInput`].
-    pub fn field(&self) -> Option<&str> {
-        self.field.as_deref()
-    }
-}
-
-impl fmt::Display for InputRejection {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.field {
-            Some(field) => write!(
-                f,
-                "{}: field `{field}`: {}",
-                self.kind.as_str(),
-                self.message
-            ),
-            None => write!(f, "{}: {}", self.kind.as_str(), self.message),
-        }
-    }
-}
-
-impl std::error::Error for InputRejection {}
-
-impl IntoResponse for InputRejection {
-    fn into_response(self) -> Response {
-        error_response(
-            self.kind.status(),
-            self.kind.as_str(),
-            &self.message,
-            self.field.as_deref(),
-        )
-    }
-}
-
-/// Extracts a [`RunAgentInput`] from a JSON request body (up to [`DEFAULT_BODY_LIMIT`], read
-/// within [`DEFAULT_BODY_TIMEOUT`]), rejecting with an [`InputRejection`].
-///
-/// ```
-/// use ag_ui::axum::AgentInput;
-///
-/// async fn handler(AgentInput(input): AgentInput) -> String {
-///     format!("run {} on thread {}", input.run_id, input.thread_id)
-/// }
-/// let _app: axum::Router = axum::Router::new().route("/", axum::routing::post(handler));
-/// ```
-#[derive(Clone, Debug, PartialEq)]
-pub struct AgentInput(pub RunAgentInput);
-
-impl<S: Send + Sync> FromRequest<S> for AgentInput {
-    type Rejection = InputRejection;
-
-    async fn from_request(req: Request, _state: &S) -> Result<Self, Self::Rejection> {
-        read_input(req, DEFAULT_BODY_LIMIT, DEFAULT_BODY_TIMEOUT)
-            .await
-            .map(AgentInput)
-    }
-}
-
-/// Reads and parses the body of `req` as a `RunAgentInput`, refusing a body over `limit`
-/// bytes as soon as it is known to be too large (from `Content-Length`, or while reading), and
-/// a body not read whole within `timeout`.
-async fn read_input(
-    req: Request,
-    limit: usize,
-    timeout: Duration,
-) -> Result<RunAgentInput, InputRejection> {
-    check_content_type(req.headers())?;
-    let too_large = || {
-        InputRejection::new(
-            RejectionKind::PayloadTooLarge,
-            format!("the request body exceeds the limit of {limit} bytes"),
-        )
-    };
-    let declared = req
-        .headers()
-        .get(header::CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.parse::<u64>().ok());
-    if declared.is_some_and(|n| n > limit as u64) {
-        return Err(too_large());
-    }
-    let read = async {
-        let mut body = Vec::with_capacity(declared.map_or(0, |n| n as usize));
-        let mut chunks = req.into_body().into_data_stream();
-        while let Some(chunk) = chunks.next().await {
-            let chunk = chunk.map_err(|e| {
-                InputRejection::new(
-                    RejectionKind::UnreadableBody,
-                    format!("the request body could not be read: {e}"),
-                )
-            })?;
-            if body.len() + chunk.len() > limit {
-                return Err(too_large());
-            }
-            body.extend_from_slice(&chunk);
-        }
-        Ok(body)
-    };
-    let body = tokio::time::timeout(timeout, read).await.map_err(|_| {
-        InputRejection::new(
-            RejectionKind::BodyTimeout,
-            format!(
-                "the request body was not received within {} ms",
-                timeout.as_millis()
-            ),
-        )
-    })??;
-    parse_input(&body)
-}
-
-fn check_content_type(headers: &HeaderMap) -> Result<(), InputRejection> {
-    let value = headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("");
-    let essence = value.split(';').next().unwrap_or("").trim();
-    let json = essence.eq_ignore_ascii_case("application/json")
-        || (essence.len() > 5
-            && essence[..essence.len() - 5].contains('/')
-            && essence.to_ascii_lowercase().ends_with("+json"));
-    if json {
-        Ok(())
-    } else if value.is_empty() {
-        Err(InputRejection::new(
-            RejectionKind::UnsupportedMediaType,
-            "expected Content-Type: application/json, found none",
-        ))
-    } else {
-        Err(InputRejection::new(
-            RejectionKind::UnsupportedMediaType,
-            format!("expected Content-Type: application/json, found {value:?}"),
-        ))
-    }
-}
-
-fn parse_input(body: &[u8]) -> Result<RunAgentInput, InputRejection> {
-    let mut de = serde_json::Deserializer::from_slice(body);
-    let result: Result<RunAgentInput, _> = serde_path_to_error::deserialize(&mut de);
-    if result.is_ok()
-        && let Err(e) = de.end()
-    {
-        return Err(InputRejection::new(
-            RejectionKind::MalformedJson,
-            format!("the body is not valid JSON: {e}"),
-        ));
-    }
-    result.map_err(|err| {
-        let path = err.path().to_string();
-        let inner = err.into_inner();
-        if inner.is_syntax() || inner.is_eof() {
-            return InputRejection::new(
-                RejectionKind::MalformedJson,
-                format!("the body is not valid JSON: {inner}"),
-            );
-        }
-        let (field, message) = crate::decode::locate(&path, &inner.to_string());
-        InputRejection {
-            kind: RejectionKind::InvalidInput,
-            message,
-            field,
-        }
-    })
-}
-
-/// The event encoding chosen for a response.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum Encoding {
-    /// Server-Sent Events (`text/event-stream`).
-    Sse,
-    /// Length-prefixed protobuf frames (`application/vnd.ag-ui.event+proto`), see
-    /// [`encoding::proto`](crate::encoding::proto).
-    #[cfg(feature = "proto")]
-    #[cfg_attr(docsrs, doc(cfg(feature = "proto")))]
-    Proto,
-}
-
-impl Encoding {
-    /// The response `Content-Type`.
-    pub fn content_type(self) -> &'static str {
-        match self {
-            Encoding::Sse => sse::CONTENT_TYPE,
-            #[cfg(feature = "proto")]
-            Encoding::Proto => crate::encoding::proto::CONTENT_TYPE,
-        }
-    }
-}
-
-/// The protobuf media type, known even when the `proto` feature is off (to say why a request
-/// for it is refused).
-const PROTO_MEDIA_TYPE: &str = "application/vnd.ag-ui.event+proto";
-
-/// The encodings this build offers, SSE first: on equal quality the earlier one wins.
-const OFFERED: &[(Encoding, &str, &str)] = &[
-    (Encoding::Sse, "text", "event-stream"),
-    #[cfg(feature = "proto")]
-    (Encoding::Proto, "application", "vnd.ag-ui.event+proto"),
-];
-
-/// Chooses the encoding for an `Accept` header value (`None` when the header is absent), by
-/// the rules of RFC 9110 §12.5.1.
-///
-/// * Each media range may carry a quality `q` (0 to 1, default 1); a `q` that is not a number
-///   in that range counts as 0. Other parameters are ignored.
-/// * For each encoding offered, the **most specific** range that matches it applies: the
-///   exact type beats `type/*`, which beats `*/*`, whatever their order in the header (among
-///   ranges equally specific, the first one). `text/event-stream;q=0, */*` therefore refuses
-///   SSE.
-/// * The offered encoding with the highest quality is chosen; a quality of 0 excludes it; on
-///   equal quality SSE wins. So `*/*` (and an absent or empty header) gets SSE, and protobuf
-///   is sent only when the client names it (or `application/*`) above everything that
-///   matches SSE.
-///
-/// Protobuf ([`Encoding::Proto`]) is offered only with the `proto` feature; without it a
-/// client asking only for protobuf gets the `406`, whose message says so.
-///
-/// # Errors
-///
-/// An [`InputRejection`] of kind [`RejectionKind::NotAcceptable`] when nothing this endpoint
-/// produces is acceptable; the message names what is offered.
-///
-/// ```
-/// use ag_ui::axum::{negotiate, Encoding};
-///
-/// assert_eq!(negotiate(None).unwrap(), Encoding::Sse);
-/// assert_eq!(negotiate(Some("text/event-stream")).unwrap(), Encoding::Sse);
-/// assert_eq!(negotiate(Some("application/json, */*;q=0.1")).unwrap(), Encoding::Sse);
-/// assert!(negotiate(Some("application/json")).is_err());
-/// assert!(negotiate(Some("text/event-stream;q=0")).is_err());
-/// ```
-pub fn negotiate(accept: Option<&str>) -> Result<Encoding, InputRejection> {
-    let Some(accept) = accept.map(str::trim).filter(|a| !a.is_empty()) else {
-        return Ok(Encoding::Sse);
-    };
-    // Per offer: (specificity of the applying range, its quality).
-    let mut applying: [Option<(u8, f32)>; OFFERED.len()] = [None; OFFERED.len()];
-    for range in split_unquoted(accept) {
-        let mut parts = range.split(';');
-        let media = parts.next().unwrap_or("").trim();
-        let Some((kind, subtype)) = media.split_once('/') else {
-            continue;
-        };
-        let (kind, subtype) = (kind.trim(), subtype.trim());
-        let mut q = 1.0_f32;
-        for param in parts {
-            if let Some((k, v)) = param.split_once('=')
-                && k.trim().eq_ignore_ascii_case("q")
-            {
-                q = v
-                    .trim()
-                    .parse::<f32>()
-                    .ok()
-                    .filter(|q| (0.0..=1.0).contains(q))
-                    .unwrap_or(0.0);
-                // What follows `q` are accept-extensions, not media type parameters.
-                break;
-            }
-        }
-        for (slot, &(_, offer_type, offer_subtype)) in applying.iter_mut().zip(OFFERED) {
-            let specificity = if kind == "*" && subtype == "*" {
-                1
-            } else if !kind.eq_ignore_ascii_case(offer_type) {
-                continue;
-            } else if subtype == "*" {
-                2
-            } else if subtype.eq_ignore_ascii_case(offer_subtype) {
-                3
-            } else {
-                continue;
-            };
-            if slot.is_none_or(|(s, _)| specificity > s) {
-                *slot = Some((specificity, q));
-            }
-        }
-    }
-    let mut best: Option<(Encoding, f32)> = None;
-    for (slot, &(encoding, _, _)) in applying.iter().zip(OFFERED) {
-        if let Some((_, q)) = *slot
-            && q > 0.0
-            && best.is_none_or(|(_, b)| q > b)
-        {
-            best = Some((encoding, q));
-        }
-    }
-    if let Some((encoding, _)) = best {
-        return Ok(encoding);
-    }
-    let offered = OFFERED
-        .iter()
-        .map(|(encoding, _, _)| encoding.content_type())
-        .collect::<Vec<_>>()
-        .join(", ");
-    let wants_proto = accept.to_ascii_lowercase().contains(PROTO_MEDIA_TYPE);
-    let message = if wants_proto && !cfg!(feature = "proto") {
-        format!(
-            "Accept: {accept:?} asks for protobuf ({PROTO_MEDIA_TYPE}), which this server was built without; it produces {offered}"
-        )
-    } else {
-        format!("Accept: {accept:?} accepts nothing this endpoint produces ({offered})")
-    };
-    Err(InputRejection::new(RejectionKind::NotAcceptable, message))
-}
-
-/// Splits a header value on commas that are not inside double quotes.
-fn split_unquoted(value: &str) -> impl Iterator<Item = &str> {
-    let mut quoted = false;
-    let mut start = 0;
-    let mut pieces = Vec::new();
-    for (i, c) in value.char_indices() {
-        match c {
-            '"' => quoted = !quoted,
-            ',' if !quoted => {
-                pieces.push(&value[start..i]);
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    pieces.push(&value[start..]);
-    pieces.into_iter()
-}
-
 #[derive(Clone, Copy, Debug)]
 struct Config {
-    body_limit: usize,
-    body_timeout: Duration,
+    limits: EndpointLimits,
+    resume: ResumeConfig,
     keep_alive: Option<Duration>,
     event_ids: bool,
     downgrade: bool,
@@ -766,6 +363,9 @@ pub struct AgentEndpoint<H> {
     config: Config,
     filter: Option<Arc<FilterFn>>,
     resumable: Option<resume::Resumable>,
+    /// The input budget, shared by the clones serving one router (made by
+    /// [`into_method_router`](Self::into_method_router), from the limits then set).
+    budget: Option<Arc<InputBudget>>,
 }
 
 impl<H> Clone for AgentEndpoint<H> {
@@ -775,6 +375,7 @@ impl<H> Clone for AgentEndpoint<H> {
             config: self.config,
             filter: self.filter.clone(),
             resumable: self.resumable.clone(),
+            budget: self.budget.clone(),
         }
     }
 }
@@ -795,8 +396,8 @@ impl<H: RunHandler> AgentEndpoint<H> {
         Self {
             handler: Arc::new(handler),
             config: Config {
-                body_limit: DEFAULT_BODY_LIMIT,
-                body_timeout: DEFAULT_BODY_TIMEOUT,
+                limits: EndpointLimits::default(),
+                resume: ResumeConfig::default(),
                 keep_alive: Some(DEFAULT_KEEP_ALIVE),
                 event_ids: false,
                 downgrade: true,
@@ -806,12 +407,14 @@ impl<H: RunHandler> AgentEndpoint<H> {
             },
             filter: None,
             resumable: None,
+            budget: None,
         }
     }
 
     /// Makes the endpoint resumable on `log`: every event is logged and numbered
     /// (`id: <runId>:<seq>`), a run outlives its connection, and `GET` on the same path
-    /// reconnects from a cursor. See [`resume`] for the whole behaviour;
+    /// reconnects from a cursor. See [`resume`] for the whole behaviour, and [`ResumeConfig`]
+    /// for its bounds ([`with_resume_config`](Self::with_resume_config), before or after);
     /// [`MemoryLog::default()`](crate::server::log::MemoryLog) is the usual log of a single
     /// instance.
     #[must_use]
@@ -822,33 +425,38 @@ impl<H: RunHandler> AgentEndpoint<H> {
     /// [`with_resumable`](Self::with_resumable) with a log shared as a trait object.
     #[must_use]
     pub fn with_resumable_log(mut self, log: Arc<dyn crate::server::log::EventLog>) -> Self {
-        let mut resumable = resume::Resumable::new(log);
-        if let Some(old) = &self.resumable {
-            resumable.detach_timeout = old.detach_timeout;
-            resumable.retry = old.retry;
-        }
-        self.resumable = Some(resumable);
+        self.resumable = Some(resume::Resumable::new(log, self.config.resume));
         self
+    }
+
+    /// Sets how a resumable endpoint treats its runs: the detach time-out, the most runs
+    /// detached at once, the `retry:` advised (see [`ResumeConfig`]). Applies whenever the
+    /// endpoint is resumable, whether [`with_resumable`](Self::with_resumable) comes before or
+    /// after.
+    #[must_use]
+    pub fn with_resume_config(mut self, config: ResumeConfig) -> Self {
+        self.config.resume = config;
+        self
+    }
+
+    /// How a resumable endpoint treats its runs.
+    pub fn resume_config(&self) -> &ResumeConfig {
+        &self.config.resume
     }
 
     /// Sets how long a resumable run whose client left goes on before it is cancelled
-    /// (default [`resume::DEFAULT_DETACH_TIMEOUT`]). No effect until the endpoint is
-    /// resumable.
+    /// ([`ResumeConfig::detach_timeout`], default [`resume::DEFAULT_DETACH_TIMEOUT`]).
     #[must_use]
     pub fn with_detach_timeout(mut self, timeout: Duration) -> Self {
-        if let Some(resumable) = &mut self.resumable {
-            resumable.detach_timeout = timeout;
-        }
+        self.config.resume.detach_timeout = timeout;
         self
     }
 
-    /// Sets the reconnection delay a resumable stream advises in `retry:` (default
-    /// [`resume::DEFAULT_RETRY`]). No effect until the endpoint is resumable.
+    /// Sets the reconnection delay a resumable stream advises in `retry:`
+    /// ([`ResumeConfig::retry`], default [`resume::DEFAULT_RETRY`]).
     #[must_use]
     pub fn with_retry(mut self, delay: Duration) -> Self {
-        if let Some(resumable) = &mut self.resumable {
-            resumable.retry = delay;
-        }
+        self.config.resume.retry = delay;
         self
     }
 
@@ -857,10 +465,24 @@ impl<H: RunHandler> AgentEndpoint<H> {
         self.resumable.is_some()
     }
 
-    /// Sets the largest accepted request body, in bytes.
+    /// Sets what requests may cost: the body size and time, the input bytes held by open
+    /// runs (see [`EndpointLimits`]). [`with_body_limit`](Self::with_body_limit) and
+    /// [`with_body_timeout`](Self::with_body_timeout) set one field of them each.
+    #[must_use]
+    pub fn with_limits(mut self, limits: EndpointLimits) -> Self {
+        self.config.limits = limits;
+        self
+    }
+
+    /// The limits on what requests may cost.
+    pub fn limits(&self) -> &EndpointLimits {
+        &self.config.limits
+    }
+
+    /// Sets the largest accepted request body, in bytes ([`EndpointLimits::body_limit`]).
     #[must_use]
     pub fn with_body_limit(mut self, bytes: usize) -> Self {
-        self.config.body_limit = bytes;
+        self.config.limits.body_limit = bytes;
         self
     }
 
@@ -869,7 +491,7 @@ impl<H: RunHandler> AgentEndpoint<H> {
     /// (`body-timeout`), so a client trickling its body cannot hold the request open.
     #[must_use]
     pub fn with_body_timeout(mut self, timeout: Duration) -> Self {
-        self.config.body_timeout = timeout;
+        self.config.limits.body_timeout = timeout;
         self
     }
 
@@ -941,7 +563,11 @@ impl<H: RunHandler> AgentEndpoint<H> {
     /// The endpoint as an axum method router: `POST` runs the handler, other methods get a JSON
     /// `405`.
     pub fn into_method_router<S: Clone + Send + Sync + 'static>(self) -> MethodRouter<S> {
-        let endpoint = self;
+        let mut endpoint = self;
+        endpoint.budget = Some(InputBudget::new(endpoint.config.limits.max_input_bytes));
+        if let Some(resumable) = &mut endpoint.resumable {
+            resumable.config = endpoint.config.resume;
+        }
         let allow = if endpoint.resumable.is_some() {
             "GET, POST"
         } else {
@@ -992,7 +618,11 @@ impl<H: RunHandler> AgentEndpoint<H> {
             .config
             .tracing
             .then(|| crate::trace::RemoteParent::from_headers(req.headers()));
-        let input = match read_input(req, self.config.body_limit, self.config.body_timeout).await {
+        let mut permit = match &self.budget {
+            Some(budget) => budget.permit(),
+            None => InputPermit::unbounded(),
+        };
+        let input = match read_input(req, &self.config.limits, &mut permit).await {
             Ok(input) => input,
             Err(rejection) => return rejection.into_response(),
         };
@@ -1007,7 +637,7 @@ impl<H: RunHandler> AgentEndpoint<H> {
                 if let Some(refusal) = resume::refuse_run_id(run_id.as_str()) {
                     return refusal;
                 }
-                match resumable.log.open(run_id.as_str()).await {
+                match detached::open(resumable, run_id.as_str()).await {
                     Ok(writer) => Some(resume::LiveLog::new(writer, run_id.as_str(), resumable)),
                     Err(error) => {
                         tracing::warn!(%run_id, %error, "the run cannot be logged");
@@ -1044,6 +674,7 @@ impl<H: RunHandler> AgentEndpoint<H> {
         body.live = live;
         body.timestamps = self.config.timestamps;
         body.trace = trace;
+        body.permit = permit;
         let mut response = Response::new(Body::from_stream(body));
         let headers = response.headers_mut();
         headers.insert(
@@ -1072,22 +703,6 @@ impl<S: Clone + Send + Sync + 'static> RouterExt<S> for Router<S> {
 /// Most bytes gathered into one write from events that are already waiting.
 const MAX_BATCH: usize = 64 * 1024;
 
-/// The value of the request's `Accept` header(s): several header lines are one list (RFC 9110
-/// §5.3); a value that is not visible ASCII is left out. `None` when there is none.
-fn accept_header(headers: &HeaderMap) -> Option<String> {
-    let mut values = headers
-        .get_all(header::ACCEPT)
-        .iter()
-        .filter_map(|v| v.to_str().ok());
-    let first = values.next()?;
-    let mut joined = first.to_owned();
-    for value in values {
-        joined.push_str(", ");
-        joined.push_str(value);
-    }
-    Some(joined)
-}
-
 /// A coalescer, its window, and the timer of the delta it holds.
 type Coalescing = (Coalescer, Duration, Option<Pin<Box<tokio::time::Sleep>>>);
 
@@ -1113,6 +728,11 @@ struct EventBody {
     timestamps: bool,
     /// The run's span and counts.
     trace: crate::trace::RunTrace,
+    /// The run's input bytes in the endpoint's budget: counted while the run is open (here,
+    /// then in its detached life).
+    permit: InputPermit,
+    /// Whether this is the detached life of a run, polled by a task of its own.
+    detached: bool,
 }
 
 impl EventBody {
@@ -1141,6 +761,8 @@ impl EventBody {
             live: None,
             timestamps: false,
             trace: crate::trace::RunTrace::disabled(),
+            permit: InputPermit::unbounded(),
+            detached: false,
         }
     }
 
@@ -1340,405 +962,38 @@ impl Stream for EventBody {
 
 impl Drop for EventBody {
     fn drop(&mut self) {
-        // A resumable run whose client left goes on detached; otherwise dropping the events
-        // cancels the run.
-        if !self.done
-            && let Some(live) = self.live.take()
-        {
-            let events = std::mem::replace(&mut self.events, Box::pin(futures::stream::empty()));
-            // What the coalescer holds goes first, and the filter goes on applying: a reader
-            // of the log sees what this client would have seen.
-            let mut held = Vec::new();
-            if let Some((coalescer, _, _)) = &mut self.coalesce {
-                coalescer.flush(&mut held);
-            }
-            let events: EventStream = match self.filter.take() {
-                None => Box::pin(futures::stream::iter(held).chain(events)),
-                Some(mut filter) => Box::pin(futures::stream::iter(held).chain(
-                    events.filter_map(move |event| std::future::ready(filter.apply(event))),
-                )),
-            };
-            live.detach(events);
-        }
-    }
-}
-
-/// How [`serve`] treats connections: the time allowed to send a request head, the largest
-/// head, how many connections are served at once, and how long a graceful shutdown may take.
-///
-/// ```
-/// use std::time::Duration;
-/// use ag_ui::axum::{ServeConfig, DEFAULT_HEADER_TIMEOUT};
-///
-/// let config = ServeConfig::default()
-///     .with_header_timeout(Duration::from_secs(5))
-///     .with_max_connections(256);
-/// assert_eq!(config.header_timeout(), Duration::from_secs(5));
-/// assert_eq!(config.max_connections(), 256);
-/// assert_eq!(ServeConfig::default().header_timeout(), DEFAULT_HEADER_TIMEOUT);
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ServeConfig {
-    header_timeout: Duration,
-    max_header_bytes: usize,
-    max_connections: usize,
-    shutdown_timeout: Duration,
-}
-
-impl Default for ServeConfig {
-    fn default() -> Self {
-        Self {
-            header_timeout: DEFAULT_HEADER_TIMEOUT,
-            max_header_bytes: DEFAULT_MAX_HEADER_BYTES,
-            max_connections: DEFAULT_MAX_CONNECTIONS,
-            shutdown_timeout: DEFAULT_SHUTDOWN_TIMEOUT,
-        }
-    }
-}
-
-impl ServeConfig {
-    /// Sets the time a connection has to send a whole request head once the server waits for
-    /// one (also between requests on a kept-alive connection); a connection that has not
-    /// done so is closed (default [`DEFAULT_HEADER_TIMEOUT`]).
-    #[must_use]
-    pub fn with_header_timeout(mut self, timeout: Duration) -> Self {
-        self.header_timeout = timeout;
-        self
-    }
-
-    /// Sets the largest request head, in bytes (at least 8192; default
-    /// [`DEFAULT_MAX_HEADER_BYTES`]); a larger one is answered `431`.
-    #[must_use]
-    pub fn with_max_header_bytes(mut self, bytes: usize) -> Self {
-        self.max_header_bytes = bytes.max(8192);
-        self
-    }
-
-    /// Sets the most connections served at once (at least 1; default
-    /// [`DEFAULT_MAX_CONNECTIONS`]); further ones wait in the listener's backlog.
-    #[must_use]
-    pub fn with_max_connections(mut self, connections: usize) -> Self {
-        self.max_connections = connections.max(1);
-        self
-    }
-
-    /// Sets how long a graceful shutdown waits for open connections to finish before closing
-    /// them (default [`DEFAULT_SHUTDOWN_TIMEOUT`]).
-    #[must_use]
-    pub fn with_shutdown_timeout(mut self, timeout: Duration) -> Self {
-        self.shutdown_timeout = timeout;
-        self
-    }
-
-    /// The time allowed to send a request head.
-    pub fn header_timeout(&self) -> Duration {
-        self.header_timeout
-    }
-
-    /// The largest request head, in bytes.
-    pub fn max_header_bytes(&self) -> usize {
-        self.max_header_bytes
-    }
-
-    /// The most connections served at once.
-    pub fn max_connections(&self) -> usize {
-        self.max_connections
-    }
-
-    /// The bound on a graceful shutdown.
-    pub fn shutdown_timeout(&self) -> Duration {
-        self.shutdown_timeout
-    }
-}
-
-/// Serves `router` on `listener` over HTTP/1.1 until `shutdown` resolves, with the limits of
-/// `config`; use it instead of `axum::serve`, which has no header timeout.
-///
-/// * A connection must send each request head within the header timeout, or it is closed:
-///   clients trickling their headers (slowloris) do not hold connections for ever.
-/// * At most `max_connections` connections are served at once; more wait in the listener's
-///   backlog until one closes.
-/// * Once `shutdown` resolves, no connection is accepted; open ones finish their current
-///   request (a streaming run included) and close, and whatever is still open when the
-///   shutdown timeout has passed is closed, so the function returns within that bound.
-///
-/// Request bodies are an endpoint's to time out: [`AgentEndpoint`] answers `408` when a body
-/// is not read within its body timeout ([`AgentEndpoint::with_body_timeout`]).
-///
-/// # Errors
-///
-/// Never once serving: a failed `accept` (for instance, too many open files) is logged and
-/// retried after a short pause, and a failed connection only ends that connection. The
-/// `Result` is kept for failures of the listener itself.
-///
-/// ```no_run
-/// use ag_ui::axum::{AgentEndpoint, RouterExt, ServeConfig, serve};
-/// # use ag_ui::{Event, RunAgentInput};
-/// # fn echo(input: RunAgentInput) -> impl futures::Stream<Item = Event> + Send + 'static {
-/// #     futures::stream::iter([Event::run_finished(input.thread_id, input.run_id)])
-/// # }
-///
-/// # #[tokio::main] async fn main() -> std::io::Result<()> {
-/// let listener = tokio::net::TcpListener::bind("127.0.0.1:8000").await?;
-/// let app = axum::Router::new().agent("/", AgentEndpoint::new(echo));
-/// // In a binary, `tokio::signal::ctrl_c()` is the usual trigger.
-/// let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-/// # drop(stop);
-/// serve(listener, app, ServeConfig::default(), async {
-///     let _ = stopped.await;
-/// })
-/// .await?;
-/// # Ok(()) }
-/// ```
-pub async fn serve(
-    listener: tokio::net::TcpListener,
-    router: Router,
-    config: ServeConfig,
-    shutdown: impl std::future::Future<Output = ()> + Send,
-) -> std::io::Result<()> {
-    use hyper_util::rt::{TokioIo, TokioTimer};
-    use hyper_util::service::TowerToHyperService;
-
-    let permits = Arc::new(tokio::sync::Semaphore::new(config.max_connections));
-    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
-    let mut connections = tokio::task::JoinSet::new();
-    let mut shutdown = std::pin::pin!(shutdown);
-    loop {
-        let permit = tokio::select! {
-            permit = Arc::clone(&permits).acquire_owned() => match permit {
-                Ok(permit) => permit,
-                Err(_) => break,
-            },
-            () = &mut shutdown => break,
+        // A resumable run whose client left goes on detached, through this same chain (filter,
+        // coalescing, timestamps, trace) into the log; otherwise dropping the events cancels
+        // the run.
+        let Some(mut live) = self.live.take() else {
+            return;
         };
-        let accepted = tokio::select! {
-            accepted = listener.accept() => accepted,
-            () = &mut shutdown => break,
-        };
-        // Reap the connections that ended.
-        while connections.try_join_next().is_some() {}
-        let stream = match accepted {
-            Ok((stream, _)) => stream,
-            Err(error) => {
-                // Out of file descriptors and the like: wait a little rather than spin.
-                tracing::warn!(%error, "accepting a connection failed");
-                drop(permit);
-                tokio::select! {
-                    () = tokio::time::sleep(Duration::from_millis(100)) => continue,
-                    () = &mut shutdown => break,
-                }
-            }
-        };
-        let service = TowerToHyperService::new(router.clone());
-        let mut stop = stop_rx.clone();
-        connections.spawn(async move {
-            let _permit = permit;
-            let mut builder = hyper::server::conn::http1::Builder::new();
-            builder
-                .timer(TokioTimer::new())
-                .header_read_timeout(config.header_timeout)
-                .max_buf_size(config.max_header_bytes);
-            let connection = builder.serve_connection(TokioIo::new(stream), service);
-            let mut connection = std::pin::pin!(connection);
-            let stopping = async move {
-                let _ = stop.wait_for(|stop| *stop).await;
-            };
-            let result = tokio::select! {
-                result = connection.as_mut() => result,
-                () = stopping => {
-                    connection.as_mut().graceful_shutdown();
-                    connection.await
-                }
-            };
-            if let Err(error) = result {
-                tracing::debug!(%error, "connection closed with an error");
-            }
-        });
-    }
-    drop(listener);
-    let _ = stop_tx.send(true);
-    let drained = tokio::time::timeout(config.shutdown_timeout, async {
-        while connections.join_next().await.is_some() {}
-    })
-    .await;
-    if drained.is_err() {
-        let open = connections.len();
-        connections.abort_all();
-        while connections.join_next().await.is_some() {}
-        tracing::warn!(
-            open,
-            "connections still open when the shutdown timeout passed were closed"
-        );
-    }
-    Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn negotiation_follows_specificity_and_quality() {
-        assert_eq!(negotiate(Some("")).unwrap(), Encoding::Sse);
-        assert_eq!(negotiate(Some("*/*")).unwrap(), Encoding::Sse);
-        assert_eq!(negotiate(Some("text/*")).unwrap(), Encoding::Sse);
-        assert_eq!(
-            negotiate(Some("TEXT/EVENT-STREAM; charset=utf-8")).unwrap(),
-            Encoding::Sse
-        );
-        // The exact range wins over the wildcard, whatever their order.
-        // (With the `proto` feature, that `*/*` still admits protobuf.)
-        assert_eq!(
-            negotiate(Some("*/*, text/event-stream;q=0")).is_ok(),
-            cfg!(feature = "proto")
-        );
-        assert!(negotiate(Some("text/*, text/event-stream;q=0")).is_err());
-        assert_eq!(
-            negotiate(Some("text/event-stream;q=0.2, */*;q=0")).unwrap(),
-            Encoding::Sse
-        );
-        assert!(negotiate(Some("application/json, text/html")).is_err());
-        // Invalid or out-of-range qualities exclude their range.
-        assert!(negotiate(Some("text/event-stream;q=x")).is_err());
-        assert!(negotiate(Some("text/event-stream;q=2")).is_err());
-        assert!(negotiate(Some("text/event-stream;q=-0.5")).is_err());
-        assert!(negotiate(Some("event-stream, ;q=1, /")).is_err());
-        // Among equally specific ranges, the first applies.
-        assert!(negotiate(Some("text/*;q=0, text/*;q=1")).is_err());
-        let err = negotiate(Some("application/json")).unwrap_err();
-        assert_eq!(err.kind(), RejectionKind::NotAcceptable);
-        assert!(err.message().contains("text/event-stream"), "{err}");
-        assert_eq!(
-            negotiate(Some(r#"text/plain;x="a,b", text/event-stream"#)).unwrap(),
-            Encoding::Sse
-        );
-    }
-
-    #[cfg(not(feature = "proto"))]
-    #[test]
-    fn without_the_proto_feature_a_request_for_protobuf_only_is_refused() {
-        let err = negotiate(Some("application/vnd.ag-ui.event+proto")).unwrap_err();
-        assert_eq!(err.kind(), RejectionKind::NotAcceptable);
-        assert!(err.message().contains("protobuf"), "{err}");
-        assert!(err.message().contains("text/event-stream"), "{err}");
-        assert_eq!(
-            negotiate(Some("application/vnd.ag-ui.event+proto, */*;q=0.1")).unwrap(),
-            Encoding::Sse
-        );
-    }
-
-    #[cfg(feature = "proto")]
-    #[test]
-    fn protobuf_is_chosen_when_asked_for_above_sse() {
-        const P: &str = "application/vnd.ag-ui.event+proto";
-        let table: &[(&str, Option<Encoding>)] = &[
-            (P, Some(Encoding::Proto)),
-            ("APPLICATION/VND.AG-UI.EVENT+PROTO", Some(Encoding::Proto)),
-            ("application/*", Some(Encoding::Proto)),
-            ("*/*", Some(Encoding::Sse)),
-            ("", Some(Encoding::Sse)),
-            // A tie favours SSE, whatever the order.
-            (&format!("{P}, text/event-stream"), Some(Encoding::Sse)),
-            (&format!("text/event-stream, {P}"), Some(Encoding::Sse)),
-            (
-                &format!("{P};q=0.9, text/event-stream;q=0.9"),
-                Some(Encoding::Sse),
-            ),
-            // The higher quality wins.
-            (
-                &format!("text/event-stream;q=0.5, {P}"),
-                Some(Encoding::Proto),
-            ),
-            (
-                &format!("text/event-stream, {P};q=0.5"),
-                Some(Encoding::Sse),
-            ),
-            (&format!("{P}, */*;q=0.1"), Some(Encoding::Proto)),
-            // The exact range applies, not the wildcard that also matches.
-            (&format!("*/*, {P};q=0"), Some(Encoding::Sse)),
-            (&format!("{P};q=0, application/*"), None),
-            ("*/*, text/event-stream;q=0", Some(Encoding::Proto)),
-            (&format!("{P}, text/*;q=0.3"), Some(Encoding::Proto)),
-            ("application/*;q=0.2, text/*;q=0.1", Some(Encoding::Proto)),
-            (
-                &format!("{P}; charset=utf-8; q=0.8, text/event-stream;q=0.7"),
-                Some(Encoding::Proto),
-            ),
-            // q=0 excludes.
-            (&format!("{P};q=0"), None),
-            (&format!("{P};q=0, text/event-stream;q=0"), None),
-            ("application/json", None),
-        ];
-        for (accept, expected) in table {
-            let got = negotiate(Some(accept));
-            match expected {
-                Some(encoding) => assert_eq!(got.as_ref().ok(), Some(encoding), "{accept}"),
-                None => {
-                    let err = got.unwrap_err();
-                    assert_eq!(err.kind(), RejectionKind::NotAcceptable, "{accept}");
-                    assert!(err.message().contains(P), "{err}");
-                    assert!(err.message().contains("text/event-stream"), "{err}");
-                }
-            }
+        if self.done {
+            return;
         }
-        assert_eq!(Encoding::Proto.content_type(), P);
-    }
-
-    #[test]
-    fn several_accept_lines_are_one_list() {
-        let mut h = HeaderMap::new();
-        assert_eq!(accept_header(&h), None);
-        h.append(header::ACCEPT, HeaderValue::from_static("application/json"));
-        h.append(
-            header::ACCEPT,
-            HeaderValue::from_static("text/event-stream;q=0.5"),
-        );
-        let joined = accept_header(&h).unwrap();
-        assert_eq!(joined, "application/json, text/event-stream;q=0.5");
-        assert_eq!(negotiate(Some(&joined)).unwrap(), Encoding::Sse);
-    }
-
-    #[test]
-    fn content_types() {
-        let mut h = HeaderMap::new();
-        assert_eq!(
-            check_content_type(&h).unwrap_err().kind(),
-            RejectionKind::UnsupportedMediaType
-        );
-        h.insert(
-            header::CONTENT_TYPE,
-            HeaderValue::from_static("application/json; charset=utf-8"),
-        );
-        assert!(check_content_type(&h).is_ok());
-        h.insert(
-            header::CONTENT_TYPE,
-            HeaderValue::from_static("application/vnd.api+json"),
-        );
-        assert!(check_content_type(&h).is_ok());
-        h.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/plain"));
-        assert_eq!(
-            check_content_type(&h).unwrap_err().kind(),
-            RejectionKind::UnsupportedMediaType
-        );
-        h.insert(header::CONTENT_TYPE, HeaderValue::from_static("+json"));
-        assert!(check_content_type(&h).is_err());
-    }
-
-    #[test]
-    fn input_errors_name_the_field() {
-        let err =
-            parse_input(br#"{"threadId":"t","runId":"r","messages":[{"id":"m","role":"user"}]}"#)
-                .unwrap_err();
-        assert_eq!(err.kind(), RejectionKind::InvalidInput);
-        assert_eq!(err.field(), Some("messages[0].content"), "{err}");
-        let err = parse_input(br#"{"threadId":"t","messages":[]}"#).unwrap_err();
-        assert_eq!(err.field(), Some("runId"));
-        let err = parse_input(br#"{"threadId":1,"runId":"r","messages":[]}"#).unwrap_err();
-        assert_eq!(err.field(), Some("threadId"));
-        let err = parse_input(br#"{"threadId":"t","runId":"r","messages":[]"#).unwrap_err();
-        assert_eq!(err.kind(), RejectionKind::MalformedJson);
-        let err = parse_input(br#"{"threadId":"t","runId":"r","messages":[]} x"#).unwrap_err();
-        assert_eq!(err.kind(), RejectionKind::MalformedJson);
-        assert!(parse_input(br#"{"threadId":"t","runId":"r","messages":[]}"#).is_ok());
+        if self.detached {
+            // The detached life itself was dropped (the runtime shutting down).
+            live.finish();
+            return;
+        }
+        let detached = Arc::clone(live.detached());
+        let body = EventBody {
+            events: std::mem::replace(&mut self.events, Box::pin(futures::stream::empty())),
+            encoding: self.encoding,
+            keep_alive: None,
+            event_ids: false,
+            next_id: self.next_id,
+            done: false,
+            downgrade: self.downgrade.take(),
+            filter: self.filter.take(),
+            coalesce: self.coalesce.take(),
+            staged: std::mem::take(&mut self.staged),
+            live: Some(live),
+            timestamps: self.timestamps,
+            trace: std::mem::replace(&mut self.trace, crate::trace::RunTrace::disabled()),
+            permit: std::mem::take(&mut self.permit),
+            detached: true,
+        };
+        detached.detach(body);
     }
 }

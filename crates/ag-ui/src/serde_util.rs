@@ -89,31 +89,68 @@ pub(crate) fn lenient_vec<'de, D, T>(
 where
     D: Deserializer<'de>,
 {
-    let items = Vec::<Value>::deserialize(d)?;
-    let mut out = Vec::with_capacity(items.len());
-    // One warning per list, however many members it drops: a peer sending thousands must
-    // not get thousands of log lines.
-    let mut dropped: Option<(usize, String, usize)> = None;
-    for (index, item) in items.into_iter().enumerate() {
-        if let Some(name) = unknown_member(&item, tag, known) {
-            match &mut dropped {
-                Some((_, _, count)) => *count += 1,
-                None => dropped = Some((index, name, 1)),
+    d.deserialize_seq(Lenient {
+        tag,
+        known,
+        convert,
+    })
+}
+
+/// The visitor of [`lenient_vec`]: one element buffered as a [`Value`] at a time, converted
+/// before the next is read, so a long array is never held twice (as values and as `T`s).
+struct Lenient<T> {
+    tag: &'static str,
+    known: &'static [&'static str],
+    convert: fn(Value, usize) -> Result<T, String>,
+}
+
+impl<'de, T> de::Visitor<'de> for Lenient<T> {
+    type Value = Vec<T>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a sequence")
+    }
+
+    fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<T>, A::Error> {
+        // The hint is the peer's word (a length prefix in some formats): trust it only so far.
+        let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1024));
+        // One warning per list, however many members it drops: a peer sending thousands must
+        // not get thousands of log lines.
+        let mut dropped: Option<(usize, String, usize)> = None;
+        let mut index = 0;
+        while let Some(item) = seq.next_element::<Value>()? {
+            if let Some(name) = unknown_member(&item, self.tag, self.known) {
+                match &mut dropped {
+                    Some((_, _, count)) => *count += 1,
+                    None => dropped = Some((index, name, 1)),
+                }
+            } else {
+                match (self.convert)(item, index) {
+                    Ok(element) => out.push(element),
+                    Err(error) => {
+                        // The rest is read through (not kept), so that a list that is not even
+                        // JSON is reported as such, as when the whole list was read first.
+                        while seq.next_element::<de::IgnoredAny>()?.is_some() {}
+                        return Err(de::Error::custom(error));
+                    }
+                }
             }
-            continue;
+            index += 1;
         }
-        out.push(convert(item, index).map_err(de::Error::custom)?);
+        // The list is kept as long as the run that reads it: without the room of its growth.
+        out.shrink_to_fit();
+        if let Some((first_index, first, count)) = dropped {
+            // `?`: the name comes from the peer; Debug quotes it and escapes control characters.
+            tracing::warn!(
+                count,
+                first_index,
+                first = ?first,
+                "dropped {count} union member(s) of unknown {}",
+                self.tag
+            );
+        }
+        Ok(out)
     }
-    if let Some((first_index, first, count)) = dropped {
-        // `?`: the name comes from the peer; Debug quotes it and escapes control characters.
-        tracing::warn!(
-            count,
-            first_index,
-            first = ?first,
-            "dropped {count} union member(s) of unknown {tag}"
-        );
-    }
-    Ok(out)
 }
 
 /// Returns the discriminator value when `item` is an object whose `tag` is a string naming no

@@ -23,12 +23,10 @@ use futures::StreamExt;
 use serde_json::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-async fn spawn(app: Router) -> SocketAddr {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
-    addr
-}
+#[path = "support/http.rs"]
+#[allow(dead_code, unreachable_pub)]
+mod http;
+use http::{frames, input_json, json_error, post_json, spawn};
 
 /// A run of `words` text deltas, `pace` apart, with a state snapshot at the end.
 fn paced(words: usize, pace: Duration) -> impl Fn(RunAgentInput) -> EventStream + Send + Sync {
@@ -64,42 +62,13 @@ fn endpoint(
         .with_retry(Duration::from_millis(10))
 }
 
-fn input_json(run: &str) -> String {
-    format!(r#"{{"threadId":"t","runId":"{run}","messages":[],"protocolVersion":"1.0"}}"#)
-}
-
 async fn post(addr: SocketAddr, run: &str) -> reqwest::Response {
     post_body(addr, input_json(run)).await
 }
 
 /// `POST`s a run input as it is given.
 async fn post_body(addr: SocketAddr, body: impl Into<reqwest::Body>) -> reqwest::Response {
-    reqwest::Client::new()
-        .post(format!("http://{addr}/agent"))
-        .header("content-type", "application/json")
-        .body(body)
-        .send()
-        .await
-        .unwrap()
-}
-
-/// `(id, data)` of each frame of an SSE text.
-fn frames(text: &str) -> Vec<(String, String)> {
-    text.split("\n\n")
-        .filter(|f| f.contains("data: "))
-        .map(|frame| {
-            let mut id = String::new();
-            let mut data = String::new();
-            for line in frame.lines() {
-                if let Some(v) = line.strip_prefix("id: ") {
-                    id = v.to_owned();
-                } else if let Some(v) = line.strip_prefix("data: ") {
-                    data = v.to_owned();
-                }
-            }
-            (id, data)
-        })
-        .collect()
+    post_json(addr, "/agent", body).await
 }
 
 async fn get(addr: SocketAddr, query: &str, last_event_id: Option<&str>) -> reqwest::Response {
@@ -108,17 +77,6 @@ async fn get(addr: SocketAddr, query: &str, last_event_id: Option<&str>) -> reqw
         request = request.header("last-event-id", id);
     }
     request.send().await.unwrap()
-}
-
-async fn json_error(response: reqwest::Response, status: u16, kind: &str) {
-    assert_eq!(response.status(), status);
-    assert_eq!(
-        response.headers()["content-type"].to_str().unwrap(),
-        "application/json"
-    );
-    let body: Value = serde_json::from_str(&response.text().await.unwrap()).unwrap();
-    assert_eq!(body["error"]["kind"], kind, "{body}");
-    assert!(body["error"]["message"].as_str().unwrap().len() > 5);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -8,16 +8,23 @@
 //!   carries `id: <runId>:<seq>` (the first one also `retry:`, the reconnection delay);
 //! - when the client goes away the run is **detached**, not cancelled: it goes on into the
 //!   log until it ends, for at most the detach timeout
-//!   ([`with_detach_timeout`](super::AgentEndpoint::with_detach_timeout), 10 minutes by
-//!   default), then it is cancelled and its log ends with a `RUN_ERROR` of code
-//!   `detach-timeout`;
+//!   ([`ResumeConfig::detach_timeout`], 10 minutes by default), then it is cancelled and its
+//!   log ends with a `RUN_ERROR` of code `detach-timeout`;
+//! - at most [`ResumeConfig::max_detached`] runs (256 by default) go on detached at once: one
+//!   more client leaving evicts the oldest, and a new run that finds the log full (`log-full`)
+//!   evicts the oldest to take its place. An evicted run is cancelled and its log ends with a
+//!   `RUN_ERROR` of code `evicted`, which a reconnect replays; once the log has forgotten it,
+//!   a reconnect is `410` (`expired`). So clients that leave at once cannot hold every slot of
+//!   the log: a fresh client is served, or told at once (`503` with `Retry-After`) when the
+//!   log is full of runs whose clients are still there;
 //! - `GET` on the same path reads a run from the log after a cursor and follows it live:
 //!   the standard `Last-Event-ID: <runId>:<seq>` header, or `?cursor=<runId>:<seq>` for
 //!   clients that cannot set it, or `?runId=<runId>` to join from the start (a page reload);
 //! - errors are JSON (`{"error": {"kind", "message"}}`): an unknown run is `404`
 //!   (`unknown-run`), a run or cursor past retention `410` (`expired`), a malformed cursor
 //!   or one of another run than `runId` `400` (`malformed-cursor`, `foreign-cursor`), a
-//!   cursor past the run's end `400` (`future-cursor`), a log that cannot be reached `503`.
+//!   cursor past the run's end `400` (`future-cursor`), a log that cannot be reached or is full
+//!   `503` (`log-unavailable`, `log-full`, with `Retry-After: 1`).
 //!
 //! Any instance sharing the log (Redis) serves a reconnect: the run goes on where it started,
 //! and the other instance tails the log. Reconnects are answered in SSE; a protobuf response
@@ -78,7 +85,8 @@ use ::axum::http::{HeaderValue, StatusCode, header};
 use ::axum::response::{IntoResponse, Response};
 use futures::{Stream, StreamExt};
 
-use super::{EventStream, MAX_BATCH, error_response};
+use super::detached::Detached;
+use super::{MAX_BATCH, error_response};
 use crate::Event;
 use crate::server::log::{Cursor, EventLog, LogError, LogErrorKind, RunWriter, Tail};
 
@@ -95,39 +103,102 @@ const BATCH_CAPACITY: usize = MAX_BATCH + 16 * 1024;
 /// The longest run id a resumable endpoint accepts, in bytes (it travels in every `id:`).
 pub const MAX_RUN_ID_LEN: usize = 512;
 
-/// The resumable mode of an endpoint: the log, the detach bound, the `retry:` sent.
+/// The default most runs of one endpoint going on detached at once: 256.
+pub const DEFAULT_MAX_DETACHED: usize = 256;
+
+/// How a resumable endpoint treats its runs: how long and how many go on detached after their
+/// client left, and the reconnection delay it advises. Taken by
+/// [`AgentEndpoint::with_resume_config`](super::AgentEndpoint::with_resume_config); the
+/// shortcuts [`with_detach_timeout`](super::AgentEndpoint::with_detach_timeout) and
+/// [`with_retry`](super::AgentEndpoint::with_retry) set one field each, before or after the
+/// log is given.
+///
+/// ```
+/// use std::time::Duration;
+/// use ag_ui::axum::AgentEndpoint;
+/// use ag_ui::axum::resume::ResumeConfig;
+/// use ag_ui::server::log::MemoryLog;
+/// # use ag_ui::{Event, RunAgentInput};
+/// # fn echo(input: RunAgentInput) -> impl futures::Stream<Item = Event> + Send + 'static {
+/// #     futures::stream::iter([Event::run_finished(input.thread_id, input.run_id)])
+/// # }
+///
+/// let config = ResumeConfig {
+///     max_detached: 32,
+///     ..ResumeConfig::default()
+/// };
+/// let endpoint = AgentEndpoint::new(echo)
+///     .with_resume_config(config)
+///     .with_resumable(MemoryLog::default());
+/// assert_eq!(endpoint.resume_config().max_detached, 32);
+/// assert_eq!(endpoint.resume_config().retry, Duration::from_secs(1));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ResumeConfig {
+    /// How long a run whose client left goes on before it is cancelled, its log ending with a
+    /// `RUN_ERROR` of code `detach-timeout` (default [`DEFAULT_DETACH_TIMEOUT`]).
+    pub detach_timeout: Duration,
+    /// The reconnection delay advised in `retry:` (default [`DEFAULT_RETRY`]).
+    pub retry: Duration,
+    /// The most runs going on detached at once (default [`DEFAULT_MAX_DETACHED`]). One more
+    /// client leaving evicts the oldest detached run: it is cancelled and its log ends with a
+    /// `RUN_ERROR` of code `evicted`. A new run that finds the log full (`log-full`) evicts the
+    /// oldest detached run too, to take its place. `0`: no run goes on detached (a run whose
+    /// client leaves is cancelled, its log ending the same way).
+    pub max_detached: usize,
+}
+
+impl Default for ResumeConfig {
+    fn default() -> Self {
+        Self {
+            detach_timeout: DEFAULT_DETACH_TIMEOUT,
+            retry: DEFAULT_RETRY,
+            max_detached: DEFAULT_MAX_DETACHED,
+        }
+    }
+}
+
+/// The resumable mode of an endpoint: the log, its detached runs, the configuration.
 #[derive(Clone)]
 pub(crate) struct Resumable {
     pub(crate) log: Arc<dyn EventLog>,
-    pub(crate) detach_timeout: Duration,
-    pub(crate) retry: Duration,
+    pub(crate) detached: Arc<Detached>,
+    pub(crate) config: ResumeConfig,
 }
 
 impl fmt::Debug for Resumable {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Resumable")
             .field("log", &self.log)
-            .field("detach_timeout", &self.detach_timeout)
-            .field("retry", &self.retry)
+            .field("detached", &self.detached.len())
+            .field("config", &self.config)
             .finish()
     }
 }
 
 impl Resumable {
-    pub(crate) fn new(log: Arc<dyn EventLog>) -> Self {
+    pub(crate) fn new(log: Arc<dyn EventLog>, config: ResumeConfig) -> Self {
         Self {
             log,
-            detach_timeout: DEFAULT_DETACH_TIMEOUT,
-            retry: DEFAULT_RETRY,
+            detached: Arc::default(),
+            config,
         }
     }
 }
 
-/// The JSON error response for a log error, with its kind's status.
+/// The JSON error response for a log error, with its kind's status (and `Retry-After` for a
+/// `503`: a full or unreachable log may take the run a moment later).
 pub(crate) fn log_error_response(error: &LogError) -> Response {
     let status =
         StatusCode::from_u16(error.kind().status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    error_response(status, error.kind().as_str(), error.message(), None)
+    let mut response = error_response(status, error.kind().as_str(), error.message(), None);
+    if status == StatusCode::SERVICE_UNAVAILABLE {
+        response.headers_mut().insert(
+            header::RETRY_AFTER,
+            HeaderValue::from(super::limits::RETRY_AFTER_SECS),
+        );
+    }
+    response
 }
 
 /// The refusal of a run id that cannot travel in an SSE `id:` field; `None` when it can.
@@ -155,7 +226,9 @@ pub(crate) struct LiveLog {
     run_id: Arc<str>,
     json: Vec<u8>,
     retry: Option<Duration>,
-    detach_timeout: Duration,
+    config: ResumeConfig,
+    /// The endpoint's detached runs, which this one joins if its client leaves.
+    detached: Arc<Detached>,
     terminal: bool,
     /// The number of the last frame written.
     next_seq: u64,
@@ -175,8 +248,9 @@ impl LiveLog {
             writer,
             run_id: Arc::from(run_id),
             json: Vec::with_capacity(256),
-            retry: Some(resumable.retry),
-            detach_timeout: resumable.detach_timeout,
+            retry: Some(resumable.config.retry),
+            config: resumable.config,
+            detached: Arc::clone(&resumable.detached),
             terminal: false,
             next_seq: 0,
             ranges: Vec::new(),
@@ -266,38 +340,24 @@ impl LiveLog {
         }
     }
 
-    /// The client left before the end: the run goes on into the log, within the bound.
-    pub(crate) fn detach(mut self, mut events: EventStream) {
-        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
-            self.writer.finish();
-            return;
-        };
-        tracing::debug!(run_id = %self.run_id, "client left; the run goes on detached");
-        runtime.spawn(async move {
-            let bound = self.detach_timeout;
-            let drained = tokio::time::timeout(bound, async {
-                while let Some(event) = events.next().await {
-                    self.append(&event);
-                    self.writer.flush();
-                }
-            })
-            .await;
-            drop(events);
-            if drained.is_err() && !self.terminal {
-                tracing::warn!(
-                    run_id = %self.run_id,
-                    "a detached run did not end within {} s and was cancelled",
-                    bound.as_secs()
-                );
-                let error = crate::RunErrorEvent::new(format!(
-                    "the run was detached and did not end within {} s",
-                    bound.as_secs()
-                ))
-                .with_code("detach-timeout");
-                self.append(&error.into());
-            }
-            self.writer.finish();
-        });
+    /// The endpoint's detached runs, which this one joins if its client leaves.
+    pub(crate) fn detached(&self) -> &Arc<Detached> {
+        &self.detached
+    }
+
+    /// The run's id.
+    pub(crate) fn run_id(&self) -> &str {
+        &self.run_id
+    }
+
+    /// The configuration it was opened with.
+    pub(crate) fn config(&self) -> &ResumeConfig {
+        &self.config
+    }
+
+    /// Whether the run's `RUN_FINISHED` or `RUN_ERROR` is logged.
+    pub(crate) fn is_terminal(&self) -> bool {
+        self.terminal
     }
 }
 
@@ -447,7 +507,7 @@ pub(crate) async fn reconnect(
     let body = TailBody {
         tail,
         run_id: Arc::from(cursor.run_id()),
-        retry: Some(resumable.retry),
+        retry: Some(resumable.config.retry),
         keep_alive: keep_alive.map(|every| (every, Box::pin(tokio::time::sleep(every)))),
         done: false,
     };
@@ -654,7 +714,10 @@ mod tests {
     #[test]
     fn full_batches_ask_the_log_for_room_and_loose_buffers_are_shrunk() {
         let asked = Arc::new(std::sync::Mutex::new(Vec::new()));
-        let resumable = Resumable::new(Arc::new(crate::server::log::MemoryLog::default()));
+        let resumable = Resumable::new(
+            Arc::new(crate::server::log::MemoryLog::default()),
+            ResumeConfig::default(),
+        );
         let mut live = LiveLog::new(Box::new(Asked(Arc::clone(&asked))), "r", &resumable);
         let capacity = |bytes: Bytes| bytes.try_into_mut().unwrap().capacity();
         // A slow agent: small outputs, in buffers that grow with them, kept at their size.

@@ -7,7 +7,9 @@ mod support;
 
 mod backpressure;
 mod downgrade_schemas;
+mod detached;
 mod e2e;
+mod limits;
 mod load;
 mod registry;
 mod serve;

@@ -6,6 +6,8 @@
 
 pub mod ev;
 #[cfg(feature = "axum")]
+pub mod http;
+#[cfg(feature = "axum")]
 pub mod load;
 #[cfg(feature = "proto")]
 pub mod proto;

@@ -1,0 +1,224 @@
+//! [`serve`]: serving a router over HTTP/1.1 with a header time-out, a cap on the request head,
+//! a connection limit and a bounded graceful shutdown ([`ServeConfig`]).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use ::axum::Router;
+
+#[cfg(doc)]
+use super::AgentEndpoint;
+use super::{
+    DEFAULT_HEADER_TIMEOUT, DEFAULT_MAX_CONNECTIONS, DEFAULT_MAX_HEADER_BYTES,
+    DEFAULT_SHUTDOWN_TIMEOUT,
+};
+
+/// How [`serve`] treats connections: the time allowed to send a request head, the largest
+/// head, how many connections are served at once, and how long a graceful shutdown may take.
+///
+/// ```
+/// use std::time::Duration;
+/// use ag_ui::axum::{ServeConfig, DEFAULT_HEADER_TIMEOUT};
+///
+/// let config = ServeConfig::default()
+///     .with_header_timeout(Duration::from_secs(5))
+///     .with_max_connections(256);
+/// assert_eq!(config.header_timeout(), Duration::from_secs(5));
+/// assert_eq!(config.max_connections(), 256);
+/// assert_eq!(ServeConfig::default().header_timeout(), DEFAULT_HEADER_TIMEOUT);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ServeConfig {
+    header_timeout: Duration,
+    max_header_bytes: usize,
+    max_connections: usize,
+    shutdown_timeout: Duration,
+}
+
+impl Default for ServeConfig {
+    fn default() -> Self {
+        Self {
+            header_timeout: DEFAULT_HEADER_TIMEOUT,
+            max_header_bytes: DEFAULT_MAX_HEADER_BYTES,
+            max_connections: DEFAULT_MAX_CONNECTIONS,
+            shutdown_timeout: DEFAULT_SHUTDOWN_TIMEOUT,
+        }
+    }
+}
+
+impl ServeConfig {
+    /// Sets the time a connection has to send a whole request head once the server waits for
+    /// one (also between requests on a kept-alive connection); a connection that has not
+    /// done so is closed (default [`DEFAULT_HEADER_TIMEOUT`]).
+    #[must_use]
+    pub fn with_header_timeout(mut self, timeout: Duration) -> Self {
+        self.header_timeout = timeout;
+        self
+    }
+
+    /// Sets the largest request head, in bytes (at least 8192; default
+    /// [`DEFAULT_MAX_HEADER_BYTES`]); a larger one is answered `431`.
+    #[must_use]
+    pub fn with_max_header_bytes(mut self, bytes: usize) -> Self {
+        self.max_header_bytes = bytes.max(8192);
+        self
+    }
+
+    /// Sets the most connections served at once (at least 1; default
+    /// [`DEFAULT_MAX_CONNECTIONS`]); further ones wait in the listener's backlog.
+    #[must_use]
+    pub fn with_max_connections(mut self, connections: usize) -> Self {
+        self.max_connections = connections.max(1);
+        self
+    }
+
+    /// Sets how long a graceful shutdown waits for open connections to finish before closing
+    /// them (default [`DEFAULT_SHUTDOWN_TIMEOUT`]).
+    #[must_use]
+    pub fn with_shutdown_timeout(mut self, timeout: Duration) -> Self {
+        self.shutdown_timeout = timeout;
+        self
+    }
+
+    /// The time allowed to send a request head.
+    pub fn header_timeout(&self) -> Duration {
+        self.header_timeout
+    }
+
+    /// The largest request head, in bytes.
+    pub fn max_header_bytes(&self) -> usize {
+        self.max_header_bytes
+    }
+
+    /// The most connections served at once.
+    pub fn max_connections(&self) -> usize {
+        self.max_connections
+    }
+
+    /// The bound on a graceful shutdown.
+    pub fn shutdown_timeout(&self) -> Duration {
+        self.shutdown_timeout
+    }
+}
+
+/// Serves `router` on `listener` over HTTP/1.1 until `shutdown` resolves, with the limits of
+/// `config`; use it instead of `axum::serve`, which has no header timeout.
+///
+/// * A connection must send each request head within the header timeout, or it is closed:
+///   clients trickling their headers (slowloris) do not hold connections for ever.
+/// * At most `max_connections` connections are served at once; more wait in the listener's
+///   backlog until one closes.
+/// * Once `shutdown` resolves, no connection is accepted; open ones finish their current
+///   request (a streaming run included) and close, and whatever is still open when the
+///   shutdown timeout has passed is closed, so the function returns within that bound.
+///
+/// Request bodies are an endpoint's to time out: [`AgentEndpoint`] answers `408` when a body
+/// is not read within its body timeout ([`AgentEndpoint::with_body_timeout`]).
+///
+/// # Errors
+///
+/// Never once serving: a failed `accept` (for instance, too many open files) is logged and
+/// retried after a short pause, and a failed connection only ends that connection. The
+/// `Result` is kept for failures of the listener itself.
+///
+/// ```no_run
+/// use ag_ui::axum::{AgentEndpoint, RouterExt, ServeConfig, serve};
+/// # use ag_ui::{Event, RunAgentInput};
+/// # fn echo(input: RunAgentInput) -> impl futures::Stream<Item = Event> + Send + 'static {
+/// #     futures::stream::iter([Event::run_finished(input.thread_id, input.run_id)])
+/// # }
+///
+/// # #[tokio::main] async fn main() -> std::io::Result<()> {
+/// let listener = tokio::net::TcpListener::bind("127.0.0.1:8000").await?;
+/// let app = axum::Router::new().agent("/", AgentEndpoint::new(echo));
+/// // In a binary, `tokio::signal::ctrl_c()` is the usual trigger.
+/// let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+/// # drop(stop);
+/// serve(listener, app, ServeConfig::default(), async {
+///     let _ = stopped.await;
+/// })
+/// .await?;
+/// # Ok(()) }
+/// ```
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    router: Router,
+    config: ServeConfig,
+    shutdown: impl std::future::Future<Output = ()> + Send,
+) -> std::io::Result<()> {
+    use hyper_util::rt::{TokioIo, TokioTimer};
+    use hyper_util::service::TowerToHyperService;
+
+    let permits = Arc::new(tokio::sync::Semaphore::new(config.max_connections));
+    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+    let mut connections = tokio::task::JoinSet::new();
+    let mut shutdown = std::pin::pin!(shutdown);
+    loop {
+        let permit = tokio::select! {
+            permit = Arc::clone(&permits).acquire_owned() => match permit {
+                Ok(permit) => permit,
+                Err(_) => break,
+            },
+            () = &mut shutdown => break,
+        };
+        let accepted = tokio::select! {
+            accepted = listener.accept() => accepted,
+            () = &mut shutdown => break,
+        };
+        // Reap the connections that ended.
+        while connections.try_join_next().is_some() {}
+        let stream = match accepted {
+            Ok((stream, _)) => stream,
+            Err(error) => {
+                // Out of file descriptors and the like: wait a little rather than spin.
+                tracing::warn!(%error, "accepting a connection failed");
+                drop(permit);
+                tokio::select! {
+                    () = tokio::time::sleep(Duration::from_millis(100)) => continue,
+                    () = &mut shutdown => break,
+                }
+            }
+        };
+        let service = TowerToHyperService::new(router.clone());
+        let mut stop = stop_rx.clone();
+        connections.spawn(async move {
+            let _permit = permit;
+            let mut builder = hyper::server::conn::http1::Builder::new();
+            builder
+                .timer(TokioTimer::new())
+                .header_read_timeout(config.header_timeout)
+                .max_buf_size(config.max_header_bytes);
+            let connection = builder.serve_connection(TokioIo::new(stream), service);
+            let mut connection = std::pin::pin!(connection);
+            let stopping = async move {
+                let _ = stop.wait_for(|stop| *stop).await;
+            };
+            let result = tokio::select! {
+                result = connection.as_mut() => result,
+                () = stopping => {
+                    connection.as_mut().graceful_shutdown();
+                    connection.await
+                }
+            };
+            if let Err(error) = result {
+                tracing::debug!(%error, "connection closed with an error");
+            }
+        });
+    }
+    drop(listener);
+    let _ = stop_tx.send(true);
+    let drained = tokio::time::timeout(config.shutdown_timeout, async {
+        while connections.join_next().await.is_some() {}
+    })
+    .await;
+    if drained.is_err() {
+        let open = connections.len();
+        connections.abort_all();
+        while connections.join_next().await.is_some() {}
+        tracing::warn!(
+            open,
+            "connections still open when the shutdown timeout passed were closed"
+        );
+    }
+    Ok(())
+}
