@@ -10,4 +10,5 @@ mod axum;
 mod chunks_interop;
 mod chunks_roundtrip;
 mod hardening;
+mod hostile_agents;
 mod http;

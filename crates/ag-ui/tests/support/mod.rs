@@ -9,6 +9,8 @@ pub mod ev;
 pub mod load;
 #[cfg(feature = "proto")]
 pub mod proto;
+#[cfg(feature = "http")]
+pub mod scripted;
 pub mod strategies;
 #[cfg(feature = "sse")]
 pub mod workload;
