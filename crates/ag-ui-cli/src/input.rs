@@ -216,7 +216,13 @@ impl Unknown {
         if self.skipped <= MAX_WARNINGS {
             eprintln!(
                 "warning: {position}: skipping an event of unknown type {}",
-                crate::render::visible(&format!("{:?}", error.event_type().unwrap_or("")), false)
+                crate::render::visible(
+                    &format!(
+                        "{:?}",
+                        ag_ui::excerpt(error.event_type().unwrap_or(""), ag_ui::EXCERPT_BYTES)
+                    ),
+                    false
+                )
             );
         }
     }

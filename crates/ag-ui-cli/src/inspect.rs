@@ -338,7 +338,7 @@ async fn start_run(State(inspector): State<Arc<Inspector>>, body: Bytes) -> Resp
             "unanswered-interrupt",
             format!(
                 "interrupt {:?} is open on thread {:?}: answer it (resume) first",
-                open.id.as_str(),
+                ag_ui::excerpt(open.id.as_str(), ag_ui::EXCERPT_BYTES),
                 request.thread
             ),
         );

@@ -85,7 +85,17 @@ impl fmt::Display for Failure {
             } => {
                 write!(f, "{position}: {kind}")?;
                 if !ids.is_empty() {
-                    write!(f, " [{}]", ids.join(", "))?;
+                    // The ids are the input's: each, and the list, quoted as bounded excerpts.
+                    let shown: Vec<_> = ids
+                        .iter()
+                        .map(|id| ag_ui::excerpt(id, ag_ui::EXCERPT_BYTES))
+                        .collect();
+                    let shown = shown.join(", ");
+                    write!(
+                        f,
+                        " [{}]",
+                        ag_ui::excerpt(&shown, ag_ui::EXCERPT_LIST_BYTES)
+                    )?;
                 }
                 write!(f, ": {message}")
             }

@@ -327,6 +327,8 @@ impl IntoResponse for StartError {
 }
 
 fn error_response(status: StatusCode, kind: &str, message: &str, field: Option<&str>) -> Response {
+    // What a message quotes (a run id, a header, a query parameter) is the client's: bounded.
+    let message = crate::excerpt(message, crate::EXCERPT_LIST_BYTES);
     let mut error = json!({ "kind": kind, "message": message });
     if let Some(field) = field {
         error["field"] = json!(field);

@@ -9,6 +9,10 @@ use std::borrow::Cow;
 /// The longest excerpt most error messages quote, in bytes of the original text: 120.
 pub const EXCERPT_BYTES: usize = 120;
 
+/// The longest excerpt of a list (open ids joined with commas) an error message quotes, in
+/// bytes: 1024.
+pub const EXCERPT_LIST_BYTES: usize = 1024;
+
 /// `text` when it is at most `max` bytes long; otherwise its first `max` bytes or fewer (cut at
 /// a character boundary), an ellipsis, and the original length, as in
 /// `abcd… (2000000 bytes)`. The result is at most `max` plus 30 bytes long.

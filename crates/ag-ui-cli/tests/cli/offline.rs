@@ -790,3 +790,18 @@ fn normalize_and_convert_write_events_in_schema_shape() {
         );
     }
 }
+
+#[test]
+fn a_huge_id_is_quoted_once_as_a_bounded_excerpt() {
+    let id = "m".repeat(2_000_000);
+    let input = format!(
+        "{}\n{{\"type\":\"TEXT_MESSAGE_END\",\"messageId\":\"{id}\"}}\n",
+        r#"{"type":"RUN_STARTED","threadId":"t","runId":"r"}"#
+    );
+    let out = ag_ui(&["verify"], input.as_bytes());
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(err.len() < 1024, "{} bytes on stderr", err.len());
+    assert!(err.contains("text.not-open"), "{err}");
+    assert!(err.contains("(2000000 bytes)"), "{err}");
+}

@@ -11,4 +11,5 @@ mod chunks_interop;
 mod chunks_roundtrip;
 mod hardening;
 mod hostile_agents;
+mod hostile_echo;
 mod http;
