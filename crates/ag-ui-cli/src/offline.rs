@@ -430,7 +430,7 @@ pub(crate) fn verify_reader(
             Ok(event) => verification.push(Positioned { position, event }),
             Err(CheckJsonError::Violation(v)) => Err(Failure::violation(position, &v)),
             Err(CheckJsonError::Decode(e)) if e.kind() == DecodeErrorKind::UnknownEventType => {
-                unknown.skip(position, &e);
+                unknown.skip(position, e.event_type().unwrap_or_default());
                 Ok(())
             }
             Err(CheckJsonError::Decode(e)) => Err(InputError::decode(position, &e).into()),
