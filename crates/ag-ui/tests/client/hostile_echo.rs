@@ -93,3 +93,36 @@ fn a_huge_type_or_field_is_quoted_as_an_excerpt() {
     let err = Event::from_slice(bad.as_bytes()).unwrap_err();
     bounded(&err.to_string(), &["TEXT_MESSAGE_START", "role"]);
 }
+
+#[test]
+fn a_huge_run_error_or_run_id_is_quoted_as_an_excerpt() {
+    let mut pipeline = Pipeline::new(Reducer::new());
+    pipeline
+        .push_event(Event::run_started("t", "r".repeat(HUGE)), &mut ())
+        .unwrap();
+    let incomplete = pipeline.check_end().unwrap_err();
+    bounded(
+        &incomplete.to_string(),
+        &["in the middle of run", "(2000000 bytes)"],
+    );
+    let mut pipeline = Pipeline::new(Reducer::new());
+    pipeline
+        .push_event(Event::run_started("t", "r"), &mut ())
+        .unwrap();
+    let failed = pipeline
+        .push_event(Event::run_error("e".repeat(HUGE)), &mut ())
+        .and_then(|_| pipeline.check_end())
+        .unwrap_err();
+    let message = failed.to_string();
+    assert!(message.len() < 4 * 1024 + 100, "{} bytes", message.len());
+    assert!(
+        message.starts_with("the run failed: eee"),
+        "{}",
+        &message[..40]
+    );
+    assert!(
+        message.ends_with("(2000000 bytes)"),
+        "{}",
+        &message[message.len() - 40..]
+    );
+}
