@@ -458,3 +458,52 @@ async fn one_recording_is_read_at_a_time() {
     }
     assert!(third.expect("served again").contains(r#""t":"end""#));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_upload_is_read_as_it_arrives_and_stopped_at_the_limit() {
+    let base = spawn(4096, Duration::ZERO).await;
+    let client = client();
+    // No declared length (chunked): the bytes are counted as they come.
+    let start = "{\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n";
+    let state = "{\"type\":\"STATE_SNAPSHOT\",\"snapshot\":{\"n\":1}}\n";
+    let pieces: Vec<Result<String, std::io::Error>> = std::iter::once(start)
+        .chain(std::iter::repeat_n(state, 200))
+        .map(|line| Ok(line.to_owned()))
+        .collect();
+    let text = client
+        .post(format!("{base}/api/load"))
+        .body(reqwest::Body::wrap_stream(futures::stream::iter(pieces)))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(text.contains(r#""t":"error""#), "{text}");
+    assert!(text.contains("larger than 4096 bytes"), "{text}");
+    // A stream read in pieces decodes as a whole one does.
+    let events = [
+        "{\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n",
+        "{\"type\":\"THINKING_TEXT_MESSAGE_START\"}\n",
+        "{\"type\":\"THINKING_TEXT_MESSAGE_CONTENT\",\"delta\":\"hmm\"}\n",
+        "{\"type\":\"THINKING_TEXT_MESSAGE_END\"}\n",
+        "{\"type\":\"RUN_FINISHED\",\"threadId\":\"t\",\"runId\":\"r\"}\n",
+    ]
+    .concat();
+    let pieces: Vec<Result<Vec<u8>, std::io::Error>> = events
+        .as_bytes()
+        .chunks(7)
+        .map(|piece| Ok(piece.to_vec()))
+        .collect();
+    let text = client
+        .post(format!("{base}/api/load"))
+        .body(reqwest::Body::wrap_stream(futures::stream::iter(pieces)))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(text.contains(r#""t":"end""#), "{text}");
+    assert!(text.contains("REASONING_MESSAGE_CONTENT"), "{text}");
+}
