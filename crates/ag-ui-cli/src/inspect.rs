@@ -10,10 +10,9 @@
 //!
 //! Memory on this side is bounded: what goes to the page passes through a bounded channel, and
 //! when the page reads slower than the agent writes, the run waits (and the page is told how
-//! long it waited) instead of queueing. A recording is read as it arrives, through a small
-//! bounded channel, never buffered whole; uploads are limited in size (`413` when the declared
-//! length is over, an error on the page when the bytes are), one recording is read at a time
-//! (another upload meanwhile is refused with `429`), and the number of threads kept is bounded. The server is the library's [`serve`](ag_ui::axum::serve), with its header
+//! long it waited) instead of queueing. Uploads are limited in size, one recording is read at a
+//! time (another upload meanwhile is refused with `429`), and the number of threads kept is
+//! bounded. The server is the library's [`serve`](ag_ui::axum::serve), with its header
 //! timeout: a connection that trickles its request head is closed.
 //!
 //! Only the inspector's own page may use it ([`guard`]): requests whose `Host` or `Origin` is
@@ -33,12 +32,13 @@ use ag_ui::client::{
     Body, CancelHandle, Conversation, Flow, HttpAgent, Piece, Pipeline, PipelineError, Reducer,
     RunEnd, RunError, Subscriber, Transport, TransportError,
 };
+use ag_ui::encoding::proto;
 use ag_ui::server::Runner;
 use ag_ui::{Event, Message, ResumeEntry, RunAgentInput};
 use ag_ui_demo_agent::DemoAgent;
 use axum::Router;
 use axum::body::{Body as HttpBody, Bytes};
-use axum::extract::State;
+use axum::extract::{DefaultBodyLimit, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -193,6 +193,7 @@ pub(crate) async fn inspect(options: InspectOptions) -> Result<(), Failure> {
 }
 
 fn router(inspector: Inspector, guard: Guard) -> Router {
+    let limit = inspector.max_upload;
     let page: Arc<str> = guard.page(PAGE).into();
     Router::new()
         .route(
@@ -221,7 +222,10 @@ fn router(inspector: Inspector, guard: Guard) -> Router {
         )
         .route("/api/info", get(info))
         .route("/api/run", post(start_run))
-        .route("/api/load", post(load))
+        .route(
+            "/api/load",
+            post(load).layer(DefaultBodyLimit::max(limit.saturating_add(1))),
+        )
         .with_state(Arc::new(inspector))
         .layer(axum::middleware::from_fn_with_state(
             Arc::new(guard),
@@ -417,28 +421,8 @@ impl From<InputError> for LoadError {
     }
 }
 
-async fn load(
-    State(inspector): State<Arc<Inspector>>,
-    headers: axum::http::HeaderMap,
-    body: HttpBody,
-) -> Response {
+async fn load(State(inspector): State<Arc<Inspector>>, body: HttpBody) -> Response {
     let limit = inspector.max_upload;
-    let too_large = || {
-        error(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            "payload-too-large",
-            format!(
-                "the recording is larger than {limit} bytes (the limit is set with --max-upload-mb)"
-            ),
-        )
-    };
-    let declared = headers
-        .get(header::CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.parse::<u64>().ok());
-    if declared.is_some_and(|length| length > limit as u64) {
-        return too_large();
-    }
     let Ok(permit) = Arc::clone(&inspector.loading).try_acquire_owned() else {
         return error(
             StatusCode::TOO_MANY_REQUESTS,
@@ -446,26 +430,38 @@ async fn load(
             "another recording is being read; load this one when it is done",
         );
     };
-    let upload = Upload::start(body, limit);
+    let bytes = match axum::body::to_bytes(body, limit).await {
+        Ok(bytes) => bytes,
+        Err(_) => {
+            return error(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "payload-too-large",
+                format!(
+                    "the recording is larger than {limit} bytes (the limit is set with --max-upload-mb)"
+                ),
+            );
+        }
+    };
     let (tx, rx) = mpsc::channel(CHANNEL);
     let mut forwarder = Forwarder::new(tx);
     tokio::task::spawn_blocking(move || {
-        // Held until the recording is read and the pipeline built from it is dropped.
+        // Held until the recording and the pipeline built from it are dropped.
         let _permit = permit;
-        let mut start = json!({ "t": "start", "source": "recording" });
-        if let Some(length) = declared {
-            start["bytes"] = json!(length);
-        }
-        forwarder.send_json(&start);
+        let bytes = bytes;
+        forwarder.send_json(&json!({ "t": "start", "source": "recording", "bytes": bytes.len() }));
         let mut pipeline = Pipeline::new(Reducer::new());
         let mut push = |event: Event| match pipeline.push_event(event, &mut forwarder) {
             Ok(Flow::Continue) => Ok(()),
             Ok(Flow::Stop) => Err(LoadError::Gone),
             Err(e) => Err(LoadError::Run(e)),
         };
-        // Read as it arrives, in any encoding `ag-ui apply` reads (protobuf detected by its
-        // first byte), through the same stages.
-        let read = input::for_each_event(upload, |positioned| push(positioned.event));
+        // Text encodings never start with a NUL byte; a protobuf stream's first frame length
+        // does (its frames are at most 10 MiB, under 2^24).
+        let read = if bytes.first() == Some(&0) {
+            for_each_proto_event(&bytes, &mut push)
+        } else {
+            input::for_each_event(&bytes[..], |positioned| push(positioned.event)).map(|_| ())
+        };
         let result = match read {
             // A recording that stops inside a run, or whose run failed, says so as a live run
             // would.
@@ -503,63 +499,31 @@ async fn load(
 /// Most bytes of waiting messages gathered into one write to the page.
 const MAX_BATCH: usize = 64 * 1024;
 
-/// How many pieces of an upload may wait for the reader: the upload's memory on this side.
-const UPLOAD_PIECES: usize = 16;
-
-/// An upload read as it arrives: the body is read by a task into a small bounded channel, and
-/// the blocking reader takes the pieces from it. More than `limit` bytes in all is a read error.
-struct Upload {
-    pieces: mpsc::Receiver<std::io::Result<Bytes>>,
-    current: Bytes,
-}
-
-impl Upload {
-    fn start(body: HttpBody, limit: usize) -> Self {
-        let (tx, pieces) = mpsc::channel(UPLOAD_PIECES);
-        tokio::spawn(async move {
-            let mut stream = body.into_data_stream();
-            let mut total = 0usize;
-            while let Some(piece) = stream.next().await {
-                let piece = match piece {
-                    Ok(bytes) => {
-                        total = total.saturating_add(bytes.len());
-                        if total > limit {
-                            Err(std::io::Error::other(format!(
-                                "the recording is larger than {limit} bytes (the limit is set \
-                                 with --max-upload-mb)"
-                            )))
-                        } else {
-                            Ok(bytes)
-                        }
-                    }
-                    Err(e) => Err(std::io::Error::other(format!("the upload broke off: {e}"))),
-                };
-                let failed = piece.is_err();
-                // The reader stopped (a bad recording, or the page went away): so does this.
-                if tx.send(piece).await.is_err() || failed {
-                    break;
-                }
-            }
-        });
-        Self {
-            pieces,
-            current: Bytes::new(),
-        }
-    }
-}
-
-impl std::io::Read for Upload {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        while self.current.is_empty() {
-            match self.pieces.blocking_recv() {
-                Some(piece) => self.current = piece?,
-                None => return Ok(0),
+/// Reads a protobuf recording (`application/vnd.ag-ui.event+proto` frames back to back), event
+/// by event; events of a later protocol are skipped, as the reference client does.
+fn for_each_proto_event(
+    bytes: &[u8],
+    mut each: impl FnMut(Event) -> Result<(), LoadError>,
+) -> Result<(), LoadError> {
+    let mut decoder = proto::EventDecoder::new();
+    decoder.push(bytes);
+    decoder.finish();
+    while let Some(result) = decoder.next_event() {
+        match result {
+            Ok(event) => each(event)?,
+            Err(e) if e.kind() == proto::ProtoErrorKind::UnknownEventType => {}
+            Err(e) => {
+                let index = e
+                    .index()
+                    .map_or(0, |i| usize::try_from(i).unwrap_or(usize::MAX));
+                return Err(LoadError::Input(InputError {
+                    position: input::Position::Event(index),
+                    message: format!("protobuf: {e}"),
+                }));
             }
         }
-        let n = buf.len().min(self.current.len());
-        buf[..n].copy_from_slice(&self.current.split_to(n));
-        Ok(n)
     }
+    Ok(())
 }
 
 fn sse_response(rx: mpsc::Receiver<Bytes>) -> Response {
