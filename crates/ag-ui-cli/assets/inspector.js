@@ -569,6 +569,11 @@ async function read(response, session) {
   }
 }
 
+// The session token the inspector embedded in this page; every POST carries it (the server
+// refuses a POST without it, so no other page can drive the inspector).
+const TOKEN_HEADER = "x-ag-ui-inspector-token";
+const TOKEN = document.querySelector('meta[name="ag-ui-inspector-token"]').content;
+
 async function startRun(session, body) {
   if (session.busy) return;
   session.busy = true;
@@ -577,7 +582,7 @@ async function startRun(session, body) {
   try {
     const response = await fetch("/api/run", {
       method: "POST",
-      headers: { "content-type": "application/json" },
+      headers: { "content-type": "application/json", [TOKEN_HEADER]: TOKEN },
       body: JSON.stringify(Object.assign({ thread: session.id }, body)),
     });
     await read(response, session);
@@ -597,7 +602,7 @@ async function loadRecording(file) {
   select(session);
   session.busy = true;
   try {
-    const response = await fetch("/api/load", { method: "POST", body: file });
+    const response = await fetch("/api/load", { method: "POST", headers: { [TOKEN_HEADER]: TOKEN }, body: file });
     await read(response, session);
   } catch (err) {
     finish(session, { cls: "failed", outcome: "error", text: "✗ the recording could not be sent: " + err.message }, {}, true);

@@ -13,9 +13,10 @@
 use std::fmt;
 use std::io::{BufRead, BufReader, Read};
 
+use ag_ui::client::compat::Compat;
 use ag_ui::encoding::proto::{EventDecoder, ProtoErrorKind};
 use ag_ui::encoding::sse::FrameDecoder;
-use ag_ui::{DecodeError, DecodeErrorKind, Event};
+use ag_ui::{DecodeError, Event};
 
 /// The longest JSON Lines line accepted, its `\n` excluded: the SSE frame limit.
 pub(crate) const MAX_LINE: usize = ag_ui::encoding::sse::DEFAULT_MAX_EVENT_SIZE;
@@ -113,9 +114,13 @@ pub(crate) fn open(path: Option<&str>) -> Result<Box<dyn Read>, InputError> {
 
 /// Reads every event of `reader`, detecting the format from the first bytes, and hands each to
 /// `each` as it is read: only the event being read is held, at most [`MAX_LINE`] bytes (a JSON
-/// Lines line, a JSON array element, an SSE frame or a protobuf frame). Events of an unknown
-/// type are skipped with a warning on standard error (the first [`MAX_WARNINGS`], then a
-/// count), as AG-UI clients do.
+/// Lines line, a JSON array element, an SSE frame or a protobuf frame).
+///
+/// Event JSON goes through the same compatibility stage as a live run
+/// ([`Compat`](ag_ui::client::compat::Compat), as `HttpAgent`'s pipeline reads it): pre-1.0
+/// `THINKING_*` events become `REASONING_*` ones, and UTF-16 surrogate halves split across an
+/// entity's deltas are rejoined. Events of an unknown type are skipped with a warning on
+/// standard error (the first [`MAX_WARNINGS`], then a count), as AG-UI clients do.
 pub(crate) fn for_each_event<E: From<InputError>>(
     reader: impl Read,
     mut each: impl FnMut(Positioned) -> Result<(), E>,
@@ -128,21 +133,44 @@ pub(crate) fn for_each_event<E: From<InputError>>(
             each(Positioned { position, event })
         })?;
     } else {
-        json_items(
-            &mut reader,
-            format,
-            |position, json| match Event::from_slice(json) {
-                Ok(event) => each(Positioned { position, event }),
-                Err(e) if e.kind() == DecodeErrorKind::UnknownEventType => {
-                    unknown.skip(position, &e);
-                    Ok(())
-                }
-                Err(e) => Err(E::from(InputError::decode(position, &e))),
-            },
-        )?;
+        let mut compat = Compat::new();
+        let mut out = Vec::new();
+        json_items(&mut reader, format, |position, json| -> Result<(), E> {
+            let skipped = compat.skipped();
+            compat
+                .decode_into(json, &mut out)
+                .map_err(|e| E::from(InputError::decode(position, &e)))?;
+            if compat.skipped() > skipped {
+                unknown.skip(position, &type_name(json));
+            }
+            for event in out.drain(..) {
+                each(Positioned { position, event })?;
+            }
+            Ok(())
+        })?;
+        // A surrogate half still waiting at the end is given up as U+FFFD, as a live run does.
+        compat.finish_into(&mut out);
+        for event in out.drain(..) {
+            each(Positioned {
+                position: Position::End,
+                event,
+            })?;
+        }
     }
     unknown.finish();
     Ok(format)
+}
+
+/// The `type` of an event's JSON, for a warning about skipping it.
+fn type_name(json: &[u8]) -> String {
+    #[derive(serde::Deserialize)]
+    struct Type {
+        #[serde(rename = "type")]
+        name: String,
+    }
+    serde_json::from_slice::<Type>(json)
+        .map(|t| t.name)
+        .unwrap_or_default()
 }
 
 /// Reads a protobuf stream (after detection) frame by frame, handing each event to `each` with
@@ -210,13 +238,16 @@ pub(crate) struct Unknown {
 }
 
 impl Unknown {
-    /// Skips the event at `position` that `error` (of kind `UnknownEventType`) is about.
-    pub(crate) fn skip(&mut self, position: Position, error: &DecodeError) {
+    /// Skips the event at `position`, of the unknown type `name`.
+    pub(crate) fn skip(&mut self, position: Position, name: &str) {
         self.skipped += 1;
         if self.skipped <= MAX_WARNINGS {
             eprintln!(
                 "warning: {position}: skipping an event of unknown type {}",
-                crate::render::visible(&format!("{:?}", error.event_type().unwrap_or("")), false)
+                crate::render::visible(
+                    &format!("{:?}", ag_ui::excerpt(name, ag_ui::EXCERPT_BYTES)),
+                    false
+                )
             );
         }
     }

@@ -10,8 +10,15 @@
 //!
 //! Memory on this side is bounded: what goes to the page passes through a bounded channel, and
 //! when the page reads slower than the agent writes, the run waits (and the page is told how
-//! long it waited) instead of queueing. Uploads are limited in size, and so is the number of
-//! threads kept.
+//! long it waited) instead of queueing. Uploads are limited in size, one recording is read at a
+//! time (another upload meanwhile is refused with `429`), and the number of threads kept is
+//! bounded. The server is the library's [`serve`](ag_ui::axum::serve), with its header
+//! timeout: a connection that trickles its request head is closed.
+//!
+//! Only the inspector's own page may use it ([`guard`]): requests whose `Host` or `Origin` is
+//! not the inspector's address are refused, and every `POST` needs the session token that the
+//! page embeds, so neither another web page nor a DNS-rebinding one can run the agent (with
+//! the user's `--header` values) or load a recording.
 
 use std::collections::HashMap;
 use std::io::Write as _;
@@ -19,7 +26,7 @@ use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use ag_ui::axum::{EventStream, RunHandler};
+use ag_ui::axum::{EventStream, RunHandler, ServeConfig};
 use ag_ui::client::apply::{Applied, MessagesChange};
 use ag_ui::client::{
     Body, CancelHandle, Conversation, Flow, HttpAgent, Piece, Pipeline, PipelineError, Reducer,
@@ -38,11 +45,14 @@ use axum::routing::{get, post};
 use futures::StreamExt;
 use serde::Deserialize;
 use serde_json::json;
-use tokio::sync::mpsc;
+use tokio::sync::{Semaphore, mpsc};
 
 use crate::input::{self, InputError};
 use crate::live::chain;
 use crate::offline::Failure;
+
+mod guard;
+use guard::Guard;
 
 const PAGE: &str = include_str!("../assets/inspector.html");
 const SCRIPT: &str = include_str!("../assets/inspector.js");
@@ -128,6 +138,21 @@ struct Inspector {
     description: String,
     threads: Mutex<HashMap<String, Arc<tokio::sync::Mutex<Conversation>>>>,
     max_upload: usize,
+    /// One recording is read at a time: its bytes, and what the pipeline builds from them, are
+    /// the most an upload holds.
+    loading: Arc<Semaphore>,
+}
+
+impl Inspector {
+    fn new(target: Target, description: String, max_upload: usize) -> Self {
+        Self {
+            target,
+            description,
+            threads: Mutex::new(HashMap::new()),
+            max_upload,
+            loading: Arc::new(Semaphore::new(1)),
+        }
+    }
 }
 
 /// `ag-ui inspect`: serves the page until interrupted.
@@ -155,26 +180,37 @@ pub(crate) async fn inspect(options: InspectOptions) -> Result<(), Failure> {
     let mut out = std::io::stdout().lock();
     let _ = out.write_all(banner.as_bytes()).and_then(|()| out.flush());
     drop(out);
-    let app = router(Inspector {
-        target,
-        description,
-        threads: Mutex::new(HashMap::new()),
-        max_upload: options.max_upload,
-    });
-    axum::serve(listener, app)
-        .with_graceful_shutdown(async {
-            let _ = tokio::signal::ctrl_c().await;
-        })
-        .await
-        .map_err(Failure::Output)
+    let guard = Guard::new(local)?;
+    let app = router(
+        Inspector::new(target, description, options.max_upload),
+        guard,
+    );
+    ag_ui::axum::serve(listener, app, ServeConfig::default(), async {
+        let _ = tokio::signal::ctrl_c().await;
+    })
+    .await
+    .map_err(Failure::Output)
 }
 
-fn router(inspector: Inspector) -> Router {
+fn router(inspector: Inspector, guard: Guard) -> Router {
     let limit = inspector.max_upload;
+    let page: Arc<str> = guard.page(PAGE).into();
     Router::new()
         .route(
             "/",
-            get(|| async { asset(PAGE, "text/html; charset=utf-8") }),
+            get(move || async move {
+                (
+                    [
+                        (
+                            header::CONTENT_TYPE,
+                            HeaderValue::from_static("text/html; charset=utf-8"),
+                        ),
+                        (header::CACHE_CONTROL, HeaderValue::from_static("no-store")),
+                    ],
+                    page.to_string(),
+                )
+                    .into_response()
+            }),
         )
         .route(
             "/inspector.js",
@@ -191,6 +227,10 @@ fn router(inspector: Inspector) -> Router {
             post(load).layer(DefaultBodyLimit::max(limit.saturating_add(1))),
         )
         .with_state(Arc::new(inspector))
+        .layer(axum::middleware::from_fn_with_state(
+            Arc::new(guard),
+            guard::check,
+        ))
 }
 
 fn asset(text: &'static str, content_type: &'static str) -> Response {
@@ -298,7 +338,7 @@ async fn start_run(State(inspector): State<Arc<Inspector>>, body: Bytes) -> Resp
             "unanswered-interrupt",
             format!(
                 "interrupt {:?} is open on thread {:?}: answer it (resume) first",
-                open.id.as_str(),
+                ag_ui::excerpt(open.id.as_str(), ag_ui::EXCERPT_BYTES),
                 request.thread
             ),
         );
@@ -383,6 +423,13 @@ impl From<InputError> for LoadError {
 
 async fn load(State(inspector): State<Arc<Inspector>>, body: HttpBody) -> Response {
     let limit = inspector.max_upload;
+    let Ok(permit) = Arc::clone(&inspector.loading).try_acquire_owned() else {
+        return error(
+            StatusCode::TOO_MANY_REQUESTS,
+            "load-in-progress",
+            "another recording is being read; load this one when it is done",
+        );
+    };
     let bytes = match axum::body::to_bytes(body, limit).await {
         Ok(bytes) => bytes,
         Err(_) => {
@@ -398,6 +445,9 @@ async fn load(State(inspector): State<Arc<Inspector>>, body: HttpBody) -> Respon
     let (tx, rx) = mpsc::channel(CHANNEL);
     let mut forwarder = Forwarder::new(tx);
     tokio::task::spawn_blocking(move || {
+        // Held until the recording and the pipeline built from it are dropped.
+        let _permit = permit;
+        let bytes = bytes;
         forwarder.send_json(&json!({ "t": "start", "source": "recording", "bytes": bytes.len() }));
         let mut pipeline = Pipeline::new(Reducer::new());
         let mut push = |event: Event| match pipeline.push_event(event, &mut forwarder) {
@@ -720,266 +770,4 @@ impl Subscriber for Forwarder {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use ag_ui::TextMessageRole;
-
-    fn drain(rx: &mut mpsc::Receiver<Bytes>) -> Vec<serde_json::Value> {
-        let mut out = Vec::new();
-        while let Ok(bytes) = rx.try_recv() {
-            let text = std::str::from_utf8(&bytes).unwrap();
-            let json = text.strip_prefix("data: ").unwrap().trim_end();
-            out.push(serde_json::from_str(json).unwrap());
-        }
-        out
-    }
-
-    #[test]
-    fn events_changes_and_the_violation_reach_the_page_with_their_indexes() {
-        let (tx, mut rx) = mpsc::channel(1024);
-        let mut forwarder = Forwarder::new(tx);
-        let mut pipeline = Pipeline::new(Reducer::new());
-        let events = [
-            Event::run_started("t", "r"),
-            Event::text_message_start("m", TextMessageRole::Assistant),
-            Event::text_message_content("m", "hi"),
-            Event::text_message_end("m"),
-            Event::text_message_content("m", "late"),
-        ];
-        let mut error = None;
-        for event in events {
-            if let Err(e) = pipeline.push_event(event, &mut forwarder) {
-                error = Some(e);
-                break;
-            }
-        }
-        forwarder.send_failure(&error.expect("a violation").into(), json!([]));
-        let sent = drain(&mut rx);
-        let indexes: Vec<_> = sent
-            .iter()
-            .filter(|m| m["t"] == "ev")
-            .map(|m| m["i"].as_u64().unwrap())
-            .collect();
-        assert_eq!(indexes, [0, 1, 2, 3]);
-        let finished = sent.iter().rfind(|m| m["t"] == "msg").expect("the message");
-        assert_eq!(finished["m"]["content"], "hi");
-        let violation = sent.last().unwrap();
-        assert_eq!(violation["t"], "violation");
-        assert_eq!(violation["i"], 4);
-        assert!(
-            violation["kind"].as_str().unwrap().contains('-'),
-            "{violation}"
-        );
-    }
-
-    async fn spawn(max_upload: usize, pace: Duration) -> String {
-        let app = router(Inspector {
-            target: Target::InProcess(InProcess {
-                handler: Runner::new(DemoAgent::new().with_pace(pace)).with_input_echo(true),
-            }),
-            description: "demo".to_owned(),
-            threads: Mutex::new(HashMap::new()),
-            max_upload,
-        });
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        tokio::spawn(async move { axum::serve(listener, app).await });
-        format!("http://{addr}")
-    }
-
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn the_page_and_its_assets_are_served_from_the_binary() {
-        let base = spawn(1024, Duration::ZERO).await;
-        for (path, content_type, needle) in [
-            ("/", "text/html; charset=utf-8", "/inspector.js"),
-            (
-                "/inspector.js",
-                "text/javascript; charset=utf-8",
-                "sessionJsonl",
-            ),
-            ("/inspector.css", "text/css; charset=utf-8", "#timeline"),
-        ] {
-            let response = reqwest::get(format!("{base}{path}")).await.unwrap();
-            assert_eq!(response.status(), 200, "{path}");
-            assert_eq!(response.headers()["content-type"], content_type, "{path}");
-            let body = response.text().await.unwrap();
-            assert!(body.contains(needle), "{path}");
-        }
-        // Nothing the page loads comes from elsewhere: it works offline.
-        for asset in [PAGE, SCRIPT, STYLE] {
-            assert!(!asset.contains("http://") && !asset.contains("https://"));
-        }
-        let info: serde_json::Value = serde_json::from_str(
-            &reqwest::get(format!("{base}/api/info"))
-                .await
-                .unwrap()
-                .text()
-                .await
-                .unwrap(),
-        )
-        .unwrap();
-        assert_eq!(info["inProcess"], true);
-    }
-
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn bad_requests_get_json_errors_with_their_status() {
-        let base = spawn(64, Duration::ZERO).await;
-        let client = reqwest::Client::new();
-        let cases = [
-            ("/api/run", "not json".to_owned(), 400, "invalid-request"),
-            (
-                "/api/run",
-                r#"{"thread":""}"#.to_owned(),
-                400,
-                "invalid-request",
-            ),
-            (
-                "/api/run",
-                r#"{"thread":"t","extra":1}"#.to_owned(),
-                400,
-                "invalid-request",
-            ),
-            ("/api/load", "x".repeat(65), 413, "payload-too-large"),
-        ];
-        for (path, body, status, kind) in cases {
-            let response = client
-                .post(format!("{base}{path}"))
-                .body(body.clone())
-                .send()
-                .await
-                .unwrap();
-            assert_eq!(response.status(), status, "{path} {body}");
-            assert_eq!(response.headers()["content-type"], "application/json");
-            let json: serde_json::Value =
-                serde_json::from_str(&response.text().await.unwrap()).unwrap();
-            assert_eq!(json["error"]["kind"], kind, "{json}");
-        }
-        // A recording that is not events: the stream says so, naming where.
-        let text = client
-            .post(format!("{base}/api/load"))
-            .body("{\"type\":\"RUN_STARTED\"}\n")
-            .send()
-            .await
-            .unwrap()
-            .text()
-            .await
-            .unwrap();
-        assert!(
-            text.contains(r#""t":"error""#) && text.contains("line 1"),
-            "{text}"
-        );
-        // A recording that stops inside its run is incomplete, not finished.
-        let text = client
-            .post(format!("{base}/api/load"))
-            .body("{\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n")
-            .send()
-            .await
-            .unwrap()
-            .text()
-            .await
-            .unwrap();
-        assert!(text.contains(r#""kind":"run.incomplete""#), "{text}");
-        // A protobuf recording cut inside its second frame names that frame.
-        let mut frames = ag_ui::encoding::proto::encode(&Event::run_started("t", "r"));
-        frames.extend_from_slice(&[0, 0, 0, 9, 0x7a]);
-        let text = client
-            .post(format!("{base}/api/load"))
-            .body(frames)
-            .send()
-            .await
-            .unwrap()
-            .text()
-            .await
-            .unwrap();
-        assert!(
-            text.contains(r#""t":"error""#) && text.contains("event 1: protobuf"),
-            "{text}"
-        );
-        assert!(!text.contains(r#""t":"end""#), "{text}");
-    }
-
-    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-    async fn a_second_run_on_a_busy_thread_is_refused_and_the_thread_count_is_bounded() {
-        // Paced, so the first run is still going when the second asks.
-        let paced = spawn(64, Duration::from_millis(20)).await;
-        let base = spawn(64, Duration::ZERO).await;
-        let client = reqwest::Client::new();
-        let busy = |thread: &str| {
-            client
-                .post(format!("{paced}/api/run"))
-                .body(json!({ "thread": thread, "message": "hi" }).to_string())
-                .send()
-        };
-        let run = |thread: String| {
-            client
-                .post(format!("{base}/api/run"))
-                .body(json!({ "thread": thread, "message": "hi" }).to_string())
-                .send()
-        };
-        // The first run holds the thread while its response is open and unread.
-        let first = busy("busy").await.unwrap();
-        assert_eq!(first.status(), 200);
-        let second = busy("busy").await.unwrap();
-        assert_eq!(second.status(), 409);
-        let first = first.text().await.unwrap();
-        assert!(first.contains(r#""t":"end""#), "{first}");
-        for n in 0..MAX_THREADS {
-            let response = run(format!("t{n}")).await.unwrap();
-            assert_eq!(response.status(), 200);
-            response.text().await.unwrap();
-        }
-        // A thread waiting on an interrupt takes no new message until it is answered.
-        let interrupted = client
-            .post(format!("{base}/api/run"))
-            .body(json!({ "thread": "t0", "message": "please confirm" }).to_string())
-            .send()
-            .await
-            .unwrap()
-            .text()
-            .await
-            .unwrap();
-        assert!(interrupted.contains("Shall I save"), "{interrupted}");
-        let refused = run("t0".to_owned()).await.unwrap();
-        assert_eq!(refused.status(), 409);
-        let json: serde_json::Value = serde_json::from_str(&refused.text().await.unwrap()).unwrap();
-        assert_eq!(json["error"]["kind"], "unanswered-interrupt");
-        let over = run("one-too-many".to_owned()).await.unwrap();
-        assert_eq!(over.status(), 429);
-        let json: serde_json::Value = serde_json::from_str(&over.text().await.unwrap()).unwrap();
-        assert_eq!(json["error"]["kind"], "too-many-threads");
-    }
-
-    #[test]
-    fn a_page_that_went_away_stops_the_run() {
-        let (tx, rx) = mpsc::channel(1);
-        drop(rx);
-        let mut forwarder = Forwarder::new(tx);
-        assert_eq!(
-            forwarder.on_event(&Event::run_started("t", "r"), &Reducer::new()),
-            Flow::Stop
-        );
-    }
-
-    #[test]
-    fn a_slow_page_makes_the_run_wait_without_queueing_more() {
-        let (tx, mut rx) = mpsc::channel(2);
-        let reader = std::thread::spawn(move || {
-            std::thread::sleep(Duration::from_millis(50));
-            let mut n = 0;
-            while rx.blocking_recv().is_some() {
-                n += 1;
-            }
-            n
-        });
-        let mut forwarder = Forwarder::new(tx);
-        for _ in 0..10 {
-            assert_eq!(
-                forwarder.on_event(&Event::run_started("t", "r"), &Reducer::new()),
-                Flow::Continue
-            );
-        }
-        assert!(forwarder.waited >= Duration::from_millis(20));
-        drop(forwarder);
-        assert_eq!(reader.join().unwrap(), 10);
-    }
-}
+mod tests;

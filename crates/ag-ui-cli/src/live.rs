@@ -29,6 +29,8 @@ pub(crate) struct RunOptions {
     pub(crate) color: bool,
     pub(crate) connect_timeout: Duration,
     pub(crate) idle_timeout: Duration,
+    /// The whole run's bound (`--timeout`), reconnects included; `None`: none.
+    pub(crate) timeout: Option<Duration>,
     /// Ask for the binary transport (`application/vnd.ag-ui.event+proto`); the body is read as
     /// its content type says either way.
     pub(crate) proto: bool,
@@ -276,14 +278,25 @@ pub(crate) async fn run(options: RunOptions) -> Result<(), Failure> {
         io_error: None,
     };
     let resume = (!options.resume.is_empty()).then(|| options.resume.clone());
-    let result = conversation
-        .run_with(&agent, resume, &CancelHandle::new(), &mut printer)
-        .await;
+    let cancel = CancelHandle::new();
+    let running = conversation.run_with(&agent, resume, &cancel, &mut printer);
+    // One bound on the whole run: an agent that keeps the stream alive with keep-alive comments
+    // (or reconnects) never trips the idle timeout.
+    let result = match options.timeout {
+        Some(limit) => tokio::time::timeout(limit, running).await.ok(),
+        None => Some(running.await),
+    };
     waiting.store(true, Ordering::Relaxed);
     let finished = printer.finish();
     if let Some(e) = printer.io_error.take() {
         return Err(Failure::Output(e));
     }
+    let Some(result) = result else {
+        let limit = options.timeout.unwrap_or_default();
+        return Err(Failure::Remote(format!(
+            "the run took longer than {limit:?} (--timeout); stopped"
+        )));
+    };
     result.map_err(run_failure)?;
     finished?;
     Ok(())
@@ -324,6 +337,7 @@ pub(crate) async fn demo(message: String, color: bool, json: bool) -> Result<(),
         color,
         connect_timeout: ag_ui::client::http::DEFAULT_CONNECT_TIMEOUT,
         idle_timeout: ag_ui::client::http::DEFAULT_IDLE_TIMEOUT,
+        timeout: None,
         proto: false,
     })
     .await

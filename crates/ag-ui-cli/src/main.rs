@@ -119,6 +119,10 @@ enum Command {
         /// two pieces of the stream; keep-alive comments count).
         #[arg(long, value_name = "SECS", default_value = "60")]
         idle_timeout: String,
+        /// Seconds the whole run may take, reconnects included (no limit by default;
+        /// keep-alive comments do not extend it).
+        #[arg(long, value_name = "SECS")]
+        timeout: Option<String>,
         /// Ask for the binary transport (protobuf frames) instead of SSE; an agent that cannot
         /// serve it answers SSE, which is read as well.
         #[arg(long)]
@@ -260,6 +264,7 @@ fn main() -> ExitCode {
             json,
             connect_timeout,
             idle_timeout,
+            timeout,
             proto,
         } => run_options(RunArgs {
             url,
@@ -272,6 +277,7 @@ fn main() -> ExitCode {
             color,
             connect_timeout,
             idle_timeout,
+            timeout,
             proto,
         })
         .and_then(|options| runtime().and_then(|rt| rt.block_on(live::run(options)))),
@@ -350,6 +356,7 @@ struct RunArgs {
     color: bool,
     connect_timeout: String,
     idle_timeout: String,
+    timeout: Option<String>,
     proto: bool,
 }
 
@@ -389,6 +396,11 @@ fn run_options(args: RunArgs) -> Result<live::RunOptions, Failure> {
         color: args.color,
         connect_timeout: timeout("--connect-timeout", &args.connect_timeout)?,
         idle_timeout: timeout("--idle-timeout", &args.idle_timeout)?,
+        timeout: args
+            .timeout
+            .as_deref()
+            .map(|value| timeout("--timeout", value))
+            .transpose()?,
         proto: args.proto,
     })
 }

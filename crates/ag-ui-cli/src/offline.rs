@@ -85,7 +85,17 @@ impl fmt::Display for Failure {
             } => {
                 write!(f, "{position}: {kind}")?;
                 if !ids.is_empty() {
-                    write!(f, " [{}]", ids.join(", "))?;
+                    // The ids are the input's: each, and the list, quoted as bounded excerpts.
+                    let shown: Vec<_> = ids
+                        .iter()
+                        .map(|id| ag_ui::excerpt(id, ag_ui::EXCERPT_BYTES))
+                        .collect();
+                    let shown = shown.join(", ");
+                    write!(
+                        f,
+                        " [{}]",
+                        ag_ui::excerpt(&shown, ag_ui::EXCERPT_LIST_BYTES)
+                    )?;
                 }
                 write!(f, ": {message}")
             }
@@ -420,7 +430,7 @@ pub(crate) fn verify_reader(
             Ok(event) => verification.push(Positioned { position, event }),
             Err(CheckJsonError::Violation(v)) => Err(Failure::violation(position, &v)),
             Err(CheckJsonError::Decode(e)) if e.kind() == DecodeErrorKind::UnknownEventType => {
-                unknown.skip(position, &e);
+                unknown.skip(position, e.event_type().unwrap_or_default());
                 Ok(())
             }
             Err(CheckJsonError::Decode(e)) => Err(InputError::decode(position, &e).into()),

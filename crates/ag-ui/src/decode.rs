@@ -132,10 +132,18 @@ impl fmt::Display for DecodeError {
         if let Some(index) = self.index {
             write!(f, "event #{index}: ")?;
         }
+        // The type, the field path and the message quote the input: bounded excerpts.
+        use crate::{EXCERPT_BYTES, EXCERPT_LIST_BYTES, excerpt};
+        let message = excerpt(&self.message, EXCERPT_LIST_BYTES);
         match (&self.event_type, &self.field) {
-            (Some(t), Some(field)) => write!(f, "{t}: field `{field}`: {}", self.message),
-            (Some(t), None) => write!(f, "{t}: {}", self.message),
-            (None, _) => f.write_str(&self.message),
+            (Some(t), Some(field)) => write!(
+                f,
+                "{}: field `{}`: {message}",
+                excerpt(t, EXCERPT_BYTES),
+                excerpt(field, EXCERPT_BYTES)
+            ),
+            (Some(t), None) => write!(f, "{}: {message}", excerpt(t, EXCERPT_BYTES)),
+            (None, _) => f.write_str(&message),
         }
     }
 }
@@ -195,7 +203,10 @@ fn resolve(ty: Option<&str>) -> Result<EventType, DecodeError> {
         Some(name) => name.parse::<EventType>().map_err(|_| {
             DecodeError::new(
                 DecodeErrorKind::UnknownEventType,
-                format!("unknown event type {name:?}"),
+                format!(
+                    "unknown event type {:?}",
+                    crate::excerpt(name, crate::EXCERPT_BYTES)
+                ),
             )
             .with_event_type(name)
         }),

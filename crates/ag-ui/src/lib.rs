@@ -168,6 +168,7 @@ pub mod client;
 mod decode;
 pub mod encoding;
 mod event;
+mod excerpt;
 mod ids;
 mod input;
 mod json;
@@ -187,6 +188,7 @@ pub mod verify;
 pub use capabilities::AgentCapabilities;
 pub use decode::{DecodeError, DecodeErrorKind};
 pub use event::*;
+pub use excerpt::{EXCERPT_BYTES, EXCERPT_LIST_BYTES, excerpt};
 pub use ids::{InterruptId, MessageId, RunId, SubagentRunId, ThreadId, ToolCallId};
 pub use input::{Context, ResumeEntry, ResumeStatus, RunAgentInput, Tool};
 pub use message::{

@@ -110,6 +110,18 @@ async fn frames_carry_the_cursor_and_a_reconnect_replays_after_it() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_huge_run_id_is_quoted_as_an_excerpt() {
+    let addr =
+        spawn(Router::new().agent("/agent", endpoint(1, Duration::ZERO, MemoryLog::default())))
+            .await;
+    let response = get(addr, &format!("?runId={}", "r".repeat(60_000)), None).await;
+    assert!(response.status().is_client_error(), "{}", response.status());
+    let body = response.text().await.unwrap();
+    assert!(body.len() < 1200, "{} bytes", body.len());
+    assert!(body.contains("bytes)"), "{body}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn garbage_foreign_future_and_unknown_cursors_are_json_errors() {
     let log = MemoryLog::new(MemoryLogConfig::default().with_retention(Duration::from_millis(200)));
     let addr = spawn(Router::new().agent("/agent", endpoint(2, Duration::ZERO, log))).await;

@@ -208,7 +208,8 @@ impl Agent for DemoAgent {
             let call = step.call_tool("search", &json!({ "query": question }))?;
             step.tool_result(call, format!("3 results for {question:?}"))?;
 
-            step.state_mut().turns += 1;
+            // A client sends the state back: its count may be at the top already.
+            step.state_mut().turns = step.state().turns.saturating_add(1);
             step.state_mut().topic = Some(question.clone());
             step.publish_state_delta()?;
 

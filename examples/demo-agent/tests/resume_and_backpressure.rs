@@ -107,3 +107,29 @@ async fn a_huge_question_at_full_speed_stays_within_the_backlog_bound() {
     let peak = events.peak_backlog_bytes();
     assert!(peak <= 2 * 1024 * 1024, "peak backlog {peak}");
 }
+
+#[tokio::test]
+async fn a_turn_count_at_its_top_stays_there() {
+    for (turns, after) in [(0, 1), (u32::MAX - 1, u32::MAX), (u32::MAX, u32::MAX)] {
+        let input = RunAgentInput::new("t", "r")
+            .with_messages(vec![Message::user("u1", "hi")])
+            .with_state(json!({ "turns": turns }));
+        let events = run(input).await;
+        assert!(
+            matches!(events.last(), Some(Event::RunFinished(_))),
+            "{turns}: {:?}",
+            events.last()
+        );
+        let mut state = json!({ "turns": turns });
+        for event in &events {
+            match event {
+                Event::StateSnapshot(s) => state = s.snapshot.clone(),
+                Event::StateDelta(d) => {
+                    ag_ui::json_patch::patch(&mut state, &d.delta).unwrap();
+                }
+                _ => {}
+            }
+        }
+        assert_eq!(state["turns"], after, "{turns}");
+    }
+}

@@ -452,6 +452,50 @@ fn run_times_out_on_a_stalled_server() {
 }
 
 #[test]
+fn run_stops_at_its_total_timeout_though_keep_alives_keep_coming() {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/agent", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        let Ok((mut stream, _)) = listener.accept() else {
+            return;
+        };
+        let mut buf = [0u8; 4096];
+        let _ = stream.read(&mut buf);
+        let mut head = b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\n".to_vec();
+        ag_ui::encoding::sse::encode_into(&Event::run_started("t", "r1"), &mut head);
+        let _ = stream.write_all(&head);
+        // A keep-alive comment every 100 ms for 20 s: never idle.
+        for _ in 0..200 {
+            if stream.write_all(b": keep-alive\n\n").is_err() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    });
+    let started = Instant::now();
+    let out = ag_ui(&[
+        "run",
+        &url,
+        "hi",
+        "--json",
+        "--idle-timeout",
+        "0.5",
+        "--timeout",
+        "1",
+    ]);
+    let took = started.elapsed();
+    assert!(took < Duration::from_secs(5), "{took:?}");
+    assert!(took >= Duration::from_secs(1), "{took:?}");
+    assert_eq!(out.status.code(), Some(1), "{}", stderr_of(&out));
+    assert_eq!(
+        stderr_of(&out),
+        "error: the run took longer than 1s (--timeout); stopped\n"
+    );
+    // What came before the stop was printed.
+    assert!(String::from_utf8_lossy(&out.stdout).contains("RUN_STARTED"));
+}
+
+#[test]
 fn usage_errors_exit_2() {
     for (args, err) in [
         (
@@ -481,6 +525,10 @@ fn usage_errors_exit_2() {
                 "x-key: a\u{7f}b",
             ][..],
             "error: --header \"x-key\": failed to parse header value\n",
+        ),
+        (
+            &["run", "http://127.0.0.1:9/", "hi", "--timeout", "0"][..],
+            "error: --timeout: \"0\" is not a positive number of seconds\n",
         ),
         (
             &["run", "http://127.0.0.1:9/", "hi", "--idle-timeout", "0"][..],

@@ -790,3 +790,67 @@ fn normalize_and_convert_write_events_in_schema_shape() {
         );
     }
 }
+
+#[test]
+fn a_huge_id_is_quoted_once_as_a_bounded_excerpt() {
+    let id = "m".repeat(2_000_000);
+    let input = format!(
+        "{}\n{{\"type\":\"TEXT_MESSAGE_END\",\"messageId\":\"{id}\"}}\n",
+        r#"{"type":"RUN_STARTED","threadId":"t","runId":"r"}"#
+    );
+    let out = ag_ui(&["verify"], input.as_bytes());
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(err.len() < 1024, "{} bytes on stderr", err.len());
+    assert!(err.contains("text.not-open"), "{err}");
+    assert!(err.contains("(2000000 bytes)"), "{err}");
+}
+
+/// A pre-1.0 stream: `THINKING_*` events, and an emoji whose UTF-16 halves a producer split
+/// across two deltas.
+const LEGACY: &str = r#"{"type":"RUN_STARTED","threadId":"t","runId":"r"}
+{"type":"THINKING_START","title":"plan"}
+{"type":"THINKING_TEXT_MESSAGE_START"}
+{"type":"THINKING_TEXT_MESSAGE_CONTENT","delta":"hmm"}
+{"type":"THINKING_TEXT_MESSAGE_END"}
+{"type":"THINKING_END"}
+{"type":"TEXT_MESSAGE_START","messageId":"m","role":"assistant"}
+{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"hi \ud83d"}
+{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"\ude00!"}
+{"type":"TEXT_MESSAGE_END","messageId":"m"}
+{"type":"RUN_FINISHED","threadId":"t","runId":"r"}
+"#;
+
+#[test]
+fn offline_tools_read_through_the_live_compat_stage() {
+    let sse: String = LEGACY
+        .lines()
+        .map(|line| format!("data: {line}\n\n"))
+        .collect();
+    // What a live run makes of these bytes: HttpAgent's pipeline.
+    let mut pipeline = ag_ui::client::Pipeline::new(ag_ui::client::Reducer::new());
+    pipeline.push_bytes(sse.as_bytes(), &mut ()).unwrap();
+    pipeline.finish(&mut ()).unwrap();
+    let live = serde_json::to_value(pipeline.reducer().messages()).unwrap();
+    assert_eq!(live[0]["role"], "reasoning", "{live}");
+    assert_eq!(live[0]["content"], "hmm", "{live}");
+    assert_eq!(live[1]["content"], "hi \u{1F600}!", "{live}");
+    for input in [LEGACY, sse.as_str()] {
+        let out = ag_ui(&["apply"], input.as_bytes());
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        assert_eq!(stderr(&out), "", "nothing skipped");
+        let applied: serde_json::Value = serde_json::from_str(&stdout(&out)).unwrap();
+        assert_eq!(applied["messages"], live);
+    }
+    // verify and normalize see the same translated stream.
+    assert_eq!(
+        stdout(&ag_ui(&["verify"], LEGACY.as_bytes())),
+        "ok: 11 events, 1 runs\n"
+    );
+    let normalized = stdout(&ag_ui(&["normalize"], LEGACY.as_bytes()));
+    assert!(
+        normalized.contains("REASONING_MESSAGE_CONTENT"),
+        "{normalized}"
+    );
+    assert!(!normalized.contains("THINKING"), "{normalized}");
+}

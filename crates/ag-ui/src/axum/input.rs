@@ -21,6 +21,8 @@ pub(crate) fn error_response(
     message: &str,
     field: Option<&str>,
 ) -> Response {
+    // What a message quotes (a run id, a header, a query parameter) is the client's: bounded.
+    let message = crate::excerpt(message, crate::EXCERPT_LIST_BYTES);
     let mut error = json!({ "kind": kind, "message": message });
     if let Some(field) = field {
         error["field"] = json!(field);

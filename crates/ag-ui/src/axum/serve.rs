@@ -187,6 +187,9 @@ pub async fn serve(
             builder
                 .timer(TokioTimer::new())
                 .header_read_timeout(config.header_timeout)
+                // The exact cap on the head; the buffer cap alone let a head through up to
+                // the read buffer's spare capacity (about 114 KB for 64 KiB).
+                .max_header_size(config.max_header_bytes)
                 .max_buf_size(config.max_header_bytes);
             let connection = builder.serve_connection(TokioIo::new(stream), service);
             let mut connection = std::pin::pin!(connection);

@@ -526,11 +526,16 @@ impl ChunkError {
 
 struct Owner<'a>(Option<&'a SubagentRunId>);
 
+/// A peer's id or name as an error quotes it: a bounded excerpt.
+fn short(text: &str) -> std::borrow::Cow<'_, str> {
+    crate::excerpt(text, crate::EXCERPT_BYTES)
+}
+
 impl fmt::Display for Owner<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.0 {
             None => f.write_str("the parent agent"),
-            Some(id) => write!(f, "subagent {:?}", id.as_str()),
+            Some(id) => write!(f, "subagent {:?}", short(id.as_str())),
         }
     }
 }
@@ -544,10 +549,10 @@ impl fmt::Display for ErrorDetail {
             self.kind, self.index, self.event_type
         )?;
         if let Some(tag) = &self.subagent_run_id {
-            write!(f, " from subagent {:?}", tag.as_str())?;
+            write!(f, " from subagent {:?}", short(tag.as_str()))?;
         }
         f.write_str(") ")?;
-        let id = self.id.as_deref().unwrap_or_default();
+        let id = short(self.id.as_deref().unwrap_or_default());
         let field = self.field.unwrap_or_default();
         match self.kind {
             ChunkErrorKind::MissingId => {
@@ -565,11 +570,17 @@ impl fmt::Display for ErrorDetail {
                     kind.noun(),
                     self.owners.len()
                 )?;
-                for (i, owner) in self.owners.iter().enumerate() {
-                    let sep = if i == 0 { " " } else { ", " };
-                    write!(f, "{sep}{}", Owner(owner.as_ref()))?;
-                }
-                f.write_str("; attribute the chunk to the subagent it belongs to")
+                let owners: Vec<String> = self
+                    .owners
+                    .iter()
+                    .map(|owner| Owner(owner.as_ref()).to_string())
+                    .collect();
+                let owners = owners.join(", ");
+                write!(
+                    f,
+                    " {}; attribute the chunk to the subagent it belongs to",
+                    crate::excerpt(&owners, crate::EXCERPT_LIST_BYTES)
+                )
             }
             ChunkErrorKind::OwnerMismatch => write!(
                 f,
@@ -579,14 +590,14 @@ impl fmt::Display for ErrorDetail {
                 Owner(self.subagent_run_id.as_ref()),
             ),
             ChunkErrorKind::FieldMismatch => {
-                let found = self.found.as_deref().unwrap_or_default();
+                let found = short(self.found.as_deref().unwrap_or_default());
                 write!(
                     f,
                     "continues {} {id:?} with {field} {found:?}, but it was opened with ",
                     kind.noun()
                 )?;
                 match &self.expected {
-                    Some(expected) => write!(f, "{field} {expected:?}"),
+                    Some(expected) => write!(f, "{field} {:?}", short(expected)),
                     None => write!(f, "no {field}"),
                 }
             }

@@ -21,7 +21,10 @@
 //! - a redirect to another origin (scheme, host, port) is not followed
 //!   ([`TransportError::Redirect`]) unless [`with_cross_origin_redirects`](
 //!   HttpAgent::with_cross_origin_redirects) allows it, and then only without the custom
-//!   headers and the bearer token. Redirects within the origin are followed (at most 10).
+//!   headers and the bearer token. Redirects within the origin are followed (at most 10;
+//!   more, a redirect loop, is a [`TransportError::TooManyRedirects`] at once);
+//! - a success whose event stream ends without a byte is a [`TransportError::EmptyBody`] at
+//!   once (not taken for a cut stream to reconnect to).
 //!
 //! # Timeouts
 //!
@@ -31,7 +34,8 @@
 //!   [`DEFAULT_IDLE_TIMEOUT`]): how long the agent may send nothing — from sending the request
 //!   to the response headers (connecting included), then between any two pieces of the body.
 //!   Any byte resets it, so an agent that sends SSE keep-alive comments while it thinks is
-//!   never idle;
+//!   never idle. The waits before reconnecting a resumable stream count too (see
+//!   [`Resuming::with_idle_timeout`]);
 //! - **total** ([`with_timeout`](HttpAgent::with_timeout), none by default): the whole run.
 //!
 //! Each one that fires is a [`TransportError::Timeout`] naming it.
@@ -354,6 +358,11 @@ impl HttpAgent {
     fn send_error(&self, url: &Url, error: reqwest::Error) -> TransportError {
         if error.is_builder() {
             TransportError::InvalidRequest(chain(&error))
+        } else if error.is_redirect() {
+            TransportError::TooManyRedirects {
+                redirects: MAX_REDIRECTS,
+                location: error.url().map_or_else(|| url.to_string(), Url::to_string),
+            }
         } else if error.is_connect() && error.is_timeout() {
             TransportError::Timeout(Timeout::Connect(self.connect_timeout))
         } else if let (true, Some(total)) = (error.is_timeout(), self.timeout) {
@@ -460,13 +469,35 @@ pub struct HttpStream {
     idle_timeout: Duration,
     timeout: Option<Duration>,
     wire: Wire,
+    /// The response's status, and whether a byte of its body came.
+    status: u16,
+    started: bool,
+}
+
+impl HttpStream {
+    fn new(agent: &HttpAgent, response: reqwest::Response, wire: Wire) -> Self {
+        Self {
+            status: response.status().as_u16(),
+            response,
+            idle_timeout: agent.idle_timeout,
+            timeout: agent.timeout,
+            wire,
+            started: false,
+        }
+    }
 }
 
 impl Body for HttpStream {
     async fn next(&mut self) -> Result<Option<Piece>, TransportError> {
         match tokio::time::timeout(self.idle_timeout, self.response.chunk()).await {
             Err(_) => Err(TransportError::Timeout(Timeout::Idle(self.idle_timeout))),
-            Ok(Ok(Some(bytes))) => Ok(Some(Piece::Bytes(bytes))),
+            Ok(Ok(Some(bytes))) => {
+                self.started |= !bytes.is_empty();
+                Ok(Some(Piece::Bytes(bytes)))
+            }
+            Ok(Ok(None)) if !self.started => Err(TransportError::EmptyBody {
+                status: self.status,
+            }),
             Ok(Ok(None)) => Ok(None),
             Ok(Err(e)) => match (e.is_timeout(), self.timeout) {
                 (true, Some(total)) => Err(TransportError::Timeout(Timeout::Total(total))),
@@ -489,6 +520,7 @@ impl Transport for HttpAgent {
         match self.post(input, &mut reached).await {
             Ok(stream) => Ok(Resuming::new(self.clone(), stream, self.reconnect)
                 .with_run_id(input.run_id.as_str())
+                .with_idle_timeout(self.idle_timeout)
                 .with_hook(hook)),
             // The request went out but its answer was lost: a resumable endpoint has the run,
             // so it is joined from its start; any other answer leaves the first error.
@@ -499,6 +531,7 @@ impl Transport for HttpAgent {
             {
                 let mut body =
                     Resuming::attach(self.clone(), input.run_id.as_str(), 0, self.reconnect)
+                        .with_idle_timeout(self.idle_timeout)
                         .with_hook(hook);
                 match body.connect().await {
                     Ok(()) => Ok(body),
@@ -529,6 +562,7 @@ impl Transport for Attach {
             self.after,
             self.agent.reconnect,
         )
+        .with_idle_timeout(self.agent.idle_timeout)
         .with_hook(self.agent.on_reconnect.0.clone());
         body.connect().await?;
         Ok(body)
@@ -575,12 +609,7 @@ impl crate::client::resume::Reconnect for HttpAgent {
             });
         }
         let wire = check_event_stream(&response)?;
-        Ok(HttpStream {
-            response,
-            idle_timeout: self.idle_timeout,
-            timeout: self.timeout,
-            wire,
-        })
+        Ok(HttpStream::new(self, response, wire))
     }
 }
 
@@ -679,17 +708,12 @@ impl HttpAgent {
                 });
             }
             let wire = check_event_stream(&response)?;
-            return Ok(HttpStream {
-                response,
-                idle_timeout: self.idle_timeout,
-                timeout: self.timeout,
-                wire,
-            });
+            return Ok(HttpStream::new(self, response, wire));
         }
-        Err(TransportError::connection(
-            format!("following redirects from {}", self.url),
-            format!("more than {MAX_REDIRECTS} redirects"),
-        ))
+        Err(TransportError::TooManyRedirects {
+            redirects: MAX_REDIRECTS,
+            location: url.to_string(),
+        })
     }
 }
 

@@ -14,7 +14,13 @@
 //!   event passed on is not `RUN_FINISHED` or `RUN_ERROR`, reconnects through its
 //!   [`Reconnect`] source with the cursor of that event, after a delay that grows
 //!   exponentially from the stream's `retry:` (or [`ReconnectPolicy`]'s initial delay), with
-//!   jitter, up to the policy's cap;
+//!   jitter, up to the policy's cap. A server's `retry:` is itself capped
+//!   ([`ReconnectPolicy::with_max_retry`], default [`DEFAULT_MAX_RETRY`]): a server cannot
+//!   make a client wait an hour;
+//! - counts the waits against the idle timeout ([`Resuming::with_idle_timeout`]; `HttpAgent`
+//!   sets its own): from the end of a stream, a client that would wait (and reconnect) longer
+//!   than the idle timeout without hearing from the server ends the run with
+//!   [`Timeout::Idle`] instead;
 //! - gives up after [`ReconnectPolicy::with_attempts`] failed attempts in a row (an attempt
 //!   that brings a new event starts the count again), with the last error; a refusal of the
 //!   server (`4xx`, such as `410` for a run past retention) is returned at once.
@@ -35,14 +41,18 @@
 //! // The n-th attempt in a row waits about initial × 2ⁿ⁻¹ (with jitter), capped.
 //! assert!(policy.delay(1, None, 0.5) >= Duration::from_millis(50));
 //! assert!(policy.delay(3, None, 1.0) <= Duration::from_millis(400));
-//! // The stream's `retry:` replaces the initial delay.
+//! // The stream's `retry:` replaces the initial delay, capped at the policy's `max_retry`.
 //! assert_eq!(policy.delay(1, Some(Duration::from_secs(2)), 1.0), Duration::from_secs(2));
+//! assert_eq!(
+//!     policy.delay(1, Some(Duration::from_secs(3240)), 1.0),
+//!     ag_ui::client::resume::DEFAULT_MAX_RETRY
+//! );
 //! ```
 
 use std::fmt;
 use std::future::Future;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crate::client::run::Wire;
 use crate::client::transport::{Body, Piece, Timeout, TransportError};
@@ -50,6 +60,10 @@ use crate::encoding::sse::FrameDecoder;
 
 /// The default number of failed reconnection attempts in a row before giving up: 8.
 pub const DEFAULT_ATTEMPTS: u32 = 8;
+
+/// The default largest delay a server's `retry:` may ask for: 30 seconds (a longer one is
+/// cut to this). See [`ReconnectPolicy::with_max_retry`].
+pub const DEFAULT_MAX_RETRY: Duration = Duration::from_secs(30);
 
 /// Opens a stream of a run again, after a sequence number.
 pub trait Reconnect: Send + Sync {
@@ -68,22 +82,25 @@ pub trait Reconnect: Send + Sync {
     ) -> impl Future<Output = Result<Self::Body, TransportError>> + Send;
 }
 
-/// How [`Resuming`] retries: attempts in a row, first delay, largest delay.
+/// How [`Resuming`] retries: attempts in a row, first delay, largest delay, largest `retry:`
+/// honoured.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ReconnectPolicy {
     attempts: u32,
     initial: Duration,
     max: Duration,
+    max_retry: Duration,
 }
 
 impl Default for ReconnectPolicy {
     /// [`DEFAULT_ATTEMPTS`] attempts, 500 ms first (unless the stream says `retry:`), 10 s
-    /// at most.
+    /// at most (or the stream's `retry:`, up to [`DEFAULT_MAX_RETRY`]).
     fn default() -> Self {
         Self {
             attempts: DEFAULT_ATTEMPTS,
             initial: Duration::from_millis(500),
             max: Duration::from_secs(10),
+            max_retry: DEFAULT_MAX_RETRY,
         }
     }
 }
@@ -115,16 +132,30 @@ impl ReconnectPolicy {
         self
     }
 
+    /// Sets the largest delay a server's `retry:` may ask for (default
+    /// [`DEFAULT_MAX_RETRY`]); a longer one is cut to it.
+    #[must_use]
+    pub fn with_max_retry(mut self, delay: Duration) -> Self {
+        self.max_retry = delay;
+        self
+    }
+
     /// The failed attempts in a row allowed.
     pub fn attempts(&self) -> u32 {
         self.attempts
     }
 
-    /// The delay before attempt `attempt` (from 1) in a row: `retry` (or the initial delay)
-    /// doubled per earlier attempt, capped, scaled by `jitter` (in `[0.5, 1]` when drawn by
-    /// [`Resuming`]).
+    /// The largest delay a server's `retry:` may ask for.
+    pub fn max_retry(&self) -> Duration {
+        self.max_retry
+    }
+
+    /// The delay before attempt `attempt` (from 1) in a row: `retry` (cut to the policy's
+    /// `max_retry`; or the initial delay) doubled per earlier attempt, capped at the largest
+    /// delay (or the cut `retry`, when longer), scaled by `jitter` (in `[0.5, 1]` when drawn
+    /// by [`Resuming`]).
     pub fn delay(&self, attempt: u32, retry: Option<Duration>, jitter: f64) -> Duration {
-        let base = retry.unwrap_or(self.initial);
+        let base = retry.map_or(self.initial, |retry| retry.min(self.max_retry));
         let doubled = base.saturating_mul(1u32 << attempt.saturating_sub(1).min(16));
         doubled
             .min(self.max.max(base))
@@ -209,6 +240,11 @@ pub struct Resuming<R: Reconnect> {
     cause: String,
     /// An attach connects without a delay the first time.
     first: bool,
+    /// The idle timeout the waits count against.
+    idle: Option<Duration>,
+    /// Since when nothing has come from the server: the last piece read, or the end of the
+    /// last stream.
+    quiet_since: Instant,
     rng: u64,
     out: Vec<u8>,
 }
@@ -273,6 +309,8 @@ impl<R: Reconnect> Resuming<R> {
             hook: None,
             cause: String::new(),
             first: false,
+            idle: None,
+            quiet_since: Instant::now(),
             rng: seed | 1,
             out: Vec::new(),
         }
@@ -284,6 +322,16 @@ impl<R: Reconnect> Resuming<R> {
     #[must_use]
     pub fn with_run_id(mut self, run_id: impl Into<String>) -> Self {
         self.hint = Some(run_id.into());
+        self
+    }
+
+    /// Counts the waits before reconnecting against `timeout`: from the end of a stream (or
+    /// the last piece read, when later), a wait that would leave the server unheard for longer
+    /// than `timeout` ends the body with [`Timeout::Idle`] instead (none by default;
+    /// `Duration::MAX` waits for ever).
+    #[must_use]
+    pub fn with_idle_timeout(mut self, timeout: Duration) -> Self {
+        self.idle = Some(timeout);
         self
     }
 
@@ -350,6 +398,11 @@ impl<R: Reconnect> Resuming<R> {
             } else {
                 let jitter = self.jitter();
                 let delay = self.policy.delay(self.failures.max(1), self.retry, jitter);
+                if let Some(idle) = self.idle
+                    && delay > idle.saturating_sub(self.quiet_since.elapsed())
+                {
+                    return Err(TransportError::Timeout(Timeout::Idle(idle)));
+                }
                 if let Some(hook) = &self.hook {
                     hook(&Reconnection {
                         run_id: run_id.clone(),
@@ -363,6 +416,7 @@ impl<R: Reconnect> Resuming<R> {
             }
             match self.source.reconnect(&run_id, self.last_seq).await {
                 Ok(body) => {
+                    self.quiet_since = Instant::now();
                     self.body = Some(body);
                     self.decoder.reset();
                     return Ok(());
@@ -478,6 +532,9 @@ where
                 continue;
             };
             let read = body.next().await;
+            // Any piece, or the end of the stream, is hearing from the server: the idle
+            // timeout then bounds the waits and attempts that reconnect.
+            self.quiet_since = Instant::now();
             match read {
                 Ok(Some(Piece::Bytes(bytes))) => {
                     if self.mode == Mode::Unknown {

@@ -183,10 +183,15 @@ pub enum PipelineError {
     /// The reducer refused an event.
     #[error(transparent)]
     Apply(#[from] ApplyError),
-    /// The agent ended the run with `RUN_ERROR`.
+    /// The agent ended the run with `RUN_ERROR`. `Display` quotes at most 4 KiB of the message
+    /// (the fields keep it whole).
     #[error("the run failed: {}", printable(&match code {
-        Some(code) => format!("{message} (code {code})"),
-        None => message.clone(),
+        Some(code) => format!(
+            "{} (code {})",
+            crate::excerpt(message, 4 * crate::EXCERPT_LIST_BYTES),
+            crate::excerpt(code, crate::EXCERPT_BYTES)
+        ),
+        None => crate::excerpt(message, 4 * crate::EXCERPT_LIST_BYTES).into_owned(),
     }))]
     RunFailed {
         /// The `RUN_ERROR` message.
@@ -223,7 +228,8 @@ fn printable(text: &str) -> std::borrow::Cow<'_, str> {
 }
 
 fn incomplete_message(run_id: Option<&str>, open: &OpenEntities) -> String {
-    let text = match run_id {
+    let run_id = run_id.map(|run| crate::excerpt(run, crate::EXCERPT_BYTES));
+    let text = match run_id.as_deref() {
         None => "the response ended before any run started (no RUN_STARTED)".to_owned(),
         Some(run) if open.is_empty() => {
             format!("the response ended in the middle of run {run} (no RUN_FINISHED or RUN_ERROR)")

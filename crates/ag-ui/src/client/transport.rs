@@ -266,13 +266,33 @@ pub enum TransportError {
     /// The agent redirected to another origin; such a redirect is only followed when allowed
     /// (`HttpAgent::with_cross_origin_redirects`).
     #[error(
-        "HTTP {status}: the agent redirected to another origin ({location}), which is not followed"
+        "HTTP {status}: the agent redirected to another origin ({}), which is not followed",
+        crate::excerpt(.location, crate::EXCERPT_BYTES)
     )]
     Redirect {
         /// The redirect status.
         status: u16,
         /// Where it pointed.
         location: String,
+    },
+    /// The agent redirected more times than are followed (a redirect loop, most likely); kind
+    /// [`TransportErrorKind::Redirect`]. Never retried.
+    #[error(
+        "the agent redirected more than {redirects} times (last to {}): not followed further",
+        crate::excerpt(.location, crate::EXCERPT_BYTES)
+    )]
+    TooManyRedirects {
+        /// How many redirects were followed.
+        redirects: usize,
+        /// Where the last one pointed.
+        location: String,
+    },
+    /// A success whose body ended before a single byte: no event stream at all; kind
+    /// [`TransportErrorKind::NotAgUi`]. Never taken for a cut stream to reconnect to.
+    #[error("the response is not an AG-UI event stream: HTTP {status} with an empty body")]
+    EmptyBody {
+        /// The status code.
+        status: u16,
     },
 }
 
@@ -293,10 +313,14 @@ impl TransportError {
         match self {
             TransportError::Connection { .. } => TransportErrorKind::Connection,
             TransportError::Http { .. } => TransportErrorKind::Http,
-            TransportError::NotAgUi { .. } => TransportErrorKind::NotAgUi,
+            TransportError::NotAgUi { .. } | TransportError::EmptyBody { .. } => {
+                TransportErrorKind::NotAgUi
+            }
             TransportError::Timeout(_) => TransportErrorKind::Timeout,
             TransportError::InvalidRequest(_) => TransportErrorKind::InvalidRequest,
-            TransportError::Redirect { .. } => TransportErrorKind::Redirect,
+            TransportError::Redirect { .. } | TransportError::TooManyRedirects { .. } => {
+                TransportErrorKind::Redirect
+            }
         }
     }
 }

@@ -435,7 +435,16 @@ impl std::fmt::Display for OpenEntities {
                 f.write_str("; ")?;
             }
             first = false;
-            write!(f, "{name} {}", ids.join(", "))?;
+            let shown: Vec<_> = ids
+                .iter()
+                .map(|id| crate::excerpt(id, crate::EXCERPT_BYTES))
+                .collect();
+            let joined = shown.join(", ");
+            write!(
+                f,
+                "{name} {}",
+                crate::excerpt(&joined, crate::EXCERPT_LIST_BYTES)
+            )?;
         }
         if first {
             f.write_str("nothing")?;

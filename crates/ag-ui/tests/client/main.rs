@@ -10,4 +10,6 @@ mod axum;
 mod chunks_interop;
 mod chunks_roundtrip;
 mod hardening;
+mod hostile_agents;
+mod hostile_echo;
 mod http;

@@ -177,6 +177,37 @@ async fn an_oversized_head_is_answered_431_by_hyper_with_an_empty_body() {
     assert_eq!(normal_request(addr).await.status(), 200);
 }
 
+/// The status line of the answer to a request head of exactly `bytes` bytes.
+async fn status_of_a_head_of(addr: SocketAddr, bytes: usize) -> String {
+    let frame = "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\nX-Pad: \r\n\r\n";
+    let pad = "p".repeat(bytes - frame.len());
+    let request = format!("GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\nX-Pad: {pad}\r\n\r\n");
+    assert_eq!(request.len(), bytes);
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    let _ = stream.write_all(request.as_bytes()).await;
+    let mut reply = Vec::new();
+    tokio::time::timeout(Duration::from_secs(5), stream.read_to_end(&mut reply))
+        .await
+        .unwrap()
+        .unwrap();
+    let reply = String::from_utf8_lossy(&reply);
+    reply.lines().next().unwrap_or_default().to_owned()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_head_cap_is_exactly_the_configured_size() {
+    let (addr, _stop, _task) = start(ServeConfig::default()).await;
+    let cap = ag_ui::axum::DEFAULT_MAX_HEADER_BYTES;
+    // At the cap: served (a GET of an agent endpoint is a JSON 405).
+    let at = status_of_a_head_of(addr, cap).await;
+    assert!(at.starts_with("HTTP/1.1 405"), "{at}");
+    // One byte over, and well over (hyper used to take about 114 KB): 431.
+    for over in [cap + 1, cap + cap / 2] {
+        let status = status_of_a_head_of(addr, over).await;
+        assert!(status.starts_with("HTTP/1.1 431"), "{over}: {status}");
+    }
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_trickled_body_is_answered_with_a_json_408() {
     let (addr, _stop, _task) = start(ServeConfig::default()).await;

@@ -11,6 +11,8 @@ pub mod http;
 pub mod load;
 #[cfg(feature = "proto")]
 pub mod proto;
+#[cfg(feature = "http")]
+pub mod scripted;
 pub mod strategies;
 #[cfg(feature = "sse")]
 pub mod workload;

@@ -537,7 +537,10 @@ impl Reducer {
                 Applied {
                     warning: Some(warn(
                         ApplyWarningKind::StatePatchFailed,
-                        format!("state patch failed, state unchanged: {err}"),
+                        format!(
+                            "state patch failed, state unchanged: {}",
+                            crate::excerpt(&err.to_string(), 4 * crate::EXCERPT_BYTES)
+                        ),
                     )),
                     ..Applied::none()
                 }
@@ -758,6 +761,11 @@ fn set_encrypted_value(message: &mut Message, call: usize, value: &str) -> bool 
 
 /// A warning whose index and event type `apply` fills in.
 fn warn(kind: ApplyWarningKind, message: String) -> ApplyWarning {
+    // The ids and names a warning quotes are the peer's: the message stays bounded.
+    let message = match crate::excerpt(&message, crate::EXCERPT_LIST_BYTES) {
+        std::borrow::Cow::Borrowed(_) => message,
+        std::borrow::Cow::Owned(cut) => cut,
+    };
     ApplyWarning {
         kind,
         index: 0,

@@ -182,8 +182,9 @@ impl Reducer {
             warning: Some(warn(
                 ApplyWarningKind::ActivityPatchFailed,
                 format!(
-                    "activity patch for {:?} failed, content unchanged: {failure}",
-                    e.message_id.as_str()
+                    "activity patch for {:?} failed, content unchanged: {}",
+                    crate::excerpt(e.message_id.as_str(), crate::EXCERPT_BYTES),
+                    crate::excerpt(&failure.to_string(), 4 * crate::EXCERPT_BYTES)
                 ),
             )),
             ..Applied::updated_if(merged, p)

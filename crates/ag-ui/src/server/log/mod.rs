@@ -192,7 +192,7 @@ impl FromStr for Cursor {
         let malformed = |why: &str| {
             LogError::new(
                 LogErrorKind::MalformedCursor,
-                format!("cursor {:?}: {why}", truncate(s)),
+                format!("cursor {:?}: {why}", crate::excerpt(s, 64)),
             )
         };
         if s.len() > MAX_CURSOR_LEN {
@@ -212,14 +212,6 @@ impl FromStr for Cursor {
             .map_err(|_| malformed("the sequence number is too large"))?;
         Ok(Cursor::new(run_id, seq))
     }
-}
-
-fn truncate(s: &str) -> &str {
-    let mut end = s.len().min(64);
-    while !s.is_char_boundary(end) {
-        end -= 1;
-    }
-    &s[..end]
 }
 
 /// The kinds of [`LogError`], each with the HTTP status a reconnect route answers with.
@@ -287,10 +279,13 @@ pub struct LogError {
 impl LogError {
     /// An error of `kind` with a message for a person.
     pub fn new(kind: LogErrorKind, message: impl Into<String>) -> Self {
-        Self {
-            kind,
-            message: message.into(),
-        }
+        // The run ids and cursors a message quotes are a client's: it stays bounded.
+        let message = message.into();
+        let message = match crate::excerpt(&message, crate::EXCERPT_LIST_BYTES) {
+            std::borrow::Cow::Borrowed(_) => message,
+            std::borrow::Cow::Owned(cut) => cut,
+        };
+        Self { kind, message }
     }
 
     /// What went wrong.

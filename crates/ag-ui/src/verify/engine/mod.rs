@@ -90,12 +90,13 @@ fn tag_label(tag: Option<&str>) -> String {
     }
 }
 
-/// An id as it appears in messages: verbatim, or `""` when empty.
+/// An id as it appears in messages: verbatim (a bounded excerpt of a long one), or `""` when
+/// empty.
 fn show(id: &str) -> Cow<'_, str> {
     if id.is_empty() {
         Cow::Borrowed("\"\"")
     } else {
-        Cow::Borrowed(id)
+        crate::excerpt(id, crate::EXCERPT_BYTES)
     }
 }
 
@@ -1132,7 +1133,7 @@ impl Engine {
                 open.into_iter().map(|x| x.1).collect(),
                 format!(
                     "RUN_FINISHED while steps are still open: {}",
-                    labels.join(", ")
+                    crate::excerpt(&labels.join(", "), crate::EXCERPT_LIST_BYTES)
                 ),
             ));
         }
@@ -1269,7 +1270,7 @@ fn unclosed<'a>(
         ids,
         format!(
             "RUN_FINISHED while {what} are still open: {}",
-            shown.join(", ")
+            crate::excerpt(&shown.join(", "), crate::EXCERPT_LIST_BYTES)
         ),
     )
 }

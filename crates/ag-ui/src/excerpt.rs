@@ -1,0 +1,59 @@
+//! Bounded excerpts of text a peer sent, for error messages.
+//!
+//! An error that quotes what it refused (an id, a field path, a query parameter) must not grow
+//! with it: a 2 MB id would otherwise be a 2 MB message, printed on a terminal or sent back in
+//! an HTTP body. Every such echo goes through [`excerpt`].
+
+use std::borrow::Cow;
+
+/// The longest excerpt most error messages quote, in bytes of the original text: 120.
+pub const EXCERPT_BYTES: usize = 120;
+
+/// The longest excerpt of a list (open ids joined with commas) an error message quotes, in
+/// bytes: 1024.
+pub const EXCERPT_LIST_BYTES: usize = 1024;
+
+/// `text` when it is at most `max` bytes long; otherwise its first `max` bytes or fewer (cut at
+/// a character boundary), an ellipsis, and the original length, as in
+/// `abcd… (2000000 bytes)`. The result is at most `max` plus 30 bytes long.
+///
+/// ```
+/// use ag_ui::excerpt;
+///
+/// assert_eq!(excerpt("short", 10), "short");
+/// assert_eq!(excerpt("ééé", 3), "é… (6 bytes)");
+/// let id = "x".repeat(2_000_000);
+/// let quoted = excerpt(&id, 16);
+/// assert!(quoted.len() < 50 && quoted.ends_with("(2000000 bytes)"));
+/// ```
+pub fn excerpt(text: &str, max: usize) -> Cow<'_, str> {
+    if text.len() <= max {
+        return Cow::Borrowed(text);
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    Cow::Owned(format!("{}… ({} bytes)", &text[..end], text.len()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_text_is_cut_at_a_boundary_with_its_length() {
+        assert!(matches!(excerpt("", 0), Cow::Borrowed("")));
+        assert_eq!(excerpt("abc", 3), "abc");
+        assert_eq!(excerpt("abcd", 3), "abc… (4 bytes)");
+        assert_eq!(excerpt("abcd", 0), "… (4 bytes)");
+        // Never inside a character.
+        for max in 0..12 {
+            let cut = excerpt("日本語のテキスト", max);
+            assert!(cut.len() <= max + 30, "{cut}");
+        }
+        assert_eq!(excerpt("日本語", 4), "日… (9 bytes)");
+        let long = "€".repeat(1_000_000);
+        assert!(excerpt(&long, EXCERPT_BYTES).len() <= EXCERPT_BYTES + 30);
+    }
+}
