@@ -29,7 +29,7 @@
 //!     Event::text_message_end("m1"),
 //!     Event::run_finished("t", "r"),
 //! ];
-//! let compacted = compact(&events);
+//! let compacted = compact(&events).unwrap();
 //! let types: Vec<EventType> = compacted.iter().map(Event::event_type).collect();
 //! assert_eq!(
 //!     types,
@@ -75,18 +75,78 @@ use std::hash::Hash;
 
 use serde_json::Value;
 
+use super::apply::{
+    ApplyError, Document, LimitExceeded, Limits, Patched, check_document, patch_bounded,
+};
 use crate::{
     Event, MessageId, Metadata, StateSnapshotEvent, TextMessageContentEvent, ToolCallArgsEvent,
     ToolCallId,
 };
 
-/// The compacted form of `events`; see the [module docs](self).
-pub fn compact(events: &[Event]) -> Vec<Event> {
-    let mut compactor = Compactor::default();
+/// The compacted form of `events`, folding state under the default [`Limits`]; see the
+/// [module docs](self).
+///
+/// # Errors
+/// An [`ApplyError`] of kind [`Limit`](super::apply::ApplyErrorKind::Limit) naming the state
+/// event that folding would have taken over the limits (the reducer refuses that event too).
+pub fn compact(events: &[Event]) -> Result<Vec<Event>, ApplyError> {
+    let mut compactor = Compactor::new();
     for event in events {
-        compactor.push(event);
+        compactor.push(event.clone())?;
     }
-    compactor.finish()
+    Ok(compactor.finish())
+}
+
+/// Compaction one event at a time: what it holds is what may still change (the open text
+/// messages and tool calls, the events they hold, the current state window), and the events
+/// that can no longer change are handed out as they are known ([`Compactor::ready`]), so a
+/// long input is compacted in memory proportional to what it keeps open, not to its length.
+///
+/// ```
+/// use ag_ui::client::compact::Compactor;
+/// use ag_ui::{Event, TextMessageRole};
+///
+/// let mut compactor = Compactor::new();
+/// let mut out = Vec::new();
+/// for event in [
+///     Event::text_message_start("m1", TextMessageRole::Assistant),
+///     Event::text_message_content("m1", "Hel"),
+///     Event::text_message_content("m1", "lo"),
+///     Event::text_message_end("m1"),
+/// ] {
+///     compactor.push(event).unwrap();
+///     out.extend(compactor.ready());
+/// }
+/// out.extend(compactor.finish());
+/// assert_eq!(out[1], Event::text_message_content("m1", "Hello"));
+/// ```
+#[derive(Debug, Default)]
+pub struct Compactor {
+    /// Events that can no longer change, not yet handed out.
+    out: Vec<Event>,
+    texts: Streams<MessageId>,
+    tools: Streams<ToolCallId>,
+    window: Window,
+    /// Stream tokens handed out so far.
+    tokens: u64,
+    /// Held events in arrival order, with the token of the stream holding each.
+    held: VecDeque<(u64, Event)>,
+    /// Tokens of streams already sent whose held events still wait for older ones.
+    sent: HashSet<u64>,
+    limits: Limits,
+    /// Events pushed so far.
+    index: u64,
+}
+
+/// The state events since the last run boundary.
+#[derive(Debug, Default)]
+struct Window {
+    /// The state events before the window's first snapshot, sent unchanged if none comes.
+    pending: Vec<Event>,
+    /// From the last snapshot on: the state it and the later deltas make, with its bounds.
+    folded: Option<(Value, super::apply::Bounds)>,
+    /// Every state event's metadata, merged in order (the folded snapshot's metadata).
+    metadata: Option<Metadata>,
 }
 
 /// One text message or tool call being gathered.
@@ -161,20 +221,6 @@ impl<K: Clone + Eq + Hash> Streams<K> {
     }
 }
 
-#[derive(Debug, Default)]
-struct Compactor {
-    out: Vec<Event>,
-    texts: Streams<MessageId>,
-    tools: Streams<ToolCallId>,
-    state: Vec<Event>,
-    /// Stream tokens handed out so far.
-    tokens: u64,
-    /// Held events in arrival order, with the token of the stream holding each.
-    held: VecDeque<(u64, Event)>,
-    /// Tokens of streams already sent whose held events still wait for older ones.
-    sent: HashSet<u64>,
-}
-
 /// `{...existing, ...incoming}`, absent on both sides staying absent.
 fn merge(target: &mut Option<Metadata>, incoming: Option<&Metadata>) {
     let Some(incoming) = incoming else {
@@ -192,95 +238,157 @@ fn merge(target: &mut Option<Metadata>, incoming: Option<&Metadata>) {
 
 /// A START seen (again) for a stream: before any delta the later START wins with the
 /// metadata merged; after deltas its fields win but its metadata goes to the collapsed delta.
-fn restart(stream: &mut Stream, start: &Event) {
+fn restart(stream: &mut Stream, mut start: Event) {
+    let kept = stream.start.as_mut().and_then(|s| s.metadata_mut().take());
     if stream.deltas == 0 {
-        let mut metadata = stream.start.as_ref().and_then(|s| s.metadata().cloned());
+        let mut metadata = kept.map(|m| *m);
         merge(&mut metadata, start.metadata());
-        let mut start = start.clone();
         *start.metadata_mut() = metadata.map(Box::new);
-        stream.start = Some(start);
     } else {
-        let kept = stream.start.as_ref().and_then(|s| s.metadata().cloned());
         merge(&mut stream.metadata, start.metadata());
-        let mut start = start.clone();
-        *start.metadata_mut() = kept.map(Box::new);
-        stream.start = Some(start);
+        *start.metadata_mut() = kept;
     }
+    stream.start = Some(start);
 }
 
-fn add_delta(stream: &mut Stream, event: &Event, delta: &str) {
+fn add_delta(stream: &mut Stream, metadata: Option<&Metadata>, delta: &str) {
     stream.deltas += 1;
     stream.delta.push_str(delta);
-    merge(&mut stream.metadata, event.metadata());
+    merge(&mut stream.metadata, metadata);
 }
 
 impl Compactor {
-    fn push(&mut self, event: &Event) {
-        match event {
+    /// A compactor folding state under the default [`Limits`].
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Sets the limits state folding works under ([`Limits::new`] by default): the reducer's,
+    /// so that what the reducer would refuse, compaction refuses too.
+    #[must_use]
+    pub fn with_limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// Takes one event.
+    ///
+    /// # Errors
+    /// An [`ApplyError`] of kind [`Limit`](super::apply::ApplyErrorKind::Limit) for a
+    /// `STATE_SNAPSHOT` or `STATE_DELTA` that folding would take over the limits (its index is
+    /// the event's among those pushed); the event is not taken, and the compactor can go on.
+    pub fn push(&mut self, event: Event) -> Result<(), ApplyError> {
+        let index = self.index;
+        self.index += 1;
+        let event_type = event.event_type();
+        let refused = move |limit: LimitExceeded| ApplyError::over_limit(index, event_type, limit);
+        match &event {
             Event::TextMessageStart(e) => {
-                let (seq, stream) = self.texts.entry(&e.message_id, &mut self.tokens);
+                let id = e.message_id.clone();
+                let (seq, stream) = self.texts.entry(&id, &mut self.tokens);
                 let seq = *seq;
                 restart(stream, event);
                 self.texts.open.insert(seq);
             }
             Event::TextMessageContent(e) => {
                 let (_, stream) = self.texts.entry(&e.message_id, &mut self.tokens);
-                add_delta(stream, event, &e.delta);
+                add_delta(stream, e.metadata.as_deref(), &e.delta);
             }
             Event::TextMessageEnd(e) => {
-                self.texts.entry(&e.message_id, &mut self.tokens);
-                if let Some(stream) = self.texts.remove(&e.message_id) {
+                let id = e.message_id.clone();
+                self.texts.entry(&id, &mut self.tokens);
+                if let Some(stream) = self.texts.remove(&id) {
                     self.flush(stream, Some(event), |delta| {
-                        TextMessageContentEvent::new(e.message_id.clone(), delta).into()
+                        TextMessageContentEvent::new(id, delta).into()
                     });
                 }
             }
             Event::ToolCallStart(e) => {
-                let (seq, stream) = self.tools.entry(&e.tool_call_id, &mut self.tokens);
+                let id = e.tool_call_id.clone();
+                let (seq, stream) = self.tools.entry(&id, &mut self.tokens);
                 let seq = *seq;
                 restart(stream, event);
                 self.tools.open.insert(seq);
             }
             Event::ToolCallArgs(e) => {
                 let (_, stream) = self.tools.entry(&e.tool_call_id, &mut self.tokens);
-                add_delta(stream, event, &e.delta);
+                add_delta(stream, e.metadata.as_deref(), &e.delta);
             }
             Event::ToolCallEnd(e) => {
-                self.tools.entry(&e.tool_call_id, &mut self.tokens);
-                if let Some(stream) = self.tools.remove(&e.tool_call_id) {
+                let id = e.tool_call_id.clone();
+                self.tools.entry(&id, &mut self.tokens);
+                if let Some(stream) = self.tools.remove(&id) {
                     self.flush(stream, Some(event), |delta| {
-                        ToolCallArgsEvent::new(e.tool_call_id.clone(), delta).into()
+                        ToolCallArgsEvent::new(id, delta).into()
                     });
                 }
             }
             Event::RunStarted(_) | Event::RunFinished(_) => {
                 self.flush_state();
-                self.out.push(event.clone());
+                self.out.push(event);
             }
             Event::RunError(_) => {
                 // The one correction: what is still open is sent before the error, not at the
                 // end of the input, where it would follow the run's last event.
                 self.flush_open();
                 self.flush_state();
-                self.out.push(event.clone());
+                self.out.push(event);
             }
-            Event::StateSnapshot(_) | Event::StateDelta(_) => self.state.push(event.clone()),
+            Event::StateSnapshot(e) => {
+                let bounds =
+                    check_document(&e.snapshot, &self.limits, Document::State).map_err(refused)?;
+                merge(&mut self.window.metadata, e.metadata.as_deref());
+                // What came before the window's last snapshot is replaced by it.
+                self.window.pending.clear();
+                let Event::StateSnapshot(e) = event else {
+                    unreachable!("matched above")
+                };
+                self.window.folded = Some((e.snapshot, bounds));
+            }
+            Event::StateDelta(e) => {
+                if let Some((state, bounds)) = &mut self.window.folded {
+                    // A delta that does not apply is skipped, as the reference does.
+                    *bounds = match patch_bounded(
+                        state,
+                        &e.delta,
+                        &self.limits,
+                        Some(*bounds),
+                        Document::State,
+                    )
+                    .map_err(refused)?
+                    {
+                        Patched::Applied(bounds) | Patched::Failed(bounds, _) => bounds,
+                    };
+                    merge(&mut self.window.metadata, e.metadata.as_deref());
+                } else {
+                    merge(&mut self.window.metadata, e.metadata.as_deref());
+                    self.window.pending.push(event);
+                }
+            }
             _ => {
                 let holder = match self.texts.first_open() {
                     Some(stream) => Some(stream.token),
                     None => self.tools.first_open().map(|stream| stream.token),
                 };
                 match holder {
-                    Some(token) => self.held.push_back((token, event.clone())),
-                    None if self.held.is_empty() => self.out.push(event.clone()),
+                    Some(token) => self.held.push_back((token, event)),
+                    None if self.held.is_empty() => self.out.push(event),
                     // Older held events are still waiting: this one waits behind them.
-                    None => self.held.push_back((0, event.clone())),
+                    None => self.held.push_back((0, event)),
                 }
             }
         }
+        Ok(())
     }
 
-    fn finish(mut self) -> Vec<Event> {
+    /// The compacted events that nothing later can change, in order, handed out once each.
+    pub fn ready(&mut self) -> std::vec::Drain<'_, Event> {
+        self.out.drain(..)
+    }
+
+    /// The rest of the compacted events: what is still open is sent (without an END), then the
+    /// last state window.
+    pub fn finish(mut self) -> Vec<Event> {
         self.flush_open();
         self.flush_state();
         self.out
@@ -291,13 +399,13 @@ impl Compactor {
         let texts: Vec<_> = self.texts.drain().collect();
         for (id, stream) in texts {
             self.flush(stream, None, |delta| {
-                TextMessageContentEvent::new(id.clone(), delta).into()
+                TextMessageContentEvent::new(id, delta).into()
             });
         }
         let tools: Vec<_> = self.tools.drain().collect();
         for (id, stream) in tools {
             self.flush(stream, None, |delta| {
-                ToolCallArgsEvent::new(id.clone(), delta).into()
+                ToolCallArgsEvent::new(id, delta).into()
             });
         }
         // Every stream is sent: whatever still waits goes now.
@@ -311,7 +419,7 @@ impl Compactor {
     fn flush(
         &mut self,
         stream: Stream,
-        end: Option<&Event>,
+        end: Option<Event>,
         collapsed: impl FnOnce(String) -> Event,
     ) {
         if let Some(start) = stream.start {
@@ -323,7 +431,7 @@ impl Compactor {
             self.out.push(event);
         }
         if let Some(end) = end {
-            self.out.push(end.clone());
+            self.out.push(end);
         }
         self.sent.insert(stream.token);
         while let Some((token, _)) = self.held.front() {
@@ -339,37 +447,17 @@ impl Compactor {
         }
     }
 
-    /// Sends the gathered state events: one snapshot when the window has one, else the deltas.
+    /// Sends the window's state events: one snapshot when the window has one, else the deltas.
     fn flush_state(&mut self) {
-        if self.state.is_empty() {
-            return;
-        }
-        let window = std::mem::take(&mut self.state);
-        let Some(last) = window
-            .iter()
-            .rposition(|e| matches!(e, Event::StateSnapshot(_)))
-        else {
-            self.out.extend(window);
-            return;
-        };
-        let mut state = Value::Null;
-        for event in &window[last..] {
-            match event {
-                Event::StateSnapshot(e) => state = e.snapshot.clone(),
-                Event::StateDelta(e) => {
-                    // A delta that does not apply is skipped, as the reference does.
-                    let _ = super::apply::patch_atomically(&mut state, &e.delta);
-                }
-                _ => {}
+        let window = std::mem::take(&mut self.window);
+        match window.folded {
+            Some((state, _)) => {
+                let mut snapshot: Event = StateSnapshotEvent::new(state).into();
+                *snapshot.metadata_mut() = window.metadata.map(Box::new);
+                self.out.push(snapshot);
             }
+            None => self.out.extend(window.pending),
         }
-        let mut metadata = None;
-        for event in &window {
-            merge(&mut metadata, event.metadata());
-        }
-        let mut snapshot: Event = StateSnapshotEvent::new(state).into();
-        *snapshot.metadata_mut() = metadata.map(Box::new);
-        self.out.push(snapshot);
     }
 }
 
@@ -400,7 +488,7 @@ mod tests {
             Event::run_finished("t", "r"),
             Event::state_delta(vec![]),
         ];
-        let out = compact(&events);
+        let out = compact(&events).unwrap();
         assert_eq!(
             out,
             vec![
@@ -423,7 +511,7 @@ mod tests {
             Event::text_message_content("m", "b"),
             Event::run_error("boom"),
         ];
-        let out = compact(&events);
+        let out = compact(&events).unwrap();
         assert_eq!(
             out,
             vec![
@@ -450,7 +538,7 @@ mod tests {
             Event::tool_call_end("c"),
             Event::run_finished("t", "r"),
         ];
-        let out = compact(&events);
+        let out = compact(&events).unwrap();
         assert_eq!(
             out,
             vec![
@@ -478,7 +566,7 @@ mod tests {
             Event::text_message_content("m", "x"),
         ];
         assert_eq!(
-            compact(&events),
+            compact(&events).unwrap(),
             vec![
                 Event::text_message_start("m", TextMessageRole::Assistant),
                 Event::text_message_content("m", "x"),

@@ -174,7 +174,7 @@ fn compact_against_reference(
     assert_eq!(streams.len(), expected.len());
     let (mut same, mut corrected, mut valid_inputs, mut refused_by_verifier) = (0, 0, 0, 0);
     for ((name, events), want) in streams.iter().zip(&expected) {
-        let ours = ag_ui::client::compact::compact(events);
+        let ours = ag_ui::client::compact::compact(events).expect("within the limits");
         let theirs: Vec<Event> = want
             .as_array()
             .unwrap()
@@ -305,7 +305,8 @@ fn compact_matches_the_reference_on_generated_streams() {
     // call under a message that is still streaming comes first (the reference's semantics).
     for (seed, (name, events)) in streams.iter().enumerate() {
         let original = apply_all(events);
-        let compacted = apply_all(&ag_ui::client::compact::compact(events));
+        let compacted =
+            apply_all(&ag_ui::client::compact::compact(events).expect("within the limits"));
         if seed % 2 == 0 {
             assert_eq!(compacted, original, "{name}");
         } else {
@@ -584,7 +585,7 @@ fn compact_then_apply_equals_apply_on_the_corpus() {
                 reducer.state().clone(),
             )
         };
-        let compacted = ag_ui::client::compact::compact(&events);
+        let compacted = ag_ui::client::compact::compact(&events).expect("within the limits");
         assert_eq!(run(&compacted), run(&events), "{name}");
         checked += 1;
     }

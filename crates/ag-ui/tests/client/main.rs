@@ -9,5 +9,6 @@ mod apply_differential;
 mod axum;
 mod chunks_interop;
 mod chunks_roundtrip;
+mod documents;
 mod hardening;
 mod http;

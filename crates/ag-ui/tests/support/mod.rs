@@ -5,6 +5,7 @@
 #![allow(dead_code, unreachable_pub)]
 
 pub mod ev;
+pub mod hostile;
 #[cfg(feature = "axum")]
 pub mod load;
 #[cfg(feature = "proto")]
