@@ -68,7 +68,13 @@
 //! ended. A `MESSAGES_SNAPSHOT` held inside a message lands after it.
 //!
 //! It runs in linear time: each event is looked at once, the deltas are appended to one buffer
-//! per stream, and finding the first open stream is a map lookup.
+//! per stream, and finding the first open stream is a map lookup. [`Compactor`] takes the events
+//! one at a time and hands out what can no longer change, so it holds only what is open.
+//!
+//! State is folded as the reducer applies it, under the same [`Limits`] (the one bounded patch
+//! application of [`apply`](super::apply)): a window whose snapshot or delta the reducer would
+//! refuse (too large, too deep, a patch adding or shifting too much) is refused with the same
+//! [`ApplyError`], naming the event.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
 use std::hash::Hash;

@@ -32,7 +32,9 @@
 //! nothing: an unexpanded chunk event ([`ApplyErrorKind::UntransformedChunk`]: run chunks through
 //! the `ChunkNormalizer` first), and an event that would take more memory than its [`Limits`]
 //! allow ([`ApplyErrorKind::Limit`]) — a patch that copies the state into itself until it no
-//! longer fits in memory, a message streamed forever.
+//! longer fits in memory, a message streamed forever, a state nested one level per event until
+//! the code that clones or drops it runs out of stack, front removes on a long array that
+//! shift the whole array each.
 //!
 //! ```
 //! use ag_ui::client::apply::{ApplyErrorKind, LimitKind, Limits, Reducer};
