@@ -9,6 +9,7 @@ mod apply_differential;
 mod axum;
 mod chunks_interop;
 mod chunks_roundtrip;
+mod compact_props;
 mod documents;
 mod hardening;
 mod http;

@@ -11,5 +11,6 @@ pub mod load;
 #[cfg(feature = "proto")]
 pub mod proto;
 pub mod strategies;
+pub mod streams;
 #[cfg(feature = "sse")]
 pub mod workload;
