@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Writes the seed corpus of every fuzz target (fuzz/corpus/<target>/) from the repository's
 own test streams: the verifier's differential corpus (crates/ag-ui/tests/data/verify_corpus.json),
-the chunk corpus (interop/chunks/corpus.jsonl), the reducer corpus (interop/apply/corpus.jsonl)
-and a few hand-written streams with lone UTF-16 surrogates. Deterministic; run from anywhere:
+the chunk corpus (interop/chunks/corpus.jsonl), the reducer corpus (interop/apply/corpus.jsonl),
+a few hand-written streams with lone UTF-16 surrogates, and hostile state shapes for the reducer
+(a state or activity nested one level per patch, front inserts and removes on a long array). Deterministic; run from anywhere:
 
     python3 fuzz/make_corpus.py
 """
@@ -26,6 +27,25 @@ SURROGATES = [
     '{"type":"TEXT_MESSAGE_END","messageId":"a"}',
     '{"type":"RUN_FINISHED","threadId":"t","runId":"r"}',
 ]
+
+RUN = ('{"type":"RUN_STARTED","threadId":"t","runId":"r"}', '{"type":"RUN_FINISHED","threadId":"t","runId":"r"}')
+# One level deeper per patch: add /b {}, move /a to /b/a, move /b to /a.
+NEST = '{"op":"add","path":"/b","value":{}},{"op":"move","from":"/a","path":"/b/a"},{"op":"move","from":"/b","path":"/a"}'
+
+
+def hostile():
+    """Seeds for the reducer's depth and array-shift limits."""
+    nested = [RUN[0], '{"type":"STATE_SNAPSHOT","snapshot":{"a":{}}}']
+    nested += ['{"type":"STATE_DELTA","delta":[%s]}' % NEST] * 12
+    one_event = [RUN[0], '{"type":"STATE_SNAPSHOT","snapshot":{"a":{}}}',
+                 '{"type":"STATE_DELTA","delta":[%s]}' % ",".join([NEST] * 12)]
+    activity = [RUN[0], '{"type":"ACTIVITY_SNAPSHOT","messageId":"a1","activityType":"plan","content":{"a":{}}}']
+    activity += ['{"type":"ACTIVITY_DELTA","messageId":"a1","activityType":"plan","patch":[%s]}' % NEST] * 12
+    front = [RUN[0], '{"type":"STATE_SNAPSHOT","snapshot":{"a":[%s]}}' % ",".join(str(i) for i in range(200))]
+    front += ['{"type":"STATE_DELTA","delta":[%s]}' % ",".join(['{"op":"remove","path":"/a/0"}'] * 60)]
+    front += ['{"type":"STATE_DELTA","delta":[%s]}' % ",".join(['{"op":"add","path":"/a/0","value":0}'] * 60)]
+    front += ['{"type":"STATE_DELTA","delta":[{"op":"move","from":"/a/0","path":"/a/-"},{"op":"copy","from":"/a","path":"/a/0"},{"op":"replace","path":"/a","value":[1,2,3]},{"op":"add","path":"/a/1","value":{}}]}']
+    return ["\n".join(stream + [RUN[1]]) + "\n" for stream in (nested, one_event, activity, front)]
 
 
 def compact(event):
@@ -61,7 +81,7 @@ def main():
     surrogates = "\n".join(SURROGATES) + "\n"
     write("verify", [lines(s) for s in pick(verify_streams, 30)] + [surrogates])
     write("chunks", [lines(s) for s in pick(chunk_streams, 20) + pick(verify_streams, 10)] + [surrogates])
-    write("reducer", [lines(s) for s in pick(apply_streams, 25) + pick(chunk_streams, 5)] + [surrogates])
+    write("reducer", [lines(s) for s in pick(apply_streams, 25) + pick(chunk_streams, 5)] + [surrogates] + hostile())
 
     events = [e for s in pick(verify_streams, 60) for e in s]
     seen, singles = set(), []

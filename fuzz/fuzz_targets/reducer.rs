@@ -5,18 +5,71 @@
 //! stage refuses is skipped and the next one still applies; the conversation stays readable, and
 //! its view (`Reducer::messages`) agrees with itself by position, by iteration either way, and
 //! with the owned list.
+//!
+//! The same events also go to a reducer with tight limits (8 levels deep, 64 array items
+//! shifted per patch), so that short inputs reach the depth and shift refusals: its state and
+//! activity contents never nest deeper than its limit. And they are compacted under those
+//! limits: compaction refuses what that reducer refuses, and never panics.
 
 #![no_main]
 
 use ag_ui::client::Reducer;
+use ag_ui::client::apply::Limits;
 use ag_ui::client::chunks::ChunkNormalizer;
+use ag_ui::client::compact::Compactor;
 use ag_ui::client::compat::Compat;
+use ag_ui::{Event, Message};
 use libfuzzer_sys::fuzz_target;
+use serde_json::Value;
+
+const TIGHT_DEPTH: usize = 8;
+
+/// How deeply arrays and objects nest in `value` (`{}` is 1), without recursion.
+fn depth(value: &Value) -> usize {
+    let mut deepest = 0;
+    let mut stack = vec![(value, 0usize)];
+    while let Some((v, above)) = stack.pop() {
+        match v {
+            Value::Array(items) => stack.extend(items.iter().map(|i| (i, above + 1))),
+            Value::Object(members) => stack.extend(members.values().map(|i| (i, above + 1))),
+            _ => continue,
+        }
+        deepest = deepest.max(above + 1);
+    }
+    deepest
+}
+
+/// The tightly limited reducer and compactor, fed every expanded event.
+struct Tight {
+    reducer: Reducer,
+    compactor: Compactor,
+}
+
+impl Tight {
+    fn apply(&mut self, event: &Event) {
+        let applied = self.reducer.apply(event).is_ok();
+        let compacted = self.compactor.push(event.clone());
+        // Compaction folds state as the reducer applies it: a state event compaction refuses,
+        // the reducer refuses too (the converse does not hold: compaction drops what a later
+        // snapshot replaces).
+        if compacted.is_err() {
+            assert!(!applied, "compaction refused {event:?}, the reducer applied it");
+        }
+        self.compactor.ready().for_each(drop);
+    }
+}
 
 fuzz_target!(|data: &[u8]| {
     let mut compat = Compat::new();
     let mut chunks = ChunkNormalizer::new();
     let mut reducer = Reducer::new();
+    let limits = Limits::new()
+        .with_max_depth(TIGHT_DEPTH)
+        .with_max_array_shifts(64);
+    let mut tight = Tight {
+        reducer: Reducer::new().with_limits(limits),
+        compactor: Compactor::new().with_limits(limits),
+    };
     let mut decoded = Vec::new();
     let mut expanded = Vec::new();
     for line in data.split(|&b| b == b'\n') {
@@ -30,6 +83,7 @@ fuzz_target!(|data: &[u8]| {
         }
         for event in expanded.drain(..) {
             let _ = reducer.apply(&event);
+            tight.apply(&event);
         }
     }
     compat.finish_into(&mut decoded);
@@ -39,6 +93,19 @@ fuzz_target!(|data: &[u8]| {
     chunks.finish_into(&mut expanded);
     for event in expanded.drain(..) {
         let _ = reducer.apply(&event);
+        tight.apply(&event);
+    }
+    assert!(depth(tight.reducer.state()) <= TIGHT_DEPTH);
+    for message in tight.reducer.messages().iter() {
+        if let Message::Activity(activity) = message {
+            let content = Value::Object(activity.content.clone());
+            assert!(depth(&content) <= TIGHT_DEPTH);
+        }
+    }
+    for event in tight.compactor.finish() {
+        if let Event::StateSnapshot(e) = &event {
+            assert!(depth(&e.snapshot) <= TIGHT_DEPTH);
+        }
     }
     // The view reads the same by position, forwards and backwards, and as the owned list.
     let messages = reducer.messages();

@@ -189,9 +189,10 @@ enum Command {
         no_verify: bool,
     },
     /// Compact a stream for storage: each message's and tool call's deltas joined into one,
-    /// state events folded into one snapshot per run boundary (the reference's
-    /// `compactEvents`, with output that always verifies). Chunk events are expanded first;
-    /// written as JSON Lines.
+    /// state events folded into one snapshot per run boundary under the reducer's limits
+    /// (the reference's `compactEvents`, but moving no message: the output builds the same
+    /// conversation and verifies). Chunk events are expanded first; written as JSON Lines as
+    /// it goes.
     Compact {
         /// A file, or `-` for standard input.
         input: Option<String>,

@@ -481,16 +481,24 @@ pub(crate) fn normalize(path: Option<&str>, encoding: Encoding) -> Result<(), Fa
     Ok(())
 }
 
-/// `ag-ui compact`: the whole input read (chunks expanded, verified unless told not to),
-/// compacted, and written as JSON Lines.
+/// `ag-ui compact`: the input read (chunks expanded, verified unless told not to), compacted
+/// and written as JSON Lines as it goes: what is held is what may still change (open messages
+/// and tool calls, the current state window), not the whole input. State is folded under the
+/// reducer's limits.
 pub(crate) fn compact(path: Option<&str>, verify: bool) -> Result<(), Failure> {
-    let mut events = Vec::new();
-    run_stages(path, true, verify, |_, event| {
-        events.push(event.clone());
+    let mut compactor = ag_ui::client::compact::Compactor::new();
+    let mut write = writer(Encoding::Jsonl);
+    run_stages(path, true, verify, |position, event| {
+        compactor.push(event.clone()).map_err(|e| Failure::Limit {
+            position,
+            message: e.to_string(),
+        })?;
+        for event in compactor.ready() {
+            write(position, &event)?;
+        }
         Ok(())
     })?;
-    let mut write = writer(Encoding::Jsonl);
-    for event in ag_ui::client::compact::compact(&events) {
+    for event in compactor.finish() {
         write(Position::End, &event)?;
     }
     std::io::stdout().flush()?;

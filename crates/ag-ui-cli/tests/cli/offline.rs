@@ -262,6 +262,65 @@ fn apply_refuses_a_state_amplifying_patch_with_exit_2_naming_the_event() {
 }
 
 #[test]
+fn compact_refuses_the_copy_bomb_as_apply_does() {
+    // 40 copies of the whole state into itself (2.3 KB): compaction folds state under the
+    // reducer's limits, so it is refused at its event instead of filling memory.
+    let copies: Vec<String> = (0..40)
+        .map(|i| format!(r#"{{"op":"copy","from":"","path":"/c{i}"}}"#))
+        .collect();
+    let input = format!(
+        "{}\n{}\n{{\"type\":\"STATE_DELTA\",\"delta\":[{}]}}\n{}\n",
+        r#"{"type":"RUN_STARTED","threadId":"t","runId":"r"}"#,
+        r#"{"type":"STATE_SNAPSHOT","snapshot":{"seed":"0123456789"}}"#,
+        copies.join(","),
+        r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r"}"#,
+    );
+    let out = ag_ui(&["compact"], input.as_bytes());
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.starts_with(
+            "error: line 3: event 2 (STATE_DELTA): apply.limit: max-growth-bytes exceeded"
+        ),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
+}
+
+#[test]
+fn a_state_nested_one_level_per_event_is_refused_not_a_crash() {
+    // The reproduction: 20,000 short STATE_DELTAs, each nesting the state one level deeper
+    // (2.3 MB). It used to overflow the stack; now event 100 (line 101) takes the state past
+    // 100 levels and is refused.
+    let started = std::time::Instant::now();
+    let nest = r#"{"type":"STATE_DELTA","delta":[{"op":"add","path":"/b","value":{}},{"op":"move","from":"/a","path":"/b/a"},{"op":"move","from":"/b","path":"/a"}]}"#;
+    let mut input = String::from(r#"{"type":"RUN_STARTED","threadId":"t","runId":"r"}"#);
+    input.push('\n');
+    input.push_str(r#"{"type":"STATE_SNAPSHOT","snapshot":{"a":{}}}"#);
+    input.push('\n');
+    for _ in 0..20_000 {
+        input.push_str(nest);
+        input.push('\n');
+    }
+    input.push_str(r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r"}"#);
+    input.push('\n');
+    for command in ["apply", "compact"] {
+        let out = ag_ui(&[command], input.as_bytes());
+        assert_eq!(out.status.code(), Some(2), "{command}: {}", stderr(&out));
+        let err = stderr(&out);
+        assert!(
+            err.starts_with(
+                "error: line 101: event 100 (STATE_DELTA): apply.limit: max-state-depth exceeded: \
+                 101 levels deep, over the limit of 100"
+            ),
+            "{command}: {err}"
+        );
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
+    assert!(started.elapsed() < std::time::Duration::from_secs(20));
+}
+
+#[test]
 fn malformed_input_is_one_error_line_and_exit_2() {
     // Not starting with NUL: text that is no known encoding.
     let garbage: Vec<u8> = (1..=255u8).cycle().take(4096).collect();

@@ -1,20 +1,23 @@
 //! Compaction: a finished event list rewritten into fewer events that build the same
 //! conversation, for storing a thread.
 //!
-//! [`compact`] follows the reference client's `compactEvents` (`@ag-ui/client` 1.0.0):
+//! [`compact`] joins what the reference client's `compactEvents` (`@ag-ui/client` 1.0.0) joins,
+//! without moving events:
 //!
-//! - a text message's `TEXT_MESSAGE_CONTENT` events, and a tool call's `TOOL_CALL_ARGS`, become
-//!   one event carrying the concatenated `delta`, sent with the START and the END where the
-//!   END was;
-//! - any other event that arrives while a text message is open is held and sent after that
-//!   message (the first one open, in the order they were first seen); failing that, after the
-//!   first open tool call (held events keep their order, see below);
-//! - `STATE_SNAPSHOT` and `STATE_DELTA` events are gathered and sent, just before each
-//!   `RUN_STARTED`, `RUN_FINISHED` or `RUN_ERROR` and at the end, as one `STATE_SNAPSHOT`
-//!   (from the last snapshot of the window with the later deltas applied; a delta that does
-//!   not apply is skipped), or unchanged when the window has no snapshot;
-//! - metadata is merged as the reference merges it (the deltas' metadata onto the collapsed
-//!   delta, every state event's onto the snapshot).
+//! - a text message's `TEXT_MESSAGE_CONTENT` events, a reasoning message's
+//!   `REASONING_MESSAGE_CONTENT` and a tool call's `TOOL_CALL_ARGS` become one event, where the
+//!   first of them was, carrying the concatenated `delta` and the merged metadata (and, as the
+//!   reference's, no subagent tag or timestamp: a continuation inherits its owner) — as long as
+//!   nothing in between may act on that message or tool call: its own START or END, a tool call
+//!   started under the message, a result or encrypted value for it, a `MESSAGES_SNAPSHOT`, an
+//!   activity event or a run boundary. After such an event, the next delta starts a new joined
+//!   one;
+//! - from the first `STATE_SNAPSHOT` of a window on (the events up to the next `RUN_STARTED`,
+//!   `RUN_FINISHED` or `RUN_ERROR`, or the end), the state events are folded into one
+//!   `STATE_SNAPSHOT`, sent where the window ends (the later deltas applied, a delta that does
+//!   not apply skipped, every folded event's metadata merged onto it); state events before it
+//!   stay where they are;
+//! - every other event stays where it is, in its order.
 //!
 //! ```
 //! use ag_ui::client::compact::compact;
@@ -29,7 +32,7 @@
 //!     Event::text_message_end("m1"),
 //!     Event::run_finished("t", "r"),
 //! ];
-//! let compacted = compact(&events);
+//! let compacted = compact(&events).unwrap();
 //! let types: Vec<EventType> = compacted.iter().map(Event::event_type).collect();
 //! assert_eq!(
 //!     types,
@@ -37,142 +40,121 @@
 //!         EventType::RunStarted,
 //!         EventType::TextMessageStart,
 //!         EventType::TextMessageContent,
-//!         EventType::TextMessageEnd,
 //!         EventType::Custom,
+//!         EventType::TextMessageEnd,
 //!         EventType::RunFinished,
 //!     ]
 //! );
 //! assert_eq!(compacted[2], Event::text_message_content("m1", "Hello"));
 //! ```
 //!
+//! The reducer builds the same conversation from the compacted stream as from the original —
+//! messages, state, pending interrupts and tool calls — and the compacted stream passes the
+//! [`Verifier`](crate::verify::Verifier) when the original does (both tested on generated
+//! streams of interleaved messages, tool calls, reasoning, steps and subagent lanes).
+//!
 //! ## Where it parts from the reference
 //!
-//! The output always passes the [`Verifier`](crate::verify::Verifier) when the input does; the
-//! reference's does not always, and there `compact` differs from it:
+//! The reference sends each text message and tool call where it ends and holds the events that
+//! arrive while one is open until then. That moves messages past each other when they overlap
+//! (the reducer then builds them in another order, or creates a message for a tool call whose
+//! parent has not started yet), moves events out of a subagent's lane, and can put events after
+//! the run's end; its output does not always verify. `compact` moves nothing but the folded
+//! state snapshot. On streams where one text message or tool call at a time is open and
+//! nothing else arrives inside it, the outputs are the same, except that the reference also
+//! drops the state events before a window's last snapshot.
 //!
-//! | case | reference | `compact` |
-//! |---|---|---|
-//! | a `RUN_ERROR` while a message or tool call is open | keeps them, and what they hold, to the end of the input: after the `RUN_ERROR` (the verifier refuses events after a run's end: `run.after-error`, `run.after-finished`), or inside a later run, whose events they then hold too (`run.unclosed-steps` when a later step's end is held) | sends them (START and collapsed delta, no END, then what they held) just before the `RUN_ERROR` |
+//! It runs in linear time, and [`Compactor`] takes the events one at a time and hands out what
+//! can no longer change, so it holds only the events from the first delta still being joined
+//! on.
 //!
-//! | events held by two streams: one held by a tool call, a later one by a text message opened after it, the message ending first | sends each stream's held events after it, so the later event goes first: a `STEP_FINISHED` before its `STEP_STARTED` (`step.not-open`) | sends held events in the order they arrived, each once the stream holding it has been sent |
-//!
-//! Everything else matches: on the reducer's differential corpus (`interop/apply/corpus.jsonl`)
-//! and on generated streams the outputs are equal except in these two cases.
-//!
-//! Like the reference, compaction moves events: a stream is sent where it ends and an event held
-//! inside a message is sent after it. When text messages and tool calls do not overlap, the
-//! reducer builds the same conversation from the compacted stream (tested on the corpus and on
-//! generated streams); when they do, the state is the same but the messages may differ: a tool
-//! call under a message that is still streaming is sent before that message's START, so the
-//! reducer creates the message for the call, and messages come in the order their streams
-//! ended. A `MESSAGES_SNAPSHOT` held inside a message lands after it.
-//!
-//! It runs in linear time: each event is looked at once, the deltas are appended to one buffer
-//! per stream, and finding the first open stream is a map lookup.
+//! State is folded as the reducer applies it, under the same [`Limits`] (the one bounded patch
+//! application of [`apply`](super::apply)): a snapshot or delta the reducer would refuse (too
+//! large, too deep, a patch adding or shifting too much) is refused with the same
+//! [`ApplyError`], naming the event.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet, VecDeque};
-use std::hash::Hash;
+use std::collections::{BTreeSet, HashMap, VecDeque};
 
 use serde_json::Value;
 
+use super::apply::{
+    ApplyError, Bounds, Document, LimitExceeded, Limits, Patched, check_document, patch_bounded,
+};
 use crate::{
-    Event, MessageId, Metadata, StateSnapshotEvent, TextMessageContentEvent, ToolCallArgsEvent,
-    ToolCallId,
+    Event, Metadata, ReasoningEncryptedValueSubtype, ReasoningMessageContentEvent,
+    StateSnapshotEvent, TextMessageContentEvent, ToolCallArgsEvent,
 };
 
-/// The compacted form of `events`; see the [module docs](self).
-pub fn compact(events: &[Event]) -> Vec<Event> {
-    let mut compactor = Compactor::default();
+/// The compacted form of `events`, folding state under the default [`Limits`]; see the
+/// [module docs](self).
+///
+/// # Errors
+/// An [`ApplyError`] of kind [`Limit`](super::apply::ApplyErrorKind::Limit) naming the state
+/// event that folding would have taken over the limits (the reducer refuses that event too).
+pub fn compact(events: &[Event]) -> Result<Vec<Event>, ApplyError> {
+    let mut compactor = Compactor::new();
     for event in events {
-        compactor.push(event);
+        compactor.push(event.clone())?;
     }
-    compactor.finish()
+    Ok(compactor.finish())
 }
 
-/// One text message or tool call being gathered.
+/// What a joined delta belongs to.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum Stream {
+    /// A text or reasoning message's content, by message id.
+    Message(String),
+    /// A tool call's arguments, by tool call id.
+    ToolCall(String),
+}
+
+/// Compaction one event at a time (see the [module docs](self)): the events that can no longer
+/// change are handed out as they are known ([`Compactor::ready`]), so a long input is compacted
+/// in memory proportional to what is still being joined, not to its length.
+///
+/// ```
+/// use ag_ui::client::compact::Compactor;
+/// use ag_ui::{Event, TextMessageRole};
+///
+/// let mut compactor = Compactor::new();
+/// let mut out = Vec::new();
+/// for event in [
+///     Event::text_message_start("m1", TextMessageRole::Assistant),
+///     Event::text_message_content("m1", "Hel"),
+///     Event::text_message_content("m1", "lo"),
+///     Event::text_message_end("m1"),
+/// ] {
+///     compactor.push(event).unwrap();
+///     out.extend(compactor.ready());
+/// }
+/// out.extend(compactor.finish());
+/// assert_eq!(out[1], Event::text_message_content("m1", "Hello"));
+/// assert_eq!(out.len(), 3);
+/// ```
 #[derive(Debug, Default)]
-struct Stream {
-    start: Option<Event>,
-    deltas: usize,
-    delta: String,
-    /// The merged metadata of the deltas (and of a START seen again after them).
+pub struct Compactor {
+    /// Compacted events not yet handed out; some are joined deltas still gathering.
+    queue: VecDeque<Event>,
+    /// How many events were handed out before `queue[0]`.
+    base: usize,
+    /// The joined delta of each stream still gathering: its position (counted from the first
+    /// event ever queued).
+    joining: HashMap<Stream, usize>,
+    /// Those positions, smallest first: nothing from the smallest on can be handed out yet.
+    held_from: BTreeSet<usize>,
+    window: Window,
+    limits: Limits,
+    /// Events pushed so far.
+    index: u64,
+}
+
+/// The state events of the current window, from its first snapshot on.
+#[derive(Debug, Default)]
+struct Window {
+    /// The state the snapshot and the later deltas make, with its bounds.
+    folded: Option<(Value, Bounds)>,
+    /// The folded events' metadata, merged in order.
     metadata: Option<Metadata>,
-    /// The token its held events carry in the queue.
-    token: u64,
-}
-
-/// Streams by id, in the order their ids were first seen (a JS `Map`'s order).
-#[derive(Debug)]
-struct Streams<K> {
-    next: u64,
-    by_id: HashMap<K, (u64, Stream)>,
-    order: BTreeMap<u64, K>,
-    /// The streams that have a START, by order.
-    open: BTreeSet<u64>,
-}
-
-impl<K> Default for Streams<K> {
-    fn default() -> Self {
-        Self {
-            next: 0,
-            by_id: HashMap::new(),
-            order: BTreeMap::new(),
-            open: BTreeSet::new(),
-        }
-    }
-}
-
-impl<K: Clone + Eq + Hash> Streams<K> {
-    fn entry(&mut self, id: &K, tokens: &mut u64) -> &mut (u64, Stream) {
-        if !self.by_id.contains_key(id) {
-            let seq = self.next;
-            self.next += 1;
-            self.order.insert(seq, id.clone());
-            *tokens += 1;
-            let stream = Stream {
-                token: *tokens,
-                ..Stream::default()
-            };
-            self.by_id.insert(id.clone(), (seq, stream));
-        }
-        self.by_id.get_mut(id).expect("inserted above")
-    }
-
-    fn remove(&mut self, id: &K) -> Option<Stream> {
-        let (seq, stream) = self.by_id.remove(id)?;
-        self.order.remove(&seq);
-        self.open.remove(&seq);
-        Some(stream)
-    }
-
-    fn first_open(&mut self) -> Option<&mut Stream> {
-        let seq = *self.open.first()?;
-        let id = self.order.get(&seq)?;
-        self.by_id.get_mut(id).map(|(_, stream)| stream)
-    }
-
-    fn drain(&mut self) -> impl Iterator<Item = (K, Stream)> + '_ {
-        let order = std::mem::take(&mut self.order);
-        self.open.clear();
-        order.into_values().filter_map(|id| {
-            let (_, stream) = self.by_id.remove(&id)?;
-            Some((id, stream))
-        })
-    }
-}
-
-#[derive(Debug, Default)]
-struct Compactor {
-    out: Vec<Event>,
-    texts: Streams<MessageId>,
-    tools: Streams<ToolCallId>,
-    state: Vec<Event>,
-    /// Stream tokens handed out so far.
-    tokens: u64,
-    /// Held events in arrival order, with the token of the stream holding each.
-    held: VecDeque<(u64, Event)>,
-    /// Tokens of streams already sent whose held events still wait for older ones.
-    sent: HashSet<u64>,
 }
 
 /// `{...existing, ...incoming}`, absent on both sides staying absent.
@@ -190,186 +172,205 @@ fn merge(target: &mut Option<Metadata>, incoming: Option<&Metadata>) {
     }
 }
 
-/// A START seen (again) for a stream: before any delta the later START wins with the
-/// metadata merged; after deltas its fields win but its metadata goes to the collapsed delta.
-fn restart(stream: &mut Stream, start: &Event) {
-    if stream.deltas == 0 {
-        let mut metadata = stream.start.as_ref().and_then(|s| s.metadata().cloned());
-        merge(&mut metadata, start.metadata());
-        let mut start = start.clone();
-        *start.metadata_mut() = metadata.map(Box::new);
-        stream.start = Some(start);
-    } else {
-        let kept = stream.start.as_ref().and_then(|s| s.metadata().cloned());
-        merge(&mut stream.metadata, start.metadata());
-        let mut start = start.clone();
-        *start.metadata_mut() = kept.map(Box::new);
-        stream.start = Some(start);
+/// Appends a later delta of the same stream to a joined one: its text, and its metadata merged
+/// over the joined one's (as the reducer merges each delta's onto the message).
+fn join(joined: &mut Event, later: &Event) {
+    let delta = match later {
+        Event::TextMessageContent(e) => &e.delta,
+        Event::ReasoningMessageContent(e) => &e.delta,
+        Event::ToolCallArgs(e) => &e.delta,
+        _ => return,
+    };
+    match joined {
+        Event::TextMessageContent(e) => e.delta.push_str(delta),
+        Event::ReasoningMessageContent(e) => e.delta.push_str(delta),
+        Event::ToolCallArgs(e) => e.delta.push_str(delta),
+        _ => return,
     }
-}
-
-fn add_delta(stream: &mut Stream, event: &Event, delta: &str) {
-    stream.deltas += 1;
-    stream.delta.push_str(delta);
-    merge(&mut stream.metadata, event.metadata());
+    if let Some(incoming) = later.metadata() {
+        let mut metadata = joined.metadata_mut().take().map(|m| *m);
+        merge(&mut metadata, Some(incoming));
+        *joined.metadata_mut() = metadata.map(Box::new);
+    }
 }
 
 impl Compactor {
-    fn push(&mut self, event: &Event) {
-        match event {
-            Event::TextMessageStart(e) => {
-                let (seq, stream) = self.texts.entry(&e.message_id, &mut self.tokens);
-                let seq = *seq;
-                restart(stream, event);
-                self.texts.open.insert(seq);
+    /// A compactor folding state under the default [`Limits`].
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Sets the limits state folding works under ([`Limits::new`] by default): the reducer's,
+    /// so that what the reducer would refuse, compaction refuses too.
+    #[must_use]
+    pub fn with_limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// Takes one event.
+    ///
+    /// # Errors
+    /// An [`ApplyError`] of kind [`Limit`](super::apply::ApplyErrorKind::Limit) for a
+    /// `STATE_SNAPSHOT` or `STATE_DELTA` that folding would take over the limits (its index is
+    /// the event's among those pushed); the event is not taken, and the compactor can go on.
+    pub fn push(&mut self, event: Event) -> Result<(), ApplyError> {
+        let index = self.index;
+        self.index += 1;
+        let event_type = event.event_type();
+        let refused = move |limit: LimitExceeded| ApplyError::over_limit(index, event_type, limit);
+        let joined = match &event {
+            Event::TextMessageContent(e) => Some(Stream::Message(e.message_id.as_str().to_owned())),
+            Event::ReasoningMessageContent(e) => {
+                Some(Stream::Message(e.message_id.as_str().to_owned()))
             }
-            Event::TextMessageContent(e) => {
-                let (_, stream) = self.texts.entry(&e.message_id, &mut self.tokens);
-                add_delta(stream, event, &e.delta);
+            Event::ToolCallArgs(e) => Some(Stream::ToolCall(e.tool_call_id.as_str().to_owned())),
+            _ => None,
+        };
+        if let Some(stream) = joined {
+            self.delta(stream, event);
+            return Ok(());
+        }
+        match &event {
+            Event::TextMessageStart(e) => {
+                self.stop(&Stream::Message(e.message_id.as_str().to_owned()))
             }
             Event::TextMessageEnd(e) => {
-                self.texts.entry(&e.message_id, &mut self.tokens);
-                if let Some(stream) = self.texts.remove(&e.message_id) {
-                    self.flush(stream, Some(event), |delta| {
-                        TextMessageContentEvent::new(e.message_id.clone(), delta).into()
-                    });
-                }
+                self.stop(&Stream::Message(e.message_id.as_str().to_owned()))
+            }
+            Event::ReasoningMessageStart(e) => {
+                self.stop(&Stream::Message(e.message_id.as_str().to_owned()));
+            }
+            Event::ReasoningMessageEnd(e) => {
+                self.stop(&Stream::Message(e.message_id.as_str().to_owned()));
             }
             Event::ToolCallStart(e) => {
-                let (seq, stream) = self.tools.entry(&e.tool_call_id, &mut self.tokens);
-                let seq = *seq;
-                restart(stream, event);
-                self.tools.open.insert(seq);
-            }
-            Event::ToolCallArgs(e) => {
-                let (_, stream) = self.tools.entry(&e.tool_call_id, &mut self.tokens);
-                add_delta(stream, event, &e.delta);
+                self.stop(&Stream::ToolCall(e.tool_call_id.as_str().to_owned()));
+                if let Some(parent) = &e.parent_message_id {
+                    self.stop(&Stream::Message(parent.as_str().to_owned()));
+                }
             }
             Event::ToolCallEnd(e) => {
-                self.tools.entry(&e.tool_call_id, &mut self.tokens);
-                if let Some(stream) = self.tools.remove(&e.tool_call_id) {
-                    self.flush(stream, Some(event), |delta| {
-                        ToolCallArgsEvent::new(e.tool_call_id.clone(), delta).into()
-                    });
-                }
+                self.stop(&Stream::ToolCall(e.tool_call_id.as_str().to_owned()))
             }
-            Event::RunStarted(_) | Event::RunFinished(_) => {
+            Event::ToolCallResult(e) => {
+                self.stop(&Stream::ToolCall(e.tool_call_id.as_str().to_owned()));
+                self.stop(&Stream::Message(e.message_id.as_str().to_owned()));
+            }
+            Event::ReasoningEncryptedValue(e) => self.stop(&match e.subtype {
+                ReasoningEncryptedValueSubtype::Message => Stream::Message(e.entity_id.clone()),
+                ReasoningEncryptedValueSubtype::ToolCall => Stream::ToolCall(e.entity_id.clone()),
+            }),
+            Event::MessagesSnapshot(_) | Event::ActivitySnapshot(_) | Event::ActivityDelta(_) => {
+                self.stop_all();
+            }
+            Event::RunStarted(_) | Event::RunFinished(_) | Event::RunError(_) => {
+                self.stop_all();
                 self.flush_state();
-                self.out.push(event.clone());
             }
-            Event::RunError(_) => {
-                // The one correction: what is still open is sent before the error, not at the
-                // end of the input, where it would follow the run's last event.
-                self.flush_open();
-                self.flush_state();
-                self.out.push(event.clone());
-            }
-            Event::StateSnapshot(_) | Event::StateDelta(_) => self.state.push(event.clone()),
-            _ => {
-                let holder = match self.texts.first_open() {
-                    Some(stream) => Some(stream.token),
-                    None => self.tools.first_open().map(|stream| stream.token),
+            Event::StateSnapshot(e) => {
+                let bounds =
+                    check_document(&e.snapshot, &self.limits, Document::State).map_err(refused)?;
+                merge(&mut self.window.metadata, e.metadata.as_deref());
+                let Event::StateSnapshot(e) = event else {
+                    unreachable!("matched above")
                 };
-                match holder {
-                    Some(token) => self.held.push_back((token, event.clone())),
-                    None if self.held.is_empty() => self.out.push(event.clone()),
-                    // Older held events are still waiting: this one waits behind them.
-                    None => self.held.push_back((0, event.clone())),
+                self.window.folded = Some((e.snapshot, bounds));
+                return Ok(());
+            }
+            Event::StateDelta(e) => {
+                if let Some((state, bounds)) = &mut self.window.folded {
+                    // A delta that does not apply is skipped, as the reducer skips it.
+                    *bounds = match patch_bounded(
+                        state,
+                        &e.delta,
+                        &self.limits,
+                        Some(*bounds),
+                        Document::State,
+                    )
+                    .map_err(refused)?
+                    {
+                        Patched::Applied(bounds) | Patched::Failed(bounds, _) => bounds,
+                    };
+                    merge(&mut self.window.metadata, e.metadata.as_deref());
+                    return Ok(());
                 }
             }
+            _ => {}
         }
+        self.queue.push_back(event);
+        Ok(())
     }
 
-    fn finish(mut self) -> Vec<Event> {
-        self.flush_open();
-        self.flush_state();
-        self.out
-    }
-
-    /// Sends the streams still open, text messages first, without an END.
-    fn flush_open(&mut self) {
-        let texts: Vec<_> = self.texts.drain().collect();
-        for (id, stream) in texts {
-            self.flush(stream, None, |delta| {
-                TextMessageContentEvent::new(id.clone(), delta).into()
-            });
-        }
-        let tools: Vec<_> = self.tools.drain().collect();
-        for (id, stream) in tools {
-            self.flush(stream, None, |delta| {
-                ToolCallArgsEvent::new(id.clone(), delta).into()
-            });
-        }
-        // Every stream is sent: whatever still waits goes now.
-        self.sent.clear();
-        self.out.extend(self.held.drain(..).map(|(_, event)| event));
-    }
-
-    /// Sends one stream: its START, the collapsed delta (when a delta arrived), its END (when
-    /// it ended), then the held events that are now free to go: held events go in the order
-    /// they arrived, each once the stream holding it has been sent.
-    fn flush(
-        &mut self,
-        stream: Stream,
-        end: Option<&Event>,
-        collapsed: impl FnOnce(String) -> Event,
-    ) {
-        if let Some(start) = stream.start {
-            self.out.push(start);
-        }
-        if stream.deltas > 0 {
-            let mut event = collapsed(stream.delta);
-            *event.metadata_mut() = stream.metadata.map(Box::new);
-            self.out.push(event);
-        }
-        if let Some(end) = end {
-            self.out.push(end.clone());
-        }
-        self.sent.insert(stream.token);
-        while let Some((token, _)) = self.held.front() {
-            if *token != 0 && !self.sent.contains(token) {
-                break;
-            }
-            if let Some((_, event)) = self.held.pop_front() {
-                self.out.push(event);
-            }
-        }
-        if self.held.is_empty() {
-            self.sent.clear();
-        }
-    }
-
-    /// Sends the gathered state events: one snapshot when the window has one, else the deltas.
-    fn flush_state(&mut self) {
-        if self.state.is_empty() {
+    /// A delta: joined to its stream's joined delta, or the start of one.
+    fn delta(&mut self, stream: Stream, event: Event) {
+        if let Some(&at) = self.joining.get(&stream) {
+            join(&mut self.queue[at - self.base], &event);
             return;
         }
-        let window = std::mem::take(&mut self.state);
-        let Some(last) = window
-            .iter()
-            .rposition(|e| matches!(e, Event::StateSnapshot(_)))
-        else {
-            self.out.extend(window);
-            return;
+        // A fresh event, as the reference makes it: the id, the text and the metadata (a
+        // continuation's subagent tag is optional; the stream keeps its owner).
+        let joined: Event = match event {
+            Event::TextMessageContent(e) => {
+                let mut fresh = TextMessageContentEvent::new(e.message_id, e.delta);
+                fresh.metadata = e.metadata;
+                fresh.into()
+            }
+            Event::ReasoningMessageContent(e) => {
+                let mut fresh = ReasoningMessageContentEvent::new(e.message_id, e.delta);
+                fresh.metadata = e.metadata;
+                fresh.into()
+            }
+            Event::ToolCallArgs(e) => {
+                let mut fresh = ToolCallArgsEvent::new(e.tool_call_id, e.delta);
+                fresh.metadata = e.metadata;
+                fresh.into()
+            }
+            other => other,
         };
-        let mut state = Value::Null;
-        for event in &window[last..] {
-            match event {
-                Event::StateSnapshot(e) => state = e.snapshot.clone(),
-                Event::StateDelta(e) => {
-                    // A delta that does not apply is skipped, as the reference does.
-                    let _ = super::apply::patch_atomically(&mut state, &e.delta);
-                }
-                _ => {}
-            }
+        let at = self.base + self.queue.len();
+        self.queue.push_back(joined);
+        self.joining.insert(stream, at);
+        self.held_from.insert(at);
+    }
+
+    /// Ends the joining of a stream's deltas: the next one starts a new joined delta.
+    fn stop(&mut self, stream: &Stream) {
+        if let Some(at) = self.joining.remove(stream) {
+            self.held_from.remove(&at);
         }
-        let mut metadata = None;
-        for event in &window {
-            merge(&mut metadata, event.metadata());
+    }
+
+    fn stop_all(&mut self) {
+        self.joining.clear();
+        self.held_from.clear();
+    }
+
+    /// The compacted events that nothing later can change, in order, handed out once each.
+    pub fn ready(&mut self) -> std::collections::vec_deque::Drain<'_, Event> {
+        let upto = self
+            .held_from
+            .first()
+            .map_or(self.queue.len(), |&at| at - self.base);
+        self.base += upto;
+        self.queue.drain(..upto)
+    }
+
+    /// The rest of the compacted events, the last state window's snapshot last.
+    pub fn finish(mut self) -> Vec<Event> {
+        self.stop_all();
+        self.flush_state();
+        self.queue.into()
+    }
+
+    /// Sends the window's folded snapshot, if it has one.
+    fn flush_state(&mut self) {
+        let window = std::mem::take(&mut self.window);
+        if let Some((state, _)) = window.folded {
+            let mut snapshot: Event = StateSnapshotEvent::new(state).into();
+            *snapshot.metadata_mut() = window.metadata.map(Box::new);
+            self.queue.push_back(snapshot);
         }
-        let mut snapshot: Event = StateSnapshotEvent::new(state).into();
-        *snapshot.metadata_mut() = metadata.map(Box::new);
-        self.out.push(snapshot);
     }
 }
 
@@ -384,11 +385,11 @@ mod tests {
     }
 
     #[test]
-    fn state_windows_become_one_snapshot_before_each_run_boundary() {
+    fn state_from_a_windows_first_snapshot_becomes_one_snapshot_at_its_end() {
         let events = vec![
             Event::run_started("t", "r"),
             Event::state_delta(vec![]).with_metadata(meta(json!({"a": 1}))),
-            Event::state_snapshot(json!({"n": 1})),
+            Event::state_snapshot(json!({"n": 1})).with_metadata(meta(json!({"s": 1}))),
             Event::state_delta(
                 serde_json::from_value(json!([{"op":"replace","path":"/n","value":2}])).unwrap(),
             ),
@@ -400,13 +401,14 @@ mod tests {
             Event::run_finished("t", "r"),
             Event::state_delta(vec![]),
         ];
-        let out = compact(&events);
+        let out = compact(&events).unwrap();
         assert_eq!(
             out,
             vec![
                 Event::run_started("t", "r"),
+                Event::state_delta(vec![]).with_metadata(meta(json!({"a": 1}))),
                 Event::custom("c", json!(null)),
-                Event::state_snapshot(json!({"n": 2})).with_metadata(meta(json!({"a": 1, "b": 2}))),
+                Event::state_snapshot(json!({"n": 2})).with_metadata(meta(json!({"s": 1, "b": 2}))),
                 Event::run_finished("t", "r"),
                 Event::state_delta(vec![]),
             ]
@@ -414,53 +416,39 @@ mod tests {
     }
 
     #[test]
-    fn what_is_open_at_a_run_error_is_sent_before_it() {
+    fn deltas_join_where_the_first_was_until_something_may_act_on_their_stream() {
         let events = vec![
             Event::run_started("t", "r"),
             Event::text_message_start("m", TextMessageRole::Assistant),
-            Event::text_message_content("m", "a"),
-            Event::custom("held", json!(1)),
-            Event::text_message_content("m", "b"),
-            Event::run_error("boom"),
-        ];
-        let out = compact(&events);
-        assert_eq!(
-            out,
-            vec![
-                Event::run_started("t", "r"),
-                Event::text_message_start("m", TextMessageRole::Assistant),
-                Event::text_message_content("m", "ab"),
-                Event::custom("held", json!(1)),
-                Event::run_error("boom"),
-            ]
-        );
-        crate::verify::verify_all(&events).unwrap();
-        crate::verify::verify_all(&out).unwrap();
-    }
-
-    #[test]
-    fn held_events_keep_their_order_across_the_streams_holding_them() {
-        let events = vec![
-            Event::run_started("t", "r"),
+            Event::text_message_content("m", "a").with_metadata(meta(json!({"k": 1, "x": 1}))),
             Event::tool_call_start("c", "f"),
-            Event::step_started("s"), // held by the tool call
-            Event::text_message_start("m", TextMessageRole::Assistant),
-            Event::step_finished("s"), // held by the message, which ends first
-            Event::text_message_end("m"),
+            Event::tool_call_args("c", "{"),
+            Event::custom("between", json!(1)),
+            Event::text_message_content("m", "b").with_metadata(meta(json!({"k": 2}))),
+            Event::tool_call_args("c", "}"),
             Event::tool_call_end("c"),
+            // A tool call started under the message: what follows is joined anew.
+            under("d", "m"),
+            Event::text_message_content("m", "c"),
+            Event::tool_call_end("d"),
+            Event::text_message_end("m"),
             Event::run_finished("t", "r"),
         ];
-        let out = compact(&events);
+        let out = compact(&events).unwrap();
         assert_eq!(
             out,
             vec![
                 Event::run_started("t", "r"),
                 Event::text_message_start("m", TextMessageRole::Assistant),
-                Event::text_message_end("m"),
+                Event::text_message_content("m", "ab").with_metadata(meta(json!({"k": 2, "x": 1}))),
                 Event::tool_call_start("c", "f"),
+                Event::tool_call_args("c", "{}"),
+                Event::custom("between", json!(1)),
                 Event::tool_call_end("c"),
-                Event::step_started("s"),
-                Event::step_finished("s"),
+                under("d", "m"),
+                Event::text_message_content("m", "c"),
+                Event::tool_call_end("d"),
+                Event::text_message_end("m"),
                 Event::run_finished("t", "r"),
             ]
         );
@@ -468,24 +456,38 @@ mod tests {
         crate::verify::verify_all(&out).unwrap();
     }
 
+    fn under(id: &str, parent: &str) -> Event {
+        crate::ToolCallStartEvent::new(id, "f")
+            .with_parent_message_id(parent)
+            .into()
+    }
+
     #[test]
-    fn open_streams_at_the_end_are_sent_without_an_end() {
-        let events = vec![
-            Event::tool_call_start("c", "f"),
-            Event::tool_call_args("c", "{"),
-            Event::text_message_start("m", TextMessageRole::Assistant),
-            Event::custom("held", json!(1)),
-            Event::text_message_content("m", "x"),
-        ];
+    fn ready_hands_out_everything_before_the_first_delta_still_joining() {
+        let mut compactor = Compactor::new();
+        compactor.push(Event::run_started("t", "r")).unwrap();
+        compactor
+            .push(Event::text_message_start("m", TextMessageRole::Assistant))
+            .unwrap();
+        assert_eq!(compactor.ready().count(), 2);
+        compactor
+            .push(Event::text_message_content("m", "a"))
+            .unwrap();
+        compactor.push(Event::custom("c", json!(1))).unwrap();
+        assert_eq!(compactor.ready().count(), 0);
+        compactor
+            .push(Event::text_message_content("m", "b"))
+            .unwrap();
+        compactor.push(Event::text_message_end("m")).unwrap();
+        let ready: Vec<Event> = compactor.ready().collect();
         assert_eq!(
-            compact(&events),
-            vec![
-                Event::text_message_start("m", TextMessageRole::Assistant),
-                Event::text_message_content("m", "x"),
-                Event::custom("held", json!(1)),
-                Event::tool_call_start("c", "f"),
-                Event::tool_call_args("c", "{"),
+            ready,
+            [
+                Event::text_message_content("m", "ab"),
+                Event::custom("c", json!(1)),
+                Event::text_message_end("m"),
             ]
         );
+        assert_eq!(compactor.finish(), []);
     }
 }

@@ -9,6 +9,8 @@ mod apply_differential;
 mod axum;
 mod chunks_interop;
 mod chunks_roundtrip;
+mod compact_props;
+mod documents;
 mod hardening;
 mod hostile_agents;
 mod hostile_echo;

@@ -5,6 +5,7 @@
 #![allow(dead_code, unreachable_pub)]
 
 pub mod ev;
+pub mod hostile;
 #[cfg(feature = "axum")]
 pub mod http;
 #[cfg(feature = "axum")]
@@ -14,5 +15,6 @@ pub mod proto;
 #[cfg(feature = "http")]
 pub mod scripted;
 pub mod strategies;
+pub mod streams;
 #[cfg(feature = "sse")]
 pub mod workload;

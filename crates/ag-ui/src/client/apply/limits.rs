@@ -21,6 +21,20 @@ const MIB: usize = 1024 * 1024;
 /// | [`max_message_bytes`](Self::max_message_bytes): one message's text | 16 MiB |
 /// | [`max_tool_call_args_bytes`](Self::max_tool_call_args_bytes): one tool call's arguments | 16 MiB |
 /// | [`max_reasoning_bytes`](Self::max_reasoning_bytes): one reasoning message's text | 16 MiB |
+/// | [`max_depth`](Self::max_depth): how deeply arrays and objects nest in the state or one activity's content | 100 levels |
+/// | [`max_array_shifts`](Self::max_array_shifts): array items one `STATE_DELTA` / `ACTIVITY_DELTA` shifts | 4 Mi |
+///
+/// Depth counts nested arrays and objects: `{}` is one level, `{"a": [1]}` two. Patches can
+/// nest a document one level per event (`add /b {}`, `move /a` to `/b/a`, `move /b` to `/a`)
+/// without any event being large or deep; the limit stops that. The default keeps every
+/// document the reducer holds readable again inside the event that carries it (serde_json's
+/// parser stops at 128 levels) and keeps the code that clones, serializes, compares and drops a
+/// document (recursive, one call per level) far from the stack's end: a larger limit needs a
+/// larger stack.
+///
+/// A JSON Patch `add` or `remove` at index `i` of an array of `n` items shifts the `n − i`
+/// items after it; front inserts and removes on a large array cost a shift of the whole array
+/// each, so [`max_array_shifts`](Self::max_array_shifts) bounds the work one event may cause.
 ///
 /// An event over a limit is refused with an [`ApplyError`](super::ApplyError) of kind
 /// [`Limit`](super::ApplyErrorKind::Limit); messages and state stay as they were.
@@ -41,6 +55,8 @@ pub struct Limits {
     max_message_bytes: usize,
     max_tool_call_args_bytes: usize,
     max_reasoning_bytes: usize,
+    max_depth: usize,
+    max_array_shifts: usize,
 }
 
 impl Default for Limits {
@@ -58,6 +74,8 @@ impl Limits {
             max_message_bytes: 16 * MIB,
             max_tool_call_args_bytes: 16 * MIB,
             max_reasoning_bytes: 16 * MIB,
+            max_depth: 100,
+            max_array_shifts: 4 * MIB,
         }
     }
 
@@ -94,6 +112,31 @@ impl Limits {
     pub fn with_max_reasoning_bytes(mut self, bytes: usize) -> Self {
         self.max_reasoning_bytes = bytes;
         self
+    }
+
+    /// Sets how deeply arrays and objects may nest in the state or one activity's content.
+    #[must_use]
+    pub fn with_max_depth(mut self, levels: usize) -> Self {
+        self.max_depth = levels;
+        self
+    }
+
+    /// Sets how many array items one `STATE_DELTA` or `ACTIVITY_DELTA` may shift.
+    #[must_use]
+    pub fn with_max_array_shifts(mut self, items: usize) -> Self {
+        self.max_array_shifts = items;
+        self
+    }
+
+    /// How deeply arrays and objects may nest in the state or one activity's content.
+    pub fn max_depth(&self) -> usize {
+        self.max_depth
+    }
+
+    /// How many array items one `STATE_DELTA` or `ACTIVITY_DELTA` may shift (an `add` or
+    /// `remove` at index `i` of an array of `n` items shifts `n − i`).
+    pub fn max_array_shifts(&self) -> usize {
+        self.max_array_shifts
     }
 
     /// The largest state, or content of one activity message, in bytes of JSON.
@@ -138,6 +181,12 @@ pub enum LimitKind {
     ToolCallArgsBytes,
     /// A reasoning message's text would be longer than [`Limits::max_reasoning_bytes`].
     ReasoningBytes,
+    /// The state would nest deeper than [`Limits::max_depth`].
+    StateDepth,
+    /// An activity's content would nest deeper than [`Limits::max_depth`].
+    ActivityDepth,
+    /// A patch would shift more array items than [`Limits::max_array_shifts`].
+    ArrayShifts,
 }
 
 impl LimitKind {
@@ -150,6 +199,19 @@ impl LimitKind {
             LimitKind::MessageBytes => "max-message-bytes",
             LimitKind::ToolCallArgsBytes => "max-tool-call-args-bytes",
             LimitKind::ReasoningBytes => "max-reasoning-bytes",
+            LimitKind::StateDepth => "max-state-depth",
+            LimitKind::ActivityDepth => "max-activity-depth",
+            LimitKind::ArrayShifts => "max-array-shifts",
+        }
+    }
+
+    /// What the sizes of this limit count.
+    fn unit(self) -> &'static str {
+        match self {
+            LimitKind::StateDepth | LimitKind::ActivityDepth => " levels deep,",
+            LimitKind::ArrayShifts => " array items shifted,",
+            LimitKind::GrowthBytes => " bytes added,",
+            _ => " bytes,",
         }
     }
 }
@@ -185,14 +247,10 @@ impl fmt::Display for LimitExceeded {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{} exceeded: {} bytes{} over the limit of {}",
+            "{} exceeded: {}{} over the limit of {}",
             self.kind.as_str(),
             self.size,
-            if self.kind == LimitKind::GrowthBytes {
-                " added,"
-            } else {
-                ","
-            },
+            self.kind.unit(),
             self.max
         )
     }
@@ -211,9 +269,25 @@ fn number_size(n: &Number) -> usize {
     }
 }
 
+/// Upper bounds of a JSON document's compact size, in bytes, and of its depth, in levels of
+/// nested arrays and objects (a scalar is 0 levels deep, `{}` 1).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Bounds {
+    pub(crate) bytes: usize,
+    pub(crate) depth: usize,
+}
+
 /// The estimated compact JSON size of `value`; once it passes `budget` the measuring stops and
 /// a size over `budget` is returned. Costs at most what it measures, without recursion.
 pub(crate) fn json_size(value: &Value, budget: usize) -> usize {
+    measure(value, budget, usize::MAX).bytes
+}
+
+/// The estimated compact JSON size and the depth of `value`, without recursion. The measuring
+/// stops once the size passes `max_bytes` (the depth is then given as `usize::MAX`: the rest
+/// was not looked at) or the depth passes `max_depth` (the size is then what was counted so
+/// far), so it costs at most what it measures.
+pub(crate) fn measure(value: &Value, max_bytes: usize, max_depth: usize) -> Bounds {
     let scalar = |v: &Value| match v {
         Value::Null | Value::Bool(true) => 4,
         Value::Bool(false) => 5,
@@ -222,32 +296,50 @@ pub(crate) fn json_size(value: &Value, budget: usize) -> usize {
         Value::Array(_) | Value::Object(_) => 0,
     };
     if !matches!(value, Value::Array(_) | Value::Object(_)) {
-        return scalar(value);
+        return Bounds {
+            bytes: scalar(value),
+            depth: 0,
+        };
     }
-    let mut total = 0usize;
-    let mut stack = vec![value];
-    while let Some(v) = stack.pop() {
+    let (mut total, mut depth) = (0usize, 0usize);
+    // Each value with the depth of the container holding it.
+    let mut stack = vec![(value, 0usize)];
+    while let Some((v, above)) = stack.pop() {
         match v {
             Value::Array(items) => {
+                depth = depth.max(above + 1);
                 // Brackets and a comma per item.
                 total += 2 + items.len();
-                stack.extend(items.iter());
+                stack.extend(items.iter().map(|item| (item, above + 1)));
             }
             Value::Object(members) => {
+                depth = depth.max(above + 1);
                 total += 2;
                 for (key, item) in members {
                     // Quotes, colon and comma around the key.
                     total += key.len() + 4;
-                    stack.push(item);
+                    stack.push((item, above + 1));
                 }
             }
             other => total += scalar(other),
         }
-        if total > budget {
-            return total;
+        if total > max_bytes {
+            return Bounds {
+                bytes: total,
+                depth: usize::MAX,
+            };
+        }
+        if depth > max_depth {
+            return Bounds {
+                bytes: total,
+                depth,
+            };
         }
     }
-    total
+    Bounds {
+        bytes: total,
+        depth,
+    }
 }
 
 /// What a member or item adds beside its value: its key, quotes, colon and comma.
@@ -270,54 +362,189 @@ fn may_change(changed: &str, from: &str) -> bool {
     within(changed, from) || within(from, changed) || (item && within(from, parent))
 }
 
-/// An upper bound of the bytes `ops` add to `doc`, whose size is at most `size`. What a value
-/// adds is measured from the operation; a `copy` adds its source, measured in `doc` — or, when
-/// an earlier operation of the same patch may have changed the source, counted as the whole
-/// document as it may be by then. Stops once over `budget`, returning a bound over it.
-/// Operations that fail add nothing (the patch then fails as a whole).
-pub(crate) fn patch_growth(
+/// How many reference tokens a JSON pointer has: how many levels below the root it points.
+fn levels(pointer: &str) -> usize {
+    pointer.bytes().filter(|&b| b == b'/').count()
+}
+
+/// Whether an operation before `ops[i]` may have changed what `from` points at.
+fn changed_before(ops: &[PatchOperation], i: usize, from: &str) -> bool {
+    ops[..i].iter().any(|earlier| match earlier {
+        PatchOperation::Add(e) => may_change(e.path.as_str(), from),
+        PatchOperation::Replace(e) => may_change(e.path.as_str(), from),
+        PatchOperation::Remove(e) => may_change(e.path.as_str(), from),
+        PatchOperation::Copy(e) => may_change(e.path.as_str(), from),
+        PatchOperation::Move(e) => {
+            may_change(e.path.as_str(), from) || may_change(e.from.as_str(), from)
+        }
+        PatchOperation::Test(_) => false,
+    })
+}
+
+/// Upper bounds of what `ops` do to `doc`, whose size and depth are at most `before`: the bytes
+/// they add, and the depth of the document after them.
+///
+/// What a value adds is measured from the operation; a `copy` adds its source, measured in
+/// `doc` — or, when an earlier operation of the same patch may have changed the source, counted
+/// as the whole document as it may be by then. A value placed at a path of `k` levels makes the
+/// document at most `k` plus the value's depth deep; the depth of a `copy` or `move` source is
+/// taken as the document's depth less the source's levels, or, when `precise` and no earlier
+/// operation may have changed it, measured in `doc` (costing up to the source's size).
+///
+/// Stops once the growth is over `budget` or the depth over `max_depth`, returning bounds over
+/// them. Operations that fail add nothing (the patch then fails as a whole).
+pub(crate) fn patch_bounds(
     doc: &Value,
     ops: &[PatchOperation],
-    size: usize,
+    before: Bounds,
     budget: usize,
-) -> usize {
+    max_depth: usize,
+    precise: bool,
+) -> (usize, usize) {
     let mut growth = 0usize;
+    let mut depth = before.depth;
+    // A `copy` or `move` source; `max_bytes` is how far its size is measured (a `move` adds
+    // nothing, so its size is not needed).
+    let source = |i: usize, from: &str, depth: usize, growth: usize, max_bytes: usize| {
+        if changed_before(ops, i, from) {
+            Bounds {
+                bytes: before.bytes.saturating_add(growth),
+                depth: depth.saturating_sub(levels(from)),
+            }
+        } else {
+            match doc.pointer(from) {
+                None => Bounds::default(),
+                Some(v) if precise => measure(v, max_bytes, max_depth),
+                Some(v) => Bounds {
+                    bytes: json_size(v, max_bytes),
+                    depth: depth.saturating_sub(levels(from)),
+                },
+            }
+        }
+    };
     for (i, op) in ops.iter().enumerate() {
-        growth = growth.saturating_add(match op {
+        let (added, placed) = match op {
             PatchOperation::Add(op) => {
-                slot_size(op.path.as_str()) + json_size(&op.value, budget.saturating_sub(growth))
+                let value = measure(&op.value, budget.saturating_sub(growth), max_depth);
+                let path = op.path.as_str();
+                (slot_size(path) + value.bytes, levels(path) + value.depth)
             }
             PatchOperation::Replace(op) => {
-                slot_size(op.path.as_str()) + json_size(&op.value, budget.saturating_sub(growth))
+                let value = measure(&op.value, budget.saturating_sub(growth), max_depth);
+                let path = op.path.as_str();
+                (slot_size(path) + value.bytes, levels(path) + value.depth)
             }
-            PatchOperation::Move(op) => slot_size(op.path.as_str()),
-            PatchOperation::Copy(op) => {
-                let from = op.from.as_str();
-                let changed = ops[..i].iter().any(|earlier| match earlier {
-                    PatchOperation::Add(e) => may_change(e.path.as_str(), from),
-                    PatchOperation::Replace(e) => may_change(e.path.as_str(), from),
-                    PatchOperation::Remove(e) => may_change(e.path.as_str(), from),
-                    PatchOperation::Copy(e) => may_change(e.path.as_str(), from),
-                    PatchOperation::Move(e) => {
-                        may_change(e.path.as_str(), from) || may_change(e.from.as_str(), from)
-                    }
-                    PatchOperation::Test(_) => false,
-                });
-                let source = if changed {
-                    size.saturating_add(growth)
+            PatchOperation::Move(op) => {
+                let path = op.path.as_str();
+                let moved = if precise {
+                    source(i, op.from.as_str(), depth, growth, usize::MAX).depth
                 } else {
-                    doc.pointer(from)
-                        .map_or(0, |v| json_size(v, budget.saturating_sub(growth)))
+                    depth.saturating_sub(levels(op.from.as_str()))
                 };
-                slot_size(op.path.as_str()).saturating_add(source)
+                (slot_size(path), levels(path).saturating_add(moved))
             }
-            PatchOperation::Remove(_) | PatchOperation::Test(_) => 0,
-        });
-        if growth > budget {
-            return growth;
+            PatchOperation::Copy(op) => {
+                let path = op.path.as_str();
+                let copied = source(
+                    i,
+                    op.from.as_str(),
+                    depth,
+                    growth,
+                    budget.saturating_sub(growth),
+                );
+                (
+                    slot_size(path).saturating_add(copied.bytes),
+                    levels(path).saturating_add(copied.depth),
+                )
+            }
+            PatchOperation::Remove(_) | PatchOperation::Test(_) => (0, 0),
+        };
+        growth = growth.saturating_add(added);
+        depth = depth.max(placed);
+        if growth > budget || depth > max_depth {
+            break;
         }
     }
-    growth
+    (growth, depth)
+}
+
+/// An upper bound of the array items `ops` shift in `doc`, whose size is at most `bytes` after
+/// them: an insert or remove at index `i` of an array of `n` items shifts `n − i`. An array's
+/// length is taken from `doc` plus one per earlier operation, or, when an earlier operation
+/// may have replaced the array, as the most items `bytes` of JSON can hold. Stops once over
+/// `budget`, returning a bound over it.
+pub(crate) fn patch_shifts(
+    doc: &Value,
+    ops: &[PatchOperation],
+    bytes: usize,
+    budget: usize,
+) -> usize {
+    let mut total = 0usize;
+    for (i, op) in ops.iter().enumerate() {
+        for path in array_targets(op).into_iter().flatten() {
+            let Some((parent, index)) = item_index(path) else {
+                continue;
+            };
+            let replaced = ops[..i].iter().any(|earlier| {
+                let written = match earlier {
+                    PatchOperation::Add(e) => e.path.as_str(),
+                    PatchOperation::Replace(e) => e.path.as_str(),
+                    PatchOperation::Copy(e) => e.path.as_str(),
+                    PatchOperation::Move(e) => e.path.as_str(),
+                    PatchOperation::Remove(_) | PatchOperation::Test(_) => return false,
+                };
+                parent == written
+                    || (parent.starts_with(written) && parent.as_bytes()[written.len()] == b'/')
+            });
+            let len = if replaced {
+                // Each item takes at least two bytes: itself and a comma.
+                bytes / 2 + 1
+            } else {
+                doc.pointer(parent)
+                    .and_then(Value::as_array)
+                    .map_or(0, |items| items.len() + i)
+            };
+            total = total.saturating_add(len.saturating_sub(index));
+        }
+        if total > budget {
+            break;
+        }
+    }
+    total
+}
+
+/// The array items `op` shifts in `doc` as it is just before `op`.
+pub(crate) fn op_shifts(doc: &Value, op: &PatchOperation) -> usize {
+    array_targets(op)
+        .into_iter()
+        .flatten()
+        .filter_map(item_index)
+        .map(|(parent, index)| {
+            doc.pointer(parent)
+                .and_then(Value::as_array)
+                .map_or(0, |items| items.len().saturating_sub(index))
+        })
+        .fold(0usize, usize::saturating_add)
+}
+
+/// The paths where `op` inserts or removes an item (a `move` removes one and inserts one).
+fn array_targets(op: &PatchOperation) -> [Option<&str>; 2] {
+    match op {
+        PatchOperation::Add(op) => [Some(op.path.as_str()), None],
+        PatchOperation::Remove(op) => [Some(op.path.as_str()), None],
+        PatchOperation::Copy(op) => [Some(op.path.as_str()), None],
+        PatchOperation::Move(op) => [Some(op.from.as_str()), Some(op.path.as_str())],
+        PatchOperation::Replace(_) | PatchOperation::Test(_) => [None, None],
+    }
+}
+
+/// The parent and index of a path ending in an array index (not `-`, which appends).
+fn item_index(path: &str) -> Option<(&str, usize)> {
+    let (parent, token) = path.rsplit_once('/')?;
+    if token.is_empty() || !token.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    Some((parent, token.parse().unwrap_or(usize::MAX)))
 }
 
 #[cfg(test)]

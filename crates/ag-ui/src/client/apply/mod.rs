@@ -32,7 +32,9 @@
 //! nothing: an unexpanded chunk event ([`ApplyErrorKind::UntransformedChunk`]: run chunks through
 //! the `ChunkNormalizer` first), and an event that would take more memory than its [`Limits`]
 //! allow ([`ApplyErrorKind::Limit`]) — a patch that copies the state into itself until it no
-//! longer fits in memory, a message streamed forever.
+//! longer fits in memory, a message streamed forever, a state nested one level per event until
+//! the code that clones or drops it runs out of stack, front removes on a long array that
+//! shift the whole array each.
 //!
 //! ```
 //! use ag_ui::client::apply::{ApplyErrorKind, LimitKind, Limits, Reducer};
@@ -62,6 +64,7 @@
 mod index;
 mod limits;
 mod partial;
+mod patch;
 mod report;
 mod run_end;
 mod snapshot;
@@ -79,7 +82,8 @@ pub use report::{Applied, ApplyWarning, ApplyWarningKind, MessagesChange, RunOut
 pub use store::{Messages, MessagesIter};
 
 use index::Index;
-use limits::{json_size, patch_growth};
+pub(crate) use limits::Bounds;
+pub(crate) use patch::{Document, Patched, check_document, check_object, patch_bounded};
 use store::{Key, Store};
 
 use crate::{
@@ -135,6 +139,16 @@ fn describe(event_type: EventType, limit: Option<&LimitExceeded>) -> String {
 }
 
 impl ApplyError {
+    /// An event at `index` refused for exceeding `limit`.
+    pub(crate) fn over_limit(index: u64, event_type: EventType, limit: LimitExceeded) -> Self {
+        Self {
+            kind: ApplyErrorKind::Limit,
+            index,
+            event_type,
+            limit: Some(limit),
+        }
+    }
+
     /// What was wrong.
     pub fn kind(&self) -> ApplyErrorKind {
         self.kind
@@ -172,10 +186,11 @@ pub struct Reducer {
     partial_args: HashMap<ToolCallId, PartialJson>,
     index: u64,
     limits: Limits,
-    /// An upper bound of the state's size; `None` until measured.
-    state_size: Option<usize>,
-    /// Upper bounds of activity contents' sizes, by message id; a missing one is measured.
-    activity_sizes: HashMap<MessageId, usize>,
+    /// Upper bounds of the state's size and depth; `None` until measured.
+    state_size: Option<Bounds>,
+    /// Upper bounds of activity contents' sizes and depths, by message id; a missing one is
+    /// measured.
+    activity_sizes: HashMap<MessageId, Bounds>,
 }
 
 impl Reducer {
@@ -378,11 +393,9 @@ impl Reducer {
                 self.tool_call_result(e)
             }
             Event::StateSnapshot(e) => {
-                let max = self.limits.max_document_bytes();
-                let size = json_size(&e.snapshot, max);
-                LimitExceeded::check(LimitKind::StateBytes, size, max)?;
+                let bounds = check_document(&e.snapshot, &self.limits, Document::State)?;
                 self.state = e.snapshot.clone();
-                self.state_size = Some(size);
+                self.state_size = Some(bounds);
                 Applied {
                     state_changed: true,
                     ..Applied::none()
@@ -506,8 +519,7 @@ impl Reducer {
                 Ok(())
             }
             Message::Activity(m) => {
-                let max = limits.max_document_bytes();
-                LimitExceeded::check(LimitKind::ActivityBytes, object_size(&m.content, max), max)
+                check_object(&m.content, limits, Document::Activity).map(|_| ())
             }
         }
     }
@@ -516,24 +528,24 @@ impl Reducer {
         &mut self,
         ops: &[json_patch::PatchOperation],
     ) -> Result<Applied, LimitExceeded> {
-        let (size, bound) = check_patch(
-            &self.limits,
-            &self.state,
+        let patched = patch_bounded(
+            &mut self.state,
             ops,
+            &self.limits,
             self.state_size,
-            LimitKind::StateBytes,
+            Document::State,
         )?;
-        Ok(match patch_atomically(&mut self.state, ops) {
-            Ok(()) => {
-                self.state_size = Some(bound);
+        Ok(match patched {
+            Patched::Applied(bounds) => {
+                self.state_size = Some(bounds);
                 Applied {
                     state_changed: true,
                     ..Applied::none()
                 }
             }
-            Err(err) => {
+            Patched::Failed(bounds, err) => {
                 // The patch was undone as a whole.
-                self.state_size = Some(size);
+                self.state_size = Some(bounds);
                 Applied {
                     warning: Some(warn(
                         ApplyWarningKind::StatePatchFailed,
@@ -594,53 +606,6 @@ fn with_warning_placed(index: u64, event: &Event, applied: Applied) -> Applied {
         }
         None => applied,
     }
-}
-
-/// Checks a patch of `doc` against the limits before it is applied. `estimate` is an upper
-/// bound of the document's size if one is known; when it is stale enough to refuse, the document
-/// is measured before refusing. Returns the size bound used and the bound after the patch.
-fn check_patch(
-    limits: &Limits,
-    doc: &Value,
-    ops: &[json_patch::PatchOperation],
-    estimate: Option<usize>,
-    kind: LimitKind,
-) -> Result<(usize, usize), LimitExceeded> {
-    let (max_size, max_growth) = (limits.max_document_bytes(), limits.max_growth_bytes());
-    let (mut size, mut measured) = match estimate {
-        Some(size) => (size, false),
-        None => (json_size(doc, max_size), true),
-    };
-    loop {
-        let budget = max_growth.min(max_size.saturating_sub(size));
-        let growth = patch_growth(doc, ops, size, budget);
-        if growth <= budget {
-            return Ok((size, size + growth));
-        }
-        if !measured {
-            // The estimate only grows; what the document really holds may leave room.
-            size = json_size(doc, max_size);
-            measured = true;
-            continue;
-        }
-        return Err(if growth > max_growth {
-            LimitExceeded::new(LimitKind::GrowthBytes, growth, max_growth)
-        } else {
-            LimitExceeded::new(kind, size.saturating_add(growth), max_size)
-        });
-    }
-}
-
-/// The estimated JSON size of an object (an activity's content).
-fn object_size(object: &serde_json::Map<String, Value>, budget: usize) -> usize {
-    let mut total = 2usize;
-    for (key, value) in object {
-        total += key.len() + 4 + json_size(value, budget.saturating_sub(total));
-        if total > budget {
-            break;
-        }
-    }
-    total
 }
 
 /// The bytes of a message content: its text, or its parts' text and inline data.
@@ -800,26 +765,3 @@ fn unknown_tool_call(id: &ToolCallId) -> Applied {
 
 #[cfg(test)]
 mod tests;
-
-/// Applies `ops` to `doc` all or nothing.
-///
-/// `json_patch::patch` undoes a failed patch in place, but its undo of a `move` can itself
-/// fail, and then it panics (found by the `reducer` fuzz target: a `move` whose target path
-/// does not exist, after a `copy`). A patch with a `move` is therefore applied to a copy that
-/// replaces the document only when every operation succeeded; the others, by far the common
-/// case, are patched in place without a copy.
-pub(crate) fn patch_atomically(
-    doc: &mut serde_json::Value,
-    ops: &[json_patch::PatchOperation],
-) -> Result<(), json_patch::PatchError> {
-    if !ops
-        .iter()
-        .any(|op| matches!(op, json_patch::PatchOperation::Move(_)))
-    {
-        return json_patch::patch(doc, ops);
-    }
-    let mut copy = doc.clone();
-    json_patch::patch_unsafe(&mut copy, ops)?;
-    *doc = copy;
-    Ok(())
-}

@@ -52,9 +52,7 @@ impl Reducer {
         &mut self,
         e: &ActivitySnapshotEvent,
     ) -> Result<Applied, LimitExceeded> {
-        let max = self.limits.max_document_bytes();
-        let size = object_size(&e.content, max);
-        LimitExceeded::check(LimitKind::ActivityBytes, size, max)?;
+        let size = check_object(&e.content, &self.limits, Document::Activity)?;
         let replace = e.replace.unwrap_or(true);
         let fresh = || {
             let mut m = ActivityMessage::new(
@@ -134,14 +132,19 @@ impl Reducer {
         // replaces the whole content, and so may make it a non-object, needs the old one kept.
         let mut content = Value::Object(std::mem::take(&mut activity.content));
         let estimate = self.activity_sizes.get(&e.message_id).copied();
-        let (size, bound) = match check_patch(
-            &self.limits,
-            &content,
+        let kept = e
+            .patch
+            .iter()
+            .any(|op| op.path().as_str().is_empty())
+            .then(|| content.clone());
+        let patched = match patch_bounded(
+            &mut content,
             &e.patch,
+            &self.limits,
             estimate,
-            LimitKind::ActivityBytes,
+            Document::Activity,
         ) {
-            Ok(sizes) => sizes,
+            Ok(patched) => patched,
             Err(limit) => {
                 if let Value::Object(object) = content {
                     activity.content = object;
@@ -150,34 +153,36 @@ impl Reducer {
             }
         };
         let merged = merge_metadata(&mut activity.metadata, e.metadata.as_deref());
-        let kept = e
-            .patch
-            .iter()
-            .any(|op| op.path().as_str().is_empty())
-            .then(|| content.clone());
-        let failure = match super::patch_atomically(&mut content, &e.patch) {
-            Ok(()) => match content {
+        let (size, failure) = match patched {
+            Patched::Applied(bounds) => match content {
                 Value::Object(object) => {
                     activity.content = object;
                     activity.activity_type.clone_from(&e.activity_type);
-                    self.activity_sizes.insert(e.message_id.clone(), bound);
+                    self.activity_sizes.insert(e.message_id.clone(), bounds);
                     return Ok(Applied::messages(MessagesChange::Updated(p)));
                 }
                 other => {
                     if let Some(Value::Object(object)) = kept {
                         activity.content = object;
                     }
-                    format!("the patch would make the content {other}, not an object")
+                    // Measured again when next needed.
+                    (
+                        None,
+                        format!("the patch would make the content {other}, not an object"),
+                    )
                 }
             },
-            Err(err) => {
+            Patched::Failed(bounds, err) => {
                 if let Value::Object(object) = content {
                     activity.content = object;
                 }
-                err.to_string()
+                (Some(bounds), err.to_string())
             }
         };
-        self.activity_sizes.insert(e.message_id.clone(), size);
+        match size {
+            Some(bounds) => self.activity_sizes.insert(e.message_id.clone(), bounds),
+            None => self.activity_sizes.remove(&e.message_id),
+        };
         Ok(Applied {
             warning: Some(warn(
                 ApplyWarningKind::ActivityPatchFailed,
