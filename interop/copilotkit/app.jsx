@@ -1,9 +1,10 @@
 // The page: one AG-UI Dojo feature per URL (?feature=agentic_chat), shown with CopilotKit's
 // own chat (CopilotChat) and its v2 hooks, the way the Dojo's pages use them: a frontend tool
 // (useFrontendTool), tool rendering (useRenderTool), human in the loop (useHumanInTheLoop), the
-// agent's state (useAgent). The agent is reached through the runtime at /api/copilotkit, or,
-// with ?agent=URL, straight from the page: an HttpAgent of @ag-ui/client 1.0.0 posting to
-// URL/<feature> (another origin: the agent must answer CORS preflights).
+// agent's state (useAgent: the recipe, the task's progress). The agent is reached through the
+// runtime at /api/copilotkit, or, with ?agent=URL, straight from the page: an HttpAgent of
+// @ag-ui/client 1.0.0 posting to URL/<feature> (another origin: the agent must answer CORS
+// preflights).
 import "@copilotkit/react-core/v2/styles.css";
 
 import {
@@ -15,7 +16,7 @@ import {
   useRenderTool,
 } from "@copilotkit/react-core/v2";
 import { HttpAgent } from "ag-ui-client-1";
-import { useState } from "react";
+import { useRef, useState } from "react";
 import { createRoot } from "react-dom/client";
 import { z } from "zod";
 
@@ -156,13 +157,22 @@ function SharedState() {
 }
 
 function PredictiveStateUpdates() {
-  const [document, setDocument] = useState("");
+  // The document as the arguments of the latest write_document_local call stream in.
+  const [written, setWritten] = useState({ id: null, text: "" });
+  const calls = useRef([]);
   useRenderTool({
     name: "write_document_local",
     parameters: z.object({ document: z.string() }),
-    render: ({ parameters }) => {
-      const text = parameters?.document ?? "";
-      if (text !== document) queueMicrotask(() => setDocument(text));
+    render: ({ toolCallId, parameters }) => {
+      if (!calls.current.includes(toolCallId)) calls.current.push(toolCallId);
+      if (calls.current.at(-1) === toolCallId) {
+        const text = parameters?.document ?? "";
+        queueMicrotask(() =>
+          setWritten((prev) =>
+            prev.id === toolCallId && prev.text === text ? prev : { id: toolCallId, text },
+          ),
+        );
+      }
       return <div data-testid="writing">Writing the document…</div>;
     },
   });
@@ -190,7 +200,26 @@ function PredictiveStateUpdates() {
   });
   return (
     <div>
-      <pre data-testid="document">{document}</pre>
+      <pre data-testid="document">{written.text}</pre>
+      <CopilotChat agentId={feature} />
+    </div>
+  );
+}
+
+function AgenticGenerativeUi() {
+  const { agent } = useAgent({ agentId: feature });
+  const steps = agent.state?.steps ?? [];
+  return (
+    <div>
+      {steps.length > 0 && (
+        <ol data-testid="task-progress">
+          {steps.map((step, i) => (
+            <li key={i} data-testid="task-step" data-status={step.status}>
+              {step.description}: {step.status}
+            </li>
+          ))}
+        </ol>
+      )}
       <CopilotChat agentId={feature} />
     </div>
   );
@@ -200,6 +229,7 @@ const pages = {
   agentic_chat: AgenticChat,
   backend_tool_rendering: Weather,
   human_in_the_loop: HumanInTheLoop,
+  agentic_generative_ui: AgenticGenerativeUi,
   tool_based_generative_ui: Haiku,
   shared_state: SharedState,
   predictive_state_updates: PredictiveStateUpdates,

@@ -1,12 +1,14 @@
 //! The Dojo's features behind a real CopilotKit app, in headless Chromium: `interop/copilotkit`
 //! (a page built with `@copilotkit/react-core`'s v2 hooks and `CopilotChat`, a node server
 //! with `@copilotkit/runtime`'s `CopilotRuntime`, its agents `HttpAgent`s of the runtime's own
-//! `@ag-ui/client` 0.0.59) in front of these routes at pace 0. Each feature is checked by what
-//! a person sees on the page: the countdown, the background the frontend tool paints and the
-//! follow-up, the weather card, the ten steps confirmed, the haiku card, the recipe (and an
-//! ingredient added in the page reaching the agent's next `RunAgentInput.state`), the document
-//! written then confirmed, and rejected. Then the same page straight to the routes with
-//! `@ag-ui/client` 1.0.0 in the browser, on another origin (CORS preflight included).
+//! `@ag-ui/client` 0.0.59) in front of these routes. Each feature is checked by what a person
+//! sees on the page: the countdown, the background the frontend tool paints and the follow-up,
+//! the weather card, the ten steps confirmed, the haiku card, the recipe (and an ingredient
+//! added in the page reaching the agent's next `RunAgentInput.state`), the document filling
+//! while the tool's arguments stream then confirmed, and rejected, the task's steps completed
+//! one by one. Then the same page straight to the routes with `@ag-ui/client` 1.0.0 in the
+//! browser, on another origin (CORS preflight included). The routes run at pace 0, except
+//! where the streaming itself is watched (the document, the steps: pace [`WATCHED`]).
 //!
 //! Needs `npm ci --prefix interop/copilotkit` (a failure naming it otherwise), chromium and
 //! chromedriver (the harness: `crates/ag-ui/tests/support/browser.rs`). Without those two
@@ -81,10 +83,10 @@ async fn record(State(received): State<Received>, request: Request, next: Next) 
         .await
 }
 
-/// The routes on a free port, at pace 0, recording what they receive.
-async fn dojo() -> (String, Received) {
+/// The routes on a free port at `pace`, recording what they receive.
+async fn dojo(pace: Pace) -> (String, Received) {
     let received = Received::default();
-    let app = router(Config::with_pace(Pace::INSTANT)).layer(axum::middleware::from_fn_with_state(
+    let app = router(Config::with_pace(pace)).layer(axum::middleware::from_fn_with_state(
         received.clone(),
         record,
     ));
@@ -229,8 +231,20 @@ async fn open(client: &Client, page: &str, feature: &str) {
         .unwrap();
 }
 
-/// Every feature, through `page` (the app's URL, with `?agent=` for the direct connection).
-async fn every_feature(client: &Client, page: &str, received: &Received, label: &str) {
+/// The pace of the routes the streaming is watched on: the document's sixteen words 50 ms
+/// apart, the ten steps 250 ms apart.
+const WATCHED: f64 = 0.25;
+
+/// The app's URLs (with `?agent=` for the direct connection): in front of the routes at pace 0,
+/// and at [`WATCHED`] pace.
+struct Pages {
+    instant: String,
+    paced: String,
+}
+
+/// Every feature, through `pages`; `received` is what the routes at pace 0 received.
+async fn every_feature(client: &Client, pages: &Pages, received: &Received, label: &str) {
+    let page = pages.instant.as_str();
     // (1) The countdown, ending in ✓.
     open(client, page, "agentic_chat").await;
     send(client, "hello").await;
@@ -381,8 +395,9 @@ async fn every_feature(client: &Client, page: &str, received: &Received, label: 
     );
     screenshot(client, &format!("{label}-shared_state")).await;
 
-    // (7) The document written from the tool's arguments, confirmed; then again, rejected.
-    open(client, page, "predictive_state_updates").await;
+    // (7) The document filling while the tool's arguments stream, confirmed; then again, rejected.
+    open(client, &pages.paced, "predictive_state_updates").await;
+    let document = "document.querySelector('[data-testid=\"document\"]')?.textContent ?? ''";
     for (round, (button, outcome)) in [
         ("confirm-changes", "Accepted"),
         ("reject-changes", "Rejected"),
@@ -391,25 +406,33 @@ async fn every_feature(client: &Client, page: &str, received: &Received, label: 
     .enumerate()
     {
         send(client, "Write a story about a dog").await;
+        // Part of a new story: begun, not yet at its end (the previous round's story is whole).
+        wait_for(
+            client,
+            "the document half written",
+            &format!("(d => d.startsWith('Once upon a') && !d.endsWith('good dog. '))({document})"),
+        )
+        .await;
         wait_for(
             client,
             "the Confirm and Reject buttons",
             &format!("document.querySelector('[data-testid=\"{button}\"]')"),
         )
         .await;
-        let document = texts(client, "document").await.concat();
+        let written = js(client, document).await;
+        let written = written.as_str().unwrap_or_default();
         assert!(
             predictive_state_updates::DOG_NAMES
                 .iter()
-                .any(|name| document.trim_end() == predictive_state_updates::story(name)),
-            "{label}: the document: {document:?}"
+                .any(|name| written == format!("{} ", predictive_state_updates::story(name))),
+            "{label}: the document: {written:?}"
         );
         click(client, button).await;
         wait_for(
             client,
             outcome,
             &format!(
-                "[...document.querySelectorAll('[data-testid=\"changes-outcome\"]')].length === {}",
+                "document.querySelectorAll('[data-testid=\"changes-outcome\"]').length === {}",
                 round + 1
             ),
         )
@@ -425,6 +448,26 @@ async fn every_feature(client: &Client, page: &str, received: &Received, label: 
         wait_for_reply(client, predictive_state_updates::DONE, round + 1).await;
     }
     screenshot(client, &format!("{label}-predictive_state_updates")).await;
+
+    // (8) The task's steps completed one by one in the agent's state.
+    open(client, &pages.paced, "agentic_generative_ui").await;
+    send(client, "Go to Mars").await;
+    let completed = "document.querySelectorAll('[data-testid=\"task-step\"][data-status=\"completed\"]').length";
+    wait_for(
+        client,
+        "some steps completed, not all",
+        &format!("(n => n > 0 && n < 10)({completed})"),
+    )
+    .await;
+    wait_for(
+        client,
+        "all ten steps completed",
+        &format!("{completed} === 10"),
+    )
+    .await;
+    let steps: Vec<String> = (1..=10).map(|n| format!("Step {n}: completed")).collect();
+    assert_eq!(texts(client, "task-step").await, steps, "{label}");
+    screenshot(client, &format!("{label}-agentic_generative_ui")).await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -432,11 +475,17 @@ async fn behind_the_copilotkit_runtime_every_feature_shows_what_a_person_sees() 
     if skip_without_browser("the CopilotKit browser suite") {
         return;
     }
-    let (agent, received) = dojo().await;
-    let app = app(&agent);
-    let url = format!("{}/", app.url);
-    with_browser(|client| async move { every_feature(&client, &url, &received, "runtime").await })
-        .await;
+    let (agent, received) = dojo(Pace::INSTANT).await;
+    let (paced_agent, _) = dojo(Pace::new(WATCHED).unwrap()).await;
+    let (app, paced_app) = (app(&agent), app(&paced_agent));
+    let pages = Pages {
+        instant: format!("{}/", app.url),
+        paced: format!("{}/", paced_app.url),
+    };
+    with_browser(
+        |client| async move { every_feature(&client, &pages, &received, "runtime").await },
+    )
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -444,11 +493,15 @@ async fn straight_from_the_page_across_origins_every_feature_shows_what_a_person
     if skip_without_browser("the CopilotKit browser suite") {
         return;
     }
-    let (agent, received) = dojo().await;
+    let (agent, received) = dojo(Pace::INSTANT).await;
+    let (paced_agent, _) = dojo(Pace::new(WATCHED).unwrap()).await;
     let app = app(&agent);
     // The page on the app's origin, the agent on the routes' own port: another origin.
-    let url = format!("{}/?agent={agent}", app.url);
-    with_browser(|client| async move { every_feature(&client, &url, &received, "direct").await })
+    let pages = Pages {
+        instant: format!("{}/?agent={agent}", app.url),
+        paced: format!("{}/?agent={paced_agent}", app.url),
+    };
+    with_browser(|client| async move { every_feature(&client, &pages, &received, "direct").await })
         .await;
 }
 
