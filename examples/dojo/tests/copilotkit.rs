@@ -240,6 +240,9 @@ const WATCHED: f64 = 0.25;
 struct Pages {
     instant: String,
     paced: String,
+    /// The `protocolVersion` every request must carry: none from the runtime's 0.0.59 (so the
+    /// routes downgrade), the 1.0 client's own straight from the page.
+    protocol_version: Value,
 }
 
 /// Every feature, through `pages`; `received` is what the routes at pace 0 received.
@@ -468,6 +471,19 @@ async fn every_feature(client: &Client, pages: &Pages, received: &Received, labe
     let steps: Vec<String> = (1..=10).map(|n| format!("Step {n}: completed")).collect();
     assert_eq!(texts(client, "task-step").await, steps, "{label}");
     screenshot(client, &format!("{label}-agentic_generative_ui")).await;
+
+    // Which client spoke: every request the routes at pace 0 received.
+    let received = received.lock().unwrap();
+    // agentic_chat 3 (the countdown, the tool call, its follow-up), backend_tool_rendering 1,
+    // human_in_the_loop 2, tool_based_generative_ui 1, shared_state 2: no retry, no extra run.
+    let paths: Vec<&str> = received.iter().map(|(path, _)| path.as_str()).collect();
+    assert_eq!(paths.len(), 9, "{label}: {paths:?}");
+    for (path, input) in received.iter() {
+        assert_eq!(
+            input["protocolVersion"], pages.protocol_version,
+            "{label}: the protocolVersion of a request to {path}"
+        );
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -481,6 +497,7 @@ async fn behind_the_copilotkit_runtime_every_feature_shows_what_a_person_sees() 
     let pages = Pages {
         instant: format!("{}/", app.url),
         paced: format!("{}/", paced_app.url),
+        protocol_version: Value::Null,
     };
     with_browser(
         |client| async move { every_feature(&client, &pages, &received, "runtime").await },
@@ -500,6 +517,7 @@ async fn straight_from_the_page_across_origins_every_feature_shows_what_a_person
     let pages = Pages {
         instant: format!("{}/?agent={agent}", app.url),
         paced: format!("{}/?agent={paced_agent}", app.url),
+        protocol_version: Value::from(ag_ui::PROTOCOL_VERSION),
     };
     with_browser(|client| async move { every_feature(&client, &pages, &received, "direct").await })
         .await;
