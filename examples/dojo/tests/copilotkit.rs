@@ -231,9 +231,9 @@ async fn open(client: &Client, page: &str, feature: &str) {
         .unwrap();
 }
 
-/// The pace of the routes the streaming is watched on: the document's sixteen words 50 ms
-/// apart, the ten steps 250 ms apart.
-const WATCHED: f64 = 0.25;
+/// The pace of the routes the streaming is watched on: the document's sixteen words 100 ms
+/// apart, the ten steps 500 ms apart (slow enough for a loaded CI machine's polling).
+const WATCHED: f64 = 0.5;
 
 /// The app's URLs (with `?agent=` for the direct connection): in front of the routes at pace 0,
 /// and at [`WATCHED`] pace.
