@@ -29,6 +29,13 @@
 //! tests run every route through `@ag-ui/client` 0.0.42, 0.0.52, 0.0.59 and 1.0.0, which all
 //! rebuild the same conversation.
 //!
+//! ## Browsers on another origin
+//!
+//! A page may call the routes straight from the browser (`@ag-ui/client`'s `HttpAgent` in the
+//! page, no server in between, as `interop/copilotkit`'s page does with `?agent=URL`): every
+//! route answers CORS preflights for any origin (`POST`, `Content-Type`, `Accept`,
+//! `Authorization`). The routes hold nothing and read no cookies, so no origin is refused.
+//!
 //! ## Pace
 //!
 //! The reference pauses between deltas (300 ms in the countdown, 200 ms between streamed
@@ -59,6 +66,7 @@ use std::time::Duration;
 use ag_ui::axum::{AgentEndpoint, RouterExt};
 use ag_ui::{Content, ContentPart, Message};
 use serde::Serialize;
+use tower_http::cors::{Any, CorsLayer};
 
 pub mod features;
 
@@ -169,7 +177,8 @@ impl Config {
     }
 }
 
-/// The router: one `POST` route per Dojo feature, at the root.
+/// The router: one `POST` route per Dojo feature, at the root, answering CORS preflights from
+/// any origin (see [Browsers on another origin](crate#browsers-on-another-origin)).
 pub fn router(config: Config) -> axum::Router {
     use features::*;
     let pace = config.pace;
@@ -203,6 +212,16 @@ pub fn router(config: Config) -> axum::Router {
             "/predictive_state_updates",
             AgentEndpoint::agent(predictive_state_updates::PredictiveStateUpdates { pace }),
         )
+        .layer(cors())
+}
+
+/// Any origin may call the routes: they hold nothing and read no cookies.
+fn cors() -> CorsLayer {
+    use axum::http::{Method, header};
+    CorsLayer::new()
+        .allow_origin(Any)
+        .allow_methods([Method::POST])
+        .allow_headers([header::CONTENT_TYPE, header::ACCEPT, header::AUTHORIZATION])
 }
 
 /// The text of a message as the reference reads it: a string as is, the text parts of a list

@@ -504,6 +504,17 @@ async fn predictive_state_updates_stream_the_document() {
     assert_eq!(got.events, framed(&input, text("r2", &["Ok!"])));
 }
 
+/// A client that honours `PredictState` (`@ag-ui/client` 1.0.0, straight from a CopilotKit
+/// page) answers `confirm_changes` with the predicted document in its state: still "Ok!".
+#[tokio::test]
+async fn predictive_state_updates_accept_the_predicted_document_back() {
+    let base = serve(Pace::INSTANT).await;
+    let input = after_a_tool("r2")
+        .with_state(json!({"document": "Once upon a time, there was a dog named Rex. "}));
+    let got = run(&base, "/predictive_state_updates", &input).await;
+    assert_eq!(got.events, framed(&input, text("r2", &["Ok!"])));
+}
+
 #[test]
 fn the_dog_varies_with_the_run() {
     let dogs: std::collections::BTreeSet<&str> = (0..40)
@@ -601,4 +612,43 @@ async fn assert_json_error(response: reqwest::Response) -> Value {
     let body: Value = serde_json::from_slice(&response.bytes().await.unwrap()).unwrap();
     assert!(body["error"]["message"].is_string(), "{body}");
     body
+}
+
+#[tokio::test]
+async fn a_page_on_another_origin_passes_the_preflight() {
+    let base = serve(Pace::INSTANT).await;
+    let client = reqwest::Client::new();
+    let preflight = client
+        .request(reqwest::Method::OPTIONS, format!("{base}/agentic_chat"))
+        .header("Origin", "http://127.0.0.1:3000")
+        .header("Access-Control-Request-Method", "POST")
+        .header("Access-Control-Request-Headers", "content-type,accept")
+        .send()
+        .await
+        .unwrap();
+    assert!(preflight.status().is_success(), "{}", preflight.status());
+    let headers = preflight.headers();
+    assert_eq!(headers["access-control-allow-origin"], "*");
+    let methods = headers["access-control-allow-methods"].to_str().unwrap();
+    assert!(methods.contains("POST"), "{methods}");
+    let allowed = headers["access-control-allow-headers"]
+        .to_str()
+        .unwrap()
+        .to_ascii_lowercase();
+    assert!(
+        allowed.contains("content-type") && allowed.contains("accept"),
+        "{allowed}"
+    );
+
+    let input = RunAgentInput::new("t", "r");
+    let response = client
+        .post(format!("{base}/"))
+        .header("Origin", "http://127.0.0.1:3000")
+        .header("Content-Type", "application/json")
+        .body(serde_json::to_string(&input).unwrap())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    assert_eq!(response.headers()["access-control-allow-origin"], "*");
 }

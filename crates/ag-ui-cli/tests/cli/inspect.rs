@@ -5,125 +5,28 @@
 //! loaded from a file (rendered as the live run was; the ~210k-event workload renders
 //! virtualised, with its time to first paint and the browser's heap reported).
 //!
-//! chromedriver and chromium are required: CI installs them (`.ci/run`), and a machine without
+//! chromedriver and chromium are required (the harness: `crates/ag-ui/tests/support/browser.rs`): CI
+//! installs them (`.ci/test`), and a machine without
 //! them fails these tests with a message saying what to install. Screenshots of the main views
 //! are written to `target/inspector-screenshots/` on every run.
 
 #[path = "../../../ag-ui/tests/support/workload.rs"]
 mod workload;
 
+#[path = "../../../ag-ui/tests/support/browser.rs"]
+mod browser;
+
 use std::io::{BufRead, BufReader, Write};
-use std::net::TcpListener;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use ag_ui::axum::{AgentEndpoint, RouterExt};
 use ag_ui::verify::Verifier;
 use ag_ui::{Event, RunAgentInput, TextMessageRole};
-use fantoccini::{Client, ClientBuilder, Locator};
-use futures::FutureExt;
+use browser::{Process, js, with_browser};
+use fantoccini::{Client, Locator};
 use serde_json::{Value, json};
-
-/// A child process killed when dropped.
-struct Process(Child);
-
-impl Drop for Process {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-fn find_program(names: &[&str]) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    std::env::split_paths(&path)
-        .chain([
-            PathBuf::from("/usr/bin"),
-            PathBuf::from("/usr/lib/chromium"),
-        ])
-        .flat_map(|dir| names.iter().map(move |name| dir.join(name)))
-        .find(|candidate| candidate.is_file())
-}
-
-/// Starts chromedriver on a free port and opens a headless Chromium session.
-async fn browser() -> (Process, Client) {
-    let driver = std::env::var_os("CHROMEDRIVER")
-        .map(PathBuf::from)
-        .or_else(|| find_program(&["chromedriver"]))
-        .unwrap_or_else(|| {
-            panic!(
-                "chromedriver was not found (PATH, /usr/bin, $CHROMEDRIVER): the inspector's browser \
-                 tests need it; install it with `apt-get install -y chromium chromium-driver` \
-                 (.ci/run does)"
-            )
-        });
-    let port = free_port();
-    let child = Command::new(&driver)
-        .arg(format!("--port={port}"))
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap_or_else(|e| panic!("cannot start {}: {e}", driver.display()));
-    let process = Process(child);
-    let deadline = Instant::now() + Duration::from_secs(20);
-    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(
-            Instant::now() < deadline,
-            "chromedriver did not listen on port {port}"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    let mut options = json!({
-        "args": [
-            "--headless=new",
-            "--no-sandbox",
-            "--disable-dev-shm-usage",
-            "--disable-gpu",
-            "--window-size=1500,950",
-            "--enable-precise-memory-info",
-        ]
-    });
-    if let Some(chromium) = find_program(&["chromium", "chromium-browser", "google-chrome"]) {
-        options["binary"] = json!(chromium);
-    }
-    let mut caps = serde_json::Map::new();
-    caps.insert("goog:chromeOptions".to_owned(), options);
-    let client = ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
-        .capabilities(caps)
-        .connect(&format!("http://127.0.0.1:{port}"))
-        .await
-        .unwrap_or_else(|e| {
-            panic!(
-                "cannot open a Chromium session through chromedriver (is chromium installed?): {e}"
-            )
-        });
-    (process, client)
-}
-
-/// Runs `test` with a browser, closing the session whatever happens.
-async fn with_browser<F, Fut>(test: F)
-where
-    F: FnOnce(Client) -> Fut,
-    Fut: std::future::Future<Output = ()>,
-{
-    let (_driver, client) = browser().await;
-    let outcome = std::panic::AssertUnwindSafe(test(client.clone()))
-        .catch_unwind()
-        .await;
-    let _ = client.close().await;
-    if let Err(panic) = outcome {
-        std::panic::resume_unwind(panic);
-    }
-}
 
 /// `ag-ui inspect` on a free port; its page's URL.
 fn inspector(args: &[&str]) -> (Process, String, BufReader<std::process::ChildStdout>) {
@@ -160,14 +63,6 @@ async fn screenshot(client: &Client, name: &str) {
     let png = client.screenshot().await.unwrap();
     assert!(png.starts_with(b"\x89PNG"), "a PNG screenshot");
     std::fs::write(screenshots().join(format!("{name}.png")), png).unwrap();
-}
-
-/// Evaluates a JavaScript expression in the page.
-async fn js(client: &Client, expression: &str) -> Value {
-    client
-        .execute(&format!("return ({expression});"), Vec::new())
-        .await
-        .unwrap_or_else(|e| panic!("{expression}: {e}"))
 }
 
 /// Waits until the expression is truthy; fails naming it, with the page's status, otherwise.

@@ -7,6 +7,11 @@
 //!   whose arguments stream as `{"document":"`, one delta per word of [`story`] (the word and a
 //!   space, each followed by a 200 ms pause), then `"}`; then a call of `confirm_changes` with
 //!   `{}`, which the page answers with the person's choice.
+//!
+//! The state is [`DocumentState`]: a client that honours `PredictState` (`@ag-ui/client` 1.0.0
+//! does) holds the streamed `document` in its state and sends it back with the answer to
+//! `confirm_changes`, so the route accepts it there (a unit state would refuse that follow-up
+//! with a 400, as it did straight from a CopilotKit page).
 
 use std::time::Duration;
 
@@ -59,6 +64,15 @@ pub fn story(name: &str) -> String {
     format!("Once upon a time, there was a dog named {name}. {name} was a very good dog.")
 }
 
+/// The state this route's clients hold: the document predicted from `write_document_local`'s
+/// arguments (empty until one streamed). Read, never published: the route sends no snapshot.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DocumentState {
+    /// The document, as the client predicted it.
+    #[serde(default)]
+    pub document: String,
+}
+
 /// The predictive state updates agent.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct PredictiveStateUpdates {
@@ -67,9 +81,9 @@ pub struct PredictiveStateUpdates {
 }
 
 impl Agent for PredictiveStateUpdates {
-    type State = ();
+    type State = DocumentState;
 
-    async fn run(&self, ctx: &mut RunContext<()>) -> Result<Outcome> {
+    async fn run(&self, ctx: &mut RunContext<DocumentState>) -> Result<Outcome> {
         if answered_a_tool(ctx) {
             ctx.say(DONE)?;
             return Ok(Outcome::success());
