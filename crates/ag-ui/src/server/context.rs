@@ -322,11 +322,18 @@ impl<S> fmt::Debug for RunContext<S> {
 }
 
 /// Reads the input's state as `S`: absent (or `{}` when `S` does not accept it) is
-/// `S::default()`; anything else must deserialize.
-fn initial_state<S: Default + DeserializeOwned>(state: Option<&Value>) -> Result<S> {
+/// `S::default()`; anything else must deserialize, unless `S` holds nothing at all.
+///
+/// A state type that holds nothing (`()`, a unit struct: zero-sized and serialized as `null`)
+/// is a stateless agent: whatever state the client sends is ignored, as the reference servers
+/// ignore it (CopilotKit pages and `@ag-ui/client` send back the state they hold).
+fn initial_state<S: Default + Serialize + DeserializeOwned>(state: Option<&Value>) -> Result<S> {
     let Some(value) = state else {
         return Ok(S::default());
     };
+    if holds_nothing::<S>() {
+        return Ok(S::default());
+    }
     match serde_path_to_error::deserialize::<_, S>(value) {
         Ok(state) => Ok(state),
         Err(_) if value.as_object().is_some_and(|m| m.is_empty()) => Ok(S::default()),
@@ -345,6 +352,11 @@ fn initial_state<S: Default + DeserializeOwned>(state: Option<&Value>) -> Result
     }
 }
 
+/// Whether `S` is a state that holds nothing: zero-sized, its default serialized as `null`.
+fn holds_nothing<S: Default + Serialize>() -> bool {
+    std::mem::size_of::<S>() == 0 && serde_json::to_value(S::default()).is_ok_and(|v| v.is_null())
+}
+
 impl<S: Default + Serialize + DeserializeOwned> RunContext<S> {
     /// The unit-test harness: a context for `input` and the receiving end of its stream.
     ///
@@ -354,7 +366,8 @@ impl<S: Default + Serialize + DeserializeOwned> RunContext<S> {
     /// # Errors
     ///
     /// [`ErrorKind::State`](crate::server::ErrorKind::State) when `input.state` does not deserialize as `S` (an absent state,
-    /// or `{}`, reads as `S::default()`).
+    /// or `{}`, reads as `S::default()`; a state type that holds nothing, such as `()`, ignores
+    /// the input's state).
     ///
     /// ```
     /// use ag_ui::RunAgentInput;
@@ -365,8 +378,11 @@ impl<S: Default + Serialize + DeserializeOwned> RunContext<S> {
     /// let (ctx, _events) = RunContext::<serde_json::Value>::new(input.clone()).unwrap();
     /// assert_eq!(ctx.state()["count"], 3);
     ///
-    /// let err = RunContext::<Vec<u32>>::new(input).unwrap_err();
+    /// let err = RunContext::<Vec<u32>>::new(input.clone()).unwrap_err();
     /// assert_eq!(err.kind(), ErrorKind::State);
+    ///
+    /// // A stateless agent ignores whatever state the client holds.
+    /// assert!(RunContext::<()>::new(input).is_ok());
     /// ```
     ///
     /// The backlog is held to the default [`Backpressure`] limits ([`DEFAULT_HIGH_WATER`],

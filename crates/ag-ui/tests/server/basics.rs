@@ -147,6 +147,23 @@ async fn interrupt_outcome_and_resume_entries() {
 }
 
 #[tokio::test]
+async fn a_stateless_agent_ignores_the_state_a_client_holds() {
+    // `()` holds nothing: a client (a CopilotKit page, `@ag-ui/client`) sending back the state
+    // it holds is not refused.
+    struct Stateless;
+    impl Agent for Stateless {
+        type State = ();
+        async fn run(&self, _: &mut RunContext<()>) -> Result<Outcome> {
+            Ok(Outcome::success())
+        }
+    }
+    for state in [json!({"document": "x"}), json!([1, 2]), json!("text")] {
+        let input = RunAgentInput::new("t", "r").with_state(state);
+        assert!(Runner::new(Stateless).run(input).is_ok());
+    }
+}
+
+#[tokio::test]
 async fn a_bad_state_fails_before_anything_is_streamed() {
     struct Typed;
     impl Agent for Typed {
