@@ -177,6 +177,9 @@ mod lanes;
 pub mod llm;
 mod message;
 mod outcome;
+#[cfg(feature = "rig")]
+#[cfg_attr(docsrs, doc(cfg(feature = "rig")))]
+pub mod rig;
 mod serde_util;
 #[cfg(feature = "server")]
 #[cfg_attr(docsrs, doc(cfg(feature = "server")))]
