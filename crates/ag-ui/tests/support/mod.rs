@@ -7,6 +7,8 @@
 pub mod ev;
 #[cfg(feature = "axum")]
 pub mod load;
+#[cfg(feature = "mcp")]
+pub mod mcp_server;
 #[cfg(feature = "axum")]
 pub mod openai_mock;
 #[cfg(feature = "proto")]
