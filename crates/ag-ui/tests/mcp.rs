@@ -168,3 +168,52 @@ async fn llm_agent_streams_mcp_calls_and_results_and_errors_reach_the_model() {
         .collect();
     assert!(declared.contains(&"add".to_owned()) && declared.contains(&"slow".to_owned()));
 }
+
+#[cfg(feature = "rig")]
+#[tokio::test]
+async fn a_rig_agent_calls_mcp_tools() {
+    use ag_ui::rig::RigAgent;
+    use ag_ui::rig::rig_core::client::CompletionClient;
+    use ag_ui::rig::rig_core::providers::openai;
+
+    let tools = McpTools::new(vec![in_process(McpConfig::default()).await]).unwrap();
+    let (mock, base) = openai_mock::serve(vec![
+        Reply::Sse(sse(&[
+            call(0, "call_a", "add", r#"{"a":2,"b":3}"#),
+            call(1, "call_f", "fail", "{}"),
+            finish("tool_calls"),
+        ])),
+        Reply::Sse(sse(&[chunk(json!({"content": "5."})), finish("stop")])),
+    ])
+    .await;
+    let client = openai::CompletionsClient::builder()
+        .api_key("test-key")
+        .base_url(&base)
+        .build()
+        .unwrap();
+    let agent = client.agent("mock-model").tools(tools.rig_tools()).build();
+    let input = RunAgentInput::new("t", "r").with_messages(vec![Message::user("u1", "Hi")]);
+    let events: Vec<Event> = Runner::new(RigAgent::new(agent))
+        .run(input)
+        .unwrap()
+        .collect()
+        .await;
+    verify::verify_all(&events).unwrap_or_else(|v| panic!("{v}\n{events:#?}"));
+    let results: Vec<_> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::ToolCallResult(r) => {
+                Some((r.tool_call_id.as_str().to_owned(), r.content.clone()))
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(results[0], ("call_a".to_owned(), Content::Text("5".into())));
+    let Content::Text(failed) = &results[1].1 else {
+        panic!("{results:?}")
+    };
+    assert!(failed.contains("the disk is full"), "{failed}");
+    assert!(matches!(events.last(), Some(Event::RunFinished(_))));
+    let second = &mock.requests.lock().unwrap()[1].1["messages"];
+    assert!(second.to_string().contains("the disk is full"));
+}
