@@ -9,6 +9,7 @@
 
 mod inspect;
 mod live;
+mod mcp;
 mod model;
 mod offline;
 mod proto;
