@@ -62,40 +62,41 @@ impl ItemMapper {
         }
     }
 
-    fn text(&mut self, delta: &str) -> Result<()> {
+    /// Streams `delta` into the open text message, opening one first when needed; the delta's
+    /// string moves into the event.
+    fn text(&mut self, delta: String) -> Result<()> {
         if delta.is_empty() {
             return Ok(());
         }
-        let id = match &self.open {
-            Open::Text(id) => id.clone(),
-            _ => {
-                self.close_block()?;
-                let id = self.writer.next_message_id();
-                self.writer
-                    .open_message(id.clone(), TextMessageRole::Assistant)?;
-                self.open = Open::Text(id.clone());
-                self.parent = Some(id.clone());
-                id
-            }
-        };
-        self.writer.message_delta(&id, delta)
+        if !matches!(self.open, Open::Text(_)) {
+            self.close_block()?;
+            let id = self.writer.next_message_id();
+            self.writer
+                .open_message(id.clone(), TextMessageRole::Assistant)?;
+            self.parent = Some(id.clone());
+            self.open = Open::Text(id);
+        }
+        match &self.open {
+            Open::Text(id) => self.writer.message_delta(id, delta),
+            _ => Ok(()),
+        }
     }
 
-    fn reasoning(&mut self, delta: &str) -> Result<()> {
+    /// Streams `delta` into the open reasoning block, opening one first when needed.
+    fn reasoning(&mut self, delta: String) -> Result<()> {
         if delta.is_empty() {
             return Ok(());
         }
-        let id = match &self.open {
-            Open::Reasoning(id) => id.clone(),
-            _ => {
-                self.close_block()?;
-                let id = self.writer.next_message_id();
-                self.writer.open_reasoning(id.clone())?;
-                self.open = Open::Reasoning(id.clone());
-                id
-            }
-        };
-        self.writer.reasoning_delta(&id, delta)
+        if !matches!(self.open, Open::Reasoning(_)) {
+            self.close_block()?;
+            let id = self.writer.next_message_id();
+            self.writer.open_reasoning(id.clone())?;
+            self.open = Open::Reasoning(id);
+        }
+        match &self.open {
+            Open::Reasoning(id) => self.writer.reasoning_delta(id, delta),
+            _ => Ok(()),
+        }
     }
 
     /// Opens the call `internal` (as `id`, or as `internal` when the provider gave none).
@@ -119,17 +120,16 @@ impl ItemMapper {
     ) -> Result<bool> {
         match item {
             MultiTurnStreamItem::StreamAssistantItem(content) => match content {
-                StreamedAssistantContent::Text(text) => self.text(&text.text)?,
+                StreamedAssistantContent::Text(text) => self.text(text.text)?,
                 StreamedAssistantContent::ReasoningDelta { reasoning, .. } => {
                     self.streamed_reasoning = true;
-                    self.reasoning(&reasoning)?;
+                    self.reasoning(reasoning)?;
                 }
                 StreamedAssistantContent::Reasoning(block) => {
                     // Providers that stream reasoning send the whole block again at the end;
                     // only a block that was not streamed is shown.
                     if !self.streamed_reasoning {
-                        let text = block.display_text();
-                        self.reasoning(&text)?;
+                        self.reasoning(block.display_text())?;
                     }
                 }
                 StreamedAssistantContent::ToolCallDelta {
