@@ -217,3 +217,36 @@ async fn a_rig_agent_calls_mcp_tools() {
     let second = &mock.requests.lock().unwrap()[1].1["messages"];
     assert!(second.to_string().contains("the disk is full"));
 }
+
+#[tokio::test]
+async fn streamable_http_lists_and_calls() {
+    use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+    use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
+
+    let service: StreamableHttpService<DemoServer, LocalSessionManager> =
+        StreamableHttpService::new(
+            || Ok(DemoServer::new()),
+            Default::default(),
+            StreamableHttpServerConfig::default(),
+        );
+    let router = axum::Router::new().nest_service("/mcp", service);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, router).await.unwrap() });
+    let server = McpServer::http(&format!("http://{addr}/mcp"), McpConfig::default())
+        .await
+        .unwrap();
+    assert!(server.tools().iter().any(|t| t.name == "add"));
+    assert_eq!(
+        server.call("add", r#"{"a":4,"b":5}"#).await.unwrap(),
+        Content::Text("9".into())
+    );
+    // Nothing listening: a clear connection error.
+    let closed = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", closed.local_addr().unwrap());
+    drop(closed);
+    let error = McpServer::http(&url, McpConfig::default())
+        .await
+        .unwrap_err();
+    assert_eq!(error.kind(), McpErrorKind::Connect);
+}
