@@ -125,12 +125,10 @@ impl ItemMapper {
                     self.streamed_reasoning = true;
                     self.reasoning(reasoning)?;
                 }
-                StreamedAssistantContent::Reasoning(block) => {
-                    // Providers that stream reasoning send the whole block again at the end;
-                    // only a block that was not streamed is shown.
-                    if !self.streamed_reasoning {
-                        self.reasoning(block.display_text())?;
-                    }
+                // Providers that stream reasoning send the whole block again at the end; only
+                // a block that was not streamed is shown.
+                StreamedAssistantContent::Reasoning(block) if !self.streamed_reasoning => {
+                    self.reasoning(block.display_text())?;
                 }
                 StreamedAssistantContent::ToolCallDelta {
                     id,
