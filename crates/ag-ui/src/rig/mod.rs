@@ -1,6 +1,6 @@
 //! Serve a [`rig`](https://docs.rs/rig-core) agent over AG-UI: [`RigAgent`] wraps a
 //! `rig::agent::Agent<M>` (its preamble, context documents and tools) and implements
-//! [`Agent`](crate::server::Agent), so `AgentEndpoint::agent(RigAgent::new(agent))` serves it.
+//! [`Agent`], so `AgentEndpoint::agent(RigAgent::new(agent))` serves it.
 //!
 //! The bridge is built on `rig-core` 0.40, the last release whose agent runtime is
 //! `rig::agent::Agent<M>` (from 0.41 it moved to the separate `rig-agent` crate); the crate is
