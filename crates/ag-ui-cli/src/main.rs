@@ -6,6 +6,7 @@ mod hosting;
 mod input;
 mod inspect;
 mod live;
+mod mcp;
 mod offline;
 mod render;
 mod replay;
@@ -73,6 +74,14 @@ enum Command {
         /// The model server's base URL (Ollama: http://127.0.0.1:11434/v1).
         #[arg(long, value_name = "URL", default_value = serve::DEFAULT_BASE_URL, requires = "model")]
         base_url: String,
+        /// Give the model agent the tools of the MCP server this command line starts (split on
+        /// whitespace; stdio; repeatable).
+        #[arg(long = "mcp", value_name = "'COMMAND ARGS…'", requires = "model")]
+        mcp: Vec<String>,
+        /// Give the model agent the tools of the MCP server at this streamable HTTP URL
+        /// (repeatable).
+        #[arg(long = "mcp-url", value_name = "URL", requires = "model")]
+        mcp_urls: Vec<String>,
         /// Join consecutive text, tool-argument and reasoning deltas of one message that arrive
         /// within this many milliseconds into one event (0: only those ready at once).
         #[arg(long, value_name = "MS")]
@@ -233,6 +242,8 @@ fn main() -> ExitCode {
             cors_origins,
             model,
             base_url,
+            mcp,
+            mcp_urls,
             coalesce_ms,
             resumable,
             redis,
@@ -242,6 +253,8 @@ fn main() -> ExitCode {
             let extra = serve::Extra {
                 replay: replay.as_deref(),
                 model: model.as_deref().map(|m| (m, base_url.as_str())),
+                mcp: &mcp,
+                mcp_urls: &mcp_urls,
                 coalesce: coalesce_ms.map(Duration::from_millis),
                 resumable: resumable.then_some(redis.as_deref()),
             };

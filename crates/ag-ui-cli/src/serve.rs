@@ -114,6 +114,11 @@ pub(crate) struct Extra<'a> {
     /// A model agent: the model's name and the base URL of its OpenAI-compatible server
     /// (`--model NAME --base-url URL`); the key comes from `OPENAI_API_KEY`.
     pub(crate) model: Option<(&'a str, &'a str)>,
+    /// MCP servers whose tools the model agent gets: command lines (`--mcp`) and streamable
+    /// HTTP URLs (`--mcp-url`).
+    pub(crate) mcp: &'a [String],
+    /// See `mcp`.
+    pub(crate) mcp_urls: &'a [String],
     /// Join the deltas that arrive within this window (`--coalesce-ms`).
     pub(crate) coalesce: Option<Duration>,
     /// Resumable runs (`--resumable`), on Redis at this URL (`--redis URL`) or in memory.
@@ -188,12 +193,21 @@ pub(crate) async fn serve(
         hosting::host(&mut registry, info, handler, &options)?;
         agents.push("replay");
     }
+    // MCP servers start before anything listens: one that cannot is refused at once.
+    let mut mcp_tools = crate::mcp::connect(extra.mcp, extra.mcp_urls).await?;
     let model = extra.model.map(|(model, base_url)| {
         let key = std::env::var("OPENAI_API_KEY").ok();
         if key.is_none() {
             tracing::warn!("OPENAI_API_KEY is not set; requests go to {base_url} without a key");
         }
-        (model_runner(model, base_url, key), model, base_url)
+        let agent = model_agent(model, base_url, key);
+        let runner = match mcp_tools.take() {
+            Some(tools) => {
+                ModelRunner::Mcp(Runner::new(crate::mcp::McpModelAgent::new(tools, agent)))
+            }
+            None => ModelRunner::Plain(Runner::new(agent)),
+        };
+        (runner, model, base_url)
     });
     if let Some((runner, name, base_url)) = &model {
         let handler = Logged {
@@ -232,18 +246,36 @@ pub(crate) async fn serve(
 /// Where `--base-url` points by default.
 pub(crate) const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
 
-/// The runner of an agent backed by `model` at `base_url` (the key, if any, as a bearer
-/// token). Its state is whatever JSON the frontend keeps; its tools are the frontend's.
-pub(crate) fn model_runner(
+/// An agent backed by `model` at `base_url` (the key, if any, as a bearer token). Its state is
+/// whatever JSON the frontend keeps; its tools are the frontend's (and the MCP servers').
+pub(crate) fn model_agent(
     model: &str,
     base_url: &str,
     key: Option<String>,
-) -> Runner<LlmAgent<serde_json::Value>> {
+) -> LlmAgent<serde_json::Value> {
     let mut client = OpenAiClient::new(base_url);
     if let Some(key) = key.filter(|k| !k.is_empty()) {
         client = client.with_api_key(key);
     }
-    Runner::new(LlmAgent::<serde_json::Value>::new(client, model))
+    LlmAgent::<serde_json::Value>::new(client, model)
+}
+
+/// The model agent's runner: plain, or with MCP tools.
+#[derive(Clone)]
+pub(crate) enum ModelRunner {
+    /// `--model` alone.
+    Plain(Runner<LlmAgent<serde_json::Value>>),
+    /// `--model` with `--mcp` / `--mcp-url`.
+    Mcp(Runner<crate::mcp::McpModelAgent>),
+}
+
+impl RunHandler for ModelRunner {
+    fn run(&self, input: RunAgentInput) -> Result<EventStream, StartError> {
+        match self {
+            Self::Plain(runner) => RunHandler::run(runner, input),
+            Self::Mcp(runner) => RunHandler::run(runner, input),
+        }
+    }
 }
 
 /// Serves `router` until interrupted, after a banner naming `label` at `path` (and the

@@ -50,7 +50,8 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use ag_ui::RunAgentInput;
-use ag_ui::llm::{ChatChunk, ChunkDecoder, ChunkMapper, Decoded};
+use ag_ui::llm::wire::ChatChunk;
+use ag_ui::llm::{ChunkDecoder, ChunkMapper, Decoded};
 use ag_ui::server::{Events, RunContext};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 

@@ -2,8 +2,7 @@
 //! streams shaped like real providers'. Every AG-UI stream produced passes the verifier and
 //! equals the expected event list.
 
-use std::collections::VecDeque;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use ag_ui::llm::{
@@ -16,118 +15,16 @@ use ag_ui::{
     RunAgentInput, RunErrorEvent, RunFinishedEvent, RunFinishedOutcome, RunStartedEvent,
     TextMessageRole, TokenUsage, Tool, ToolCall, ToolCallStartEvent, verify,
 };
-use axum::body::{Body, Bytes};
-use axum::extract::State;
-use axum::http::{HeaderMap, StatusCode};
-use axum::response::{IntoResponse, Response};
 use futures::StreamExt;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-/// One canned answer of the mock.
-enum Reply {
-    /// `200`, an SSE body sent in these pieces (split anywhere, even inside a character).
-    Sse(Vec<Vec<u8>>),
-    /// `200`, these pieces, then nothing ever again; `dropped` fires when the client hangs up.
-    Hang(Vec<Vec<u8>>, tokio::sync::oneshot::Sender<()>),
-    /// An error status with headers and a body.
-    Status(u16, Vec<(&'static str, &'static str)>, String),
-}
-
-#[derive(Default)]
-struct Mock {
-    replies: Mutex<VecDeque<Reply>>,
-    requests: Mutex<Vec<(HeaderMap, Value)>>,
-}
-
-/// Fires its sender when dropped, i.e. when the server drops the response body.
-struct OnDrop(Option<tokio::sync::oneshot::Sender<()>>);
-
-impl Drop for OnDrop {
-    fn drop(&mut self) {
-        if let Some(tx) = self.0.take() {
-            let _ = tx.send(());
-        }
-    }
-}
-
-async fn completions(State(mock): State<Arc<Mock>>, headers: HeaderMap, body: Bytes) -> Response {
-    let body: Value = serde_json::from_slice(&body).expect("the request is JSON");
-    mock.requests.lock().unwrap().push((headers, body));
-    let reply = mock.replies.lock().unwrap().pop_front();
-    let sse = |body: Body| {
-        Response::builder()
-            .header("content-type", "text/event-stream")
-            .body(body)
-            .unwrap()
-    };
-    match reply {
-        Some(Reply::Sse(pieces)) => sse(Body::from_stream(futures::stream::iter(
-            pieces
-                .into_iter()
-                .map(|p| Ok::<_, std::convert::Infallible>(Bytes::from(p))),
-        ))),
-        Some(Reply::Hang(pieces, dropped)) => {
-            let guard = OnDrop(Some(dropped));
-            let stream = futures::stream::iter(pieces)
-                .chain(futures::stream::pending())
-                .map(move |p| {
-                    let _ = &guard;
-                    Ok::<_, std::convert::Infallible>(Bytes::from(p))
-                });
-            sse(Body::from_stream(stream))
-        }
-        Some(Reply::Status(status, headers, body)) => {
-            let mut response =
-                (StatusCode::from_u16(status).unwrap(), body.clone()).into_response();
-            for (name, value) in headers {
-                response.headers_mut().insert(name, value.parse().unwrap());
-            }
-            response
-        }
-        None => (StatusCode::INTERNAL_SERVER_ERROR, "no reply left").into_response(),
-    }
-}
+mod support;
+use support::openai_mock::{self, Mock, Reply, chunk, finish, sse, usage};
 
 async fn mock(replies: Vec<Reply>) -> (Arc<Mock>, OpenAiClient) {
-    let mock = Arc::new(Mock {
-        replies: Mutex::new(replies.into()),
-        requests: Mutex::default(),
-    });
-    let app = axum::Router::new()
-        .route("/v1/chat/completions", axum::routing::post(completions))
-        .with_state(Arc::clone(&mock));
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
-    let client = OpenAiClient::new(format!("http://{addr}/v1")).with_api_key("test-key");
-    (mock, client)
-}
-
-/// An SSE body: one `data:` frame per chunk, then `[DONE]`.
-fn sse(chunks: &[Value]) -> Vec<Vec<u8>> {
-    let mut pieces: Vec<Vec<u8>> = chunks
-        .iter()
-        .map(|c| format!("data: {c}\n\n").into_bytes())
-        .collect();
-    pieces.push(b"data: [DONE]\n\n".to_vec());
-    pieces
-}
-
-fn chunk(delta: Value) -> Value {
-    json!({"id": "chatcmpl-1", "object": "chat.completion.chunk", "model": "mock-model",
-           "choices": [{"index": 0, "delta": delta, "finish_reason": null}]})
-}
-
-fn finish(reason: &str) -> Value {
-    json!({"id": "chatcmpl-1", "model": "mock-model",
-           "choices": [{"index": 0, "delta": {}, "finish_reason": reason}]})
-}
-
-fn usage(prompt: u64, completion: u64) -> Value {
-    json!({"id": "chatcmpl-1", "model": "mock-model", "choices": [],
-           "usage": {"prompt_tokens": prompt, "completion_tokens": completion,
-                     "total_tokens": prompt + completion}})
+    let (mock, base) = openai_mock::serve(replies).await;
+    (mock, OpenAiClient::new(base).with_api_key("test-key"))
 }
 
 fn input() -> RunAgentInput {

@@ -3,7 +3,8 @@
 //! Counted with dhat's heap statistics in its own binary (one global allocator, one test).
 
 use ag_ui::RunAgentInput;
-use ag_ui::llm::{ChatChunk, ChunkMapper};
+use ag_ui::llm::ChunkMapper;
+use ag_ui::llm::wire::ChatChunk;
 use ag_ui::server::{Events, RunContext};
 
 #[path = "support/llm_turns.rs"]

@@ -12,6 +12,7 @@
 mod conformance;
 mod inspect;
 mod live;
+mod mcp;
 mod model;
 mod offline;
 mod proto;

@@ -41,6 +41,14 @@ impl<S> ToolOutput<S> {
         Self::text(value.to_string())
     }
 
+    /// Content for the model: text, or content parts.
+    pub fn from_content(content: Content) -> Self {
+        Self {
+            content,
+            state: None,
+        }
+    }
+
     /// Replaces the run's state with `state`; the agent then publishes what changed
     /// (`STATE_DELTA`).
     #[must_use]
@@ -165,6 +173,22 @@ impl<S: Send + 'static> BackendTool<S> {
             };
             let args = serde_json::from_str::<A>(arguments).map_err(|e| e.to_string())?;
             Ok(Box::pin(handler(args, state)))
+        };
+        Self {
+            tool,
+            handler: Arc::new(handler),
+        }
+    }
+
+    /// A tool declared by `tool` as it is (its JSON Schema written elsewhere, as an MCP
+    /// server's), whose `handler` receives the raw argument text.
+    pub fn from_declaration<F, Fut>(tool: Tool, handler: F) -> Self
+    where
+        F: Fn(&str, S) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<ToolOutput<S>, ToolError>> + Send + 'static,
+    {
+        let handler = move |arguments: &str, state: S| -> Result<ToolFuture<S>, String> {
+            Ok(Box::pin(handler(arguments, state)))
         };
         Self {
             tool,

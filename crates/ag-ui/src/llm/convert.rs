@@ -222,7 +222,8 @@ fn content_from_chat(content: &ChatContent) -> Content {
 /// inline wav or mp3.
 ///
 /// ```
-/// use ag_ui::llm::{ChatContent, ChatMessage, ChatOptions, to_chat_messages};
+/// use ag_ui::llm::wire::{ChatContent, ChatMessage};
+/// use ag_ui::llm::{ChatOptions, to_chat_messages};
 /// use ag_ui::Message;
 ///
 /// let chat = to_chat_messages(&[Message::user("u1", "Hi")], ChatOptions::default()).unwrap();
@@ -417,7 +418,8 @@ pub fn from_chat_messages(
 ///
 /// ```
 /// use ag_ui::Context;
-/// use ag_ui::llm::{ChatMessage, context_message};
+/// use ag_ui::llm::context_message;
+/// use ag_ui::llm::wire::ChatMessage;
 /// use serde_json::json;
 ///
 /// let message = context_message(&[Context::new("user's city", "Oslo")], Some(&json!({"n": 1})));

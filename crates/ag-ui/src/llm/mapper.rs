@@ -144,7 +144,8 @@ struct CallSlot {
 /// copied into the turn's reused buffer.
 ///
 /// ```
-/// use ag_ui::llm::{ChatChunk, ChunkMapper, ToolCallDelta};
+/// use ag_ui::llm::ChunkMapper;
+/// use ag_ui::llm::wire::{ChatChunk, ToolCallDelta};
 /// use ag_ui::{Event, EventType, RunAgentInput};
 /// use ag_ui::server::RunContext;
 ///

@@ -6,7 +6,8 @@
 //! | item | what |
 //! |---|---|
 //! | [`OpenAiClient`], [`ChunkStream`] | a thin streaming client for `POST {base}/chat/completions` |
-//! | [`ChunkDecoder`] | provider SSE bytes → [`ChatChunk`]s (`[DONE]` included) |
+//! | [`ChunkDecoder`] | provider SSE bytes → [`wire::ChatChunk`]s (`[DONE]` included) |
+//! | [`wire`] | the Chat Completions wire types (requests, chunks, messages), for code that builds or inspects them; not re-exported here |
 //! | [`ChunkMapper`] | chunks → AG-UI events on a run, as a pure state machine |
 //! | [`to_chat_messages`], [`from_chat_messages`], [`context_message`], [`chat_tools`] | AG-UI ↔ chat messages |
 //! | [`BackendTool`], [`LlmAgent`] | typed Rust tools and the agent loop |
@@ -67,7 +68,7 @@ mod client;
 mod convert;
 mod error;
 mod mapper;
-mod wire;
+pub mod wire;
 
 pub use agent::{BackendTool, DEFAULT_MAX_ITERATIONS, LlmAgent, ToolError, ToolOutput, schema_for};
 pub use client::{ChunkStream, DEFAULT_IDLE_TIMEOUT, OpenAiClient};
@@ -77,13 +78,6 @@ pub use mapper::{
     ChunkDecoder, ChunkMapper, DEFAULT_MAX_CHUNK_SIZE, DEFAULT_MAX_TOOL_CALLS,
     DEFAULT_MAX_TURN_BYTES, Decoded, FinishReason, Turn, TurnToolCall,
 };
-pub use wire::{
-    ChatChunk, ChatContent, ChatFunction, ChatFunctionCall, ChatMessage, ChatPart, ChatRequest,
-    ChatTool, ChatToolCall, ChatUsage, ChunkChoice, ChunkDelta, CompletionTokensDetails, FileRef,
-    FunctionDelta, ImageUrl, InputAudio, PromptTokensDetails, ProviderError, StreamOptions,
-    ToolCallDelta,
-};
-
 /// The `schemars` crate, re-exported so tool argument types derive `JsonSchema` from the same
 /// version this crate generates schemas with.
 pub use schemars;

@@ -1,7 +1,7 @@
 //! Provider chunks of a model turn, shared by the model bridge's allocation test and its
 //! bench.
 
-use ag_ui::llm::{ChatChunk, ToolCallDelta};
+use ag_ui::llm::wire::{ChatChunk, ToolCallDelta};
 
 /// Chunk `i` of a turn of `chunks`: reasoning for the first quarter, text for the second,
 /// then two parallel tool calls streaming their arguments, and the finish.

@@ -10,6 +10,10 @@ pub mod hostile;
 pub mod http;
 #[cfg(feature = "axum")]
 pub mod load;
+#[cfg(feature = "mcp")]
+pub mod mcp_server;
+#[cfg(feature = "axum")]
+pub mod openai_mock;
 #[cfg(feature = "proto")]
 pub mod proto;
 #[cfg(feature = "http")]

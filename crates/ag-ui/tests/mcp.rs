@@ -1,0 +1,252 @@
+//! MCP tools against a real rmcp server in-process (over a duplex pipe), and offered to
+//! `LlmAgent` with the mock OpenAI-compatible model; every AG-UI stream passes the verifier.
+
+use std::time::Duration;
+
+use ag_ui::llm::{LlmAgent, OpenAiClient};
+use ag_ui::mcp::{McpConfig, McpErrorKind, McpServer, McpTools};
+use ag_ui::server::Runner;
+use ag_ui::{Content, ContentPart, Event, Message, RunAgentInput, Tool, verify};
+use futures::StreamExt;
+use rmcp::ServiceExt;
+use serde_json::json;
+
+mod support;
+use support::mcp_server::DemoServer;
+use support::openai_mock::{self, Reply, chunk, finish, sse};
+
+async fn in_process(config: McpConfig) -> McpServer {
+    let (server_side, client_side) = tokio::io::duplex(64 * 1024);
+    tokio::spawn(async move {
+        if let Ok(running) = DemoServer::new().serve(server_side).await {
+            let _ = running.waiting().await;
+        }
+    });
+    McpServer::connect("demo", client_side, config)
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn lists_names_descriptions_and_schemas() {
+    let server = in_process(McpConfig::default()).await;
+    let tools = server.tools();
+    let names: Vec<_> = tools.iter().map(|t| t.name.as_str()).collect();
+    for name in ["add", "fail", "slow", "image", "exit"] {
+        assert!(names.contains(&name), "{names:?}");
+    }
+    let add = tools.iter().find(|t| t.name == "add").unwrap();
+    assert_eq!(add.description, "Adds two numbers");
+    let schema = add.parameters.as_ref().unwrap();
+    assert_eq!(schema["properties"]["a"]["type"], "number");
+}
+
+#[tokio::test]
+async fn calls_return_text_parts_or_tool_errors() {
+    let server = in_process(McpConfig::default()).await;
+    assert_eq!(
+        server.call("add", r#"{"a":2,"b":3}"#).await.unwrap(),
+        Content::Text("5".into())
+    );
+    let failed = server.call("fail", "").await.unwrap_err();
+    assert!(failed.contains("the disk is full"), "{failed}");
+    let unknown = server.call("nope", "{}").await.unwrap_err();
+    assert!(unknown.contains("nope"), "{unknown}");
+    let bad = server.call("add", "[1]").await.unwrap_err();
+    assert!(bad.contains("JSON object"), "{bad}");
+    match server.call("image", "{}").await.unwrap() {
+        Content::Parts(parts) => {
+            assert_eq!(parts[0], ContentPart::text("a dot"));
+            assert!(matches!(parts[1], ContentPart::Image(_)), "{parts:?}");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn a_slow_tool_past_its_time_out_is_a_clear_error() {
+    let config = McpConfig::default().with_call_timeout(Duration::from_millis(200));
+    let server = in_process(config).await;
+    let started = std::time::Instant::now();
+    let error = server.call("slow", r#"{"ms":5000}"#).await.unwrap_err();
+    assert!(started.elapsed() < Duration::from_secs(3));
+    assert!(error.contains("did not answer `slow` within"), "{error}");
+    // The server still answers the next call.
+    assert_eq!(
+        server.call("slow", r#"{"ms":1}"#).await.unwrap(),
+        Content::Text("done".into())
+    );
+}
+
+#[tokio::test]
+async fn colliding_names_are_refused() {
+    let a = in_process(McpConfig::default()).await;
+    let b = in_process(McpConfig::default()).await;
+    let error = McpTools::new(vec![a, b]).unwrap_err();
+    assert_eq!(error.kind(), McpErrorKind::DuplicateTool);
+    assert!(error.to_string().contains("`add`"), "{error}");
+
+    let tools = McpTools::new(vec![in_process(McpConfig::default()).await]).unwrap();
+    let error = tools
+        .check_frontend(&[Tool::new("add", "a frontend add")])
+        .unwrap_err();
+    assert_eq!(error.kind(), McpErrorKind::DuplicateTool);
+    assert!(tools.check_frontend(&[Tool::new("confirm", "")]).is_ok());
+}
+
+#[tokio::test]
+async fn a_command_that_cannot_start_is_a_clear_error() {
+    let error = McpServer::stdio(
+        "/nonexistent/ag-ui-mcp-server",
+        ["--flag"],
+        McpConfig::default(),
+    )
+    .await
+    .unwrap_err();
+    assert_eq!(error.kind(), McpErrorKind::Spawn);
+    assert!(
+        error
+            .to_string()
+            .contains("/nonexistent/ag-ui-mcp-server --flag"),
+        "{error}"
+    );
+    // A command that starts but is not an MCP server fails the handshake.
+    let error = McpServer::stdio("true", Vec::<String>::new(), McpConfig::default())
+        .await
+        .unwrap_err();
+    assert_eq!(error.kind(), McpErrorKind::Connect);
+}
+
+fn call(index: u32, id: &str, name: &str, arguments: &str) -> serde_json::Value {
+    chunk(
+        json!({"tool_calls": [{"index": index, "id": id, "type": "function",
+                                  "function": {"name": name, "arguments": arguments}}]}),
+    )
+}
+
+fn args(index: u32, arguments: &str) -> serde_json::Value {
+    chunk(json!({"tool_calls": [{"index": index, "function": {"arguments": arguments}}]}))
+}
+
+#[tokio::test]
+async fn llm_agent_streams_mcp_calls_and_results_and_errors_reach_the_model() {
+    let tools = McpTools::new(vec![in_process(McpConfig::default()).await]).unwrap();
+    let (mock, base) = openai_mock::serve(vec![
+        Reply::Sse(sse(&[
+            call(0, "call_a", "add", "{\"a\":"),
+            args(0, "2,\"b\":3}"),
+            call(1, "call_f", "fail", "{}"),
+            finish("tool_calls"),
+        ])),
+        Reply::Sse(sse(&[
+            chunk(json!({"content": "5, and a failure."})),
+            finish("stop"),
+        ])),
+    ])
+    .await;
+    let mut agent = LlmAgent::<()>::new(OpenAiClient::new(base), "mock-model");
+    for tool in tools.backend_tools() {
+        agent = agent.with_tool(tool);
+    }
+    let input = RunAgentInput::new("t", "r").with_messages(vec![Message::user("u1", "Hi")]);
+    let events: Vec<Event> = Runner::new(agent).run(input).unwrap().collect().await;
+    verify::verify_all(&events).unwrap_or_else(|v| panic!("{v}\n{events:#?}"));
+    assert!(events.contains(&Event::tool_call_args("r-call-1", "2,\"b\":3}")));
+    assert!(events.contains(&Event::tool_call_result("r-msg-2", "r-call-1", "5")));
+    assert!(events.contains(&Event::tool_call_result(
+        "r-msg-3",
+        "r-call-2",
+        "Error: the disk is full"
+    )));
+    assert!(matches!(events.last(), Some(Event::RunFinished(_))));
+    let requests = mock.requests.lock().unwrap();
+    let declared: Vec<_> = requests[0].1["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["function"]["name"].as_str().unwrap().to_owned())
+        .collect();
+    assert!(declared.contains(&"add".to_owned()) && declared.contains(&"slow".to_owned()));
+}
+
+#[cfg(feature = "rig")]
+#[tokio::test]
+async fn a_rig_agent_calls_mcp_tools() {
+    use ag_ui::rig::RigAgent;
+    use ag_ui::rig::rig_core::client::CompletionClient;
+    use ag_ui::rig::rig_core::providers::openai;
+
+    let tools = McpTools::new(vec![in_process(McpConfig::default()).await]).unwrap();
+    let (mock, base) = openai_mock::serve(vec![
+        Reply::Sse(sse(&[
+            call(0, "call_a", "add", r#"{"a":2,"b":3}"#),
+            call(1, "call_f", "fail", "{}"),
+            finish("tool_calls"),
+        ])),
+        Reply::Sse(sse(&[chunk(json!({"content": "5."})), finish("stop")])),
+    ])
+    .await;
+    let client = openai::CompletionsClient::builder()
+        .api_key("test-key")
+        .base_url(&base)
+        .build()
+        .unwrap();
+    let agent = client.agent("mock-model").tools(tools.rig_tools()).build();
+    let input = RunAgentInput::new("t", "r").with_messages(vec![Message::user("u1", "Hi")]);
+    let events: Vec<Event> = Runner::new(RigAgent::new(agent))
+        .run(input)
+        .unwrap()
+        .collect()
+        .await;
+    verify::verify_all(&events).unwrap_or_else(|v| panic!("{v}\n{events:#?}"));
+    let results: Vec<_> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::ToolCallResult(r) => {
+                Some((r.tool_call_id.as_str().to_owned(), r.content.clone()))
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(results[0], ("call_a".to_owned(), Content::Text("5".into())));
+    let Content::Text(failed) = &results[1].1 else {
+        panic!("{results:?}")
+    };
+    assert!(failed.contains("the disk is full"), "{failed}");
+    assert!(matches!(events.last(), Some(Event::RunFinished(_))));
+    let second = &mock.requests.lock().unwrap()[1].1["messages"];
+    assert!(second.to_string().contains("the disk is full"));
+}
+
+#[tokio::test]
+async fn streamable_http_lists_and_calls() {
+    use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+    use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
+
+    let service: StreamableHttpService<DemoServer, LocalSessionManager> =
+        StreamableHttpService::new(
+            || Ok(DemoServer::new()),
+            Default::default(),
+            StreamableHttpServerConfig::default(),
+        );
+    let router = axum::Router::new().nest_service("/mcp", service);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, router).await.unwrap() });
+    let server = McpServer::http(&format!("http://{addr}/mcp"), McpConfig::default())
+        .await
+        .unwrap();
+    assert!(server.tools().iter().any(|t| t.name == "add"));
+    assert_eq!(
+        server.call("add", r#"{"a":4,"b":5}"#).await.unwrap(),
+        Content::Text("9".into())
+    );
+    // Nothing listening: a clear connection error.
+    let closed = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", closed.local_addr().unwrap());
+    drop(closed);
+    let error = McpServer::http(&url, McpConfig::default())
+        .await
+        .unwrap_err();
+    assert_eq!(error.kind(), McpErrorKind::Connect);
+}

@@ -1,0 +1,119 @@
+//! A mock OpenAI-compatible Chat Completions server (axum on 127.0.0.1:0) replaying canned
+//! streams shaped like real providers', shared by the model bridges' tests.
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+
+use axum::body::{Body, Bytes};
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use futures::StreamExt;
+use serde_json::{Value, json};
+
+/// One canned answer of the mock.
+pub enum Reply {
+    /// `200`, an SSE body sent in these pieces (split anywhere, even inside a character).
+    Sse(Vec<Vec<u8>>),
+    /// `200`, these pieces, then nothing ever again; `dropped` fires when the client hangs up.
+    Hang(Vec<Vec<u8>>, tokio::sync::oneshot::Sender<()>),
+    /// An error status with headers and a body.
+    Status(u16, Vec<(&'static str, &'static str)>, String),
+}
+
+#[derive(Default)]
+pub struct Mock {
+    pub replies: Mutex<VecDeque<Reply>>,
+    pub requests: Mutex<Vec<(HeaderMap, Value)>>,
+}
+
+/// Fires its sender when dropped, i.e. when the server drops the response body.
+struct OnDrop(Option<tokio::sync::oneshot::Sender<()>>);
+
+impl Drop for OnDrop {
+    fn drop(&mut self) {
+        if let Some(tx) = self.0.take() {
+            let _ = tx.send(());
+        }
+    }
+}
+
+async fn completions(State(mock): State<Arc<Mock>>, headers: HeaderMap, body: Bytes) -> Response {
+    let body: Value = serde_json::from_slice(&body).expect("the request is JSON");
+    mock.requests.lock().unwrap().push((headers, body));
+    let reply = mock.replies.lock().unwrap().pop_front();
+    let sse = |body: Body| {
+        Response::builder()
+            .header("content-type", "text/event-stream")
+            .body(body)
+            .unwrap()
+    };
+    match reply {
+        Some(Reply::Sse(pieces)) => sse(Body::from_stream(futures::stream::iter(
+            pieces
+                .into_iter()
+                .map(|p| Ok::<_, std::convert::Infallible>(Bytes::from(p))),
+        ))),
+        Some(Reply::Hang(pieces, dropped)) => {
+            let guard = OnDrop(Some(dropped));
+            let stream = futures::stream::iter(pieces)
+                .chain(futures::stream::pending())
+                .map(move |p| {
+                    let _ = &guard;
+                    Ok::<_, std::convert::Infallible>(Bytes::from(p))
+                });
+            sse(Body::from_stream(stream))
+        }
+        Some(Reply::Status(status, headers, body)) => {
+            let mut response =
+                (StatusCode::from_u16(status).unwrap(), body.clone()).into_response();
+            for (name, value) in headers {
+                response.headers_mut().insert(name, value.parse().unwrap());
+            }
+            response
+        }
+        None => (StatusCode::INTERNAL_SERVER_ERROR, "no reply left").into_response(),
+    }
+}
+
+/// Serves `replies` in order on `POST /v1/chat/completions` at 127.0.0.1:0; returns the mock
+/// (its recorded requests) and the base URL, `/v1` included.
+pub async fn serve(replies: Vec<Reply>) -> (Arc<Mock>, String) {
+    let mock = Arc::new(Mock {
+        replies: Mutex::new(replies.into()),
+        requests: Mutex::default(),
+    });
+    let app = axum::Router::new()
+        .route("/v1/chat/completions", axum::routing::post(completions))
+        .with_state(Arc::clone(&mock));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    (mock, format!("http://{addr}/v1"))
+}
+
+/// An SSE body: one `data:` frame per chunk, then `[DONE]`.
+pub fn sse(chunks: &[Value]) -> Vec<Vec<u8>> {
+    let mut pieces: Vec<Vec<u8>> = chunks
+        .iter()
+        .map(|c| format!("data: {c}\n\n").into_bytes())
+        .collect();
+    pieces.push(b"data: [DONE]\n\n".to_vec());
+    pieces
+}
+
+pub fn chunk(delta: Value) -> Value {
+    json!({"id": "chatcmpl-1", "object": "chat.completion.chunk", "model": "mock-model",
+           "choices": [{"index": 0, "delta": delta, "finish_reason": null}]})
+}
+
+pub fn finish(reason: &str) -> Value {
+    json!({"id": "chatcmpl-1", "model": "mock-model",
+           "choices": [{"index": 0, "delta": {}, "finish_reason": reason}]})
+}
+
+pub fn usage(prompt: u64, completion: u64) -> Value {
+    json!({"id": "chatcmpl-1", "model": "mock-model", "choices": [],
+           "usage": {"prompt_tokens": prompt, "completion_tokens": completion,
+                     "total_tokens": prompt + completion}})
+}
