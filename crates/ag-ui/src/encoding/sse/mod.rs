@@ -62,6 +62,8 @@ mod tests;
 mod write;
 
 pub use decode::{EventDecoder, Frame, FrameDecoder, decode};
+#[cfg(feature = "axum")]
+pub(crate) use write::{FrameHead, KEEP_ALIVE, write_cursor_id, write_data, write_id, write_retry};
 pub use write::{encode, encode_into};
 
 /// The media type of an SSE response.

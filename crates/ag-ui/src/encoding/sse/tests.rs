@@ -1,4 +1,6 @@
 use super::decode::{Repairs, Text, push_utf8};
+#[cfg(feature = "axum")]
+use super::write::push_decimal;
 use super::*;
 use crate::{DecodeError, DecodeErrorKind, Event};
 
@@ -425,4 +427,65 @@ fn encode_matches_encode_into() {
         encode(&e),
         b"data: {\"type\":\"STEP_STARTED\",\"stepName\":\"s\"}\n\n"
     );
+}
+
+#[cfg(feature = "axum")]
+#[test]
+fn frame_heads_count_up_in_place() {
+    let mut head = FrameHead::new("t:r");
+    let mut decimal = Vec::new();
+    for seq in 1..=12_345u64 {
+        head.advance();
+        decimal.clear();
+        push_decimal(seq, &mut decimal);
+        let expected = format!("id: t:r:{}\ndata: ", String::from_utf8_lossy(&decimal));
+        assert_eq!(head.bytes, expected.as_bytes());
+        let mut out = b"x".to_vec();
+        head.write(&mut out);
+        assert_eq!(&out[1..], expected.as_bytes());
+    }
+    // A run id too long for the block: written from the vector.
+    let long = "r".repeat(60);
+    let mut head = FrameHead::new(&long);
+    for _ in 0..10 {
+        head.advance();
+    }
+    let mut out = Vec::new();
+    head.write(&mut out);
+    assert_eq!(out, format!("id: {long}:10\ndata: ").as_bytes());
+}
+
+#[cfg(feature = "axum")]
+#[test]
+fn decimals() {
+    for n in [0, 7, 10, 99, 1234567890, u64::MAX] {
+        let mut out = Vec::new();
+        push_decimal(n, &mut out);
+        assert_eq!(out, n.to_string().into_bytes());
+    }
+}
+
+#[cfg(feature = "axum")]
+#[test]
+fn server_fields_are_written_as_the_decoder_reads_them() {
+    let mut out = Vec::new();
+    write_retry(std::time::Duration::from_millis(2500), &mut out);
+    write_cursor_id("t:r", 7, &mut out);
+    write_data(&mut out, |out| out.extend_from_slice(b"{}"));
+    out.extend_from_slice(KEEP_ALIVE);
+    write_id(12, &mut out);
+    encode_into(&Event::text_message_end("m"), &mut out);
+    write_retry(std::time::Duration::MAX, &mut out);
+    assert_eq!(
+        String::from_utf8(out.clone()).unwrap(),
+        "retry: 2500\nid: t:r:7\ndata: {}\n\n: keep-alive\n\nid: 12\n\
+         data: {\"type\":\"TEXT_MESSAGE_END\",\"messageId\":\"m\"}\n\nretry: 18446744073709551615\n"
+    );
+    let mut decoder = FrameDecoder::new();
+    decoder.push(&out);
+    let frame = decoder.next_frame().unwrap().unwrap();
+    assert_eq!((frame.id(), frame.data()), (Some("t:r:7"), &b"{}"[..]));
+    assert_eq!(decoder.retry(), Some(2500));
+    let frame = decoder.next_frame().unwrap().unwrap();
+    assert_eq!(frame.id(), Some("12"));
 }
