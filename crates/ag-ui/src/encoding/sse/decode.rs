@@ -554,7 +554,7 @@ impl FrameDecoder {
 ///
 /// Feed bytes with [`push`](Self::push), take results with [`next_event`](Self::next_event) (or
 /// iterate: the decoder is an [`Iterator`] that yields `None` when it needs more input), and
-/// call [`finish`](Self::finish) at the end of the input. See the [module docs](self) for an
+/// call [`finish`](Self::finish) at the end of the input. See the [module docs](super) for an
 /// example.
 #[derive(Debug, Default)]
 pub struct EventDecoder {

@@ -9,12 +9,12 @@
 //!   for resuming), a leading byte order mark, and a final frame without its blank line once
 //!   [`FrameDecoder::finish`] says the input ended. A frame larger than the configured maximum
 //!   (10 MiB by default, as the reference client) is an error of kind
-//!   [`DecodeErrorKind::TooLarge`] instead of a buffer that grows without bound.
-//! * [`EventDecoder`] reads each frame's data as an [`Event`]. An event type this crate does not
-//!   know is reported as [`DecodeErrorKind::UnknownEventType`], so a reader can skip it with a
+//!   [`DecodeErrorKind::TooLarge`](crate::DecodeErrorKind::TooLarge) instead of a buffer that grows without bound.
+//! * [`EventDecoder`] reads each frame's data as an [`Event`](crate::Event). An event type this crate does not
+//!   know is reported as [`DecodeErrorKind::UnknownEventType`](crate::DecodeErrorKind::UnknownEventType), so a reader can skip it with a
 //!   warning as the reference client does; [`decode`] does exactly that.
 //!
-//! Errors carry the zero-based index of the frame they concern ([`DecodeError::index`]).
+//! Errors carry the zero-based index of the frame they concern ([`DecodeError::index`](crate::DecodeError::index)).
 //!
 //! ```
 //! use ag_ui::encoding::sse::{self, EventDecoder};
