@@ -850,9 +850,7 @@ impl EventBody {
                 LegacyFrame::Thinking(_) if self.encoding != Encoding::Sse => {}
                 thinking => {
                     self.write_id(out);
-                    out.extend_from_slice(b"data: ");
-                    thinking.write_json(out);
-                    out.extend_from_slice(b"\n\n");
+                    sse::write_data(out, |out| thinking.write_json(out));
                 }
             }
         }
@@ -863,9 +861,7 @@ impl EventBody {
 
     fn write_id(&mut self, out: &mut Vec<u8>) {
         if self.event_ids {
-            out.extend_from_slice(b"id: ");
-            resume::push_decimal(self.next_id, out);
-            out.push(b'\n');
+            sse::write_id(self.next_id, out);
             self.next_id += 1;
         }
     }
@@ -954,7 +950,7 @@ impl Stream for EventBody {
             && sleep.as_mut().poll(cx).is_ready()
         {
             sleep.as_mut().reset(tokio::time::Instant::now() + *every);
-            return Poll::Ready(Some(Ok(Bytes::from_static(b": keep-alive\n\n"))));
+            return Poll::Ready(Some(Ok(Bytes::from_static(sse::KEEP_ALIVE))));
         }
         Poll::Pending
     }

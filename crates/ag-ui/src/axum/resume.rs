@@ -88,6 +88,7 @@ use futures::{Stream, StreamExt};
 use super::detached::Detached;
 use super::{MAX_BATCH, error_response};
 use crate::Event;
+use crate::encoding::sse;
 use crate::server::log::{Cursor, EventLog, LogError, LogErrorKind, RunWriter, Tail};
 
 /// The default bound on how long a detached run goes on: 10 minutes.
@@ -235,7 +236,7 @@ pub(crate) struct LiveLog {
     /// Where the JSON of each SSE frame written since the last flush lies in the output.
     ranges: Vec<(u32, u32)>,
     /// The head of the next SSE frame.
-    head: FrameHead,
+    head: sse::FrameHead,
     finished: bool,
     /// Whether the last output was a full batch: the agent writes faster than it is sent, so
     /// the next output starts in a buffer with room for a whole batch.
@@ -254,7 +255,7 @@ impl LiveLog {
             terminal: false,
             next_seq: 0,
             ranges: Vec::new(),
-            head: FrameHead::new(run_id),
+            head: sse::FrameHead::new(run_id),
             finished: false,
             full: false,
         }
@@ -287,16 +288,12 @@ impl LiveLog {
         }
         self.terminal |= matches!(event, Event::RunFinished(_) | Event::RunError(_));
         if let Some(retry) = self.retry.take() {
-            write_retry(retry, out);
+            sse::write_retry(retry, out);
         }
         self.next_seq += 1;
-        self.head.advance();
-        self.head.write(out);
-        let json = out.len();
-        event.write_json(out);
+        let json = self.head.write_next(out, |out| event.write_json(out));
         // An output is at most a batch and one event: far below 4 GiB.
-        self.ranges.push((json as u32, out.len() as u32));
-        out.extend_from_slice(b"\n\n");
+        self.ranges.push((json.start as u32, json.end as u32));
     }
 
     /// The buffer for the next output of SSE frames: while batches come full, one with room
@@ -359,118 +356,6 @@ impl LiveLog {
     pub(crate) fn is_terminal(&self) -> bool {
         self.terminal
     }
-}
-
-/// The head of a resumable SSE frame, `id: <runId>:<seq>\ndata: `, kept whole and counted up
-/// in place: no number formatting per frame. A head of at most [`BLOCK`](Self::BLOCK) bytes is
-/// also kept in a block of that constant size, which is appended whole and cut back (a few
-/// register moves, where a copy of a length known only at run time is a call into `memcpy`).
-struct FrameHead {
-    /// `id: <runId>:<seq>\ndata: `, the seq in ASCII decimal.
-    bytes: Vec<u8>,
-    /// Where the seq's digits begin.
-    digits: usize,
-    /// `bytes`, zero-padded, when it fits.
-    block: [u8; FrameHead::BLOCK],
-    fits: bool,
-}
-
-impl FrameHead {
-    const TAIL: &'static [u8] = b"\ndata: ";
-    /// Room for a UUID run id and a sequence number of up to 16 digits.
-    const BLOCK: usize = 64;
-
-    /// The head before the first frame: seq 0.
-    fn new(run_id: &str) -> Self {
-        let mut bytes = Vec::with_capacity(run_id.len() + 24);
-        bytes.extend_from_slice(b"id: ");
-        bytes.extend_from_slice(run_id.as_bytes());
-        bytes.push(b':');
-        let digits = bytes.len();
-        bytes.push(b'0');
-        bytes.extend_from_slice(Self::TAIL);
-        let mut head = Self {
-            bytes,
-            digits,
-            block: [0; Self::BLOCK],
-            fits: false,
-        };
-        head.sync();
-        head
-    }
-
-    /// Copies `bytes` into the block when they fit.
-    fn sync(&mut self) {
-        self.fits = self.bytes.len() <= Self::BLOCK;
-        if self.fits {
-            self.block = [0; Self::BLOCK];
-            self.block[..self.bytes.len()].copy_from_slice(&self.bytes);
-        }
-    }
-
-    /// Appends the head to `out`.
-    #[inline]
-    fn write(&self, out: &mut Vec<u8>) {
-        if self.fits {
-            out.extend_from_slice(&self.block);
-            out.truncate(out.len() - (Self::BLOCK - self.bytes.len()));
-        } else {
-            out.extend_from_slice(&self.bytes);
-        }
-    }
-
-    /// Adds one to the seq.
-    fn advance(&mut self) {
-        let end = self.bytes.len() - Self::TAIL.len();
-        for i in (self.digits..end).rev() {
-            if self.bytes[i] == b'9' {
-                self.bytes[i] = b'0';
-                if self.fits {
-                    self.block[i] = b'0';
-                }
-            } else {
-                self.bytes[i] += 1;
-                if self.fits {
-                    self.block[i] += 1;
-                }
-                return;
-            }
-        }
-        // All nines: one digit more.
-        self.bytes.insert(self.digits, b'1');
-        self.sync();
-    }
-}
-
-fn write_retry(retry: Duration, out: &mut Vec<u8>) {
-    use std::io::Write as _;
-    // Writing into a Vec cannot fail.
-    let _ = writeln!(out, "retry: {}", retry.as_millis());
-}
-
-fn write_frame(run_id: &str, seq: u64, json: &[u8], out: &mut Vec<u8>) {
-    out.extend_from_slice(b"id: ");
-    out.extend_from_slice(run_id.as_bytes());
-    out.push(b':');
-    push_decimal(seq, out);
-    out.extend_from_slice(b"\ndata: ");
-    out.extend_from_slice(json);
-    out.extend_from_slice(b"\n\n");
-}
-
-/// Appends `n` in decimal (the formatting machinery costs more than the frame).
-pub(crate) fn push_decimal(mut n: u64, out: &mut Vec<u8>) {
-    let mut digits = [0u8; 20];
-    let mut i = digits.len();
-    loop {
-        i -= 1;
-        digits[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    out.extend_from_slice(&digits[i..]);
 }
 
 /// `GET` on a resumable endpoint: replay after the cursor, then follow the run.
@@ -619,9 +504,10 @@ impl Stream for TailBody {
             match this.tail.poll_next_unpin(cx) {
                 Poll::Ready(Some(Ok(entry))) => {
                     if let Some(retry) = this.retry.take() {
-                        write_retry(retry, &mut out);
+                        sse::write_retry(retry, &mut out);
                     }
-                    write_frame(&this.run_id, entry.seq, &entry.data, &mut out);
+                    sse::write_cursor_id(&this.run_id, entry.seq, &mut out);
+                    sse::write_data(&mut out, |out| out.extend_from_slice(&entry.data));
                     if out.len() >= MAX_BATCH {
                         break;
                     }
@@ -653,7 +539,7 @@ impl Stream for TailBody {
             && sleep.as_mut().poll(cx).is_ready()
         {
             sleep.as_mut().reset(tokio::time::Instant::now() + *every);
-            return Poll::Ready(Some(Ok(Bytes::from_static(b": keep-alive\n\n"))));
+            return Poll::Ready(Some(Ok(Bytes::from_static(sse::KEEP_ALIVE))));
         }
         Poll::Pending
     }
@@ -669,31 +555,6 @@ mod tests {
             req = req.header("last-event-id", id);
         }
         cursor_of(&req.body(Body::empty()).unwrap()).map_err(|e| e.kind())
-    }
-
-    #[test]
-    fn frame_heads_count_up_in_place() {
-        let mut head = super::FrameHead::new("t:r");
-        let mut decimal = Vec::new();
-        for seq in 1..=12_345u64 {
-            head.advance();
-            decimal.clear();
-            super::push_decimal(seq, &mut decimal);
-            let expected = format!("id: t:r:{}\ndata: ", String::from_utf8_lossy(&decimal));
-            assert_eq!(head.bytes, expected.as_bytes());
-            let mut out = b"x".to_vec();
-            head.write(&mut out);
-            assert_eq!(&out[1..], expected.as_bytes());
-        }
-        // A run id too long for the block: written from the vector.
-        let long = "r".repeat(60);
-        let mut head = super::FrameHead::new(&long);
-        for _ in 0..10 {
-            head.advance();
-        }
-        let mut out = Vec::new();
-        head.write(&mut out);
-        assert_eq!(out, format!("id: {long}:10\ndata: ").as_bytes());
     }
 
     /// A writer that notes the room asked of it.
@@ -740,15 +601,6 @@ mod tests {
         out.extend_from_slice(&[b'x'; 300]);
         assert_eq!(capacity(live.freeze(out)), 300);
         assert_eq!(live.buffer().capacity(), 0);
-    }
-
-    #[test]
-    fn decimals() {
-        for n in [0, 7, 10, 99, 1234567890, u64::MAX] {
-            let mut out = Vec::new();
-            push_decimal(n, &mut out);
-            assert_eq!(out, n.to_string().into_bytes());
-        }
     }
 
     #[test]

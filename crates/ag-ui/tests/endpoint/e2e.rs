@@ -12,12 +12,7 @@ use futures::{Stream, StreamExt};
 use serde_json::{Value, json};
 use tokio::sync::{mpsc, oneshot};
 
-async fn spawn(app: Router) -> String {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
-    format!("http://{addr}")
-}
+use crate::support::http::spawn_url;
 
 fn input_body(run: &str) -> String {
     json!({"threadId": "t1", "runId": run, "messages": [{"id": "u1", "role": "user", "content": "hi"}]}).to_string()
@@ -65,7 +60,7 @@ async fn error_of(response: reqwest::Response) -> (u16, Value) {
 
 #[tokio::test]
 async fn streams_the_events_with_anti_buffering_headers() {
-    let url = spawn(Router::new().agent("/agent", AgentEndpoint::new(script))).await;
+    let url = spawn_url(Router::new().agent("/agent", AgentEndpoint::new(script))).await;
     let response = post(&format!("{url}/agent"), input_body("r1")).await;
     assert_eq!(response.status(), 200);
     let headers = response.headers();
@@ -84,7 +79,7 @@ async fn streams_the_events_with_anti_buffering_headers() {
 
 #[tokio::test]
 async fn numbers_events_with_sse_ids_when_asked() {
-    let url = spawn(
+    let url = spawn_url(
         AgentEndpoint::new(script)
             .with_event_ids(true)
             .into_router(),
@@ -101,7 +96,7 @@ async fn numbers_events_with_sse_ids_when_asked() {
 
 #[tokio::test]
 async fn rejects_bad_requests_with_json_errors() {
-    let url = spawn(
+    let url = spawn_url(
         AgentEndpoint::new(script)
             .with_body_limit(1024)
             .into_router(),
@@ -196,7 +191,7 @@ async fn a_run_that_cannot_start_is_a_json_5xx() {
                 .with_status(axum::http::StatusCode::SERVICE_UNAVAILABLE))
         }
     }
-    let url = spawn(AgentEndpoint::new(Refuses).into_router()).await;
+    let url = spawn_url(AgentEndpoint::new(Refuses).into_router()).await;
     let (status, body) = error_of(post(&url, input_body("r")).await).await;
     assert_eq!(status, 503);
     assert_eq!(body["error"]["message"], "the model is not configured");
@@ -210,7 +205,7 @@ async fn quiet_streams_get_keep_alive_comments() {
             Event::run_started(input.thread_id, input.run_id)
         })
     };
-    let url = spawn(
+    let url = spawn_url(
         AgentEndpoint::new(slow)
             .with_keep_alive(Some(Duration::from_millis(50)))
             .into_router(),
@@ -249,7 +244,7 @@ async fn each_event_is_flushed_as_it_is_emitted() {
             }
         })
     };
-    let url = spawn(AgentEndpoint::new(handler).into_router()).await;
+    let url = spawn_url(AgentEndpoint::new(handler).into_router()).await;
     let mut body = post(&url, input_body("r")).await.bytes_stream();
     let run = async {
         let mut seen = String::new();
@@ -293,7 +288,7 @@ async fn a_disconnect_drops_the_run() {
                 event
             })
     };
-    let url = spawn(AgentEndpoint::new(handler).into_router()).await;
+    let url = spawn_url(AgentEndpoint::new(handler).into_router()).await;
     let response = post(&url, input_body("r")).await;
     let mut body = response.bytes_stream();
     let first = body.next().await.unwrap().unwrap();
@@ -313,7 +308,7 @@ async fn a_hundred_concurrent_runs_each_get_their_own_stream() {
         counter.fetch_add(1, Ordering::Relaxed);
         script(input)
     };
-    let url = spawn(AgentEndpoint::new(handler).into_router()).await;
+    let url = spawn_url(AgentEndpoint::new(handler).into_router()).await;
     let runs = (0..100).map(|i| {
         let url = url.clone();
         tokio::spawn(async move {
@@ -359,7 +354,7 @@ async fn an_agent_that_ignores_cancellation_is_dropped_with_the_response() {
     }
     let (tx, dropped) = oneshot::channel();
     let agent = Stubborn(Arc::new(std::sync::Mutex::new(Some(tx))));
-    let url = spawn(AgentEndpoint::agent(agent).into_router()).await;
+    let url = spawn_url(AgentEndpoint::agent(agent).into_router()).await;
     let mut body = post(&url, input_body("r")).await.bytes_stream();
     let mut seen = String::new();
     while !seen.contains("TEXT_MESSAGE_END") {
@@ -406,7 +401,7 @@ async fn endpoints_live_beside_other_routes_behind_the_users_middleware() {
         .agent("/agents/b", AgentEndpoint::new(echo_b))
         .route("/health", axum::routing::get(|| async { "ok" }))
         .layer(middleware::from_fn(require_token));
-    let url = spawn(app).await;
+    let url = spawn_url(app).await;
     let client = reqwest::Client::new();
     let run = |path: &'static str, token: Option<&'static str>| {
         let mut request = client
@@ -439,7 +434,7 @@ async fn endpoints_live_beside_other_routes_behind_the_users_middleware() {
 
 #[tokio::test]
 async fn a_chunked_body_over_the_limit_is_refused_while_reading() {
-    let url = spawn(
+    let url = spawn_url(
         AgentEndpoint::new(script)
             .with_body_limit(1024)
             .into_router(),
@@ -513,7 +508,7 @@ fn versioned_body(version: Option<&str>) -> String {
 
 #[tokio::test]
 async fn a_1_0_client_gets_the_stream_untouched_and_a_pre_1_0_client_a_downgraded_one() {
-    let url = spawn(
+    let url = spawn_url(
         Router::new()
             .agent("/agent", AgentEndpoint::new(modern).with_event_ids(true))
             .agent(
@@ -638,7 +633,7 @@ fn text_of(events: &[Value]) -> String {
 
 #[tokio::test]
 async fn coalescing_sends_fewer_frames_with_the_same_text() {
-    let url = spawn(
+    let url = spawn_url(
         Router::new()
             .agent("/plain", AgentEndpoint::new(chatty))
             .agent(
@@ -717,7 +712,7 @@ async fn a_filter_redacts_and_drops_without_breaking_the_stream() {
         }
         _ => ag_ui::server::transform::Verdict::Keep,
     });
-    let url = spawn(endpoint.into_router()).await;
+    let url = spawn_url(endpoint.into_router()).await;
     let body = post(&url, versioned_body(Some("1.0")))
         .await
         .text()

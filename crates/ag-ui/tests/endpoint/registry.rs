@@ -7,11 +7,12 @@ use ag_ui::axum::registry::{AgentInfo, AgentRegistry, RegistryErrorKind};
 use ag_ui::axum::{AgentEndpoint, RouterExt};
 use ag_ui::capabilities::{AgentCapabilities, IdentityCapabilities, TransportCapabilities};
 use ag_ui::{Event, RunAgentInput};
-use axum::Router;
 use axum::http::{Method, header};
 use futures::Stream;
 use serde_json::{Value, json};
 use tower_http::cors::{Any, CorsLayer};
+
+use crate::support::http::spawn_url;
 
 fn named(
     name: &'static str,
@@ -56,13 +57,6 @@ fn registry() -> AgentRegistry {
     registry
 }
 
-async fn spawn(app: Router) -> String {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
-    format!("http://{addr}")
-}
-
 async fn get(url: &str) -> (u16, String, Value) {
     let response = reqwest::get(url).await.unwrap();
     let status = response.status().as_u16();
@@ -88,7 +82,7 @@ async fn run(url: &str) -> (u16, String) {
 
 #[tokio::test]
 async fn lists_the_agents_with_descriptions_and_capabilities() {
-    let base = spawn(registry().into_router()).await;
+    let base = spawn_url(registry().into_router()).await;
     let (status, content_type, listing) = get(&format!("{base}/agents")).await;
     assert_eq!(status, 200);
     assert_eq!(content_type, "application/json");
@@ -104,7 +98,7 @@ async fn lists_the_agents_with_descriptions_and_capabilities() {
 
 #[tokio::test]
 async fn serves_each_agents_capabilities_and_404_for_an_unknown_one() {
-    let base = spawn(registry().into_router()).await;
+    let base = spawn_url(registry().into_router()).await;
     let (status, _, body) = get(&format!("{base}/agents/alpha/capabilities")).await;
     assert_eq!(status, 200);
     let parsed: AgentCapabilities = serde_json::from_value(body).unwrap();
@@ -125,7 +119,7 @@ async fn serves_each_agents_capabilities_and_404_for_an_unknown_one() {
 
 #[tokio::test]
 async fn runs_each_agent_at_its_path_and_refuses_an_unknown_one() {
-    let base = spawn(registry().into_router()).await;
+    let base = spawn_url(registry().into_router()).await;
     let (status, body) = run(&format!("{base}/agents/alpha")).await;
     assert_eq!(status, 200);
     assert!(body.contains(r#""value":"alpha""#), "{body}");
@@ -145,10 +139,10 @@ async fn runs_each_agent_at_its_path_and_refuses_an_unknown_one() {
 
 #[tokio::test]
 async fn health_counts_the_agents() {
-    let base = spawn(registry().into_router()).await;
+    let base = spawn_url(registry().into_router()).await;
     let (status, _, body) = get(&format!("{base}/health")).await;
     assert_eq!((status, body), (200, json!({"status": "ok", "agents": 2})));
-    let base = spawn(AgentRegistry::new().into_router()).await;
+    let base = spawn_url(AgentRegistry::new().into_router()).await;
     let (_, _, body) = get(&format!("{base}/health")).await;
     assert_eq!(body["agents"], 0);
     let (status, _, body) = get(&format!("{base}/agents/x/capabilities")).await;
@@ -194,7 +188,7 @@ async fn a_cors_layer_answers_the_preflight_and_marks_the_responses() {
                 .allow_methods([Method::GET, Method::POST])
                 .allow_headers([header::CONTENT_TYPE, header::ACCEPT]),
         );
-    let base = spawn(app).await;
+    let base = spawn_url(app).await;
     let preflight = reqwest::Client::new()
         .request(Method::OPTIONS, format!("{base}/agents/alpha"))
         .header(header::ORIGIN, "http://localhost:5173")

@@ -14,6 +14,11 @@ pub async fn spawn(app: Router) -> SocketAddr {
     addr
 }
 
+/// [`spawn`], returning the base URL (`http://127.0.0.1:<port>`).
+pub async fn spawn_url(app: Router) -> String {
+    format!("http://{}", spawn(app).await)
+}
+
 /// A `RunAgentInput` of run `run`, no messages, protocol 1.0.
 pub fn input_json(run: &str) -> String {
     format!(r#"{{"threadId":"t","runId":"{run}","messages":[],"protocolVersion":"1.0"}}"#)

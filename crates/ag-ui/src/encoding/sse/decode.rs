@@ -1,88 +1,12 @@
-//! Server-Sent Events: the writer every AG-UI server uses and an incremental, bounded reader.
-//!
-//! On the wire each event is one frame, `data: <compact JSON>\n\n`, exactly as the reference
-//! encoder writes it ([`encode_into`], [`encode`]). Reading goes through two layers:
-//!
-//! * [`FrameDecoder`] turns bytes, fed in chunks of any size, into [`Frame`]s following the SSE
-//!   rules: LF, CRLF and CR line endings, several `data:` lines joined by `\n`, one optional
-//!   space after the colon, comments, `event:`/`id:`/`retry:` fields (the last event id is kept
-//!   for resuming), a leading byte order mark, and a final frame without its blank line once
-//!   [`FrameDecoder::finish`] says the input ended. A frame larger than the configured maximum
-//!   (10 MiB by default, as the reference client) is an error of kind
-//!   [`DecodeErrorKind::TooLarge`] instead of a buffer that grows without bound.
-//! * [`EventDecoder`] reads each frame's data as an [`Event`]. An event type this crate does not
-//!   know is reported as [`DecodeErrorKind::UnknownEventType`], so a reader can skip it with a
-//!   warning as the reference client does; [`decode`] does exactly that.
-//!
-//! Errors carry the zero-based index of the frame they concern ([`DecodeError::index`]).
-//!
-//! ```
-//! use ag_ui::encoding::sse::{self, EventDecoder};
-//! use ag_ui::{DecodeErrorKind, Event, TextMessageRole};
-//!
-//! let mut bytes = sse::encode(&Event::text_message_start("m1", TextMessageRole::Assistant));
-//! assert_eq!(
-//!     bytes,
-//!     b"data: {\"type\":\"TEXT_MESSAGE_START\",\"messageId\":\"m1\",\"role\":\"assistant\"}\n\n"
-//! );
-//! sse::encode_into(&Event::text_message_content("m1", "Hi"), &mut bytes);
-//! bytes.extend_from_slice(b": keep-alive\r\n\r\ndata: {\"type\":\"FUTURE\"}\r\n\r\n");
-//! bytes.extend_from_slice(b"data: {\"type\":\"TEXT_MESSAGE_END\",\n");
-//! bytes.extend_from_slice(b"data: \"messageId\":\"m1\"}"); // no blank line at the end
-//!
-//! // Feed the bytes in awkward pieces; the events come out the same.
-//! let mut decoder = EventDecoder::new();
-//! let mut events = Vec::new();
-//! let mut unknown = 0;
-//! for piece in bytes.chunks(7) {
-//!     decoder.push(piece);
-//!     for result in &mut decoder {
-//!         match result {
-//!             Ok(event) => events.push(event),
-//!             Err(e) if e.kind() == DecodeErrorKind::UnknownEventType => unknown += 1,
-//!             Err(e) => panic!("{e}"),
-//!         }
-//!     }
-//! }
-//! decoder.finish();
-//! events.extend(decoder.by_ref().map(Result::unwrap));
-//!
-//! assert_eq!(events, [
-//!     Event::text_message_start("m1", TextMessageRole::Assistant),
-//!     Event::text_message_content("m1", "Hi"),
-//!     Event::text_message_end("m1"),
-//! ]);
-//! assert_eq!(unknown, 1);
-//! assert_eq!(sse::decode(&bytes).unwrap(), events);
-//! ```
+//! Reading SSE frames and the events in them.
 
 use std::collections::VecDeque;
 
+use super::DEFAULT_MAX_EVENT_SIZE;
 use crate::json::IdCache;
 use crate::{DecodeError, DecodeErrorKind, Event};
 
-/// The media type of an SSE response.
-pub const CONTENT_TYPE: &str = "text/event-stream";
-
-/// The default largest frame a decoder accepts: 10 MiB, the reference client's limit.
-pub const DEFAULT_MAX_EVENT_SIZE: usize = 10 * 1024 * 1024;
-
 const BOM: &[u8] = b"\xEF\xBB\xBF";
-
-/// Appends one SSE frame for `event` to `out`: `data: <json>\n\n`, byte-identical to the
-/// reference encoder. Reuses the caller's buffer.
-pub fn encode_into(event: &Event, out: &mut Vec<u8>) {
-    out.extend_from_slice(b"data: ");
-    event.write_json(out);
-    out.extend_from_slice(b"\n\n");
-}
-
-/// One SSE frame for `event` in a new buffer. Prefer [`encode_into`] in loops.
-pub fn encode(event: &Event) -> Vec<u8> {
-    let mut out = Vec::with_capacity(128);
-    encode_into(event, &mut out);
-    out
-}
 
 /// Reads every event of a complete SSE byte stream. Events of unknown type are skipped with a
 /// warning, as the reference client does.
@@ -173,19 +97,19 @@ impl<'a> Frame<'a> {
 pub struct FrameDecoder {
     max_event_size: usize,
     /// Unprocessed input, already read as UTF-8; `buf[pos..]` is still to be read.
-    buf: String,
-    pos: usize,
+    pub(super) buf: String,
+    pub(super) pos: usize,
     /// How many bytes after `pos` were already searched for a line end without finding one,
     /// so that a long line arriving in small pieces is searched once, not once per piece.
-    searched: usize,
+    pub(super) searched: usize,
     /// How much text was dropped from the front of `buf` so far: `buf[i]` is at offset
     /// `base + i` of the whole decoded text.
-    base: usize,
+    pub(super) base: usize,
     /// The start of a UTF-8 sequence cut by the end of the last push, completed by the next.
     utf8_tail: Vec<u8>,
     /// Where the text holds more bytes than the stream (a U+FFFD for an invalid byte), so that
     /// the frame limit counts the stream's own bytes.
-    repairs: Repairs,
+    pub(super) repairs: Repairs,
     /// The current frame's data, its `data:` lines joined by `\n`, once it has two lines or
     /// spans two pushes; until then `data_range` points at its only line inside `buf`.
     data: String,
@@ -630,7 +554,7 @@ impl FrameDecoder {
 ///
 /// Feed bytes with [`push`](Self::push), take results with [`next_event`](Self::next_event) (or
 /// iterate: the decoder is an [`Iterator`] that yields `None` when it needs more input), and
-/// call [`finish`](Self::finish) at the end of the input. See the [module docs](self) for an
+/// call [`finish`](Self::finish) at the end of the input. See the [module docs](super) for an
 /// example.
 #[derive(Debug, Default)]
 pub struct EventDecoder {
@@ -704,16 +628,16 @@ impl EventDecoder {
 
 /// Where the decoded text holds a U+FFFD (3 bytes) in place of fewer bytes of the stream.
 #[derive(Debug, Default)]
-struct Repairs {
+pub(super) struct Repairs {
     /// (offset in the whole decoded text, bytes the replacement added), in order.
     at: VecDeque<(usize, usize)>,
     /// The bytes added by all of `at`.
-    surplus: usize,
+    pub(super) surplus: usize,
 }
 
 impl Repairs {
     /// A U+FFFD at `offset` replaced `replaced` bytes of the stream.
-    fn record(&mut self, offset: usize, replaced: usize) {
+    pub(super) fn record(&mut self, offset: usize, replaced: usize) {
         let added = 3usize.saturating_sub(replaced);
         if added > 0 {
             self.at.push_back((offset, added));
@@ -743,11 +667,11 @@ impl Repairs {
 }
 
 /// The decoded text being appended to, and where its repairs go.
-struct Text<'a> {
-    buf: &'a mut String,
+pub(super) struct Text<'a> {
+    pub(super) buf: &'a mut String,
     /// The offset of `buf[0]` in the whole decoded text.
-    base: usize,
-    repairs: &'a mut Repairs,
+    pub(super) base: usize,
+    pub(super) repairs: &'a mut Repairs,
 }
 
 impl Text<'_> {
@@ -763,7 +687,7 @@ impl Text<'_> {
 /// of `input` waits in `tail` for the next call; [`FrameDecoder::finish`] replaces it if the
 /// stream ends there. Reading the stream once here, in large pieces, spares every frame its
 /// own check.
-fn push_utf8(text: &mut Text<'_>, tail: &mut Vec<u8>, mut input: &[u8]) {
+pub(super) fn push_utf8(text: &mut Text<'_>, tail: &mut Vec<u8>, mut input: &[u8]) {
     // Complete a cut sequence one byte at a time: it needs at most three more.
     while !tail.is_empty() && !input.is_empty() {
         tail.push(input[0]);
@@ -817,436 +741,5 @@ impl Iterator for EventDecoder {
     #[inline]
     fn next(&mut self) -> Option<Self::Item> {
         self.next_event()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_long_line_in_small_pieces_is_searched_once() {
-        let mut decoder = FrameDecoder::new();
-        decoder.push(b"data: ");
-        let mut fed = 6;
-        for _ in 0..100 {
-            decoder.push(&[b'x'; 1000]);
-            fed += 1000;
-            assert!(decoder.next_frame().unwrap().is_none());
-            // Everything pending was searched: the next piece's search starts after it.
-            assert_eq!(decoder.searched, fed);
-        }
-        decoder.push(b"\r");
-        assert!(decoder.next_frame().unwrap().is_none());
-        assert_eq!(decoder.searched, 0);
-        decoder.push(b"\n\ndata: y\n\n");
-        let frame = decoder.next_frame().unwrap().unwrap();
-        assert_eq!(frame.data().len(), 100_000);
-        let frame = decoder.next_frame().unwrap().unwrap();
-        assert_eq!(frame.data(), b"y");
-        // An oversized frame dropped mid-line restarts the search at the next line.
-        let mut decoder = FrameDecoder::new().with_max_event_size(10);
-        decoder.push(b"data: 0123456789");
-        assert_eq!(
-            decoder.next_frame().unwrap_err().kind(),
-            DecodeErrorKind::TooLarge
-        );
-        assert_eq!(decoder.searched, 0);
-        decoder.push(b"abc\n\ndata: z\n\n");
-        assert_eq!(decoder.next_frame().unwrap().unwrap().data(), b"z");
-    }
-
-    fn frames_of(input: &[u8], chunk: usize) -> Vec<(Vec<u8>, Option<String>, Option<String>)> {
-        let mut decoder = FrameDecoder::new();
-        let mut out = Vec::new();
-        let mut take = |d: &mut FrameDecoder| {
-            while let Some(f) = d.next_frame().unwrap() {
-                out.push((
-                    f.data().to_vec(),
-                    f.event().map(str::to_owned),
-                    f.id().map(str::to_owned),
-                ));
-            }
-        };
-        for piece in input.chunks(chunk.max(1)) {
-            decoder.push(piece);
-            take(&mut decoder);
-        }
-        decoder.finish();
-        take(&mut decoder);
-        out
-    }
-
-    fn datas(input: &[u8]) -> Vec<String> {
-        let whole: Vec<String> = frames_of(input, input.len())
-            .into_iter()
-            .map(|(d, _, _)| String::from_utf8(d).unwrap())
-            .collect();
-        for chunk in 1..8 {
-            let split: Vec<String> = frames_of(input, chunk)
-                .into_iter()
-                .map(|(d, _, _)| String::from_utf8(d).unwrap())
-                .collect();
-            assert_eq!(split, whole, "chunk size {chunk}");
-        }
-        whole
-    }
-
-    #[test]
-    fn line_endings_lf_crlf_cr() {
-        assert_eq!(datas(b"data: a\n\ndata: b\n\n"), ["a", "b"]);
-        assert_eq!(datas(b"data: a\r\n\r\ndata: b\r\n\r\n"), ["a", "b"]);
-        assert_eq!(datas(b"data: a\r\rdata: b\r\r"), ["a", "b"]);
-        assert_eq!(datas(b"data: a\r\n\ndata: b\n\r\n"), ["a", "b"]);
-    }
-
-    #[test]
-    fn multi_line_data_and_the_optional_space() {
-        assert_eq!(datas(b"data: a\ndata:b\ndata:  c\n\n"), ["a\nb\n c"]);
-        assert_eq!(datas(b"data\n\n"), [""]);
-        assert_eq!(datas(b"data:\ndata:\n\n"), ["\n"]);
-    }
-
-    #[test]
-    fn comments_unknown_fields_and_blank_frames_are_skipped() {
-        assert_eq!(
-            datas(b": ping\n\n\n\nfoo: bar\n data: x\n\ndata: y\n\n"),
-            ["y"]
-        );
-    }
-
-    #[test]
-    fn event_id_and_retry_fields() {
-        let frames = frames_of(b"event: a\nid: 1\ndata: x\n\ndata: y\n\nid\ndata: z\n\n", 3);
-        assert_eq!(
-            frames,
-            [
-                (b"x".to_vec(), Some("a".into()), Some("1".into())),
-                (b"y".to_vec(), None, Some("1".into())),
-                (b"z".to_vec(), None, Some(String::new())),
-            ]
-        );
-        let mut d = FrameDecoder::new();
-        d.push(b"retry: 3000\nretry: x\nid: a\0b\ndata: 1\n\n");
-        assert!(d.next_frame().unwrap().is_some());
-        assert_eq!(d.retry(), Some(3000));
-        assert_eq!(d.last_event_id(), None);
-    }
-
-    #[test]
-    fn bom_is_dropped_once_even_when_split() {
-        assert_eq!(datas(b"\xEF\xBB\xBFdata: a\n\n"), ["a"]);
-        let frames = frames_of(b"\xEF\xBB\xBF\xEF\xBB\xBFdata: a\n\n", 1);
-        assert!(frames.is_empty(), "a second BOM is part of the field name");
-        let mut d = FrameDecoder::new();
-        d.push(b"\xEF\xBB");
-        d.finish();
-        assert!(d.next_frame().unwrap().is_none());
-    }
-
-    #[test]
-    fn final_frame_without_blank_line_needs_finish() {
-        assert_eq!(datas(b"data: a\n\ndata: b"), ["a", "b"]);
-        assert_eq!(datas(b"data: a\n\ndata: b\r"), ["a", "b"]);
-        let mut d = FrameDecoder::new();
-        d.push(b"data: b");
-        assert!(d.next_frame().unwrap().is_none());
-    }
-
-    #[test]
-    fn utf8_split_across_chunks() {
-        let text = "data: {\"delta\":\"héllo ✓ 🎉\"}\n\n";
-        assert_eq!(datas(text.as_bytes()), ["{\"delta\":\"héllo ✓ 🎉\"}"]);
-    }
-
-    #[test]
-    fn oversized_frame_is_an_error_and_decoding_goes_on() {
-        for chunk in [1, 5, 64] {
-            let mut d = FrameDecoder::new().with_max_event_size(16);
-            let input = b"data: short\n\ndata: 0123456789abcdefghij\ndata: more\n\ndata: next\n\n";
-            let mut out = Vec::new();
-            let mut errors = Vec::new();
-            for piece in input.chunks(chunk) {
-                d.push(piece);
-                loop {
-                    match d.next_frame() {
-                        Ok(Some(f)) => out.push((f.index(), f.data().to_vec())),
-                        Ok(None) => break,
-                        Err(e) => errors.push((e.kind(), e.index())),
-                    }
-                }
-            }
-            assert_eq!(
-                out,
-                [(0, b"short".to_vec()), (2, b"next".to_vec())],
-                "chunk {chunk}"
-            );
-            assert_eq!(errors, [(DecodeErrorKind::TooLarge, Some(1))]);
-            // The buffer never held much more than the limit.
-            assert!(
-                d.buf.capacity() < 256,
-                "chunk {chunk}: {}",
-                d.buf.capacity()
-            );
-        }
-    }
-
-    /// Every result of decoding `input` with frames limited to `max`, fed in pieces of `piece`.
-    fn results(input: &[u8], piece: usize, max: usize) -> Vec<Result<Event, DecodeError>> {
-        let mut decoder = EventDecoder::new().with_max_event_size(max);
-        let mut out = Vec::new();
-        for chunk in input.chunks(piece.max(1)) {
-            decoder.push(chunk);
-            out.extend(decoder.by_ref());
-        }
-        decoder.finish();
-        out.extend(decoder.by_ref());
-        out
-    }
-
-    #[test]
-    fn the_limit_does_not_depend_on_where_reads_split_a_crlf() {
-        // Found by fuzzing (the `sse_decoder` target's input, less its first byte that chose
-        // pieces of one byte): a frame that fits only if its last CRLF's LF is not counted
-        // twice over, or counted toward the blank line's frame.
-        let fuzzed: &[u8] = b"\x01\x00\x00\x7d\x00\x00\x00\x3a\x20\x7b\x3a\x22\x3a\x22STEe\
-            \xbe\xbe\xbe\xbe\xbe\xbe\xbe\xbe\xbe\xbe\xbe\xbe\xbe\xbe\xbe\xbe\xbe\xbe\xbe\xbe\
-            \xbe\xbe\xbe\xbe\xbe\xbe\xbe\xbe\xbe\xbe\xbe\xbe\xbe\xbe\xbe\xbe\xbe\xbe\xbe\xbe\
-            \xbe\xbe\xbe\xbe\xbe\xbe\xbe\xbe\xbe\xbe\xbe\xbe\xbe\xbe\xbe\xbe\xbe\xbe\xbe\
-            adYd\":\"\x01\x00\x00\x00\x00\x00\x00\x00\x01\xff\x9a\x00\x7d\r\n\r\n";
-        for max in [64, 70, 80, 90, 99, 100, 101, 256] {
-            let whole = results(fuzzed, fuzzed.len(), max);
-            for piece in 1..=16 {
-                assert_eq!(
-                    results(fuzzed, piece, max),
-                    whole,
-                    "max {max}, piece {piece}"
-                );
-            }
-        }
-        // A frame exactly at the limit, its lines ended by CRLF, split at every point.
-        let frame = b"data: {\"type\":\"STEP_STARTED\",\"stepName\":\"s\"}\r\n\r\n";
-        let size = frame.len() - 2; // the blank line ends the frame and is not part of it
-        let stream = [&frame[..], &frame[..]].concat();
-        for max in [size - 1, size, size + 1] {
-            let whole = results(&stream, stream.len(), max);
-            assert_eq!(whole.iter().all(Result::is_ok), max >= size, "max {max}");
-            for piece in 1..=stream.len() {
-                assert_eq!(
-                    results(&stream, piece, max),
-                    whole,
-                    "max {max}, piece {piece}"
-                );
-            }
-        }
-    }
-
-    #[test]
-    fn the_limit_counts_the_streams_bytes_not_their_repair() {
-        // 30 invalid bytes are 30 bytes of the stream, though each reads as a 3-byte U+FFFD.
-        let mut frame = b"data: {\"type\":\"STEP_STARTED\",\"stepName\":\"".to_vec();
-        frame.extend([0xFF; 30]);
-        frame.extend(b"\"}\n\n");
-        let size = frame.len() - 1;
-        for piece in [1, 2, 3, 7, frame.len()] {
-            let fits = results(&frame, piece, size);
-            assert_eq!(fits.len(), 1);
-            let event = fits[0]
-                .as_ref()
-                .unwrap_or_else(|e| panic!("piece {piece}: {e}"));
-            assert_eq!(event, &Event::step_started("\u{FFFD}".repeat(30)));
-            let over = results(&frame, piece, size - 1);
-            assert_eq!(over.len(), 1);
-            assert_eq!(
-                over[0].as_ref().unwrap_err().kind(),
-                DecodeErrorKind::TooLarge,
-                "piece {piece}"
-            );
-        }
-        // A sequence cut by the end of the stream counts its own bytes too.
-        let mut cut = b"data: {\"type\":\"STEP_STARTED\",\"stepName\":\"x\"}".to_vec();
-        cut.extend(b"\n:\xE2\x82");
-        let size = cut.len();
-        for piece in [1, 2, cut.len()] {
-            let out = results(&cut, piece, size);
-            assert_eq!(out.len(), 1);
-            assert!(out[0].is_ok(), "piece {piece}: {:?}", out[0]);
-            let out = results(&cut, piece, size - 1);
-            assert_eq!(
-                out[0].as_ref().unwrap_err().kind(),
-                DecodeErrorKind::TooLarge
-            );
-        }
-    }
-
-    #[test]
-    fn oversized_partial_line_is_caught_before_its_end() {
-        let mut d = FrameDecoder::new().with_max_event_size(10);
-        d.push(b"data: 0123456789");
-        let e = d.next_frame().unwrap_err();
-        assert_eq!(e.kind(), DecodeErrorKind::TooLarge);
-        d.push(b"more and more");
-        assert!(d.next_frame().unwrap().is_none());
-        assert_eq!(d.buf.len() - d.pos, 0);
-        d.push(b"\n\ndata: ok\n\n");
-        assert_eq!(d.next_frame().unwrap().unwrap().data(), b"ok");
-    }
-
-    #[test]
-    fn events_name_their_index() {
-        let mut d = EventDecoder::new();
-        d.push(b"data: {\"type\":\"STEP_STARTED\",\"stepName\":\"s\"}\n\ndata: {\"type\":\"STEP_STARTED\"}\n\ndata: {\"type\":\"NOPE\"}\n\n");
-        assert!(d.next_event().unwrap().is_ok());
-        let e = d.next_event().unwrap().unwrap_err();
-        assert_eq!(
-            (e.kind(), e.index(), e.event_type(), e.field()),
-            (
-                DecodeErrorKind::InvalidField,
-                Some(1),
-                Some("STEP_STARTED"),
-                Some("stepName")
-            )
-        );
-        assert!(e.to_string().starts_with("event #1: STEP_STARTED"), "{e}");
-        let e = d.next_event().unwrap().unwrap_err();
-        assert_eq!(e.kind(), DecodeErrorKind::UnknownEventType);
-        assert_eq!(e.index(), Some(2));
-        assert!(d.next_event().is_none());
-    }
-
-    #[test]
-    fn invalid_utf8_reads_as_replacement_characters() {
-        let events =
-            decode(b"data: {\"type\":\"STEP_STARTED\",\"stepName\":\"a\xFFb\"}\n\n").unwrap();
-        assert_eq!(events, [Event::step_started("a\u{FFFD}b")]);
-    }
-
-    /// Reads `input` pushed in the pieces `cuts` makes, then finished, as one frame's text.
-    fn text_in_pieces(input: &[u8], cuts: &[usize]) -> String {
-        let mut buf = String::new();
-        let mut repairs = Repairs::default();
-        let mut tail = Vec::new();
-        let mut at = 0;
-        let push = |buf: &mut String, repairs: &mut Repairs, tail: &mut Vec<u8>, bytes| {
-            let mut text = Text {
-                buf,
-                base: 0,
-                repairs,
-            };
-            push_utf8(&mut text, tail, bytes);
-        };
-        for &cut in cuts {
-            let cut = cut.clamp(at, input.len());
-            push(&mut buf, &mut repairs, &mut tail, &input[at..cut]);
-            at = cut;
-        }
-        push(&mut buf, &mut repairs, &mut tail, &input[at..]);
-        if !tail.is_empty() {
-            repairs.record(buf.len(), tail.len());
-            buf.push(char::REPLACEMENT_CHARACTER);
-        }
-        // The repairs account for every byte the text has beyond the stream's.
-        assert_eq!(buf.len() - repairs.surplus, input.len(), "{input:?}");
-        buf
-    }
-
-    #[test]
-    fn utf8_is_read_as_the_whole_stream_would_be_lossily() {
-        let cases: [&[u8]; 8] = [
-            "é—🎉".as_bytes(),
-            b"a\xFFb",
-            b"\xE2\x82A",        // a truncated sequence before ASCII
-            b"\xF0\x9F\x8E",     // truncated at the end of the stream
-            b"\xED\xA0\x80x",    // a surrogate
-            b"\xC0\xAF\x80",     // overlong
-            b"\xF4\x90\x80\x80", // above U+10FFFF
-            b"ok\xE2\x82\xAC\xE2",
-        ];
-        for input in cases {
-            let whole = String::from_utf8_lossy(input);
-            for a in 0..=input.len() {
-                for b in a..=input.len() {
-                    assert_eq!(
-                        text_in_pieces(input, &[a, b]),
-                        whole,
-                        "{input:?} cut at {a}, {b}"
-                    );
-                }
-            }
-        }
-    }
-
-    proptest::proptest! {
-        #[test]
-        fn any_bytes_in_any_pieces_read_as_from_utf8_lossy(
-            input in proptest::collection::vec(
-                proptest::prop_oneof![
-                    proptest::prelude::any::<u8>(),
-                    0x80u8..0xC0,
-                    0xE0u8..0xF5,
-                    proptest::prelude::Just(b'a'),
-                ],
-                0..40,
-            ),
-            cuts in proptest::collection::vec(0usize..40, 0..6),
-        ) {
-            let mut cuts = cuts;
-            cuts.sort_unstable();
-            proptest::prop_assert_eq!(
-                text_in_pieces(&input, &cuts),
-                String::from_utf8_lossy(&input)
-            );
-        }
-    }
-
-    #[test]
-    fn a_stream_decoder_shares_repeated_ids() {
-        let mut d = EventDecoder::new();
-        d.push(
-            b"data: {\"type\":\"TEXT_MESSAGE_CONTENT\",\"messageId\":\"m1\",\"delta\":\"a\",\"subagentRunId\":\"s\"}\n\n\
-              data: {\"type\":\"TEXT_MESSAGE_CONTENT\",\"messageId\":\"m1\",\"delta\":\"b\",\"subagentRunId\":\"s\"}\n\n\
-              data: {\"type\":\"TEXT_MESSAGE_END\",\"messageId\":\"m2\"}\n\n",
-        );
-        let events: Vec<Event> = d.by_ref().map(Result::unwrap).collect();
-        let (Event::TextMessageContent(a), Event::TextMessageContent(b), Event::TextMessageEnd(c)) =
-            (&events[0], &events[1], &events[2])
-        else {
-            panic!("unexpected events: {events:?}");
-        };
-        assert_eq!((a.delta.as_str(), b.delta.as_str()), ("a", "b"));
-        assert_eq!(a.message_id, b.message_id);
-        assert_eq!(
-            a.message_id.as_str().as_ptr(),
-            b.message_id.as_str().as_ptr()
-        );
-        let (sa, sb) = (
-            a.subagent_run_id.as_ref().unwrap(),
-            b.subagent_run_id.as_ref().unwrap(),
-        );
-        assert_eq!(sa.as_str().as_ptr(), sb.as_str().as_ptr());
-        assert_eq!(c.message_id, "m2");
-        // Stateless decoding copies.
-        let one = Event::from_json(r#"{"type":"TEXT_MESSAGE_END","messageId":"m2"}"#).unwrap();
-        let two = Event::from_json(r#"{"type":"TEXT_MESSAGE_END","messageId":"m2"}"#).unwrap();
-        let (Event::TextMessageEnd(one), Event::TextMessageEnd(two)) = (one, two) else {
-            unreachable!()
-        };
-        assert_eq!(one.message_id, two.message_id);
-        assert_ne!(
-            one.message_id.as_str().as_ptr(),
-            two.message_id.as_str().as_ptr()
-        );
-    }
-
-    #[test]
-    fn encode_matches_encode_into() {
-        let e = Event::step_started("s");
-        let mut buf = b"x".to_vec();
-        encode_into(&e, &mut buf);
-        assert_eq!(&buf[1..], encode(&e).as_slice());
-        assert_eq!(
-            encode(&e),
-            b"data: {\"type\":\"STEP_STARTED\",\"stepName\":\"s\"}\n\n"
-        );
     }
 }
