@@ -6,8 +6,8 @@
 mod support;
 
 mod backpressure;
-mod downgrade_schemas;
 mod detached;
+mod downgrade_schemas;
 mod e2e;
 mod limits;
 mod load;

@@ -23,6 +23,7 @@ const MIB: usize = 1024 * 1024;
 /// | [`max_reasoning_bytes`](Self::max_reasoning_bytes): one reasoning message's text | 16 MiB |
 /// | [`max_depth`](Self::max_depth): how deeply arrays and objects nest in the state or one activity's content | 100 levels |
 /// | [`max_array_shifts`](Self::max_array_shifts): array items one `STATE_DELTA` / `ACTIVITY_DELTA` shifts | 4 Mi |
+/// | [`max_run_array_shifts`](Self::max_run_array_shifts): array items the patches of one run shift in all | 64 Mi |
 ///
 /// Depth counts nested arrays and objects: `{}` is one level, `{"a": [1]}` two. Patches can
 /// nest a document one level per event (`add /b {}`, `move /a` to `/b/a`, `move /b` to `/a`)
@@ -34,7 +35,11 @@ const MIB: usize = 1024 * 1024;
 ///
 /// A JSON Patch `add` or `remove` at index `i` of an array of `n` items shifts the `n − i`
 /// items after it; front inserts and removes on a large array cost a shift of the whole array
-/// each, so [`max_array_shifts`](Self::max_array_shifts) bounds the work one event may cause.
+/// each, so [`max_array_shifts`](Self::max_array_shifts) bounds the work one event may cause,
+/// and [`max_run_array_shifts`](Self::max_run_array_shifts) the work of a run's events together
+/// (100,000 front removes on a 100,000-item array sent one per event each fit the first, not
+/// the second). The run's count starts again at each `RUN_STARTED` and counts every state and
+/// activity patch; events outside any run count towards the one before (or the first).
 ///
 /// An event over a limit is refused with an [`ApplyError`](super::ApplyError) of kind
 /// [`Limit`](super::ApplyErrorKind::Limit); messages and state stay as they were.
@@ -57,6 +62,7 @@ pub struct Limits {
     max_reasoning_bytes: usize,
     max_depth: usize,
     max_array_shifts: usize,
+    max_run_array_shifts: usize,
 }
 
 impl Default for Limits {
@@ -76,6 +82,7 @@ impl Limits {
             max_reasoning_bytes: 16 * MIB,
             max_depth: 100,
             max_array_shifts: 4 * MIB,
+            max_run_array_shifts: 64 * MIB,
         }
     }
 
@@ -128,6 +135,14 @@ impl Limits {
         self
     }
 
+    /// Sets how many array items the `STATE_DELTA` and `ACTIVITY_DELTA` events of one run may
+    /// shift in all.
+    #[must_use]
+    pub fn with_max_run_array_shifts(mut self, items: usize) -> Self {
+        self.max_run_array_shifts = items;
+        self
+    }
+
     /// How deeply arrays and objects may nest in the state or one activity's content.
     pub fn max_depth(&self) -> usize {
         self.max_depth
@@ -137,6 +152,12 @@ impl Limits {
     /// `remove` at index `i` of an array of `n` items shifts `n − i`).
     pub fn max_array_shifts(&self) -> usize {
         self.max_array_shifts
+    }
+
+    /// How many array items the `STATE_DELTA` and `ACTIVITY_DELTA` events of one run (from a
+    /// `RUN_STARTED` to the next) may shift in all.
+    pub fn max_run_array_shifts(&self) -> usize {
+        self.max_run_array_shifts
     }
 
     /// The largest state, or content of one activity message, in bytes of JSON.
@@ -187,6 +208,9 @@ pub enum LimitKind {
     ActivityDepth,
     /// A patch would shift more array items than [`Limits::max_array_shifts`].
     ArrayShifts,
+    /// The patches of one run would shift more array items than
+    /// [`Limits::max_run_array_shifts`].
+    RunArrayShifts,
 }
 
 impl LimitKind {
@@ -202,6 +226,7 @@ impl LimitKind {
             LimitKind::StateDepth => "max-state-depth",
             LimitKind::ActivityDepth => "max-activity-depth",
             LimitKind::ArrayShifts => "max-array-shifts",
+            LimitKind::RunArrayShifts => "max-run-array-shifts",
         }
     }
 
@@ -210,6 +235,7 @@ impl LimitKind {
         match self {
             LimitKind::StateDepth | LimitKind::ActivityDepth => " levels deep,",
             LimitKind::ArrayShifts => " array items shifted,",
+            LimitKind::RunArrayShifts => " array items shifted in the run,",
             LimitKind::GrowthBytes => " bytes added,",
             _ => " bytes,",
         }
@@ -469,22 +495,25 @@ pub(crate) fn patch_bounds(
 }
 
 /// An upper bound of the array items `ops` shift in `doc`, whose size is at most `bytes` after
-/// them: an insert or remove at index `i` of an array of `n` items shifts `n − i`. An array's
-/// length is taken from `doc` plus one per earlier operation, or, when an earlier operation
-/// may have replaced the array, as the most items `bytes` of JSON can hold. Stops once over
-/// `budget`, returning a bound over it.
+/// them, and whether it is exact: an insert or remove at index `i` of an array of `n` items
+/// shifts `n − i`. An array's length is taken from `doc` plus one per earlier operation, or,
+/// when an earlier operation may have replaced the array, as the most items `bytes` of JSON
+/// can hold. The bound is exact when no earlier operation wrote or removed the array, one of
+/// its items, or anything above it. Stops once over `budget`, returning a bound over it.
 pub(crate) fn patch_shifts(
     doc: &Value,
     ops: &[PatchOperation],
     bytes: usize,
     budget: usize,
-) -> usize {
+) -> (usize, bool) {
     let mut total = 0usize;
+    let mut exact = true;
     for (i, op) in ops.iter().enumerate() {
         for path in array_targets(op).into_iter().flatten() {
             let Some((parent, index)) = item_index(path) else {
                 continue;
             };
+            exact = exact && !touched_before(ops, i, parent);
             let replaced = ops[..i].iter().any(|earlier| {
                 let written = match earlier {
                     PatchOperation::Add(e) => e.path.as_str(),
@@ -510,7 +539,28 @@ pub(crate) fn patch_shifts(
             break;
         }
     }
-    total
+    (total, exact)
+}
+
+/// Whether an operation before `ops[i]` wrote or removed the array at `parent`, one of its
+/// items, or something above it (so its length at `ops[i]` is not its length in the document).
+fn touched_before(ops: &[PatchOperation], i: usize, parent: &str) -> bool {
+    let above = |written: &str| {
+        parent == written
+            || (parent.starts_with(written) && parent.as_bytes()[written.len()] == b'/')
+    };
+    // An item inserted or removed (a replaced item leaves the length as it was).
+    let touches = |written: &str| {
+        above(written) || written.rsplit_once('/').is_some_and(|(up, _)| up == parent)
+    };
+    ops[..i].iter().any(|earlier| match earlier {
+        PatchOperation::Add(e) => touches(e.path.as_str()),
+        PatchOperation::Replace(e) => above(e.path.as_str()),
+        PatchOperation::Remove(e) => touches(e.path.as_str()),
+        PatchOperation::Copy(e) => touches(e.path.as_str()),
+        PatchOperation::Move(e) => touches(e.path.as_str()) || touches(e.from.as_str()),
+        PatchOperation::Test(_) => false,
+    })
 }
 
 /// The array items `op` shifts in `doc` as it is just before `op`.
