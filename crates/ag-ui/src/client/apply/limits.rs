@@ -4,7 +4,10 @@
 use std::fmt;
 
 use json_patch::PatchOperation;
-use serde_json::{Number, Value};
+use serde_json::Value;
+
+use crate::json::measure::MAX_DEPTH;
+pub(crate) use crate::json::measure::{Bounds, json_size, measure};
 
 const MIB: usize = 1024 * 1024;
 
@@ -80,7 +83,7 @@ impl Limits {
             max_message_bytes: 16 * MIB,
             max_tool_call_args_bytes: 16 * MIB,
             max_reasoning_bytes: 16 * MIB,
-            max_depth: 100,
+            max_depth: MAX_DEPTH,
             max_array_shifts: 4 * MIB,
             max_run_array_shifts: 64 * MIB,
         }
@@ -279,92 +282,6 @@ impl fmt::Display for LimitExceeded {
             self.kind.unit(),
             self.max
         )
-    }
-}
-
-fn number_size(n: &Number) -> usize {
-    if let Some(u) = n.as_u64() {
-        u.checked_ilog10().map_or(1, |d| d as usize + 1)
-    } else if let Some(i) = n.as_i64() {
-        // Negative (a non-negative one is a u64): the sign and the digits.
-        i.unsigned_abs()
-            .checked_ilog10()
-            .map_or(1, |d| d as usize + 2)
-    } else {
-        24
-    }
-}
-
-/// Upper bounds of a JSON document's compact size, in bytes, and of its depth, in levels of
-/// nested arrays and objects (a scalar is 0 levels deep, `{}` 1).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) struct Bounds {
-    pub(crate) bytes: usize,
-    pub(crate) depth: usize,
-}
-
-/// The estimated compact JSON size of `value`; once it passes `budget` the measuring stops and
-/// a size over `budget` is returned. Costs at most what it measures, without recursion.
-pub(crate) fn json_size(value: &Value, budget: usize) -> usize {
-    measure(value, budget, usize::MAX).bytes
-}
-
-/// The estimated compact JSON size and the depth of `value`, without recursion. The measuring
-/// stops once the size passes `max_bytes` (the depth is then given as `usize::MAX`: the rest
-/// was not looked at) or the depth passes `max_depth` (the size is then what was counted so
-/// far), so it costs at most what it measures.
-pub(crate) fn measure(value: &Value, max_bytes: usize, max_depth: usize) -> Bounds {
-    let scalar = |v: &Value| match v {
-        Value::Null | Value::Bool(true) => 4,
-        Value::Bool(false) => 5,
-        Value::Number(n) => number_size(n),
-        Value::String(s) => s.len() + 2,
-        Value::Array(_) | Value::Object(_) => 0,
-    };
-    if !matches!(value, Value::Array(_) | Value::Object(_)) {
-        return Bounds {
-            bytes: scalar(value),
-            depth: 0,
-        };
-    }
-    let (mut total, mut depth) = (0usize, 0usize);
-    // Each value with the depth of the container holding it.
-    let mut stack = vec![(value, 0usize)];
-    while let Some((v, above)) = stack.pop() {
-        match v {
-            Value::Array(items) => {
-                depth = depth.max(above + 1);
-                // Brackets and a comma per item.
-                total += 2 + items.len();
-                stack.extend(items.iter().map(|item| (item, above + 1)));
-            }
-            Value::Object(members) => {
-                depth = depth.max(above + 1);
-                total += 2;
-                for (key, item) in members {
-                    // Quotes, colon and comma around the key.
-                    total += key.len() + 4;
-                    stack.push((item, above + 1));
-                }
-            }
-            other => total += scalar(other),
-        }
-        if total > max_bytes {
-            return Bounds {
-                bytes: total,
-                depth: usize::MAX,
-            };
-        }
-        if depth > max_depth {
-            return Bounds {
-                bytes: total,
-                depth,
-            };
-        }
-    }
-    Bounds {
-        bytes: total,
-        depth,
     }
 }
 
@@ -600,37 +517,6 @@ fn item_index(path: &str) -> Option<(&str, usize)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn json_size_matches_compact_json_for_plain_values() {
-        for value in [
-            json!(null),
-            json!(true),
-            json!(false),
-            json!(0),
-            json!(1234),
-            json!(-56),
-            json!("abc"),
-            json!([]),
-            json!({}),
-            json!({"a": [1, 2, {"bc": "d"}], "e": null}),
-        ] {
-            let compact = serde_json::to_string(&value).unwrap().len();
-            let estimate = json_size(&value, usize::MAX);
-            // Exact for scalars; containers count one comma more than they have.
-            assert!(estimate >= compact, "{value}: {estimate} < {compact}");
-            assert!(estimate <= compact + 8, "{value}: {estimate} >> {compact}");
-        }
-    }
-
-    #[test]
-    fn json_size_stops_once_over_budget() {
-        let big = json!((0..10_000).map(|i| format!("item {i}")).collect::<Vec<_>>());
-        let full = json_size(&big, usize::MAX);
-        let stopped = json_size(&big, 100);
-        assert!(stopped > 100 && stopped < full);
-    }
 
     #[test]
     fn may_change_covers_inside_above_and_siblings() {
