@@ -123,6 +123,16 @@ pub(crate) fn open(path: Option<&str>) -> Result<Box<dyn Read>, InputError> {
 /// standard error (the first [`MAX_WARNINGS`], then a count), as AG-UI clients do.
 pub(crate) fn for_each_event<E: From<InputError>>(
     reader: impl Read,
+    each: impl FnMut(Positioned) -> Result<(), E>,
+) -> Result<Format, E> {
+    for_each_event_checked(reader, |_, _| Ok(()), each)
+}
+
+/// [`for_each_event`], with `check` given each event's JSON as sent before it is decoded (not
+/// called for protobuf input).
+pub(crate) fn for_each_event_checked<E: From<InputError>>(
+    reader: impl Read,
+    mut check: impl FnMut(Position, &[u8]) -> Result<(), E>,
     mut each: impl FnMut(Positioned) -> Result<(), E>,
 ) -> Result<Format, E> {
     let mut reader = BufReader::with_capacity(1 << 16, reader);
@@ -136,6 +146,7 @@ pub(crate) fn for_each_event<E: From<InputError>>(
         let mut compat = Compat::new();
         let mut out = Vec::new();
         json_items(&mut reader, format, |position, json| -> Result<(), E> {
+            check(position, json)?;
             let skipped = compat.skipped();
             compat
                 .decode_into(json, &mut out)

@@ -171,9 +171,10 @@ enum Command {
         /// The user message sent when INPUT is a URL.
         #[arg(long, default_value = "hello")]
         message: String,
-        /// Verify the events' JSON as sent: without expanding chunk events first, and with the
-        /// null and shape rules (`attribution.null`, `subagent.missing-field`, …) reported as
-        /// violations at their event.
+        /// Verify the events' JSON exactly as sent, as the reference verifier alone does:
+        /// without expanding chunk events or converting legacy `THINKING_*` events first. The
+        /// null and shape rules (`attribution.null`, `subagent.missing-field`, …) are checked
+        /// on every event's JSON either way, as violations at their event.
         #[arg(long)]
         raw: bool,
         /// Accept a recording that ends inside a run (by default that is incomplete, exit 1).

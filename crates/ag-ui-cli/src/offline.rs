@@ -438,7 +438,19 @@ pub(crate) fn verify_reader(
         })?;
         unknown.finish();
     } else {
-        input::for_each_event(reader, |item| verification.push(item))?;
+        // Chunks are expanded and legacy events converted before the ordering rules, but the
+        // null and shape rules typed decoding reads past (a `RUN_FINISHED` interrupt's
+        // `subagentRunId: null`, …) are checked on each event's JSON as sent.
+        let mut index = 0;
+        input::for_each_event_checked(
+            reader,
+            |position, json| {
+                let checked = ag_ui::verify::check_shape(json, index);
+                index += 1;
+                checked.map_err(|v| Failure::violation(position, &v))
+            },
+            |item| verification.push(item),
+        )?;
     }
     verification.finish(partial)
 }

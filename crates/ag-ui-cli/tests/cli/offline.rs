@@ -710,10 +710,12 @@ fn run_renders_escapes_from_the_agent_harmlessly_and_quotes_the_resume_command()
         "{shown}"
     );
 }
-/// `verify --raw` names the null and shape rules at their event with exit 1, in the reference
-/// verifier's order (verdicts of @ag-ui/client 1.0.0 `verifyEvents`), in every encoding.
+/// `verify` names the null and shape rules at their event with exit 1, with or without `--raw`
+/// (typed decoding reads a null as absent, so they are checked on the JSON as sent), in the
+/// reference verifier's order (verdicts of @ag-ui/client 1.0.0 `verifyEvents`), in every
+/// encoding. Without `--raw` they come before the ordering gates of the same event.
 #[test]
-fn verify_raw_names_null_and_shape_rules_like_any_violation() {
+fn verify_names_null_and_shape_rules_like_any_violation() {
     let rs = r#"{"type":"RUN_STARTED","threadId":"t","runId":"r"}"#;
     let rf = r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r"}"#;
     let sas = r#"{"type":"SUBAGENT_STARTED","subagentRunId":"s","name":"n"}"#;
@@ -769,34 +771,55 @@ fn verify_raw_names_null_and_shape_rules_like_any_violation() {
             "line 3: run.after-finished",
         ),
     ];
-    for (lines, expected) in cases {
-        let input = lines.join("\n") + "\n";
-        let out = ag_ui(&["verify", "--raw"], input.as_bytes());
-        assert_eq!(out.status.code(), Some(1), "{input}: {}", stderr(&out));
-        let err = stderr(&out);
-        assert!(
-            err.starts_with(&format!("violation: {expected}")),
-            "expected {expected:?}, got {err:?}"
-        );
-        // The same as SSE and as a JSON array, at the event's index.
-        let index = expected[5..6].parse::<usize>().unwrap() - 1;
-        let kind = expected.split(' ').nth(2).unwrap();
-        let sse: String = lines.iter().map(|l| format!("data: {l}\n\n")).collect();
-        let array = format!("[{}]", lines.join(","));
-        for encoded in [sse, array] {
-            let out = ag_ui(&["verify", "--raw"], encoded.as_bytes());
-            assert_eq!(out.status.code(), Some(1), "{encoded}");
+    let modes: [&[&str]; 2] = [&["verify", "--raw"], &["verify"]];
+    for (case, (lines, expected)) in cases.iter().enumerate() {
+        // The last case is the reference's order of gates and shape rules: `--raw` only.
+        let modes = if case + 1 == cases.len() {
+            &modes[..1]
+        } else {
+            &modes[..]
+        };
+        for args in modes {
+            let input = lines.join("\n") + "\n";
+            let out = ag_ui(args, input.as_bytes());
+            assert_eq!(out.status.code(), Some(1), "{input}: {}", stderr(&out));
+            let err = stderr(&out);
             assert!(
-                stderr(&out).starts_with(&format!("violation: event {index}: {kind}")),
-                "{encoded}: {}",
-                stderr(&out)
+                err.starts_with(&format!("violation: {expected}")),
+                "expected {expected:?}, got {err:?}"
             );
+            // The same as SSE and as a JSON array, at the event's index.
+            let index = expected[5..6].parse::<usize>().unwrap() - 1;
+            let kind = expected.split(' ').nth(2).unwrap();
+            let sse: String = lines.iter().map(|l| format!("data: {l}\n\n")).collect();
+            let array = format!("[{}]", lines.join(","));
+            for encoded in [sse, array] {
+                let out = ag_ui(args, encoded.as_bytes());
+                assert_eq!(out.status.code(), Some(1), "{encoded}");
+                assert!(
+                    stderr(&out).starts_with(&format!("violation: event {index}: {kind}")),
+                    "{encoded}: {}",
+                    stderr(&out)
+                );
+            }
         }
     }
-    // A legacy null the decoder reads as absent is still accepted without --raw.
-    let input = cases[5].0.join("\n") + "\n";
+    // Without `--raw`, an interrupt's `subagentRunId: null` (which typed decoding reads as
+    // absent, and the reference's schema refuses) is refused too, after chunks that are
+    // expanded first; the same interrupt without the null passes.
+    let chunks = r#"{"type":"TEXT_MESSAGE_CHUNK","messageId":"m","role":"assistant","delta":"x"}"#;
+    let finished = cases[5].0[1];
+    let input = format!("{rs}\n{chunks}\n{finished}\n");
     let out = ag_ui(&["verify"], input.as_bytes());
-    assert_eq!(stdout(&out), "ok: 2 events, 1 runs\n", "{}", stderr(&out));
+    assert_eq!(out.status.code(), Some(1), "{}", stdout(&out));
+    assert!(
+        stderr(&out).starts_with("violation: line 3: attribution.null [i]"),
+        "{}",
+        stderr(&out)
+    );
+    let input = input.replace(r#","subagentRunId":null"#, "");
+    let out = ag_ui(&["verify"], input.as_bytes());
+    assert_eq!(stdout(&out), "ok: 3 events, 1 runs\n", "{}", stderr(&out));
     // Other invalid fields stay input errors (exit 2).
     let input = format!(
         "{rs}\n{{\"type\":\"TEXT_MESSAGE_START\",\"messageId\":\"m\",\"role\":\"tool\"}}\n"

@@ -144,6 +144,8 @@ pub struct Compactor {
     held_from: BTreeSet<usize>,
     window: Window,
     limits: Limits,
+    /// Array items the folded deltas of the current run shifted (the reducer's count).
+    run_shifts: usize,
     /// Events pushed so far.
     index: u64,
 }
@@ -265,6 +267,9 @@ impl Compactor {
                 self.stop_all();
             }
             Event::RunStarted(_) | Event::RunFinished(_) | Event::RunError(_) => {
+                if matches!(event, Event::RunStarted(_)) {
+                    self.run_shifts = 0;
+                }
                 self.stop_all();
                 self.flush_state();
             }
@@ -287,6 +292,7 @@ impl Compactor {
                         &self.limits,
                         Some(*bounds),
                         Document::State,
+                        &mut self.run_shifts,
                     )
                     .map_err(refused)?
                     {

@@ -58,6 +58,9 @@
 //! Patch-carrying events and snapshots are serde in both columns; what made them slow was the
 //! reading of patch lists, which `patch` replaced (figures in `benches/sse.rs`).
 
+// The reducer (client) uses all of it, the server the depth.
+#[cfg_attr(not(feature = "client"), allow(dead_code))]
+pub(crate) mod measure;
 mod patch;
 mod read;
 mod write;

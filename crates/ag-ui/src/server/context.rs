@@ -491,8 +491,9 @@ impl<S: Serialize> RunContext<S> {
     ///
     /// # Errors
     ///
-    /// [`ErrorKind::State`](crate::server::ErrorKind::State) when the state does not serialize; otherwise as
-    /// [`emit`](Self::emit).
+    /// [`ErrorKind::State`](crate::server::ErrorKind::State) when the state does not serialize,
+    /// or nests arrays and objects more than 100 levels deep (what a client's reducer accepts
+    /// by default; nothing is sent); otherwise as [`emit`](Self::emit).
     pub fn publish_state(&mut self) -> Result<()> {
         self.state.publish(&self.emitter)
     }

@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use super::sink::Sink;
 use super::{Error, ErrorKind, Result};
+use crate::json::measure::{MAX_DEPTH, measure};
 use crate::{Event, EventType, MessageId, SubagentRunId, ToolCallId};
 
 /// The emitting half of a context: the shared sink, the attribution every event gets, and the
@@ -161,14 +162,28 @@ pub(crate) fn json_len(value: &impl Serialize) -> usize {
 }
 
 impl<S: Serialize> StateSlot<S> {
+    /// The state as JSON, refused when it nests deeper than [`MAX_DEPTH`] levels: a client's
+    /// reducer refuses it by default, and diffing it (`json_patch::diff` recurses once per
+    /// level) would put the server's stack at the state's mercy.
     fn current(&self) -> Result<Value> {
-        serde_json::to_value(&self.value).map_err(|e| {
+        let value = serde_json::to_value(&self.value).map_err(|e| {
             Error::new(
                 ErrorKind::State,
                 format!("the state could not be serialized as JSON: {e}"),
             )
             .with_source(e)
-        })
+        })?;
+        let depth = measure(&value, usize::MAX, MAX_DEPTH).depth;
+        if depth > MAX_DEPTH {
+            return Err(Error::new(
+                ErrorKind::State,
+                format!(
+                    "the state nests more than {MAX_DEPTH} levels of arrays and objects: \
+                     clients refuse it, so it is not published"
+                ),
+            ));
+        }
+        Ok(value)
     }
 
     /// `STATE_SNAPSHOT` with the whole state.
@@ -216,6 +231,7 @@ pub struct Detached;
 mod tests {
     use serde_json::{Value, json};
 
+    use crate::json::measure::MAX_DEPTH;
     use crate::server::RunContext;
     use crate::{Event, EventType, RunAgentInput};
 
@@ -286,6 +302,45 @@ mod tests {
         let got = events.drain();
         assert!(got.iter().any(|e| e.event_type() == EventType::StateDelta));
         assert_eq!(apply_all(start, &got), *ctx.state());
+    }
+
+    /// `levels` nested objects around `innermost` (an object), built without recursion.
+    fn nested(levels: usize, innermost: Value) -> Value {
+        let mut value = innermost;
+        for _ in 1..levels {
+            value = json!({ "a": value });
+        }
+        value
+    }
+
+    #[test]
+    fn a_state_deeper_than_clients_accept_is_refused_before_it_is_diffed() {
+        // At the limit, published as a delta on a 512 KiB stack (a quarter of a tokio
+        // worker's): read, serialized, measured, diffed, cloned and dropped.
+        std::thread::Builder::new()
+            .stack_size(512 * 1024)
+            .spawn(|| {
+                let input = RunAgentInput::new("t", "r").with_state(nested(MAX_DEPTH, json!({})));
+                let (mut ctx, mut events) = RunContext::<Value>::new(input).unwrap();
+                *ctx.state_mut() = nested(MAX_DEPTH, json!({"b": 1}));
+                ctx.publish_state_delta().unwrap();
+                assert_eq!(types(&events.drain()), [EventType::StateDelta]);
+            })
+            .unwrap()
+            .join()
+            .expect("no stack overflow");
+        // One level more is refused, delta and snapshot, with nothing sent.
+        let input = RunAgentInput::new("t", "r").with_state(nested(MAX_DEPTH, json!({})));
+        let (mut ctx, mut events) = RunContext::<Value>::new(input).unwrap();
+        *ctx.state_mut() = json!({ "over": nested(MAX_DEPTH, json!({})) });
+        for err in [
+            ctx.publish_state_delta().unwrap_err(),
+            ctx.publish_state().unwrap_err(),
+        ] {
+            assert_eq!(err.kind(), crate::server::ErrorKind::State);
+            assert!(err.to_string().contains("more than 100 levels"), "{err}");
+        }
+        assert!(events.drain().is_empty());
     }
 
     #[test]

@@ -453,6 +453,58 @@ impl std::fmt::Display for OpenEntities {
     }
 }
 
+/// Checks one event's JSON against the null and shape rules alone — the rules a typed
+/// [`Event`] cannot break because decoding reads past them (`attribution.null`,
+/// `subagent.null-field`, `subagent.bad-outcome`, `subagent.missing-field`; R35, R36, R39, R40,
+/// R45–R47) — as [`Verifier::check_json`] checks them, without the ordering rules. For a
+/// pipeline that decodes events leniently (expanding chunks, converting legacy events) and
+/// verifies them typed, but must still refuse what the reference's schema refuses, such as a
+/// `RUN_FINISHED` interrupt's `subagentRunId: null`. JSON that is not an object with a known
+/// `type` passes: the decoder reports it.
+///
+/// ```
+/// use ag_ui::verify::{ViolationKind, check_shape};
+///
+/// let finished = br#"{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":
+///     {"type":"interrupt","interrupts":[{"id":"i1","reason":"x","subagentRunId":null}]}}"#;
+/// let v = check_shape(finished, 7).unwrap_err();
+/// assert_eq!((v.kind(), v.index()), (ViolationKind::AttributionNull, 7));
+/// assert!(check_shape(br#"{"type":"RUN_STARTED","threadId":"t","runId":"r"}"#, 0).is_ok());
+/// // A type spelled with an escape is read as the decoder reads it.
+/// let escaped = br#"{"type":"\u0053UBAGENT_STARTED","name":"n"}"#;
+/// let v = check_shape(escaped, 1).unwrap_err();
+/// assert_eq!(v.kind(), ViolationKind::SubagentMissingField);
+/// ```
+///
+/// # Errors
+/// The [`Violation`] of the first rule broken, at `index` (the event's index in its stream).
+pub fn check_shape(json: &[u8], index: usize) -> Result<(), Violation> {
+    // Every rule is about a `null` or a `SUBAGENT_*` event, whose type can only be spelled
+    // otherwise with a `\u` escape: JSON with none of the three (most text deltas) passes
+    // without being parsed.
+    let has = |needle: &[u8]| json.windows(needle.len()).any(|w| w == needle);
+    if !has(b"null") && !has(b"SUBAGENT_") && !has(b"\\u") {
+        return Ok(());
+    }
+    let repaired = crate::decode::repair_surrogates(json, crate::decode::Lone::Replace);
+    let Ok(serde_json::Value::Object(map)) =
+        serde_json::from_slice::<serde_json::Value>(repaired.as_deref().unwrap_or(json))
+    else {
+        return Ok(());
+    };
+    let Some(Ok(ty)) = map
+        .get("type")
+        .and_then(serde_json::Value::as_str)
+        .map(str::parse::<EventType>)
+    else {
+        return Ok(());
+    };
+    match raw::shape(ty, &map) {
+        Some(fail) => Err(fail.into_violation(index, ty)),
+        None => Ok(()),
+    }
+}
+
 /// Checks a whole stream with a client-mode [`Verifier`] and returns the number of events.
 ///
 /// ```

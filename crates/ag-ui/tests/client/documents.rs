@@ -161,6 +161,99 @@ fn front_removes_on_a_long_array_are_refused_in_bounded_time() {
 }
 
 #[test]
+fn front_removes_one_per_event_are_refused_by_the_run_budget() {
+    // 100,000 `remove /a/0` on a 100,000-item array, one per event: each event is far within
+    // the per-event limit, the run's total (about 5·10⁹ shifts) is not.
+    let started = Instant::now();
+    let mut reducer = Reducer::new();
+    reducer.apply(&Event::run_started("t", "r")).unwrap();
+    reducer.apply(&long_array(100_000)).unwrap();
+    let one = front_removes(1);
+    let err = (0..100_000)
+        .find_map(|_| reducer.apply(&one).err())
+        .expect("refused before the array is empty");
+    let limit = err.limit().unwrap();
+    let max = Limits::new().max_run_array_shifts();
+    assert_eq!(
+        (err.event_type(), limit.kind, limit.max),
+        (EventType::StateDelta, LimitKind::RunArrayShifts, max)
+    );
+    assert!(limit.size > max, "{limit}");
+    assert!(err.to_string().contains("max-run-array-shifts"), "{err}");
+    // Refused at the event whose shifts pass the budget (each shifts what is left), the state
+    // as the events before it left it.
+    let applied = usize::try_from(err.index()).unwrap() - 2;
+    let shifted: usize = (0..applied).map(|k| 100_000 - k).sum();
+    assert!(
+        shifted <= max && shifted + 100_000 - applied > max,
+        "{applied}"
+    );
+    assert_eq!(
+        reducer.state()["a"].as_array().unwrap().len(),
+        100_000 - applied
+    );
+    // A new run starts a new count.
+    reducer.apply(&Event::run_started("t", "r2")).unwrap();
+    reducer.apply(&one).unwrap();
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+#[test]
+fn many_small_array_edits_fit_the_run_budget() {
+    // An ordinary long run: a rolling log of 1,000 lines (drop the oldest, append one) for
+    // 30,000 events shifts 3·10⁷ items, within the default budget; front edits on a short list.
+    let started = Instant::now();
+    let mut reducer = Reducer::new();
+    reducer.apply(&Event::run_started("t", "r")).unwrap();
+    reducer
+        .apply(&Event::state_snapshot(
+            json!({"log": vec!["line"; 1000], "top": [1, 2, 3]}),
+        ))
+        .unwrap();
+    let delta =
+        |ops: Value| Event::from_value(&json!({"type": "STATE_DELTA", "delta": ops})).unwrap();
+    let roll = delta(json!([
+        {"op": "remove", "path": "/log/0"},
+        {"op": "add", "path": "/log/-", "value": "next"},
+    ]));
+    let rotate = delta(json!([
+        {"op": "remove", "path": "/top/2"},
+        {"op": "add", "path": "/top/0", "value": 0},
+    ]));
+    for _ in 0..30_000 {
+        reducer.apply(&roll).unwrap();
+        reducer.apply(&rotate).unwrap();
+    }
+    assert_eq!(reducer.state()["log"], json!(vec!["next"; 1000]));
+    assert_eq!(reducer.state()["top"], json!([0, 0, 0]));
+    assert!(
+        started.elapsed() < Duration::from_secs(8),
+        "{:?}",
+        started.elapsed()
+    );
+    // A run's count is the sum of its events': a budget of 1,000 refuses the fourth front
+    // remove on a 300-item list.
+    let limits = Limits::new().with_max_run_array_shifts(1000);
+    let mut tight = Reducer::new().with_limits(limits);
+    tight
+        .apply(&Event::state_snapshot(
+            json!({"a": (0..300).collect::<Vec<_>>()}),
+        ))
+        .unwrap();
+    let err = (0..10)
+        .find_map(|_| tight.apply(&front_removes(1)).err())
+        .expect("refused");
+    assert_eq!(
+        (err.index(), err.limit().unwrap().kind),
+        (4, LimitKind::RunArrayShifts)
+    );
+}
+
+#[test]
 fn shifts_are_counted_exactly_when_the_bound_is_loose() {
     // After `replace /a`, the array's length is only bounded by the document's size: the bound
     // (about 500 items here) is over the limit, the count (3) is not.
@@ -243,4 +336,30 @@ fn compaction_folds_state_under_the_reducers_limits() {
         panic!("{out:?}")
     };
     assert_eq!(depth(&snapshot.snapshot), 5);
+
+    // Front removes one per event: refused at the same event as the reducer refuses, by the
+    // run's budget; a new run starts a new count.
+    let limits = Limits::new().with_max_run_array_shifts(1000);
+    let mut events = vec![
+        Event::run_started("t", "r"),
+        Event::state_snapshot(json!({"a": (0..300).collect::<Vec<_>>()})),
+    ];
+    events.extend((0..5).map(|_| front_removes(1)));
+    let mut compactor = Compactor::new().with_limits(limits);
+    let err = events
+        .iter()
+        .find_map(|e| compactor.push(e.clone()).err())
+        .unwrap();
+    let mut reducer = Reducer::new().with_limits(limits);
+    let refused = events.iter().find_map(|e| reducer.apply(e).err()).unwrap();
+    assert_eq!(refused, err);
+    assert_eq!(
+        (err.index(), err.limit().unwrap().kind),
+        (5, LimitKind::RunArrayShifts)
+    );
+    compactor.push(Event::run_started("t", "r2")).unwrap();
+    compactor.push(events[1].clone()).unwrap();
+    for event in &events[2..5] {
+        compactor.push(event.clone()).unwrap();
+    }
 }

@@ -4,7 +4,10 @@
 use std::fmt;
 
 use json_patch::PatchOperation;
-use serde_json::{Number, Value};
+use serde_json::Value;
+
+use crate::json::measure::MAX_DEPTH;
+pub(crate) use crate::json::measure::{Bounds, json_size, measure};
 
 const MIB: usize = 1024 * 1024;
 
@@ -23,6 +26,7 @@ const MIB: usize = 1024 * 1024;
 /// | [`max_reasoning_bytes`](Self::max_reasoning_bytes): one reasoning message's text | 16 MiB |
 /// | [`max_depth`](Self::max_depth): how deeply arrays and objects nest in the state or one activity's content | 100 levels |
 /// | [`max_array_shifts`](Self::max_array_shifts): array items one `STATE_DELTA` / `ACTIVITY_DELTA` shifts | 4 Mi |
+/// | [`max_run_array_shifts`](Self::max_run_array_shifts): array items the patches of one run shift in all | 64 Mi |
 ///
 /// Depth counts nested arrays and objects: `{}` is one level, `{"a": [1]}` two. Patches can
 /// nest a document one level per event (`add /b {}`, `move /a` to `/b/a`, `move /b` to `/a`)
@@ -34,7 +38,11 @@ const MIB: usize = 1024 * 1024;
 ///
 /// A JSON Patch `add` or `remove` at index `i` of an array of `n` items shifts the `n − i`
 /// items after it; front inserts and removes on a large array cost a shift of the whole array
-/// each, so [`max_array_shifts`](Self::max_array_shifts) bounds the work one event may cause.
+/// each, so [`max_array_shifts`](Self::max_array_shifts) bounds the work one event may cause,
+/// and [`max_run_array_shifts`](Self::max_run_array_shifts) the work of a run's events together
+/// (100,000 front removes on a 100,000-item array sent one per event each fit the first, not
+/// the second). The run's count starts again at each `RUN_STARTED` and counts every state and
+/// activity patch; events outside any run count towards the one before (or the first).
 ///
 /// An event over a limit is refused with an [`ApplyError`](super::ApplyError) of kind
 /// [`Limit`](super::ApplyErrorKind::Limit); messages and state stay as they were.
@@ -57,6 +65,7 @@ pub struct Limits {
     max_reasoning_bytes: usize,
     max_depth: usize,
     max_array_shifts: usize,
+    max_run_array_shifts: usize,
 }
 
 impl Default for Limits {
@@ -74,8 +83,9 @@ impl Limits {
             max_message_bytes: 16 * MIB,
             max_tool_call_args_bytes: 16 * MIB,
             max_reasoning_bytes: 16 * MIB,
-            max_depth: 100,
+            max_depth: MAX_DEPTH,
             max_array_shifts: 4 * MIB,
+            max_run_array_shifts: 64 * MIB,
         }
     }
 
@@ -128,6 +138,14 @@ impl Limits {
         self
     }
 
+    /// Sets how many array items the `STATE_DELTA` and `ACTIVITY_DELTA` events of one run may
+    /// shift in all.
+    #[must_use]
+    pub fn with_max_run_array_shifts(mut self, items: usize) -> Self {
+        self.max_run_array_shifts = items;
+        self
+    }
+
     /// How deeply arrays and objects may nest in the state or one activity's content.
     pub fn max_depth(&self) -> usize {
         self.max_depth
@@ -137,6 +155,12 @@ impl Limits {
     /// `remove` at index `i` of an array of `n` items shifts `n − i`).
     pub fn max_array_shifts(&self) -> usize {
         self.max_array_shifts
+    }
+
+    /// How many array items the `STATE_DELTA` and `ACTIVITY_DELTA` events of one run (from a
+    /// `RUN_STARTED` to the next) may shift in all.
+    pub fn max_run_array_shifts(&self) -> usize {
+        self.max_run_array_shifts
     }
 
     /// The largest state, or content of one activity message, in bytes of JSON.
@@ -187,6 +211,9 @@ pub enum LimitKind {
     ActivityDepth,
     /// A patch would shift more array items than [`Limits::max_array_shifts`].
     ArrayShifts,
+    /// The patches of one run would shift more array items than
+    /// [`Limits::max_run_array_shifts`].
+    RunArrayShifts,
 }
 
 impl LimitKind {
@@ -202,6 +229,7 @@ impl LimitKind {
             LimitKind::StateDepth => "max-state-depth",
             LimitKind::ActivityDepth => "max-activity-depth",
             LimitKind::ArrayShifts => "max-array-shifts",
+            LimitKind::RunArrayShifts => "max-run-array-shifts",
         }
     }
 
@@ -210,6 +238,7 @@ impl LimitKind {
         match self {
             LimitKind::StateDepth | LimitKind::ActivityDepth => " levels deep,",
             LimitKind::ArrayShifts => " array items shifted,",
+            LimitKind::RunArrayShifts => " array items shifted in the run,",
             LimitKind::GrowthBytes => " bytes added,",
             _ => " bytes,",
         }
@@ -253,92 +282,6 @@ impl fmt::Display for LimitExceeded {
             self.kind.unit(),
             self.max
         )
-    }
-}
-
-fn number_size(n: &Number) -> usize {
-    if let Some(u) = n.as_u64() {
-        u.checked_ilog10().map_or(1, |d| d as usize + 1)
-    } else if let Some(i) = n.as_i64() {
-        // Negative (a non-negative one is a u64): the sign and the digits.
-        i.unsigned_abs()
-            .checked_ilog10()
-            .map_or(1, |d| d as usize + 2)
-    } else {
-        24
-    }
-}
-
-/// Upper bounds of a JSON document's compact size, in bytes, and of its depth, in levels of
-/// nested arrays and objects (a scalar is 0 levels deep, `{}` 1).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub(crate) struct Bounds {
-    pub(crate) bytes: usize,
-    pub(crate) depth: usize,
-}
-
-/// The estimated compact JSON size of `value`; once it passes `budget` the measuring stops and
-/// a size over `budget` is returned. Costs at most what it measures, without recursion.
-pub(crate) fn json_size(value: &Value, budget: usize) -> usize {
-    measure(value, budget, usize::MAX).bytes
-}
-
-/// The estimated compact JSON size and the depth of `value`, without recursion. The measuring
-/// stops once the size passes `max_bytes` (the depth is then given as `usize::MAX`: the rest
-/// was not looked at) or the depth passes `max_depth` (the size is then what was counted so
-/// far), so it costs at most what it measures.
-pub(crate) fn measure(value: &Value, max_bytes: usize, max_depth: usize) -> Bounds {
-    let scalar = |v: &Value| match v {
-        Value::Null | Value::Bool(true) => 4,
-        Value::Bool(false) => 5,
-        Value::Number(n) => number_size(n),
-        Value::String(s) => s.len() + 2,
-        Value::Array(_) | Value::Object(_) => 0,
-    };
-    if !matches!(value, Value::Array(_) | Value::Object(_)) {
-        return Bounds {
-            bytes: scalar(value),
-            depth: 0,
-        };
-    }
-    let (mut total, mut depth) = (0usize, 0usize);
-    // Each value with the depth of the container holding it.
-    let mut stack = vec![(value, 0usize)];
-    while let Some((v, above)) = stack.pop() {
-        match v {
-            Value::Array(items) => {
-                depth = depth.max(above + 1);
-                // Brackets and a comma per item.
-                total += 2 + items.len();
-                stack.extend(items.iter().map(|item| (item, above + 1)));
-            }
-            Value::Object(members) => {
-                depth = depth.max(above + 1);
-                total += 2;
-                for (key, item) in members {
-                    // Quotes, colon and comma around the key.
-                    total += key.len() + 4;
-                    stack.push((item, above + 1));
-                }
-            }
-            other => total += scalar(other),
-        }
-        if total > max_bytes {
-            return Bounds {
-                bytes: total,
-                depth: usize::MAX,
-            };
-        }
-        if depth > max_depth {
-            return Bounds {
-                bytes: total,
-                depth,
-            };
-        }
-    }
-    Bounds {
-        bytes: total,
-        depth,
     }
 }
 
@@ -469,22 +412,25 @@ pub(crate) fn patch_bounds(
 }
 
 /// An upper bound of the array items `ops` shift in `doc`, whose size is at most `bytes` after
-/// them: an insert or remove at index `i` of an array of `n` items shifts `n − i`. An array's
-/// length is taken from `doc` plus one per earlier operation, or, when an earlier operation
-/// may have replaced the array, as the most items `bytes` of JSON can hold. Stops once over
-/// `budget`, returning a bound over it.
+/// them, and whether it is exact: an insert or remove at index `i` of an array of `n` items
+/// shifts `n − i`. An array's length is taken from `doc` plus one per earlier operation, or,
+/// when an earlier operation may have replaced the array, as the most items `bytes` of JSON
+/// can hold. The bound is exact when no earlier operation wrote or removed the array, one of
+/// its items, or anything above it. Stops once over `budget`, returning a bound over it.
 pub(crate) fn patch_shifts(
     doc: &Value,
     ops: &[PatchOperation],
     bytes: usize,
     budget: usize,
-) -> usize {
+) -> (usize, bool) {
     let mut total = 0usize;
+    let mut exact = true;
     for (i, op) in ops.iter().enumerate() {
         for path in array_targets(op).into_iter().flatten() {
             let Some((parent, index)) = item_index(path) else {
                 continue;
             };
+            exact = exact && !touched_before(ops, i, parent);
             let replaced = ops[..i].iter().any(|earlier| {
                 let written = match earlier {
                     PatchOperation::Add(e) => e.path.as_str(),
@@ -510,7 +456,28 @@ pub(crate) fn patch_shifts(
             break;
         }
     }
-    total
+    (total, exact)
+}
+
+/// Whether an operation before `ops[i]` wrote or removed the array at `parent`, one of its
+/// items, or something above it (so its length at `ops[i]` is not its length in the document).
+fn touched_before(ops: &[PatchOperation], i: usize, parent: &str) -> bool {
+    let above = |written: &str| {
+        parent == written
+            || (parent.starts_with(written) && parent.as_bytes()[written.len()] == b'/')
+    };
+    // An item inserted or removed (a replaced item leaves the length as it was).
+    let touches = |written: &str| {
+        above(written) || written.rsplit_once('/').is_some_and(|(up, _)| up == parent)
+    };
+    ops[..i].iter().any(|earlier| match earlier {
+        PatchOperation::Add(e) => touches(e.path.as_str()),
+        PatchOperation::Replace(e) => above(e.path.as_str()),
+        PatchOperation::Remove(e) => touches(e.path.as_str()),
+        PatchOperation::Copy(e) => touches(e.path.as_str()),
+        PatchOperation::Move(e) => touches(e.path.as_str()) || touches(e.from.as_str()),
+        PatchOperation::Test(_) => false,
+    })
 }
 
 /// The array items `op` shifts in `doc` as it is just before `op`.
@@ -550,37 +517,6 @@ fn item_index(path: &str) -> Option<(&str, usize)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn json_size_matches_compact_json_for_plain_values() {
-        for value in [
-            json!(null),
-            json!(true),
-            json!(false),
-            json!(0),
-            json!(1234),
-            json!(-56),
-            json!("abc"),
-            json!([]),
-            json!({}),
-            json!({"a": [1, 2, {"bc": "d"}], "e": null}),
-        ] {
-            let compact = serde_json::to_string(&value).unwrap().len();
-            let estimate = json_size(&value, usize::MAX);
-            // Exact for scalars; containers count one comma more than they have.
-            assert!(estimate >= compact, "{value}: {estimate} < {compact}");
-            assert!(estimate <= compact + 8, "{value}: {estimate} >> {compact}");
-        }
-    }
-
-    #[test]
-    fn json_size_stops_once_over_budget() {
-        let big = json!((0..10_000).map(|i| format!("item {i}")).collect::<Vec<_>>());
-        let full = json_size(&big, usize::MAX);
-        let stopped = json_size(&big, 100);
-        assert!(stopped > 100 && stopped < full);
-    }
 
     #[test]
     fn may_change_covers_inside_above_and_siblings() {

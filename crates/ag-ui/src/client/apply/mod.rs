@@ -188,6 +188,8 @@ pub struct Reducer {
     limits: Limits,
     /// Upper bounds of the state's size and depth; `None` until measured.
     state_size: Option<Bounds>,
+    /// Array items the state and activity patches of the current run shifted.
+    run_shifts: usize,
     /// Upper bounds of activity contents' sizes and depths, by message id; a missing one is
     /// measured.
     activity_sizes: HashMap<MessageId, Bounds>,
@@ -416,6 +418,7 @@ impl Reducer {
                         self.check_message(message)?;
                     }
                 }
+                self.run_shifts = 0;
                 self.run_tool_call_ids.clear();
                 self.run_tool_call_set.clear();
                 self.answered.clear();
@@ -534,6 +537,7 @@ impl Reducer {
             &self.limits,
             self.state_size,
             Document::State,
+            &mut self.run_shifts,
         )?;
         Ok(match patched {
             Patched::Applied(bounds) => {

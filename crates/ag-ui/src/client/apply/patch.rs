@@ -85,21 +85,38 @@ pub(crate) enum Patched {
 }
 
 /// Applies `ops` to `doc` all or nothing, within the limits: a patch that would make the
-/// document too large or too deep, or shift too many array items, is refused before anything
-/// changes. `estimate` is what is known of the document's bounds (`None`: it is measured).
+/// document too large or too deep, or shift too many array items (in this event, or with the
+/// `run_shifts` the run's earlier patches shifted), is refused before anything changes.
+/// `estimate` is what is known of the document's bounds (`None`: it is measured). The items the
+/// patch shifts (an upper bound when it failed) are added to `run_shifts`.
 ///
 /// # Errors
-/// The limit the patch would exceed; `doc` is unchanged.
+/// The limit the patch would exceed; `doc` and `run_shifts` are unchanged.
 pub(crate) fn patch_bounded(
     doc: &mut Value,
     ops: &[PatchOperation],
     limits: &Limits,
     estimate: Option<Bounds>,
     document: Document,
+    run_shifts: &mut usize,
 ) -> Result<Patched, LimitExceeded> {
     let (before, after) = check_patch(limits, doc, ops, estimate, document)?;
     let max_shifts = limits.max_array_shifts();
-    if patch_shifts(doc, ops, after.bytes, max_shifts) <= max_shifts {
+    let max_run = limits.max_run_array_shifts();
+    let already = *run_shifts;
+    let run_left = max_run.saturating_sub(already);
+    let check_shifts = |shifted: usize| {
+        LimitExceeded::check(LimitKind::ArrayShifts, shifted, max_shifts)?;
+        LimitExceeded::check(
+            LimitKind::RunArrayShifts,
+            already.saturating_add(shifted),
+            max_run,
+        )
+    };
+    let (bound, exact) = patch_shifts(doc, ops, after.bytes, max_shifts.min(run_left));
+    if exact || bound <= max_shifts.min(run_left) {
+        check_shifts(bound)?;
+        *run_shifts = run_shifts.saturating_add(bound);
         return Ok(match patch_atomically(doc, ops) {
             Ok(()) => Patched::Applied(after),
             Err(err) => Patched::Failed(before, err),
@@ -111,13 +128,15 @@ pub(crate) fn patch_bounded(
     let mut shifted = 0usize;
     for (i, op) in ops.iter().enumerate() {
         shifted = shifted.saturating_add(op_shifts(&copy, op));
-        LimitExceeded::check(LimitKind::ArrayShifts, shifted, max_shifts)?;
+        check_shifts(shifted)?;
         if let Err(mut err) = json_patch::patch_unsafe(&mut copy, std::slice::from_ref(op)) {
             err.operation = i;
+            *run_shifts = run_shifts.saturating_add(shifted);
             return Ok(Patched::Failed(before, err));
         }
     }
     *doc = copy;
+    *run_shifts = run_shifts.saturating_add(shifted);
     Ok(Patched::Applied(after))
 }
 

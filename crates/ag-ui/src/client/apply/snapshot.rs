@@ -143,6 +143,7 @@ impl Reducer {
             &self.limits,
             estimate,
             Document::Activity,
+            &mut self.run_shifts,
         ) {
             Ok(patched) => patched,
             Err(limit) => {

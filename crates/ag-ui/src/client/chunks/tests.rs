@@ -4,7 +4,7 @@
 use serde_json::json;
 
 use super::*;
-use crate::{Metadata, TextMessageRole};
+use crate::{EventType, Metadata, TextMessageRole};
 
 // ----- builders -----
 
