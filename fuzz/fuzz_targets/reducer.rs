@@ -65,7 +65,8 @@ fuzz_target!(|data: &[u8]| {
     let mut reducer = Reducer::new();
     let limits = Limits::new()
         .with_max_depth(TIGHT_DEPTH)
-        .with_max_array_shifts(64);
+        .with_max_array_shifts(64)
+        .with_max_run_array_shifts(256);
     let mut tight = Tight {
         reducer: Reducer::new().with_limits(limits),
         compactor: Compactor::new().with_limits(limits),
