@@ -9,3 +9,5 @@ mod differential;
 mod emission;
 mod props;
 mod rules;
+mod rules_shape;
+mod rules_subagents;
