@@ -120,6 +120,8 @@ pub(crate) async fn verify_url(
             match response.next().await {
                 Ok(None) => None,
                 Ok(Some(Piece::Bytes(bytes))) => Some((Ok(bytes), response)),
+                // A frame over the reconnecting reader's limit: the stream ends there.
+                Ok(Some(Piece::Refused(e))) => Some((Err(chain(&e)), response)),
                 // An HTTP transport hands out bytes only.
                 Ok(Some(_)) => Some((Ok(Bytes::new()), response)),
                 Err(e) => Some((Err(chain(&e)), response)),

@@ -513,6 +513,8 @@ impl Conversation {
         if let Some(limit) = self.max_event_size {
             pipeline = pipeline.with_max_event_size(limit);
         }
+        // One frame limit: the pipeline's holds in a body that reads frames itself too.
+        body.set_max_event_size(pipeline.max_event_size());
         let result = loop {
             let piece = match cancel.guard(body.next()).await {
                 None => break Ok(RunEnd::Cancelled),
@@ -525,6 +527,7 @@ impl Conversation {
                     pipeline.push_bytes(&bytes, subscriber)
                 }
                 Some(Piece::Event(event)) => pipeline.push_event(*event, subscriber),
+                Some(Piece::Refused(error)) => Err(PipelineError::Decode(error)),
                 None => match pipeline.finish(subscriber) {
                     Ok(Flow::Continue) => {
                         break pipeline

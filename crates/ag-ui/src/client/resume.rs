@@ -54,6 +54,7 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use crate::DecodeError;
 use crate::client::run::Wire;
 use crate::client::transport::{Body, Piece, Timeout, TransportError};
 use crate::encoding::sse::FrameDecoder;
@@ -247,6 +248,12 @@ pub struct Resuming<R: Reconnect> {
     quiet_since: Instant,
     rng: u64,
     out: Vec<u8>,
+    /// The frames passed on so far, over every connection: the index of the next one.
+    passed: u64,
+    /// A frame over the limit, to hand on as the last piece.
+    refused: Option<DecodeError>,
+    /// The refused frame was handed on: the body is over.
+    over: bool,
 }
 
 impl<R: Reconnect + fmt::Debug> fmt::Debug for Resuming<R> {
@@ -313,6 +320,9 @@ impl<R: Reconnect> Resuming<R> {
             quiet_since: Instant::now(),
             rng: seed | 1,
             out: Vec::new(),
+            passed: 0,
+            refused: None,
+            over: false,
         }
     }
 
@@ -342,10 +352,13 @@ impl<R: Reconnect> Resuming<R> {
         self
     }
 
-    /// Sets the largest frame accepted (see [`FrameDecoder::with_max_event_size`]).
+    /// Sets the largest frame accepted (see [`FrameDecoder::with_max_event_size`]; 10 MiB by
+    /// default): a larger one ends the body with [`Piece::Refused`], never a reconnect. A
+    /// [`Conversation`](crate::client::Conversation) sets its pipeline's limit here (through
+    /// [`Body::set_max_event_size`]).
     #[must_use]
     pub fn with_max_event_size(mut self, bytes: usize) -> Self {
-        self.decoder = FrameDecoder::new().with_max_event_size(bytes);
+        self.decoder.set_max_event_size(bytes);
         self
     }
 
@@ -430,7 +443,9 @@ impl<R: Reconnect> Resuming<R> {
         }
     }
 
-    /// Decodes `bytes` into frames and writes the new ones to `self.out`.
+    /// Decodes `bytes` into frames and writes the new ones to `self.out`; a frame over the
+    /// limit is kept in `self.refused` (with its index among the frames passed on), and
+    /// nothing after it is read.
     fn frames(&mut self, bytes: &[u8]) -> Result<(), TransportError> {
         self.decoder.push(bytes);
         let mut progressed = false;
@@ -439,10 +454,9 @@ impl<R: Reconnect> Resuming<R> {
                 Ok(Some(frame)) => frame,
                 Ok(None) => break,
                 Err(error) => {
-                    return Err(TransportError::connection(
-                        "reading a resumable stream",
-                        error,
-                    ));
+                    // Oversized: a hard error of the stream, not a cut to reconnect after.
+                    self.refused = Some(error.with_index(self.passed));
+                    break;
                 }
             };
             if let Some(id) = frame.id()
@@ -482,6 +496,7 @@ impl<R: Reconnect> Resuming<R> {
                 self.out.push(b'\n');
             }
             self.out.push(b'\n');
+            self.passed += 1;
             self.last_data.clear();
             self.last_data.extend_from_slice(data);
         }
@@ -527,6 +542,15 @@ where
 {
     async fn next(&mut self) -> Result<Option<Piece>, TransportError> {
         loop {
+            if self.over {
+                return Ok(None);
+            }
+            if let Some(error) = self.refused.take() {
+                // The frames before it were handed on first; the connection is closed.
+                self.over = true;
+                self.body = None;
+                return Ok(Some(Piece::Refused(error)));
+            }
             let Some(body) = self.body.as_mut() else {
                 self.connect().await?;
                 continue;
@@ -620,5 +644,9 @@ where
 
     fn wire(&self) -> Wire {
         self.wire
+    }
+
+    fn set_max_event_size(&mut self, bytes: usize) {
+        self.decoder.set_max_event_size(bytes);
     }
 }

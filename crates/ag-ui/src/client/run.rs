@@ -321,6 +321,11 @@ impl Pipeline {
         self
     }
 
+    /// The largest SSE (or protobuf) frame accepted, in bytes.
+    pub fn max_event_size(&self) -> usize {
+        self.frames.max_event_size()
+    }
+
     /// Sets the encoding of the bytes given to [`push_bytes`](Self::push_bytes) ([`Wire::Sse`]
     /// by default). Call it before feeding bytes. Over protobuf, the frame limit of
     /// [`with_max_event_size`](Self::with_max_event_size) holds as well, and an event of
