@@ -21,6 +21,11 @@
 //!   sets its own): from the end of a stream, a client that would wait (and reconnect) longer
 //!   than the idle timeout without hearing from the server ends the run with
 //!   [`Timeout::Idle`] instead;
+//! - refuses a frame over the frame limit (10 MiB by default, or the pipeline's: a
+//!   [`Conversation`](crate::client::Conversation) sets it through
+//!   [`Body::set_max_event_size`]), counting its `id:` line, as the last piece
+//!   ([`Piece::Refused`], reported as the same decode error as on a stream without ids): an
+//!   oversized frame is the stream's fault, never a cut to reconnect after;
 //! - gives up after [`ReconnectPolicy::with_attempts`] failed attempts in a row (an attempt
 //!   that brings a new event starts the count again), with the last error; a refusal of the
 //!   server (`4xx`, such as `410` for a run past retention) is returned at once.
