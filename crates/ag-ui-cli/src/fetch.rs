@@ -120,6 +120,8 @@ pub(crate) async fn verify_url(
             match response.next().await {
                 Ok(None) => None,
                 Ok(Some(Piece::Bytes(bytes))) => Some((Ok(bytes), response)),
+                // A frame the reconnecting reader decoded: the verifier reads SSE.
+                Ok(Some(Piece::Frame(data))) => Some((Ok(sse_frame(&data)), response)),
                 // A frame over the reconnecting reader's limit: the stream ends there.
                 Ok(Some(Piece::Refused(e))) => Some((Err(chain(&e)), response)),
                 // An HTTP transport hands out bytes only.
@@ -167,6 +169,18 @@ pub(crate) async fn verify_url(
         }
         (verdict, _) => verdict,
     }
+}
+
+/// The data of one frame as an SSE frame again.
+fn sse_frame(data: &str) -> Bytes {
+    let mut out = Vec::with_capacity(data.len() + 8);
+    for line in data.split('\n') {
+        out.extend_from_slice(b"data: ");
+        out.extend_from_slice(line.as_bytes());
+        out.push(b'\n');
+    }
+    out.push(b'\n');
+    out.into()
 }
 
 #[cfg(test)]

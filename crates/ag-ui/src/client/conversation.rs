@@ -526,6 +526,10 @@ impl Conversation {
                     subscriber.2.add_bytes(bytes.len());
                     pipeline.push_bytes(&bytes, subscriber)
                 }
+                Some(Piece::Frame(data)) => {
+                    subscriber.2.add_bytes(data.len());
+                    pipeline.push_frame(&data, subscriber)
+                }
                 Some(Piece::Event(event)) => pipeline.push_event(*event, subscriber),
                 Some(Piece::Refused(error)) => Err(PipelineError::Decode(error)),
                 None => match pipeline.finish(subscriber) {

@@ -54,6 +54,7 @@
 //! );
 //! ```
 
+use std::collections::VecDeque;
 use std::fmt;
 use std::future::Future;
 use std::sync::Arc;
@@ -252,7 +253,8 @@ pub struct Resuming<R: Reconnect> {
     /// last stream.
     quiet_since: Instant,
     rng: u64,
-    out: Vec<u8>,
+    /// The data of the frames decoded and not yet handed on.
+    ready: VecDeque<String>,
     /// The frames passed on so far, over every connection: the index of the next one.
     passed: u64,
     /// A frame over the limit, to hand on as the last piece.
@@ -324,7 +326,7 @@ impl<R: Reconnect> Resuming<R> {
             idle: None,
             quiet_since: Instant::now(),
             rng: seed | 1,
-            out: Vec::new(),
+            ready: VecDeque::new(),
             passed: 0,
             refused: None,
             over: false,
@@ -448,7 +450,7 @@ impl<R: Reconnect> Resuming<R> {
         }
     }
 
-    /// Decodes `bytes` into frames and writes the new ones to `self.out`; a frame over the
+    /// Decodes `bytes` into frames and queues the data of the new ones; a frame over the
     /// limit is kept in `self.refused` (with its index among the frames passed on), and
     /// nothing after it is read.
     fn frames(&mut self, bytes: &[u8]) -> Result<(), TransportError> {
@@ -494,16 +496,11 @@ impl<R: Reconnect> Resuming<R> {
                 self.last_seq = seq;
                 progressed = true;
             }
-            let data = frame.data();
-            for line in data.split(|&b| b == b'\n') {
-                self.out.extend_from_slice(b"data: ");
-                self.out.extend_from_slice(line);
-                self.out.push(b'\n');
-            }
-            self.out.push(b'\n');
+            let data = frame.text();
+            self.ready.push_back(data.to_owned());
             self.passed += 1;
             self.last_data.clear();
-            self.last_data.extend_from_slice(data);
+            self.last_data.extend_from_slice(data.as_bytes());
         }
         if let Some(ms) = self.decoder.retry() {
             self.retry = Some(Duration::from_millis(ms));
@@ -547,6 +544,9 @@ where
 {
     async fn next(&mut self) -> Result<Option<Piece>, TransportError> {
         loop {
+            if let Some(data) = self.ready.pop_front() {
+                return Ok(Some(Piece::Frame(data)));
+            }
             if self.over {
                 return Ok(None);
             }
@@ -576,7 +576,6 @@ where
                         if marks.iter().any(|m| head.starts_with(m)) {
                             self.mode = Mode::Resumable;
                             let head = std::mem::take(&mut self.head);
-                            self.out.clear();
                             self.frames(&head)?;
                         } else if marks.iter().any(|m| m.starts_with(head)) {
                             continue; // too short to tell
@@ -588,12 +587,7 @@ where
                     } else if self.mode == Mode::Plain {
                         return Ok(Some(Piece::Bytes(bytes)));
                     } else {
-                        self.out.clear();
                         self.frames(&bytes)?;
-                    }
-                    if !self.out.is_empty() {
-                        let out = std::mem::take(&mut self.out);
-                        return Ok(Some(Piece::Bytes(out.into())));
                     }
                 }
                 Ok(Some(other)) => return Ok(Some(other)),

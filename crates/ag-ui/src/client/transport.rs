@@ -43,6 +43,11 @@ pub enum Piece {
     Bytes(bytes::Bytes),
     /// One event (from a transport that does not go through bytes).
     Event(Box<Event>),
+    /// The data of one SSE frame (its `data:` lines joined by `\n`), from a body that read the
+    /// stream's frames itself (the reconnecting reader of
+    /// [`Resuming`](crate::client::resume::Resuming) does): the pipeline reads the event in it
+    /// without parsing SSE again ([`Pipeline::push_frame`](crate::client::run::Pipeline::push_frame)).
+    Frame(String),
     /// A frame the body refused while reading the stream's frames itself (the reconnecting
     /// reader of [`Resuming`](crate::client::resume::Resuming) does): a frame over the
     /// [limit](Body::set_max_event_size), with its index among the frames of the run. The
