@@ -188,6 +188,16 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_decoded_frame_reads_back_as_the_same_data() {
+        for data in ["{\"type\":\"RUN_STARTED\"}", "a\n b\n", " lead", ""] {
+            let mut frames = ag_ui::encoding::sse::FrameDecoder::new();
+            frames.push(&sse_frame(data));
+            let frame = frames.next_frame().unwrap().unwrap();
+            assert_eq!(frame.text(), data);
+        }
+    }
+
+    #[test]
     fn the_body_reads_every_byte_before_the_break_then_fails() {
         let (sender, pieces) = mpsc::channel(QUEUE);
         sender.try_send(Ok(Bytes::from_static(b"ab"))).unwrap();

@@ -7,7 +7,8 @@
 //! with [`AgentEndpoint::with_resumable`](crate::axum::AgentEndpoint::with_resumable) does).
 //! [`Resuming`] then:
 //!
-//! - passes on whole frames only, each once: a frame cut by the connection is dropped and
+//! - passes on whole frames only, decoded ([`Piece::Frame`]: the pipeline does not parse them
+//!   again), each once: a frame cut by the connection is dropped and
 //!   read again after the reconnect, a frame whose sequence number it has passed already is
 //!   skipped, and a jump in the numbers is an error, never a silent loss;
 //! - when the stream ends (cleanly or with a transport error or idle timeout) and the last

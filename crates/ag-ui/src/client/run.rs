@@ -6,7 +6,8 @@
 //!
 //! An SSE frame's data is read as [`EventDecoder`](crate::encoding::sse::EventDecoder) reads it:
 //! the stream is checked as UTF-8 once, as it arrives, and ids repeated from one event to the
-//! next share one string. With the `proto` feature, a pipeline set to [`Wire::Proto`] reads
+//! next share one string. A body that decoded the frames itself (the reconnecting reader) hands
+//! their data on, fed with [`Pipeline::push_frame`] to the same stages. With the `proto` feature, a pipeline set to [`Wire::Proto`] reads
 //! protobuf frames instead (`encoding::proto`) and feeds the same stages.
 //!
 //! Every stage is public on its own ([`FrameDecoder`], [`Compat`], [`ChunkNormalizer`],
