@@ -120,6 +120,10 @@ pub(crate) async fn verify_url(
             match response.next().await {
                 Ok(None) => None,
                 Ok(Some(Piece::Bytes(bytes))) => Some((Ok(bytes), response)),
+                // A frame the reconnecting reader decoded: the verifier reads SSE.
+                Ok(Some(Piece::Frame(data))) => Some((Ok(sse_frame(&data)), response)),
+                // A frame over the reconnecting reader's limit: the stream ends there.
+                Ok(Some(Piece::Refused(e))) => Some((Err(chain(&e)), response)),
                 // An HTTP transport hands out bytes only.
                 Ok(Some(_)) => Some((Ok(Bytes::new()), response)),
                 Err(e) => Some((Err(chain(&e)), response)),
@@ -167,9 +171,31 @@ pub(crate) async fn verify_url(
     }
 }
 
+/// The data of one frame as an SSE frame again.
+fn sse_frame(data: &str) -> Bytes {
+    let mut out = Vec::with_capacity(data.len() + 8);
+    for line in data.split('\n') {
+        out.extend_from_slice(b"data: ");
+        out.extend_from_slice(line.as_bytes());
+        out.push(b'\n');
+    }
+    out.push(b'\n');
+    out.into()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_decoded_frame_reads_back_as_the_same_data() {
+        for data in ["{\"type\":\"RUN_STARTED\"}", "a\n b\n", " lead", ""] {
+            let mut frames = ag_ui::encoding::sse::FrameDecoder::new();
+            frames.push(&sse_frame(data));
+            let frame = frames.next_frame().unwrap().unwrap();
+            assert_eq!(frame.text(), data);
+        }
+    }
 
     #[test]
     fn the_body_reads_every_byte_before_the_break_then_fails() {

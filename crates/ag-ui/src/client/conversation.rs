@@ -513,6 +513,8 @@ impl Conversation {
         if let Some(limit) = self.max_event_size {
             pipeline = pipeline.with_max_event_size(limit);
         }
+        // One frame limit: the pipeline's holds in a body that reads frames itself too.
+        body.set_max_event_size(pipeline.max_event_size());
         let result = loop {
             let piece = match cancel.guard(body.next()).await {
                 None => break Ok(RunEnd::Cancelled),
@@ -524,7 +526,12 @@ impl Conversation {
                     subscriber.2.add_bytes(bytes.len());
                     pipeline.push_bytes(&bytes, subscriber)
                 }
+                Some(Piece::Frame(data)) => {
+                    subscriber.2.add_bytes(data.len());
+                    pipeline.push_frame(&data, subscriber)
+                }
                 Some(Piece::Event(event)) => pipeline.push_event(*event, subscriber),
+                Some(Piece::Refused(error)) => Err(PipelineError::Decode(error)),
                 None => match pipeline.finish(subscriber) {
                     Ok(Flow::Continue) => {
                         break pipeline

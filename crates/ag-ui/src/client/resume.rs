@@ -7,7 +7,8 @@
 //! with [`AgentEndpoint::with_resumable`](crate::axum::AgentEndpoint::with_resumable) does).
 //! [`Resuming`] then:
 //!
-//! - passes on whole frames only, each once: a frame cut by the connection is dropped and
+//! - passes on whole frames only, decoded ([`Piece::Frame`]: the pipeline does not parse them
+//!   again), each once: a frame cut by the connection is dropped and
 //!   read again after the reconnect, a frame whose sequence number it has passed already is
 //!   skipped, and a jump in the numbers is an error, never a silent loss;
 //! - when the stream ends (cleanly or with a transport error or idle timeout) and the last
@@ -21,6 +22,11 @@
 //!   sets its own): from the end of a stream, a client that would wait (and reconnect) longer
 //!   than the idle timeout without hearing from the server ends the run with
 //!   [`Timeout::Idle`] instead;
+//! - refuses a frame over the frame limit (10 MiB by default, or the pipeline's: a
+//!   [`Conversation`](crate::client::Conversation) sets it through
+//!   [`Body::set_max_event_size`]), counting its `id:` line, as the last piece
+//!   ([`Piece::Refused`], reported as the same decode error as on a stream without ids): an
+//!   oversized frame is the stream's fault, never a cut to reconnect after;
 //! - gives up after [`ReconnectPolicy::with_attempts`] failed attempts in a row (an attempt
 //!   that brings a new event starts the count again), with the last error; a refusal of the
 //!   server (`4xx`, such as `410` for a run past retention) is returned at once.
@@ -49,11 +55,13 @@
 //! );
 //! ```
 
+use std::collections::VecDeque;
 use std::fmt;
 use std::future::Future;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use crate::DecodeError;
 use crate::client::run::Wire;
 use crate::client::transport::{Body, Piece, Timeout, TransportError};
 use crate::encoding::sse::FrameDecoder;
@@ -246,7 +254,14 @@ pub struct Resuming<R: Reconnect> {
     /// last stream.
     quiet_since: Instant,
     rng: u64,
-    out: Vec<u8>,
+    /// The data of the frames decoded and not yet handed on.
+    ready: VecDeque<String>,
+    /// The frames passed on so far, over every connection: the index of the next one.
+    passed: u64,
+    /// A frame over the limit, to hand on as the last piece.
+    refused: Option<DecodeError>,
+    /// The refused frame was handed on: the body is over.
+    over: bool,
 }
 
 impl<R: Reconnect + fmt::Debug> fmt::Debug for Resuming<R> {
@@ -312,7 +327,10 @@ impl<R: Reconnect> Resuming<R> {
             idle: None,
             quiet_since: Instant::now(),
             rng: seed | 1,
-            out: Vec::new(),
+            ready: VecDeque::new(),
+            passed: 0,
+            refused: None,
+            over: false,
         }
     }
 
@@ -342,10 +360,13 @@ impl<R: Reconnect> Resuming<R> {
         self
     }
 
-    /// Sets the largest frame accepted (see [`FrameDecoder::with_max_event_size`]).
+    /// Sets the largest frame accepted (see [`FrameDecoder::with_max_event_size`]; 10 MiB by
+    /// default): a larger one ends the body with [`Piece::Refused`], never a reconnect. A
+    /// [`Conversation`](crate::client::Conversation) sets its pipeline's limit here (through
+    /// [`Body::set_max_event_size`]).
     #[must_use]
     pub fn with_max_event_size(mut self, bytes: usize) -> Self {
-        self.decoder = FrameDecoder::new().with_max_event_size(bytes);
+        self.decoder.set_max_event_size(bytes);
         self
     }
 
@@ -430,7 +451,9 @@ impl<R: Reconnect> Resuming<R> {
         }
     }
 
-    /// Decodes `bytes` into frames and writes the new ones to `self.out`.
+    /// Decodes `bytes` into frames and queues the data of the new ones; a frame over the
+    /// limit is kept in `self.refused` (with its index among the frames passed on), and
+    /// nothing after it is read.
     fn frames(&mut self, bytes: &[u8]) -> Result<(), TransportError> {
         self.decoder.push(bytes);
         let mut progressed = false;
@@ -439,10 +462,9 @@ impl<R: Reconnect> Resuming<R> {
                 Ok(Some(frame)) => frame,
                 Ok(None) => break,
                 Err(error) => {
-                    return Err(TransportError::connection(
-                        "reading a resumable stream",
-                        error,
-                    ));
+                    // Oversized: a hard error of the stream, not a cut to reconnect after.
+                    self.refused = Some(error.with_index(self.passed));
+                    break;
                 }
             };
             if let Some(id) = frame.id()
@@ -475,15 +497,11 @@ impl<R: Reconnect> Resuming<R> {
                 self.last_seq = seq;
                 progressed = true;
             }
-            let data = frame.data();
-            for line in data.split(|&b| b == b'\n') {
-                self.out.extend_from_slice(b"data: ");
-                self.out.extend_from_slice(line);
-                self.out.push(b'\n');
-            }
-            self.out.push(b'\n');
+            let data = frame.text();
+            self.ready.push_back(data.to_owned());
+            self.passed += 1;
             self.last_data.clear();
-            self.last_data.extend_from_slice(data);
+            self.last_data.extend_from_slice(data.as_bytes());
         }
         if let Some(ms) = self.decoder.retry() {
             self.retry = Some(Duration::from_millis(ms));
@@ -527,6 +545,18 @@ where
 {
     async fn next(&mut self) -> Result<Option<Piece>, TransportError> {
         loop {
+            if let Some(data) = self.ready.pop_front() {
+                return Ok(Some(Piece::Frame(data)));
+            }
+            if self.over {
+                return Ok(None);
+            }
+            if let Some(error) = self.refused.take() {
+                // The frames before it were handed on first; the connection is closed.
+                self.over = true;
+                self.body = None;
+                return Ok(Some(Piece::Refused(error)));
+            }
             let Some(body) = self.body.as_mut() else {
                 self.connect().await?;
                 continue;
@@ -547,7 +577,6 @@ where
                         if marks.iter().any(|m| head.starts_with(m)) {
                             self.mode = Mode::Resumable;
                             let head = std::mem::take(&mut self.head);
-                            self.out.clear();
                             self.frames(&head)?;
                         } else if marks.iter().any(|m| m.starts_with(head)) {
                             continue; // too short to tell
@@ -559,12 +588,7 @@ where
                     } else if self.mode == Mode::Plain {
                         return Ok(Some(Piece::Bytes(bytes)));
                     } else {
-                        self.out.clear();
                         self.frames(&bytes)?;
-                    }
-                    if !self.out.is_empty() {
-                        let out = std::mem::take(&mut self.out);
-                        return Ok(Some(Piece::Bytes(out.into())));
                     }
                 }
                 Ok(Some(other)) => return Ok(Some(other)),
@@ -620,5 +644,9 @@ where
 
     fn wire(&self) -> Wire {
         self.wire
+    }
+
+    fn set_max_event_size(&mut self, bytes: usize) {
+        self.decoder.set_max_event_size(bytes);
     }
 }

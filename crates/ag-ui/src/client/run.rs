@@ -6,7 +6,8 @@
 //!
 //! An SSE frame's data is read as [`EventDecoder`](crate::encoding::sse::EventDecoder) reads it:
 //! the stream is checked as UTF-8 once, as it arrives, and ids repeated from one event to the
-//! next share one string. With the `proto` feature, a pipeline set to [`Wire::Proto`] reads
+//! next share one string. A body that decoded the frames itself (the reconnecting reader) hands
+//! their data on, fed with [`Pipeline::push_frame`] to the same stages. With the `proto` feature, a pipeline set to [`Wire::Proto`] reads
 //! protobuf frames instead (`encoding::proto`) and feeds the same stages.
 //!
 //! Every stage is public on its own ([`FrameDecoder`], [`Compat`], [`ChunkNormalizer`],
@@ -272,6 +273,8 @@ pub struct Pipeline {
     expanded: Vec<Event>,
     /// What the compatibility stage read from one frame (reused).
     decoded: Vec<Event>,
+    /// The frames fed decoded ([`push_frame`](Self::push_frame)), counted with the decoder's.
+    pushed_frames: u64,
     stopped: bool,
     /// The last run started (cleared by nothing: a later `RUN_STARTED` replaces it).
     run_id: Option<RunId>,
@@ -303,6 +306,7 @@ impl Pipeline {
             reducer,
             expanded: Vec::new(),
             decoded: Vec::new(),
+            pushed_frames: 0,
             stopped: false,
             run_id: None,
             failure: None,
@@ -319,6 +323,11 @@ impl Pipeline {
             self.proto = Some(proto.with_max_frame_size(bytes));
         }
         self
+    }
+
+    /// The largest SSE (or protobuf) frame accepted, in bytes.
+    pub fn max_event_size(&self) -> usize {
+        self.frames.max_event_size()
     }
 
     /// Sets the encoding of the bytes given to [`push_bytes`](Self::push_bytes) ([`Wire::Sse`]
@@ -434,6 +443,25 @@ impl Pipeline {
         self.drain_frames(subscriber)
     }
 
+    /// Feeds the data of one SSE frame a body decoded itself ([`Piece::Frame`](
+    /// crate::client::transport::Piece::Frame)): read as the data of a frame of
+    /// [`push_bytes`](Self::push_bytes) is, counted among the same frames.
+    ///
+    /// # Errors
+    /// As [`push_bytes`](Self::push_bytes).
+    pub fn push_frame(
+        &mut self,
+        data: &str,
+        subscriber: &mut impl Subscriber,
+    ) -> Result<Flow, PipelineError> {
+        if self.stopped {
+            return Ok(Flow::Stop);
+        }
+        let index = self.frames.frames() + self.pushed_frames;
+        self.pushed_frames += 1;
+        self.decode_frame(data, index, subscriber)
+    }
+
     /// Feeds the events of the protobuf frames complete so far.
     #[cfg(feature = "proto")]
     fn drain_proto(&mut self, subscriber: &mut impl Subscriber) -> Result<Flow, PipelineError> {
@@ -456,7 +484,7 @@ impl Pipeline {
 
     fn drain_frames(&mut self, subscriber: &mut impl Subscriber) -> Result<Flow, PipelineError> {
         while let Some(frame) = self.frames.next_frame()? {
-            let index = frame.index();
+            let index = frame.index() + self.pushed_frames;
             let mut decoded = std::mem::take(&mut self.decoded);
             // The frame's text was checked as UTF-8 once, as the stream arrived (invalid bytes
             // are U+FFFD, as the SSE rules say): the same read as `sse::EventDecoder`'s.
@@ -470,6 +498,23 @@ impl Pipeline {
             }
         }
         Ok(Flow::Continue)
+    }
+
+    /// Feeds the events of the data of one frame, `index` among the frames of the stream.
+    fn decode_frame(
+        &mut self,
+        data: &str,
+        index: u64,
+        subscriber: &mut impl Subscriber,
+    ) -> Result<Flow, PipelineError> {
+        let mut decoded = std::mem::take(&mut self.decoded);
+        if let Err(e) = self.compat.decode_str_into(data, &mut decoded) {
+            self.decoded = decoded;
+            return Err(e.with_index(index).into());
+        }
+        let flow = self.push_decoded(&mut decoded, subscriber);
+        self.decoded = decoded;
+        flow
     }
 
     /// Feeds what the compatibility stage read, leaving `decoded` empty.
@@ -747,6 +792,26 @@ mod tests {
         };
         assert_eq!(e.index(), Some(1));
         assert_eq!(err.kind().as_str(), "run.decode");
+    }
+
+    #[test]
+    fn decoded_frames_count_among_the_frames() {
+        let mut pipeline = Pipeline::new(Reducer::new());
+        pipeline
+            .push_bytes(&sse_of(&[Event::run_started("t", "r")]), &mut ())
+            .unwrap();
+        let start =
+            serde_json::to_string(&Event::text_message_start("m", TextMessageRole::Assistant))
+                .unwrap();
+        pipeline.push_frame(&start, &mut ()).unwrap();
+        let err = pipeline
+            .push_frame("{\"type\":\"TEXT_MESSAGE_END\"}", &mut ())
+            .unwrap_err();
+        let PipelineError::Decode(e) = &err else {
+            panic!("{err}")
+        };
+        assert_eq!(e.index(), Some(2));
+        assert_eq!(pipeline.reducer().messages()[0].id().as_str(), "m");
     }
 
     #[test]

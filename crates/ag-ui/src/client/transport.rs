@@ -43,6 +43,18 @@ pub enum Piece {
     Bytes(bytes::Bytes),
     /// One event (from a transport that does not go through bytes).
     Event(Box<Event>),
+    /// The data of one SSE frame (its `data:` lines joined by `\n`), from a body that read the
+    /// stream's frames itself (the reconnecting reader of
+    /// [`Resuming`](crate::client::resume::Resuming) does): the pipeline reads the event in it
+    /// without parsing SSE again ([`Pipeline::push_frame`](crate::client::run::Pipeline::push_frame)).
+    Frame(String),
+    /// A frame the body refused while reading the stream's frames itself (the reconnecting
+    /// reader of [`Resuming`](crate::client::resume::Resuming) does): a frame over the
+    /// [limit](Body::set_max_event_size), with its index among the frames of the run. The
+    /// pipeline reports it as it reports a frame it refused itself
+    /// ([`PipelineError::Decode`](crate::client::PipelineError::Decode)); it is the body's
+    /// last piece.
+    Refused(crate::DecodeError),
 }
 
 /// The response of one run, read piece by piece.
@@ -77,6 +89,15 @@ pub trait Body: Send {
     /// SSE unless overridden.
     fn wire(&self) -> Wire {
         Wire::Sse
+    }
+
+    /// Sets the largest SSE frame accepted, in bytes, for a body that reads the stream's
+    /// frames itself (the reconnecting reader does; it then yields a frame over the limit as
+    /// [`Piece::Refused`]). A [`Conversation`](crate::client::Conversation) calls it with its
+    /// pipeline's limit before the first read, so one limit holds on every path. Does nothing
+    /// by default.
+    fn set_max_event_size(&mut self, bytes: usize) {
+        let _ = bytes;
     }
 }
 

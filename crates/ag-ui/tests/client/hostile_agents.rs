@@ -45,8 +45,10 @@ async fn read_all(agent: &HttpAgent) -> Result<String, TransportError> {
         let mut body = agent.open(&input).await?;
         let mut text = String::new();
         while let Some(piece) = body.next().await? {
-            if let Piece::Bytes(bytes) = piece {
-                text.push_str(&String::from_utf8_lossy(&bytes));
+            match piece {
+                Piece::Bytes(bytes) => text.push_str(&String::from_utf8_lossy(&bytes)),
+                Piece::Frame(data) => text.push_str(&data),
+                other => panic!("{other:?}"),
             }
         }
         Ok(text)

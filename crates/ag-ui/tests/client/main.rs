@@ -11,6 +11,7 @@ mod chunks_interop;
 mod chunks_roundtrip;
 mod compact_props;
 mod documents;
+mod frame_limit;
 mod hardening;
 mod hostile_agents;
 mod hostile_echo;

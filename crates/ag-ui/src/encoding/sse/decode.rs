@@ -189,6 +189,11 @@ impl FrameDecoder {
         self
     }
 
+    /// Changes the largest frame accepted; it holds from the next line read.
+    pub(crate) fn set_max_event_size(&mut self, bytes: usize) {
+        self.max_event_size = bytes;
+    }
+
     /// The largest frame accepted.
     pub fn max_event_size(&self) -> usize {
         self.max_event_size
