@@ -50,7 +50,7 @@ pub(crate) fn to_rig_messages(messages: &[Message]) -> Vec<RigMessage> {
                 }
             }
             Message::Tool(m) => {
-                let mut text = content_text(&m.content);
+                let mut text = m.content.flatten();
                 if let Some(error) = &m.error {
                     text = if text.is_empty() {
                         format!("Error: {error}")
@@ -102,21 +102,6 @@ fn user_parts(content: &Content) -> Vec<UserContent> {
                 _ => None,
             })
             .collect(),
-    }
-}
-
-/// The text of `content`: the text itself, or its text parts joined by newlines.
-pub(crate) fn content_text(content: &Content) -> String {
-    match content {
-        Content::Text(text) => text.clone(),
-        Content::Parts(parts) => parts
-            .iter()
-            .filter_map(|p| match p {
-                ContentPart::Text(t) => Some(t.text.as_str()),
-                _ => None,
-            })
-            .collect::<Vec<_>>()
-            .join("\n"),
     }
 }
 

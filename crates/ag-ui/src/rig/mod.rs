@@ -57,7 +57,7 @@ use rig_core::streaming::StreamingPrompt;
 use rig_core::tool::server::ToolServer;
 use serde_json::Value;
 
-use self::convert::{content_text, context_message, to_rig_messages};
+use self::convert::{context_message, to_rig_messages};
 use self::stream::ItemMapper;
 use self::tools::{FRONTEND_STOP, FrontendHook, ProxyTool};
 use crate::server::{Agent, Error, Outcome, RunContext};
@@ -236,7 +236,7 @@ where
             );
         };
         let prompt_text = match input.messages.last() {
-            Some(Message::User(m)) => content_text(&m.content),
+            Some(Message::User(m)) => m.content.flatten(),
             _ => String::new(),
         };
         let state = ctx.state();
