@@ -86,16 +86,11 @@ impl fmt::Display for Failure {
                 write!(f, "{position}: {kind}")?;
                 if !ids.is_empty() {
                     // The ids are the input's: each, and the list, quoted as bounded excerpts.
-                    let shown: Vec<_> = ids
-                        .iter()
-                        .map(|id| ag_ui::excerpt(id, ag_ui::EXCERPT_BYTES))
-                        .collect();
-                    let shown = shown.join(", ");
-                    write!(
-                        f,
-                        " [{}]",
-                        ag_ui::excerpt(&shown, ag_ui::EXCERPT_LIST_BYTES)
-                    )?;
+                    let shown = ag_ui::excerpt_list(
+                        ids.iter()
+                            .map(|id| ag_ui::excerpt(id, ag_ui::EXCERPT_BYTES)),
+                    );
+                    write!(f, " [{shown}]")?;
                 }
                 write!(f, ": {message}")
             }

@@ -37,6 +37,60 @@ pub fn excerpt(text: &str, max: usize) -> Cow<'_, str> {
     Cow::Owned(format!("{}… ({} bytes)", &text[..end], text.len()))
 }
 
+/// `items` joined with `, ` and quoted as one bounded excerpt of at most
+/// [`EXCERPT_LIST_BYTES`]: the same text as `excerpt(&items.join(", "), EXCERPT_LIST_BYTES)`,
+/// without building more of the joined list than it shows (40,000 subagent names cost the
+/// excerpt, not the list).
+///
+/// ```
+/// use ag_ui::{EXCERPT_LIST_BYTES, excerpt, excerpt_list};
+///
+/// assert_eq!(excerpt_list(["m1", "m2"]), "m1, m2");
+/// let ids: Vec<String> = (0..40_000).map(|i| format!("lane-{i}")).collect();
+/// let quoted = excerpt_list(&ids);
+/// assert_eq!(quoted, excerpt(&ids.join(", "), EXCERPT_LIST_BYTES));
+/// assert!(quoted.len() < EXCERPT_LIST_BYTES + 30);
+/// ```
+pub fn excerpt_list<I>(items: I) -> String
+where
+    I: IntoIterator,
+    I::Item: AsRef<str>,
+{
+    let max = EXCERPT_LIST_BYTES;
+    // A prefix of the joined list, at least `max + 1` bytes long when the list is longer (less
+    // at most a character's tail), and the joined list's whole length.
+    let mut shown = String::new();
+    let mut total = 0usize;
+    let mut full = false;
+    for (i, item) in items.into_iter().enumerate() {
+        for part in [if i == 0 { "" } else { ", " }, item.as_ref()] {
+            total += part.len();
+            if full {
+                continue;
+            }
+            let room = max + 1 - shown.len();
+            if part.len() <= room {
+                shown.push_str(part);
+            } else {
+                let mut end = room;
+                while !part.is_char_boundary(end) {
+                    end -= 1;
+                }
+                shown.push_str(&part[..end]);
+                full = true;
+            }
+        }
+    }
+    if total <= max {
+        return shown;
+    }
+    let mut end = max.min(shown.len());
+    while !shown.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}… ({total} bytes)", &shown[..end])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -55,5 +109,27 @@ mod tests {
         assert_eq!(excerpt("日本語", 4), "日… (9 bytes)");
         let long = "€".repeat(1_000_000);
         assert!(excerpt(&long, EXCERPT_BYTES).len() <= EXCERPT_BYTES + 30);
+    }
+
+    #[test]
+    fn a_list_excerpt_is_the_excerpt_of_the_joined_list() {
+        let cases: Vec<Vec<String>> = vec![
+            vec![],
+            vec!["a".into()],
+            vec!["x".repeat(EXCERPT_LIST_BYTES)],
+            vec!["x".repeat(EXCERPT_LIST_BYTES + 1)],
+            vec!["x".repeat(EXCERPT_LIST_BYTES - 1), "y".into()],
+            vec!["é".repeat(600), "日本".repeat(300)],
+            (0..5_000).map(|i| format!("ü{i}")).collect(),
+            vec!["x".repeat(2_000_000)],
+        ];
+        for items in cases {
+            assert_eq!(
+                excerpt_list(&items),
+                excerpt(&items.join(", "), EXCERPT_LIST_BYTES),
+                "{} items",
+                items.len()
+            );
+        }
     }
 }

@@ -194,7 +194,7 @@ pub mod verify;
 pub use capabilities::AgentCapabilities;
 pub use decode::{DecodeError, DecodeErrorKind};
 pub use event::*;
-pub use excerpt::{EXCERPT_BYTES, EXCERPT_LIST_BYTES, excerpt};
+pub use excerpt::{EXCERPT_BYTES, EXCERPT_LIST_BYTES, excerpt, excerpt_list};
 pub use ids::{InterruptId, MessageId, RunId, SubagentRunId, ThreadId, ToolCallId};
 pub use input::{Context, ResumeEntry, ResumeStatus, RunAgentInput, Tool};
 pub use message::{

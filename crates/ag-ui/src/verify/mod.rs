@@ -435,16 +435,11 @@ impl std::fmt::Display for OpenEntities {
                 f.write_str("; ")?;
             }
             first = false;
-            let shown: Vec<_> = ids
-                .iter()
-                .map(|id| crate::excerpt(id, crate::EXCERPT_BYTES))
-                .collect();
-            let joined = shown.join(", ");
-            write!(
-                f,
-                "{name} {}",
-                crate::excerpt(&joined, crate::EXCERPT_LIST_BYTES)
-            )?;
+            let shown = crate::excerpt_list(
+                ids.iter()
+                    .map(|id| crate::excerpt(id, crate::EXCERPT_BYTES)),
+            );
+            write!(f, "{name} {shown}")?;
         }
         if first {
             f.write_str("nothing")?;

@@ -234,16 +234,14 @@ impl fmt::Display for ErrorDetail {
                     kind.noun(),
                     self.owners.len()
                 )?;
-                let owners: Vec<String> = self
-                    .owners
-                    .iter()
-                    .map(|owner| Owner(owner.as_ref()).to_string())
-                    .collect();
-                let owners = owners.join(", ");
+                let owners = crate::excerpt_list(
+                    self.owners
+                        .iter()
+                        .map(|owner| Owner(owner.as_ref()).to_string()),
+                );
                 write!(
                     f,
-                    " {}; attribute the chunk to the subagent it belongs to",
-                    crate::excerpt(&owners, crate::EXCERPT_LIST_BYTES)
+                    " {owners}; attribute the chunk to the subagent it belongs to"
                 )
             }
             ChunkErrorKind::OwnerMismatch => write!(

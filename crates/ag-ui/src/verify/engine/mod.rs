@@ -604,14 +604,11 @@ impl Engine {
                 }
             }
             open.sort_unstable_by_key(|x| x.0);
-            let labels: Vec<String> = open.iter().map(|x| x.2.clone()).collect();
+            let labels = crate::excerpt_list(open.iter().map(|x| &x.2));
             return Err(Fail::new(
                 ViolationKind::RunUnclosedSteps,
                 open.into_iter().map(|x| x.1).collect(),
-                format!(
-                    "RUN_FINISHED while steps are still open: {}",
-                    crate::excerpt(&labels.join(", "), crate::EXCERPT_LIST_BYTES)
-                ),
+                format!("RUN_FINISHED while steps are still open: {labels}"),
             ));
         }
         if self.open_text > 0 {
@@ -741,14 +738,11 @@ fn unclosed<'a>(
     let mut open: Vec<(u64, &Box<str>)> = open.collect();
     open.sort_unstable_by_key(|x| x.0);
     let ids: Vec<String> = open.iter().map(|x| x.1.to_string()).collect();
-    let shown: Vec<Cow<'_, str>> = open.iter().map(|x| show(x.1)).collect();
+    let shown = crate::excerpt_list(open.iter().map(|x| show(x.1)));
     Fail::new(
         kind,
         ids,
-        format!(
-            "RUN_FINISHED while {what} are still open: {}",
-            crate::excerpt(&shown.join(", "), crate::EXCERPT_LIST_BYTES)
-        ),
+        format!("RUN_FINISHED while {what} are still open: {shown}"),
     )
 }
 
