@@ -11,9 +11,9 @@ use ag_ui::llm::{
 };
 use ag_ui::server::Runner;
 use ag_ui::{
-    Content, ContentPart, Context, Event, EventType, MediaPart, Message, MessageId, PartSource,
-    RunAgentInput, RunErrorEvent, RunFinishedEvent, RunFinishedOutcome, RunStartedEvent,
-    TextMessageRole, TokenUsage, Tool, ToolCall, ToolCallStartEvent, verify,
+    Content, ContentPart, Context, Event, MediaPart, Message, MessageId, PartSource, RunAgentInput,
+    RunErrorEvent, RunFinishedEvent, RunFinishedOutcome, RunStartedEvent, TextMessageRole,
+    TokenUsage, Tool, ToolCall, ToolCallStartEvent, verify,
 };
 use futures::StreamExt;
 use serde::{Deserialize, Serialize};
@@ -402,24 +402,10 @@ async fn cancelling_the_run_drops_the_provider_request_at_once() {
         dropped_tx,
     )])
     .await;
-    let mut events = Runner::new(LlmAgent::<()>::new(client, "mock-model"))
+    let events = Runner::new(LlmAgent::<()>::new(client, "mock-model"))
         .run(input())
         .unwrap();
-    let mut seen = Vec::new();
-    while let Some(event) = events.next().await {
-        let is_content = event.event_type() == EventType::TextMessageContent;
-        seen.push(event);
-        if is_content {
-            break;
-        }
-    }
-    events.cancel_handle().cancel();
-    tokio::time::timeout(Duration::from_secs(5), dropped_rx)
-        .await
-        .expect("the provider's response was dropped")
-        .unwrap();
-    seen.extend(events.collect::<Vec<_>>().await);
-    verify::verify_all(&seen).unwrap();
+    let seen = openai_mock::cancel_at_first_content(events, dropped_rx).await;
     assert_eq!(seen[3], Event::text_message_end("r-msg-1"));
     let Some(Event::RunFinished(done)) = seen.last() else {
         panic!("{seen:?}")

@@ -117,3 +117,28 @@ pub fn usage(prompt: u64, completion: u64) -> Value {
            "usage": {"prompt_tokens": prompt, "completion_tokens": completion,
                      "total_tokens": prompt + completion}})
 }
+
+/// Reads a run's `events` up to its first text content, cancels the run, waits (5 s at most)
+/// for the mock to see the provider's response dropped (`dropped`, the receiving end of a
+/// [`Reply::Hang`]), and returns every event the run sent, verified.
+pub async fn cancel_at_first_content(
+    mut events: ag_ui::server::Events,
+    dropped: tokio::sync::oneshot::Receiver<()>,
+) -> Vec<ag_ui::Event> {
+    let mut seen = Vec::new();
+    while let Some(event) = events.next().await {
+        let is_content = event.event_type() == ag_ui::EventType::TextMessageContent;
+        seen.push(event);
+        if is_content {
+            break;
+        }
+    }
+    events.cancel_handle().cancel();
+    tokio::time::timeout(std::time::Duration::from_secs(5), dropped)
+        .await
+        .expect("the provider's response was dropped")
+        .unwrap();
+    seen.extend(events.collect::<Vec<_>>().await);
+    ag_ui::verify::verify_all(&seen).unwrap();
+    seen
+}
