@@ -171,7 +171,8 @@ pub(crate) fn check_path(path: &str) -> Result<(), Failure> {
     Ok(())
 }
 
-/// Adds an agent to `registry`.
+/// Adds an agent to `registry`; on a resumable server its capabilities say so
+/// (`transport.resumable`), since every endpoint it hosts keeps its runs in the log.
 ///
 /// # Errors
 ///
@@ -182,6 +183,16 @@ pub(crate) fn host<H: RunHandler>(
     handler: H,
     options: &Options,
 ) -> Result<(), Failure> {
+    let info = if options.log.is_some() {
+        let mut capabilities = info.capabilities().clone();
+        capabilities
+            .transport
+            .get_or_insert_with(Default::default)
+            .resumable = Some(true);
+        info.with_capabilities(capabilities)
+    } else {
+        info
+    };
     registry
         .register(info, endpoint(handler, options))
         .map(|_| ())

@@ -95,6 +95,7 @@ async fn serve_lists_the_demo_and_the_replay_and_serves_each() {
     assert_eq!(status, 200);
     assert_eq!(caps["transport"]["streaming"], true);
     assert_eq!(caps["humanInTheLoop"]["interrupts"], true);
+    assert_eq!(caps["transport"].get("resumable"), None, "{caps}");
     let (status, health) = get(&format!("{base}/health")).await;
     assert_eq!(
         (status, health),
@@ -255,4 +256,22 @@ fn a_recording_that_cannot_be_read_is_refused_naming_where() {
         .unwrap();
     assert_eq!(output.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&output.stderr).contains("no known AG-UI event"));
+}
+
+#[tokio::test]
+async fn a_resumable_server_declares_it_in_every_agents_capabilities() {
+    let file = recording("serve-replay-resumable.sse", RECORDED);
+    let server = serve(&[
+        "--resumable",
+        "--replay",
+        file.to_str().unwrap(),
+        "--pace-ms",
+        "0",
+    ]);
+    for agent in ["demo", "replay"] {
+        let (status, caps) = get(&format!("{}/agents/{agent}/capabilities", server.base)).await;
+        assert_eq!(status, 200);
+        assert_eq!(caps["transport"]["resumable"], true, "{agent}: {caps}");
+        assert_eq!(caps["transport"]["streaming"], true, "{agent}: {caps}");
+    }
 }
