@@ -39,9 +39,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use serde_json::Value;
 
 use crate::client::apply::{Applied, Limits, PartialJson, Reducer, RunOutcome};
-use crate::client::callbacks::{Callbacks, Mutation};
+use crate::client::callbacks::Callbacks;
 use crate::client::middleware::Stack;
-use crate::client::run::{Flow, Pipeline, PipelineError, PipelineErrorKind, Subscriber};
+use crate::client::run::{Pipeline, PipelineError, PipelineErrorKind};
+use crate::client::subscriber::{Flow, Mutation, Subscriber};
 use crate::client::transport::{
     Body, CancelHandle, Piece, Transport, TransportError, TransportErrorKind,
 };

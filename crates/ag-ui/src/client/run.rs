@@ -16,7 +16,8 @@
 //! the run early by returning [`Flow::Stop`].
 //!
 //! ```
-//! use ag_ui::client::run::{Flow, Pipeline, Subscriber};
+//! use ag_ui::client::run::Pipeline;
+//! use ag_ui::client::subscriber::{Flow, Subscriber};
 //! use ag_ui::client::apply::{Applied, Reducer};
 //! use ag_ui::encoding::sse;
 //! use ag_ui::{Event, TextMessageRole};
@@ -55,11 +56,11 @@
 
 use std::fmt;
 
-use crate::client::apply::{Applied, ApplyError, Limits, Reducer};
-use crate::client::callbacks::Mutation;
+use crate::client::apply::{ApplyError, Limits, Reducer};
 use crate::client::chunks::{ChunkError, ChunkNormalizer};
 use crate::client::compat::Compat;
 use crate::client::middleware::Stack;
+use crate::client::subscriber::{Flow, Subscriber};
 use crate::encoding::sse::FrameDecoder;
 use crate::verify::{OpenEntities, Verifier, Violation};
 use crate::{DecodeError, Event, RunId};
@@ -75,57 +76,6 @@ pub enum Wire {
     #[cfg(feature = "proto")]
     #[cfg_attr(docsrs, doc(cfg(feature = "proto")))]
     Proto,
-}
-
-/// Whether the run goes on.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Flow {
-    /// Go on.
-    Continue,
-    /// End the run now; the current event is not applied (when said from
-    /// [`Subscriber::on_event`]) and nothing after it is read.
-    Stop,
-}
-
-/// Observes a run: every event, and what each one changed. Every method has a default that does
-/// nothing and continues.
-pub trait Subscriber {
-    /// Called for every event (after chunk expansion and verification), before it is applied.
-    fn on_event(&mut self, event: &Event, conversation: &Reducer) -> Flow {
-        let _ = (event, conversation);
-        Flow::Continue
-    }
-
-    /// Called after every event that changed messages or state, or that the reducer warned
-    /// about; `conversation` shows the result.
-    fn on_applied(&mut self, event: &Event, applied: &Applied, conversation: &Reducer) -> Flow {
-        let _ = (event, applied, conversation);
-        Flow::Continue
-    }
-
-    /// Asked after every call to [`on_event`](Self::on_event) or [`on_applied`](
-    /// Self::on_applied) that continued: a [`Mutation`] returned here replaces the
-    /// conversation's messages or state at once. `None` by default.
-    fn take_mutation(&mut self) -> Option<Mutation> {
-        None
-    }
-}
-
-/// A subscriber that observes nothing.
-impl Subscriber for () {}
-
-impl<S: Subscriber + ?Sized> Subscriber for &mut S {
-    fn on_event(&mut self, event: &Event, conversation: &Reducer) -> Flow {
-        (**self).on_event(event, conversation)
-    }
-
-    fn on_applied(&mut self, event: &Event, applied: &Applied, conversation: &Reducer) -> Flow {
-        (**self).on_applied(event, applied, conversation)
-    }
-
-    fn take_mutation(&mut self) -> Option<Mutation> {
-        (**self).take_mutation()
-    }
 }
 
 /// The kinds of [`PipelineError`].
@@ -705,6 +655,7 @@ impl Pipeline {
 mod tests {
     use super::*;
     use crate::DecodeErrorKind;
+    use crate::client::apply::Applied;
     use crate::encoding::sse;
     use crate::{EventType, MessageId, TextMessageRole};
 
