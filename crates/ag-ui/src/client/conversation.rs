@@ -41,7 +41,7 @@ use serde_json::Value;
 use crate::client::apply::{Applied, Limits, PartialJson, Reducer, RunOutcome};
 use crate::client::callbacks::Callbacks;
 use crate::client::middleware::Stack;
-use crate::client::run::{Pipeline, PipelineError, PipelineErrorKind};
+use crate::client::run::{Pipeline, PipelineError, PipelineErrorKind, Wire};
 use crate::client::subscriber::{Flow, Mutation, Subscriber};
 use crate::client::transport::{
     Body, CancelHandle, Piece, Transport, TransportError, TransportErrorKind,
@@ -163,6 +163,18 @@ pub struct RunSummary {
     pub new_messages: Vec<MessageId>,
     /// How many events were applied.
     pub events: u64,
+}
+
+impl RunSummary {
+    /// The summary of a run cancelled before its response was opened.
+    fn cancelled_unopened() -> Self {
+        RunSummary {
+            end: RunEnd::Cancelled,
+            outcome: None,
+            new_messages: Vec::new(),
+            events: 0,
+        }
+    }
 }
 
 type ToolHandler = Box<dyn FnMut(&Value) -> Result<String, String> + Send>;
@@ -427,39 +439,86 @@ impl Conversation {
         cancel: &CancelHandle,
         subscriber: &mut (impl Subscriber + Send),
     ) -> Result<RunSummary, RunError> {
-        if !self.pending_interrupts.is_empty() {
-            let answered: HashSet<&str> = resume
-                .iter()
-                .flatten()
-                .map(|r| r.interrupt_id.as_str())
-                .collect();
-            if let Some(open) = self
-                .pending_interrupts
-                .iter()
-                .find(|i| !answered.contains(i.id.as_str()))
-            {
-                return Err(RunError::UnansweredInterrupt(open.id.to_string()));
+        self.check_answers(resume.as_deref())?;
+        let (mut input, activities) = self.input(resume);
+        let mut trace = crate::trace::RunTrace::new(&input, "client");
+        let opened = tracing::Instrument::instrument(
+            cancel.guard(transport.open(&input)),
+            trace.span().clone(),
+        )
+        .await;
+        let messages = with_activities(std::mem::take(&mut input.messages), activities);
+        drop(input);
+        let before: HashSet<MessageId> = messages.iter().map(|m| m.id().clone()).collect();
+        let mut body = match opened {
+            Some(Ok(body)) => body,
+            Some(Err(e)) => {
+                self.messages = messages;
+                trace.set_outcome(e.kind().as_str());
+                return Err(e.into());
             }
-            let now = std::time::SystemTime::now();
-            for interrupt in &self.pending_interrupts {
-                let expired = interrupt.is_expired_at(now);
-                let cancelled = resume
-                    .iter()
-                    .flatten()
-                    .any(|r| r.interrupt_id == interrupt.id && r.status == ResumeStatus::Cancelled);
-                if expired && !cancelled {
-                    return Err(RunError::ExpiredInterrupt(interrupt.id.to_string()));
-                }
+            None => {
+                self.messages = messages;
+                trace.set_outcome("cancelled");
+                return Ok(RunSummary::cancelled_unopened());
+            }
+        };
+        let mut pipeline = self.pipeline(messages, body.wire());
+        // One frame limit: the pipeline's holds in a body that reads frames itself too.
+        body.set_max_event_size(pipeline.max_event_size());
+        let mut callbacks = std::mem::take(&mut self.callbacks);
+        let mut both = Both {
+            first: &mut callbacks,
+            second: subscriber,
+            trace: &mut trace,
+        };
+        let result = read(&mut body, &mut pipeline, cancel, &mut both).await;
+        drop(body);
+        self.middleware = pipeline.take_middleware();
+        self.callbacks = callbacks;
+        record_end(&mut trace, &result);
+        drop(trace);
+        self.take_back(pipeline.into_reducer(), &before, result)
+    }
+
+    /// Checks that every open interrupt is answered by `resume`, and every expired one with
+    /// `cancelled`.
+    fn check_answers(&self, resume: Option<&[ResumeEntry]>) -> Result<(), RunError> {
+        if self.pending_interrupts.is_empty() {
+            return Ok(());
+        }
+        let answers = resume.unwrap_or_default();
+        let answered: HashSet<&str> = answers.iter().map(|r| r.interrupt_id.as_str()).collect();
+        if let Some(open) = self
+            .pending_interrupts
+            .iter()
+            .find(|i| !answered.contains(i.id.as_str()))
+        {
+            return Err(RunError::UnansweredInterrupt(open.id.to_string()));
+        }
+        let now = std::time::SystemTime::now();
+        for interrupt in &self.pending_interrupts {
+            let expired = interrupt.is_expired_at(now);
+            let cancelled = answers
+                .iter()
+                .any(|r| r.interrupt_id == interrupt.id && r.status == ResumeStatus::Cancelled);
+            if expired && !cancelled {
+                return Err(RunError::ExpiredInterrupt(interrupt.id.to_string()));
             }
         }
+        Ok(())
+    }
+
+    /// The input of the next run, with the conversation's messages moved into it, and the
+    /// activity messages (the client's own, never sent) set aside with their places.
+    fn input(&mut self, resume: Option<Vec<ResumeEntry>>) -> (RunAgentInput, Activities) {
         let mut input = RunAgentInput::new(self.thread_id.clone(), fresh_run_id(&self.thread_id))
             .with_protocol_version(PROTOCOL_VERSION)
             .with_state(self.state.clone())
             .with_tools(self.tools.clone())
             .with_context(self.context.clone())
             .with_forwarded_props(self.forwarded_props.clone());
-        // Activities are the client's own; they are never sent. The other messages travel in
-        // the input and come back for the reducer, uncopied.
+        // The other messages travel in the input and come back for the reducer, uncopied.
         let mut activities = Vec::new();
         for (index, message) in std::mem::take(&mut self.messages).into_iter().enumerate() {
             if matches!(message, Message::Activity(_)) {
@@ -471,98 +530,34 @@ impl Conversation {
         if let Some(resume) = resume {
             input = input.with_resume(resume);
         }
-        let mut trace = crate::trace::RunTrace::new(&input, "client");
-        let opened = tracing::Instrument::instrument(
-            cancel.guard(transport.open(&input)),
-            trace.span().clone(),
-        )
-        .await;
-        let mut messages = std::mem::take(&mut input.messages);
-        drop(input);
-        for (index, activity) in activities {
-            messages.insert(index, activity);
-        }
-        let before: HashSet<MessageId> = messages.iter().map(|m| m.id().clone()).collect();
-        let mut body = match opened {
-            None => {
-                self.messages = messages;
-                trace.set_outcome("cancelled");
-                return Ok(RunSummary {
-                    end: RunEnd::Cancelled,
-                    outcome: None,
-                    new_messages: Vec::new(),
-                    events: 0,
-                });
-            }
-            Some(Err(e)) => {
-                self.messages = messages;
-                trace.set_outcome(e.kind().as_str());
-                return Err(e.into());
-            }
-            Some(Ok(body)) => body,
-        };
+        (input, activities)
+    }
+
+    /// The pipeline of one run over the conversation as it stands, reading `wire`, with the
+    /// conversation's middleware and limits.
+    fn pipeline(&mut self, messages: Vec<Message>, wire: Wire) -> Pipeline {
         let reducer = Reducer::new()
             .with_messages(messages)
             .with_state(self.state.clone())
             .with_pending_interrupts(std::mem::take(&mut self.pending_interrupts))
             .with_limits(self.limits);
-        let mut pipeline = Pipeline::new(reducer)
-            .with_wire(body.wire())
+        let pipeline = Pipeline::new(reducer)
+            .with_wire(wire)
             .with_middleware(std::mem::take(&mut self.middleware));
-        let mut callbacks = std::mem::take(&mut self.callbacks);
-        let subscriber = &mut Both(&mut callbacks, subscriber, &mut trace);
-        if let Some(limit) = self.max_event_size {
-            pipeline = pipeline.with_max_event_size(limit);
+        match self.max_event_size {
+            Some(limit) => pipeline.with_max_event_size(limit),
+            None => pipeline,
         }
-        // One frame limit: the pipeline's holds in a body that reads frames itself too.
-        body.set_max_event_size(pipeline.max_event_size());
-        let result = loop {
-            let piece = match cancel.guard(body.next()).await {
-                None => break Ok(RunEnd::Cancelled),
-                Some(Err(e)) => break Err(RunError::Transport(e)),
-                Some(Ok(piece)) => piece,
-            };
-            let flow = match piece {
-                Some(Piece::Bytes(bytes)) => {
-                    subscriber.2.add_bytes(bytes.len());
-                    pipeline.push_bytes(&bytes, subscriber)
-                }
-                Some(Piece::Frame(data)) => {
-                    subscriber.2.add_bytes(data.len());
-                    pipeline.push_frame(&data, subscriber)
-                }
-                Some(Piece::Event(event)) => pipeline.push_event(*event, subscriber),
-                Some(Piece::Refused(error)) => Err(PipelineError::Decode(error)),
-                None => match pipeline.finish(subscriber) {
-                    Ok(Flow::Continue) => {
-                        break pipeline
-                            .check_end()
-                            .map(|()| RunEnd::Finished)
-                            .map_err(RunError::from);
-                    }
-                    other => other,
-                },
-            };
-            match flow {
-                Ok(Flow::Continue) => {}
-                Ok(Flow::Stop) => break Ok(RunEnd::Stopped),
-                Err(e) => break Err(e.into()),
-            }
-        };
-        drop(body);
-        self.middleware = pipeline.take_middleware();
-        self.callbacks = callbacks;
-        match &result {
-            Ok(RunEnd::Finished) => {}
-            Ok(RunEnd::Stopped) => trace.set_outcome("stopped"),
-            Ok(RunEnd::Cancelled) => trace.set_outcome("cancelled"),
-            Err(RunError::Pipeline(e)) if e.kind() == PipelineErrorKind::RunFailed => {
-                trace.set_outcome("error");
-            }
-            Err(e) => trace.set_outcome(e.kind().as_str()),
-        }
-        drop(trace);
-        let reducer = pipeline.into_reducer();
+    }
+
+    /// Takes the conversation back from the run's reducer and says how the run went: its
+    /// summary, or its error (what was applied is kept either way).
+    fn take_back(
+        &mut self,
+        reducer: Reducer,
+        before: &HashSet<MessageId>,
+        result: Result<RunEnd, RunError>,
+    ) -> Result<RunSummary, RunError> {
         let summary = RunSummary {
             end: *result.as_ref().unwrap_or(&RunEnd::Finished),
             outcome: reducer.outcome().cloned(),
@@ -587,28 +582,103 @@ impl Conversation {
     }
 }
 
-/// Two subscribers, the first called first (the second's mutation wins a conflict), and the
-/// run's trace, told every event.
-struct Both<'a, A, B>(&'a mut A, &'a mut B, &'a mut crate::trace::RunTrace);
+/// Activity messages set aside while a run's input is sent, each with its place among the
+/// conversation's messages.
+type Activities = Vec<(usize, Message)>;
+
+/// The messages that came back from the input, with the activities put back in their places.
+fn with_activities(mut messages: Vec<Message>, activities: Activities) -> Vec<Message> {
+    for (index, activity) in activities {
+        messages.insert(index, activity);
+    }
+    messages
+}
+
+/// Reads `body` into `pipeline` until the run ends (the body ends and the pipeline says the
+/// run did), a subscriber stops it, `cancel` cancels it, or a stage fails.
+async fn read<B: Body, A: Subscriber, S: Subscriber>(
+    body: &mut B,
+    pipeline: &mut Pipeline,
+    cancel: &CancelHandle,
+    subscriber: &mut Both<'_, A, S>,
+) -> Result<RunEnd, RunError> {
+    loop {
+        let piece = match cancel.guard(body.next()).await {
+            None => return Ok(RunEnd::Cancelled),
+            Some(Err(e)) => return Err(RunError::Transport(e)),
+            Some(Ok(piece)) => piece,
+        };
+        let flow = match piece {
+            Some(Piece::Bytes(bytes)) => {
+                subscriber.trace.add_bytes(bytes.len());
+                pipeline.push_bytes(&bytes, subscriber)
+            }
+            Some(Piece::Frame(data)) => {
+                subscriber.trace.add_bytes(data.len());
+                pipeline.push_frame(&data, subscriber)
+            }
+            Some(Piece::Event(event)) => pipeline.push_event(*event, subscriber),
+            Some(Piece::Refused(error)) => Err(PipelineError::Decode(error)),
+            None => match pipeline.finish(subscriber) {
+                Ok(Flow::Continue) => {
+                    return pipeline
+                        .check_end()
+                        .map(|()| RunEnd::Finished)
+                        .map_err(RunError::from);
+                }
+                other => other,
+            },
+        };
+        match flow {
+            Ok(Flow::Continue) => {}
+            Ok(Flow::Stop) => return Ok(RunEnd::Stopped),
+            Err(e) => return Err(e.into()),
+        }
+    }
+}
+
+/// Records how the run ended on its trace (a finished run's outcome is the trace's own).
+fn record_end(trace: &mut crate::trace::RunTrace, result: &Result<RunEnd, RunError>) {
+    match result {
+        Ok(RunEnd::Finished) => {}
+        Ok(RunEnd::Stopped) => trace.set_outcome("stopped"),
+        Ok(RunEnd::Cancelled) => trace.set_outcome("cancelled"),
+        Err(RunError::Pipeline(e)) if e.kind() == PipelineErrorKind::RunFailed => {
+            trace.set_outcome("error");
+        }
+        Err(e) => trace.set_outcome(e.kind().as_str()),
+    }
+}
+
+/// Two subscribers, `first` called first (`second`'s mutation wins a conflict), and the run's
+/// trace, told every event.
+struct Both<'a, A, B> {
+    /// The conversation's own callbacks.
+    first: &'a mut A,
+    /// The run's subscriber.
+    second: &'a mut B,
+    /// The run's trace.
+    trace: &'a mut crate::trace::RunTrace,
+}
 
 impl<A: Subscriber, B: Subscriber> Subscriber for Both<'_, A, B> {
     fn on_event(&mut self, event: &Event, conversation: &Reducer) -> Flow {
-        self.2.on_event(event, 0);
-        match self.0.on_event(event, conversation) {
+        self.trace.on_event(event, 0);
+        match self.first.on_event(event, conversation) {
             Flow::Stop => Flow::Stop,
-            Flow::Continue => self.1.on_event(event, conversation),
+            Flow::Continue => self.second.on_event(event, conversation),
         }
     }
 
     fn on_applied(&mut self, event: &Event, applied: &Applied, conversation: &Reducer) -> Flow {
-        match self.0.on_applied(event, applied, conversation) {
+        match self.first.on_applied(event, applied, conversation) {
             Flow::Stop => Flow::Stop,
-            Flow::Continue => self.1.on_applied(event, applied, conversation),
+            Flow::Continue => self.second.on_applied(event, applied, conversation),
         }
     }
 
     fn take_mutation(&mut self) -> Option<Mutation> {
-        match (self.0.take_mutation(), self.1.take_mutation()) {
+        match (self.first.take_mutation(), self.second.take_mutation()) {
             (None, second) => second,
             (first, None) => first,
             (Some(first), Some(second)) => Some(Mutation {
