@@ -8,7 +8,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use ag_ui::client::{
     CancelHandle, Conversation, Flow, HttpAgent, PipelineError, Reducer, RunError, Subscriber,
-    TransportError,
+    Timeouts, TransportError,
 };
 use ag_ui::{Event, ResumeEntry};
 
@@ -253,8 +253,11 @@ pub(crate) async fn run(options: RunOptions) -> Result<(), Failure> {
         conversation.add_user_message(message.as_str());
     }
     let mut agent = HttpAgent::new(options.url.as_str())
-        .with_connect_timeout(options.connect_timeout)
-        .with_idle_timeout(options.idle_timeout)
+        .with_timeouts(Timeouts {
+            connect: options.connect_timeout,
+            idle: options.idle_timeout,
+            total: None,
+        })
         .with_proto(options.proto)
         // A resumable stream that drops is reconnected; one line on stderr says so (stdout,
         // the rendering or the JSON Lines, stays the run's events, each once).

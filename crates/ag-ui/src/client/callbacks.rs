@@ -204,6 +204,25 @@ impl Callbacks {
 }
 
 /// Runs an optional callback: [`Flow::Continue`] when there is none.
+impl Callbacks {
+    /// These callbacks with `later`'s set on top: each closure `later` sets replaces this
+    /// one's of the same kind, the others are kept.
+    pub(crate) fn overlaid(self, later: Callbacks) -> Callbacks {
+        Callbacks {
+            event: later.event.or(self.event),
+            text_delta: later.text_delta.or(self.text_delta),
+            reasoning_delta: later.reasoning_delta.or(self.reasoning_delta),
+            tool_call: later.tool_call.or(self.tool_call),
+            run_finished: later.run_finished.or(self.run_finished),
+            run_error: later.run_error.or(self.run_error),
+            messages_changed: later.messages_changed.or(self.messages_changed),
+            state_changed: later.state_changed.or(self.state_changed),
+            change: later.change.or(self.change),
+            mutation: later.mutation.or(self.mutation),
+        }
+    }
+}
+
 fn call<T: ?Sized>(callback: &mut Callback<dyn FnMut(&T) -> Flow + Send>, arg: &T) -> Flow {
     match callback {
         Some(f) => f(arg),

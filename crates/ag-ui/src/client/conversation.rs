@@ -38,10 +38,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde_json::Value;
 
-use crate::client::apply::{Applied, Limits, PartialJson, Reducer, RunOutcome};
+use crate::client::apply::{Applied, PartialJson, Reducer, RunOutcome};
 use crate::client::callbacks::Callbacks;
 use crate::client::middleware::Stack;
-use crate::client::run::{Pipeline, PipelineError, PipelineErrorKind, Wire};
+use crate::client::run::{Pipeline, PipelineError, PipelineErrorKind, PipelineLimits, Wire};
 use crate::client::subscriber::{Flow, Mutation, Subscriber};
 use crate::client::transport::{
     Body, CancelHandle, Piece, Transport, TransportError, TransportErrorKind,
@@ -191,8 +191,7 @@ pub struct Conversation {
     context: Vec<Context>,
     forwarded_props: Value,
     ids: u64,
-    max_event_size: Option<usize>,
-    limits: Limits,
+    limits: PipelineLimits,
     middleware: Stack,
     callbacks: Callbacks,
 }
@@ -224,8 +223,7 @@ impl Conversation {
             context: Vec::new(),
             forwarded_props: Value::Object(serde_json::Map::new()),
             ids: 0,
-            max_event_size: None,
-            limits: Limits::new(),
+            limits: PipelineLimits::default(),
             middleware: Stack::new(),
             callbacks: Callbacks::new(),
         }
@@ -259,19 +257,28 @@ impl Conversation {
         self
     }
 
-    /// Limits the size of one SSE event (default 10 MiB).
+    /// Sets every limit of its runs' pipelines at once (see [`PipelineLimits`]; the defaults
+    /// otherwise): the largest frame, on every path (the reconnecting reader's too), and what
+    /// the events may build, an event over one ending the run with a
+    /// [`PipelineError::Apply`]. The shortcut [`with_max_event_size`](Self::with_max_event_size)
+    /// sets one field.
     #[must_use]
-    pub fn with_max_event_size(mut self, bytes: usize) -> Self {
-        self.max_event_size = Some(bytes);
+    pub fn with_limits(mut self, limits: PipelineLimits) -> Self {
+        self.limits = limits;
         self
     }
 
-    /// Sets the limits on what a run's events may build (see [`Limits`]; the defaults
-    /// otherwise); an event over one ends the run with a [`PipelineError::Apply`].
+    /// Limits the size of one SSE (or protobuf) frame (default 10 MiB):
+    /// [`PipelineLimits::max_event_size`].
     #[must_use]
-    pub fn with_limits(mut self, limits: Limits) -> Self {
-        self.limits = limits;
+    pub fn with_max_event_size(mut self, bytes: usize) -> Self {
+        self.limits.max_event_size = bytes;
         self
+    }
+
+    /// The limits its runs' pipelines get.
+    pub fn limits(&self) -> PipelineLimits {
+        self.limits
     }
 
     /// Runs every event of every run through `middleware` before verification (see
@@ -284,10 +291,11 @@ impl Conversation {
 
     /// Calls `callbacks` in every run, before the run's own subscriber (see
     /// [`Callbacks`]); a mutation from either replaces messages or state, the run's
-    /// subscriber's winning.
+    /// subscriber's winning. A closure set with [`on_text_delta`](Self::on_text_delta) is
+    /// kept unless `callbacks` has one of its own, whichever was called first.
     #[must_use]
     pub fn with_callbacks(mut self, callbacks: Callbacks) -> Self {
-        self.callbacks = callbacks;
+        self.callbacks = std::mem::take(&mut self.callbacks).overlaid(callbacks);
         self
     }
 
@@ -539,15 +547,11 @@ impl Conversation {
         let reducer = Reducer::new()
             .with_messages(messages)
             .with_state(self.state.clone())
-            .with_pending_interrupts(std::mem::take(&mut self.pending_interrupts))
-            .with_limits(self.limits);
-        let pipeline = Pipeline::new(reducer)
+            .with_pending_interrupts(std::mem::take(&mut self.pending_interrupts));
+        Pipeline::new(reducer)
             .with_wire(wire)
-            .with_middleware(std::mem::take(&mut self.middleware));
-        match self.max_event_size {
-            Some(limit) => pipeline.with_max_event_size(limit),
-            None => pipeline,
-        }
+            .with_limits(self.limits)
+            .with_middleware(std::mem::take(&mut self.middleware))
     }
 
     /// Takes the conversation back from the run's reducer and says how the run went: its
@@ -765,7 +769,10 @@ mod tests {
             Event::text_message_content("m", "0123456789"),
             Event::text_message_content("m", "0123456789"),
         ]);
-        let mut c = Conversation::new("t").with_limits(Limits::new().with_max_message_bytes(15));
+        let mut c = Conversation::new("t").with_limits(PipelineLimits {
+            reducer: crate::client::apply::Limits::new().with_max_message_bytes(15),
+            ..PipelineLimits::default()
+        });
         let err = block_on(c.run(&endless, &mut ())).unwrap_err();
         let RunError::Pipeline(PipelineError::Apply(e)) = &err else {
             panic!("{err}")
@@ -878,6 +885,43 @@ mod tests {
             ["transport failed: reading the response", "reset by peer"]
         );
         assert_eq!(transport.kind().as_str(), "transport.connection");
+    }
+
+    /// The text-delta shortcut and the callbacks reach the run in either order.
+    #[test]
+    fn callbacks_and_the_text_delta_shortcut_compose_in_either_order() {
+        use std::sync::{Arc, Mutex};
+        let agent = Replay::new(vec![
+            Event::run_started("t", "r1"),
+            Event::text_message_start("a", TextMessageRole::Assistant),
+            Event::text_message_content("a", "hi"),
+            Event::text_message_end("a"),
+            Event::run_finished("t", "r1"),
+        ]);
+        for shortcut_first in [true, false] {
+            let (text, events) = (Arc::new(Mutex::new(String::new())), Arc::new(Mutex::new(0)));
+            let (t, e) = (text.clone(), events.clone());
+            let shortcut = move |c: Conversation| {
+                c.on_text_delta(move |d: &str| t.lock().unwrap().push_str(d))
+            };
+            let callbacks = Callbacks::new().on_event(move |_: &Event| *e.lock().unwrap() += 1);
+            let mut c = if shortcut_first {
+                shortcut(Conversation::new("t")).with_callbacks(callbacks)
+            } else {
+                shortcut(Conversation::new("t").with_callbacks(callbacks))
+            };
+            block_on(c.run(&agent, &mut ())).unwrap();
+            assert_eq!(
+                *text.lock().unwrap(),
+                "hi",
+                "shortcut first: {shortcut_first}"
+            );
+            assert_eq!(
+                *events.lock().unwrap(),
+                5,
+                "shortcut first: {shortcut_first}"
+            );
+        }
     }
 
     #[test]

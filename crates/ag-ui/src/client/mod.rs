@@ -61,11 +61,11 @@ pub use callbacks::Callbacks;
 #[cfg(feature = "sse")]
 pub use conversation::{Conversation, RunEnd, RunError, RunErrorKind, RunSummary};
 #[cfg(feature = "http")]
-pub use http::HttpAgent;
+pub use http::{HttpAgent, Timeouts};
 #[cfg(feature = "sse")]
 pub use middleware::{FilterToolCalls, Middleware, Stack};
 #[cfg(feature = "sse")]
-pub use run::{Pipeline, PipelineError, PipelineErrorKind, Wire};
+pub use run::{Pipeline, PipelineError, PipelineErrorKind, PipelineLimits, Wire};
 #[cfg(feature = "sse")]
 pub use subscriber::{Flow, Mutation, Subscriber};
 #[cfg(feature = "sse")]

@@ -206,6 +206,48 @@ impl PipelineError {
     }
 }
 
+/// What a [`Pipeline`] accepts from a response: the largest frame, and what its events may
+/// build. The pipeline owns them; a [`Conversation`](crate::client::Conversation) holds one for
+/// its runs and hands the frame limit on to a body that reads frames itself (the reconnecting
+/// reader, through [`Body::set_max_event_size`](crate::client::Body::set_max_event_size)), so
+/// one limit holds on every path.
+///
+/// ```
+/// use ag_ui::client::{Conversation, Limits, Pipeline, PipelineLimits, Reducer};
+///
+/// let limits = PipelineLimits {
+///     max_event_size: 64 * 1024,
+///     reducer: Limits::new().with_max_depth(16),
+/// };
+/// let pipeline = Pipeline::new(Reducer::new()).with_limits(limits);
+/// assert_eq!(pipeline.limits(), limits);
+/// let conversation = Conversation::new("t").with_limits(limits);
+/// assert_eq!(conversation.limits(), limits);
+/// // The shortcut sets one field.
+/// let conversation = Conversation::new("t").with_max_event_size(1024);
+/// assert_eq!(conversation.limits().max_event_size, 1024);
+/// assert_eq!(conversation.limits().reducer, Limits::new());
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PipelineLimits {
+    /// The largest SSE (or protobuf) frame accepted, in bytes (default
+    /// [`DEFAULT_MAX_EVENT_SIZE`](crate::encoding::sse::DEFAULT_MAX_EVENT_SIZE), 10 MiB); a
+    /// larger one is a [`PipelineError::Decode`] of kind `TooLarge`, and no buffer grows past it.
+    pub max_event_size: usize,
+    /// What the events may build in the reducer (default [`Limits::new`]); an event over one is
+    /// a [`PipelineError::Apply`] of kind `Limit`.
+    pub reducer: Limits,
+}
+
+impl Default for PipelineLimits {
+    fn default() -> Self {
+        Self {
+            max_event_size: crate::encoding::sse::DEFAULT_MAX_EVENT_SIZE,
+            reducer: Limits::new(),
+        }
+    }
+}
+
 /// The whole client pipeline over one response. See the [module documentation](self).
 pub struct Pipeline {
     frames: FrameDecoder,
@@ -263,8 +305,9 @@ impl Pipeline {
         }
     }
 
-    /// Sets the largest SSE frame accepted, in bytes (10 MiB by default); a larger one is a
-    /// [`PipelineError::Decode`] of kind `TooLarge`, and the buffer never grows past it.
+    /// Sets the largest SSE frame accepted, in bytes ([`PipelineLimits::max_event_size`], 10 MiB
+    /// by default); a larger one is a [`PipelineError::Decode`] of kind `TooLarge`, and the
+    /// buffer never grows past it.
     #[must_use]
     pub fn with_max_event_size(mut self, bytes: usize) -> Self {
         self.frames = FrameDecoder::new().with_max_event_size(bytes);
@@ -347,12 +390,22 @@ impl Pipeline {
         Wire::Sse
     }
 
-    /// Sets the limits on what the response's events may build in the reducer (see
-    /// [`Limits`]); an event over one is a [`PipelineError::Apply`] of kind `Limit`.
+    /// Sets every limit at once (see [`PipelineLimits`]); the shortcut
+    /// [`with_max_event_size`](Self::with_max_event_size) sets one.
     #[must_use]
-    pub fn with_limits(mut self, limits: Limits) -> Self {
-        self.reducer = std::mem::take(&mut self.reducer).with_limits(limits);
-        self
+    pub fn with_limits(self, limits: PipelineLimits) -> Self {
+        let mut pipeline = self.with_max_event_size(limits.max_event_size);
+        pipeline.reducer = std::mem::take(&mut pipeline.reducer).with_limits(limits.reducer);
+        pipeline
+    }
+
+    /// The limits the pipeline holds the response to (the reducer's as the reducer it was
+    /// given holds them, unless set).
+    pub fn limits(&self) -> PipelineLimits {
+        PipelineLimits {
+            max_event_size: self.max_event_size(),
+            reducer: *self.reducer.limits(),
+        }
     }
 
     /// The conversation as applied so far.
@@ -848,8 +901,10 @@ mod tests {
             Event::text_message_content("m", "kept"),
             Event::text_message_content("m", "x".repeat(100)),
         ]);
-        let mut pipeline =
-            Pipeline::new(Reducer::new()).with_limits(Limits::new().with_max_message_bytes(50));
+        let mut pipeline = Pipeline::new(Reducer::new()).with_limits(PipelineLimits {
+            reducer: Limits::new().with_max_message_bytes(50),
+            ..PipelineLimits::default()
+        });
         let err = pipeline.push_bytes(&bytes, &mut ()).unwrap_err();
         let PipelineError::Apply(e) = &err else {
             panic!("{err}")

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use ag_ui::client::{
     Conversation, HttpAgent, PipelineError, PipelineErrorKind, Replay, RunEnd, RunError,
-    RunErrorKind, Timeout, TransportError, TransportErrorKind,
+    RunErrorKind, Timeout, Timeouts, TransportError, TransportErrorKind,
 };
 use ag_ui::{Event, RunErrorEvent, TextMessageRole, ToolCallStartEvent};
 use serde_json::Value;
@@ -555,6 +555,49 @@ async fn the_total_timeout_names_itself() {
     );
 }
 
+/// The time-outs set together as a struct reach where they act, as the shortcuts do.
+#[tokio::test]
+async fn timeouts_set_as_a_struct_fire() {
+    let stalled = stalling(SSE_HEADERS.as_bytes().to_vec()).await;
+    let idle = HttpAgent::new(stalled.url("/")).with_timeouts(Timeouts {
+        idle: Duration::from_millis(300),
+        total: Some(Duration::from_secs(20)),
+        ..Timeouts::default()
+    });
+    let err = run_once(&idle).await.1.unwrap_err();
+    assert!(
+        matches!(err, RunError::Transport(TransportError::Timeout(Timeout::Idle(d))) if d == Duration::from_millis(300)),
+        "{err}"
+    );
+    let chatty = server(|_, mut stream| async move {
+        let _ = stream.write_all(SSE_HEADERS.as_bytes()).await;
+        for _ in 0..50 {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            let _ = stream.write_all(b": keep-alive\n\n").await;
+        }
+    })
+    .await;
+    let total = HttpAgent::new(chatty.url("/")).with_timeouts(Timeouts {
+        idle: Duration::from_secs(20),
+        total: Some(Duration::from_millis(500)),
+        ..Timeouts::default()
+    });
+    let err = run_once(&total).await.1.unwrap_err();
+    assert!(
+        matches!(err, RunError::Transport(TransportError::Timeout(Timeout::Total(d))) if d == Duration::from_millis(500)),
+        "{err}"
+    );
+    // The shortcuts set one field each: either order ends with the same time-outs.
+    let a = HttpAgent::new(chatty.url("/"))
+        .with_timeout(Duration::from_millis(500))
+        .with_idle_timeout(Duration::from_secs(20));
+    let b = HttpAgent::new(chatty.url("/"))
+        .with_idle_timeout(Duration::from_secs(20))
+        .with_timeout(Duration::from_millis(500));
+    assert_eq!(a.timeouts(), total.timeouts());
+    assert_eq!(b.timeouts(), total.timeouts());
+}
+
 // ----- redirects -----
 
 /// A server that answers every request with `307` to `target`.
@@ -777,9 +820,11 @@ async fn a_connection_that_cannot_be_made_in_time_is_a_connect_timeout() {
         }
     };
     assert!(filled, "the accept queue never filled");
-    let agent = HttpAgent::new(format!("http://{addr}/"))
-        .with_connect_timeout(Duration::from_millis(300))
-        .with_idle_timeout(Duration::from_secs(20));
+    let agent = HttpAgent::new(format!("http://{addr}/")).with_timeouts(Timeouts {
+        connect: Duration::from_millis(300),
+        idle: Duration::from_secs(20),
+        total: None,
+    });
     let started = std::time::Instant::now();
     let err = run_once(&agent).await.1.unwrap_err();
     assert!(
