@@ -44,7 +44,7 @@ use crate::client::middleware::Stack;
 use crate::client::run::{Pipeline, PipelineError, PipelineErrorKind, PipelineLimits, Wire};
 use crate::client::subscriber::{Flow, Mutation, Subscriber};
 use crate::client::transport::{
-    Body, CancelHandle, Piece, Transport, TransportError, TransportErrorKind,
+    Body, CancelToken, Piece, Transport, TransportError, TransportErrorKind,
 };
 use crate::{
     Context, Event, Interrupt, Message, MessageId, PROTOCOL_VERSION, ResumeEntry, ResumeStatus,
@@ -82,9 +82,13 @@ impl RunErrorKind {
 /// failure.
 ///
 /// A run the agent ended with `RUN_ERROR` and a response that stopped in the middle of a run
-/// are errors too ([`PipelineError::RunFailed`], [`PipelineError::Incomplete`]), as is a
+/// are errors too ([`PipelineErrorKind::RunFailed`], [`PipelineErrorKind::Incomplete`]), as is a
 /// response that is not an AG-UI stream ([`TransportError::NotAgUi`]), so that `?` never reads
 /// a failed run as a successful one.
+///
+/// Like every error of the crate, it is opaque with a [`kind`](Self::kind): the layer that
+/// failed is behind [`pipeline`](Self::pipeline) or [`transport`](Self::transport), whose
+/// message and cause (its [`source`](std::error::Error::source)) it shows as its own.
 ///
 /// ```
 /// use ag_ui::client::{
@@ -97,37 +101,85 @@ impl RunErrorKind {
 /// let err = futures::executor::block_on(conversation.run(&agent, &mut ())).unwrap_err();
 /// assert_eq!(err.kind(), RunErrorKind::Pipeline(PipelineErrorKind::RunFailed));
 /// assert_eq!(err.kind().as_str(), "run.failed");
-/// assert!(matches!(err, RunError::Pipeline(PipelineError::RunFailed { .. })));
+/// assert_eq!(err.pipeline().and_then(PipelineError::error_message), Some("overloaded"));
 /// assert_eq!(err.to_string(), "the run failed: overloaded");
 /// ```
 #[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum RunError {
-    /// The pipeline refused the response (decode, chunk, verify, apply), or the run it told
-    /// failed or did not end.
+#[error(transparent)]
+pub struct RunError(Failure);
+
+/// What a [`RunError`] holds.
+#[derive(Debug, thiserror::Error)]
+enum Failure {
     #[error(transparent)]
-    Pipeline(#[from] PipelineError),
-    /// The transport could not carry the run (connection, HTTP status, not an event stream,
-    /// timeout, redirect, invalid request).
+    Pipeline(PipelineError),
     #[error(transparent)]
-    Transport(#[from] TransportError),
-    /// An interrupt left open by the last run has no `resume` entry (nothing was sent).
+    Transport(TransportError),
     #[error("interrupt {0:?} is open and has no resume entry")]
     UnansweredInterrupt(String),
-    /// An interrupt whose `expiresAt` has passed was answered with something else than
-    /// `cancelled` (nothing was sent).
     #[error("interrupt {0:?} has expired; its resume entry must be cancelled")]
     ExpiredInterrupt(String),
 }
 
+impl From<PipelineError> for RunError {
+    fn from(error: PipelineError) -> Self {
+        RunError(Failure::Pipeline(error))
+    }
+}
+
+impl From<TransportError> for RunError {
+    fn from(error: TransportError) -> Self {
+        RunError(Failure::Transport(error))
+    }
+}
+
 impl RunError {
+    /// An interrupt left open by the last run has no `resume` entry (nothing was sent).
+    fn unanswered(id: String) -> Self {
+        RunError(Failure::UnansweredInterrupt(id))
+    }
+
+    /// An interrupt whose `expiresAt` has passed was answered with something else than
+    /// `cancelled` (nothing was sent).
+    fn expired(id: String) -> Self {
+        RunError(Failure::ExpiredInterrupt(id))
+    }
+
     /// What kind of failure this is.
     pub fn kind(&self) -> RunErrorKind {
-        match self {
-            RunError::Pipeline(e) => RunErrorKind::Pipeline(e.kind()),
-            RunError::Transport(e) => RunErrorKind::Transport(e.kind()),
-            RunError::UnansweredInterrupt(_) => RunErrorKind::UnansweredInterrupt,
-            RunError::ExpiredInterrupt(_) => RunErrorKind::ExpiredInterrupt,
+        match &self.0 {
+            Failure::Pipeline(e) => RunErrorKind::Pipeline(e.kind()),
+            Failure::Transport(e) => RunErrorKind::Transport(e.kind()),
+            Failure::UnansweredInterrupt(_) => RunErrorKind::UnansweredInterrupt,
+            Failure::ExpiredInterrupt(_) => RunErrorKind::ExpiredInterrupt,
+        }
+    }
+
+    /// The pipeline's error, when the pipeline refused the response (decode, chunk, verify,
+    /// apply) or the run it told failed or did not end ([`RunErrorKind::Pipeline`]).
+    pub fn pipeline(&self) -> Option<&PipelineError> {
+        match &self.0 {
+            Failure::Pipeline(e) => Some(e),
+            _ => None,
+        }
+    }
+
+    /// The transport's error, when the transport could not carry the run (connection, HTTP
+    /// status, not an event stream, timeout, redirect, invalid request;
+    /// [`RunErrorKind::Transport`]).
+    pub fn transport(&self) -> Option<&TransportError> {
+        match &self.0 {
+            Failure::Transport(e) => Some(e),
+            _ => None,
+        }
+    }
+
+    /// The interrupt left unanswered ([`RunErrorKind::UnansweredInterrupt`]) or answered
+    /// otherwise than `cancelled` after it expired ([`RunErrorKind::ExpiredInterrupt`]).
+    pub fn interrupt_id(&self) -> Option<&str> {
+        match &self.0 {
+            Failure::UnansweredInterrupt(id) | Failure::ExpiredInterrupt(id) => Some(id),
+            _ => None,
         }
     }
 }
@@ -136,7 +188,7 @@ impl RunError {
 ///
 /// Failures are not summaries: a run the agent ended with `RUN_ERROR`, a response that
 /// stopped in the middle of a run and a response that is not an AG-UI stream are
-/// [`RunError`]s ([`PipelineError::RunFailed`], [`PipelineError::Incomplete`],
+/// [`RunError`]s ([`PipelineErrorKind::RunFailed`], [`PipelineErrorKind::Incomplete`],
 /// [`TransportError::NotAgUi`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
@@ -146,7 +198,7 @@ pub enum RunEnd {
     Finished,
     /// A subscriber returned [`Flow::Stop`].
     Stopped,
-    /// The run was cancelled through its [`CancelHandle`].
+    /// The run was cancelled through its [`CancelToken`].
     Cancelled,
 }
 
@@ -260,7 +312,7 @@ impl Conversation {
     /// Sets every limit of its runs' pipelines at once (see [`PipelineLimits`]; the defaults
     /// otherwise): the largest frame, on every path (the reconnecting reader's too), and what
     /// the events may build, an event over one ending the run with a
-    /// [`PipelineError::Apply`]. The shortcut [`with_max_event_size`](Self::with_max_event_size)
+    /// [`PipelineErrorKind::Apply`]. The shortcut [`with_max_event_size`](Self::with_max_event_size)
     /// sets one field.
     #[must_use]
     pub fn with_limits(mut self, limits: PipelineLimits) -> Self {
@@ -419,7 +471,7 @@ impl Conversation {
         transport: &T,
         subscriber: &mut (impl Subscriber + Send),
     ) -> Result<RunSummary, RunError> {
-        self.run_with(transport, None, &CancelHandle::new(), subscriber)
+        self.run_with(transport, None, &CancelToken::new(), subscriber)
             .await
     }
 
@@ -431,20 +483,20 @@ impl Conversation {
     /// is cancelled.
     ///
     /// # Errors
-    /// - [`RunError::UnansweredInterrupt`] / [`RunError::ExpiredInterrupt`] (nothing is sent)
+    /// - [`RunErrorKind::UnansweredInterrupt`] / [`RunErrorKind::ExpiredInterrupt`] (nothing is sent)
     ///   when an open interrupt has no resume entry, or an expired one is not cancelled;
-    /// - [`PipelineError::RunFailed`], with the agent's message and code, when the run ended
+    /// - [`PipelineErrorKind::RunFailed`], with the agent's message and code, when the run ended
     ///   with `RUN_ERROR`;
-    /// - [`PipelineError::Incomplete`], naming the run and what it still had open (messages,
+    /// - [`PipelineErrorKind::Incomplete`], naming the run and what it still had open (messages,
     ///   tool calls, steps, subagents), when the response ended before `RUN_FINISHED`;
-    /// - the other pipeline errors (decode, chunk, verify, apply), as [`RunError::Pipeline`];
+    /// - the other pipeline errors (decode, chunk, verify, apply), as [`RunError::pipeline`];
     /// - the transport's errors ([`TransportError`]: connection, HTTP status, not an event
-    ///   stream, timeout, …), as [`RunError::Transport`].
+    ///   stream, timeout, …), as [`RunError::transport`].
     pub async fn run_with<T: Transport>(
         &mut self,
         transport: &T,
         resume: Option<Vec<ResumeEntry>>,
-        cancel: &CancelHandle,
+        cancel: &CancelToken,
         subscriber: &mut (impl Subscriber + Send),
     ) -> Result<RunSummary, RunError> {
         self.check_answers(resume.as_deref())?;
@@ -502,7 +554,7 @@ impl Conversation {
             .iter()
             .find(|i| !answered.contains(i.id.as_str()))
         {
-            return Err(RunError::UnansweredInterrupt(open.id.to_string()));
+            return Err(RunError::unanswered(open.id.to_string()));
         }
         let now = std::time::SystemTime::now();
         for interrupt in &self.pending_interrupts {
@@ -511,7 +563,7 @@ impl Conversation {
                 .iter()
                 .any(|r| r.interrupt_id == interrupt.id && r.status == ResumeStatus::Cancelled);
             if expired && !cancelled {
-                return Err(RunError::ExpiredInterrupt(interrupt.id.to_string()));
+                return Err(RunError::expired(interrupt.id.to_string()));
             }
         }
         Ok(())
@@ -603,13 +655,13 @@ fn with_activities(mut messages: Vec<Message>, activities: Activities) -> Vec<Me
 async fn read<B: Body, A: Subscriber, S: Subscriber>(
     body: &mut B,
     pipeline: &mut Pipeline,
-    cancel: &CancelHandle,
+    cancel: &CancelToken,
     subscriber: &mut Both<'_, A, S>,
 ) -> Result<RunEnd, RunError> {
     loop {
         let piece = match cancel.guard(body.next()).await {
             None => return Ok(RunEnd::Cancelled),
-            Some(Err(e)) => return Err(RunError::Transport(e)),
+            Some(Err(e)) => return Err(e.into()),
             Some(Ok(piece)) => piece,
         };
         let flow = match piece {
@@ -622,7 +674,7 @@ async fn read<B: Body, A: Subscriber, S: Subscriber>(
                 pipeline.push_frame(&data, subscriber)
             }
             Some(Piece::Event(event)) => pipeline.push_event(*event, subscriber),
-            Some(Piece::Refused(error)) => Err(PipelineError::Decode(error)),
+            Some(Piece::Refused(error)) => Err(error.into()),
             None => match pipeline.finish(subscriber) {
                 Ok(Flow::Continue) => {
                     return pipeline
@@ -647,7 +699,7 @@ fn record_end(trace: &mut crate::trace::RunTrace, result: &Result<RunEnd, RunErr
         Ok(RunEnd::Finished) => {}
         Ok(RunEnd::Stopped) => trace.set_outcome("stopped"),
         Ok(RunEnd::Cancelled) => trace.set_outcome("cancelled"),
-        Err(RunError::Pipeline(e)) if e.kind() == PipelineErrorKind::RunFailed => {
+        Err(e) if e.kind() == RunErrorKind::Pipeline(PipelineErrorKind::RunFailed) => {
             trace.set_outcome("error");
         }
         Err(e) => trace.set_outcome(e.kind().as_str()),
@@ -742,7 +794,8 @@ mod tests {
         block_on(c.run(&interrupted, &mut ())).unwrap();
         assert_eq!(c.pending_interrupts().len(), 1);
         let err = block_on(c.run(&interrupted, &mut ())).unwrap_err();
-        assert!(matches!(err, RunError::UnansweredInterrupt(ref id) if id == "i1"));
+        assert_eq!(err.kind(), RunErrorKind::UnansweredInterrupt);
+        assert_eq!(err.interrupt_id(), Some("i1"));
         let done = Replay::new(vec![
             Event::run_started("t", "r2"),
             Event::run_finished("t", "r2"),
@@ -753,7 +806,7 @@ mod tests {
                 "i1",
                 serde_json::json!({"ok": true}),
             )]),
-            &CancelHandle::new(),
+            &CancelToken::new(),
             &mut (),
         ))
         .unwrap();
@@ -774,7 +827,7 @@ mod tests {
             ..PipelineLimits::default()
         });
         let err = block_on(c.run(&endless, &mut ())).unwrap_err();
-        let RunError::Pipeline(PipelineError::Apply(e)) = &err else {
+        let Some(e) = err.pipeline().and_then(PipelineError::apply) else {
             panic!("{err}")
         };
         assert_eq!(e.index(), 3);
@@ -801,10 +854,10 @@ mod tests {
         block_on(c.run(&stop, &mut ())).unwrap();
         let resolved = |id: &str| ResumeEntry::resolved(id, serde_json::json!(true));
         let all_resolved = vec![resolved("old"), resolved("new"), resolved("odd")];
-        let err = block_on(c.run_with(&stop, Some(all_resolved), &CancelHandle::new(), &mut ()))
+        let err = block_on(c.run_with(&stop, Some(all_resolved), &CancelToken::new(), &mut ()))
             .unwrap_err();
         assert!(
-            matches!(err, RunError::ExpiredInterrupt(ref id) if id == "old"),
+            err.kind() == RunErrorKind::ExpiredInterrupt && err.interrupt_id() == Some("old"),
             "{err}"
         );
         let answers = vec![
@@ -812,7 +865,7 @@ mod tests {
             resolved("new"),
             resolved("odd"),
         ];
-        block_on(c.run_with(&stop, Some(answers), &CancelHandle::new(), &mut ())).unwrap();
+        block_on(c.run_with(&stop, Some(answers), &CancelToken::new(), &mut ())).unwrap();
     }
 
     #[test]
@@ -926,7 +979,7 @@ mod tests {
 
     #[test]
     fn cancelled_before_open_sends_nothing_and_keeps_messages() {
-        let cancel = CancelHandle::new();
+        let cancel = CancelToken::new();
         cancel.cancel();
         let mut c = Conversation::new("t");
         c.add_user_message("hi");

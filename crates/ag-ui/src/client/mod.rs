@@ -10,7 +10,7 @@
 //!   pending interrupts and tool calls).
 //! - `run`: the whole pipeline from SSE bytes, telling subscribers (feature `sse`).
 //! - `transport`: what carries a run and its events (`Transport`, `Body`, `Replay`,
-//!   `CancelHandle`, `TransportError`; feature `sse`).
+//!   `CancelToken`, `TransportError`; feature `sse`).
 //! - `conversation`: a conversation kept across runs over any transport (feature `sse`).
 //! - `http`: `HttpAgent`, the HTTP transport (feature `http`).
 //! - `resume`: reconnecting to resumable runs without losing or repeating events (feature
@@ -70,5 +70,5 @@ pub use run::{Pipeline, PipelineError, PipelineErrorKind, PipelineLimits, Wire};
 pub use subscriber::{Flow, Mutation, Subscriber};
 #[cfg(feature = "sse")]
 pub use transport::{
-    Body, CancelHandle, Piece, Replay, Timeout, Transport, TransportError, TransportErrorKind,
+    Body, CancelToken, Piece, Replay, Timeout, Transport, TransportError, TransportErrorKind,
 };

@@ -93,7 +93,7 @@ fn assert_too_large(result: Result<RunEnd, RunError>, limit: usize) {
         RunErrorKind::Pipeline(PipelineErrorKind::Decode),
         "{err}"
     );
-    let RunError::Pipeline(PipelineError::Decode(decode)) = &err else {
+    let Some(decode) = err.pipeline().and_then(PipelineError::decode) else {
         panic!("{err}")
     };
     assert_eq!(decode.kind(), DecodeErrorKind::TooLarge, "{decode}");
