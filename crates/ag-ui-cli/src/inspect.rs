@@ -29,7 +29,7 @@ use std::time::{Duration, Instant};
 use ag_ui::axum::{EventStream, RunHandler, ServeConfig};
 use ag_ui::client::apply::{Applied, MessagesChange};
 use ag_ui::client::{
-    Body, CancelHandle, Conversation, Flow, HttpAgent, Piece, Pipeline, PipelineError, Reducer,
+    Body, CancelToken, Conversation, Flow, HttpAgent, Piece, Pipeline, PipelineError, Reducer,
     RunEnd, RunError, Subscriber, Transport, TransportError,
 };
 use ag_ui::encoding::proto;
@@ -367,7 +367,7 @@ async fn start_run(State(inspector): State<Arc<Inspector>>, body: Bytes) -> Resp
         forwarder.send_json(&head);
         // The messages the run starts from (the reducer only reports what the run changes).
         forwarder.send_json(&json!({ "t": "msgs", "m": conversation.messages() }));
-        let cancel = CancelHandle::new();
+        let cancel = CancelToken::new();
         let result = match &task_inspector.target {
             Target::Http(agent) => {
                 conversation
@@ -645,32 +645,36 @@ impl Forwarder {
     }
 
     fn send_failure(&mut self, error: &RunError, interrupts: serde_json::Value) {
-        let mut body = match error {
-            RunError::Pipeline(PipelineError::Verify(v)) => json!({
+        let pipeline = error.pipeline();
+        let mut body = if let Some(v) = pipeline.and_then(PipelineError::violation) {
+            json!({
                 "t": "violation",
                 "i": v.index(),
                 "kind": v.kind().as_str(),
                 "ids": v.ids(),
                 "message": v.message(),
-            }),
-            RunError::Pipeline(PipelineError::Chunk(e)) => json!({
+            })
+        } else if let Some(e) = pipeline.and_then(PipelineError::chunk) {
+            json!({
                 "t": "violation",
                 "i": e.index(),
                 "kind": e.kind().as_str(),
                 "message": e.to_string(),
-            }),
-            RunError::Pipeline(PipelineError::Decode(e)) => json!({
+            })
+        } else if let Some(e) = pipeline.and_then(PipelineError::decode) {
+            json!({
                 "t": "error",
                 "kind": error.kind().as_str(),
                 "frame": e.index(),
                 "message": chain(e),
-            }),
+            })
+        } else {
             // The whole chain: a layer's message names what failed, its source why.
-            other => json!({
+            json!({
                 "t": "error",
-                "kind": other.kind().as_str(),
-                "message": chain(other),
-            }),
+                "kind": error.kind().as_str(),
+                "message": chain(error),
+            })
         };
         body["ms"] = json!(self.elapsed_ms());
         body["interrupts"] = interrupts;

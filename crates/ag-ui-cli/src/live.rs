@@ -7,8 +7,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use ag_ui::client::{
-    CancelHandle, Conversation, Flow, HttpAgent, PipelineError, Reducer, RunError, Subscriber,
-    TransportError,
+    CancelToken, Conversation, Flow, HttpAgent, Reducer, RunError, RunErrorKind, Subscriber,
+    Timeouts, TransportError,
 };
 use ag_ui::{Event, ResumeEntry};
 
@@ -195,36 +195,41 @@ fn run_failure(error: RunError) -> Failure {
             ids,
             message,
         };
-    match error {
-        RunError::Pipeline(PipelineError::Verify(v)) => stream(
-            v.index(),
-            v.kind().as_str(),
-            v.ids().to_vec(),
-            v.message().to_owned(),
-        ),
-        RunError::Pipeline(PipelineError::Chunk(e)) => stream(
-            e.index(),
-            e.kind().as_str(),
-            e.id().map(str::to_owned).into_iter().collect(),
-            e.to_string(),
-        ),
-        RunError::Transport(TransportError::Connection { message, source }) => {
-            Failure::Remote(match source {
-                Some(source) => format!("{message}: {}", chain(source.as_ref())),
-                None => message,
-            })
+    if error.kind() == RunErrorKind::UnansweredInterrupt {
+        let id = error.interrupt_id().unwrap_or_default();
+        return Failure::Usage(format!("interrupt {id:?} needs a --resume answer"));
+    }
+    if let Some(pipeline) = error.pipeline() {
+        if let Some(v) = pipeline.violation() {
+            return stream(
+                v.index(),
+                v.kind().as_str(),
+                v.ids().to_vec(),
+                v.message().to_owned(),
+            );
         }
-        RunError::UnansweredInterrupt(id) => {
-            Failure::Usage(format!("interrupt {id:?} needs a --resume answer"))
+        if let Some(e) = pipeline.chunk() {
+            return stream(
+                e.index(),
+                e.kind().as_str(),
+                e.id().map(str::to_owned).into_iter().collect(),
+                e.to_string(),
+            );
         }
-        RunError::Transport(TransportError::InvalidRequest(message)) => Failure::Usage(message),
-        RunError::Pipeline(PipelineError::RunFailed { message, code }) => {
-            Failure::RunError(match code {
+        if let Some(message) = pipeline.error_message() {
+            return Failure::RunError(match pipeline.error_code() {
                 Some(code) => format!("{message} (code {code})"),
-                None => message,
-            })
+                None => message.to_owned(),
+            });
         }
-        other => Failure::Remote(chain(&other)),
+    }
+    match error.transport() {
+        Some(TransportError::Connection { message, source }) => Failure::Remote(match source {
+            Some(source) => format!("{message}: {}", chain(source.as_ref())),
+            None => message.clone(),
+        }),
+        Some(TransportError::InvalidRequest(message)) => Failure::Usage(message.clone()),
+        _ => Failure::Remote(chain(&error)),
     }
 }
 
@@ -253,8 +258,11 @@ pub(crate) async fn run(options: RunOptions) -> Result<(), Failure> {
         conversation.add_user_message(message.as_str());
     }
     let mut agent = HttpAgent::new(options.url.as_str())
-        .with_connect_timeout(options.connect_timeout)
-        .with_idle_timeout(options.idle_timeout)
+        .with_timeouts(Timeouts {
+            connect: options.connect_timeout,
+            idle: options.idle_timeout,
+            total: None,
+        })
         .with_proto(options.proto)
         // A resumable stream that drops is reconnected; one line on stderr says so (stdout,
         // the rendering or the JSON Lines, stays the run's events, each once).
@@ -278,7 +286,7 @@ pub(crate) async fn run(options: RunOptions) -> Result<(), Failure> {
         io_error: None,
     };
     let resume = (!options.resume.is_empty()).then(|| options.resume.clone());
-    let cancel = CancelHandle::new();
+    let cancel = CancelToken::new();
     let running = conversation.run_with(&agent, resume, &cancel, &mut printer);
     // One bound on the whole run: an agent that keeps the stream alive with keep-alive comments
     // (or reconnects) never trips the idle timeout.

@@ -155,6 +155,23 @@
 //! # #[cfg(not(all(feature = "axum", feature = "http")))]
 //! # fn main() {}
 //! ```
+//!
+//! ## How a run ends: the four outcome types
+//!
+//! Each type belongs to one place on the way from an agent to a conversation:
+//!
+//! | type | what it says | made by | when you get which |
+//! |---|---|---|---|
+//! | [`RunFinishedOutcome`] | the wire's `RUN_FINISHED.outcome`: `success` (with the tool calls left to the client), `interrupt` (at least one [`Interrupt`]) or `cancelled` | the agent's side; read from the wire | on a `RunFinishedEvent`, as the agent sent it (`None`: none named, read as success) |
+//! | [`SubagentFinishedOutcome`] | the wire's `SUBAGENT_FINISHED.outcome`: `success`, or `suspended` on some of the run's interrupts | a subagent's handle; read from the wire | on a `SubagentFinishedEvent` (none: success); a subagent that failed ends with `SUBAGENT_ERROR` instead |
+//! | `server::Outcome` (feature `server`) | what an agent returns from its run: a `RunFinishedOutcome` with the run's `result` and token usage | your agent code | the runner writes it as the closing `RUN_FINISHED`; an agent's `Err` becomes `RUN_ERROR` instead |
+//! | `client::RunOutcome` (feature `client`) | what the reducer read from the last `RUN_FINISHED`: success with the `result` and the tool calls still waiting for the client (the outcome's list, or the run's calls left without a result), the open interrupts, or cancelled | the client's reducer | `Reducer::outcome()` and `RunSummary::outcome` once a run finished; `None` before |
+//!
+//! A run that did not finish has no outcome. On the client, a `RUN_ERROR` or a response cut off
+//! before `RUN_FINISHED` is an error of the run (`client::RunError`, kinds `run.failed` and
+//! `run.incomplete`); a run you stopped (a subscriber's `Flow::Stop`) or cancelled (a
+//! `client::CancelToken`) returns a `RunSummary` whose `end` (`client::RunEnd`) says so, with
+//! the outcome of the last `RUN_FINISHED` seen, if any.
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 

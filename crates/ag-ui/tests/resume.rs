@@ -12,7 +12,7 @@ use std::time::Duration;
 use ag_ui::axum::{AgentEndpoint, AgentInfo, AgentRegistry, EventStream, RouterExt};
 use ag_ui::client::resume::ReconnectPolicy;
 use ag_ui::client::{
-    CancelHandle, Conversation, HttpAgent, PipelineErrorKind, RunEnd, RunErrorKind, Transport,
+    CancelToken, Conversation, HttpAgent, PipelineErrorKind, RunEnd, RunErrorKind, Transport,
     TransportErrorKind,
 };
 use ag_ui::server::log::redis::{RedisLog, RedisLogConfig};
@@ -325,7 +325,7 @@ async fn an_aborted_run_never_reconnects() {
     let seen = Arc::clone(&reconnects);
     let agent = HttpAgent::new(format!("http://{upstream}/agent"))
         .with_on_reconnect(move |_| *seen.lock().unwrap() += 1);
-    let cancel = CancelHandle::new();
+    let cancel = CancelToken::new();
     let stopper = cancel.clone();
     tokio::spawn(async move {
         tokio::time::sleep(Duration::from_millis(100)).await;

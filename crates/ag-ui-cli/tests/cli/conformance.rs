@@ -9,7 +9,7 @@ use std::net::SocketAddr;
 use std::process::{Child, Command, Stdio};
 
 use ag_ui::ResumeEntry;
-use ag_ui::client::{CancelHandle, Conversation, HttpAgent, PipelineError, RunError};
+use ag_ui::client::{CancelToken, Conversation, HttpAgent, PipelineError, RunError};
 use serde_json::{Value, json};
 
 use super::{ag_ui, serve_process};
@@ -574,9 +574,9 @@ fn battery() -> Battery {
 /// The kind this crate's client names for a failed run: the rule kind of an ordering
 /// violation, the error's kind otherwise.
 fn kind(error: &RunError) -> &'static str {
-    match error {
-        RunError::Pipeline(PipelineError::Verify(v)) => v.kind().as_str(),
-        other => other.kind().as_str(),
+    match error.pipeline().and_then(PipelineError::violation) {
+        Some(v) => v.kind().as_str(),
+        None => error.kind().as_str(),
     }
 }
 
@@ -613,7 +613,7 @@ fn our_client_passes_every_scenario_of_the_battery() {
             if let (Ok(_), Some(resume)) = (&outcome, scenario.get("resume")) {
                 let resume: Vec<ResumeEntry> = serde_json::from_value(resume.clone()).unwrap();
                 outcome = conversation
-                    .run_with(&agent, Some(resume), &CancelHandle::new(), &mut ())
+                    .run_with(&agent, Some(resume), &CancelToken::new(), &mut ())
                     .await;
             }
             let verdict = match (&outcome, expected.get("reject")) {

@@ -1,4 +1,4 @@
-//! Callbacks per event type, and replacement of messages or state by a subscriber.
+//! Callbacks per event type: a subscriber made of closures.
 //!
 //! [`Callbacks`] is a [`Subscriber`] built from closures, one per thing to watch, so printing
 //! text as it streams needs no trait:
@@ -43,61 +43,8 @@ use std::fmt;
 use serde_json::Value;
 
 use crate::client::apply::{Applied, Messages, Reducer};
-use crate::client::run::{Flow, Subscriber};
-use crate::{Event, Message, RunErrorEvent, RunFinishedEvent, ToolCall};
-
-/// A replacement of the conversation's messages, state, or both, asked for by a subscriber.
-/// The pipeline applies it at once; the next events apply to the result.
-#[derive(Clone, Debug, Default, PartialEq)]
-#[non_exhaustive]
-pub struct Mutation {
-    /// The messages to hold from now on.
-    pub messages: Option<Vec<Message>>,
-    /// The state to hold from now on.
-    pub state: Option<Value>,
-}
-
-impl Mutation {
-    /// A mutation that replaces nothing.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// Replaces the messages.
-    #[must_use]
-    pub fn with_messages(mut self, messages: Vec<Message>) -> Self {
-        self.messages = Some(messages);
-        self
-    }
-
-    /// Replaces the state.
-    #[must_use]
-    pub fn with_state(mut self, state: Value) -> Self {
-        self.state = Some(state);
-        self
-    }
-
-    /// Whether it replaces nothing.
-    pub fn is_empty(&self) -> bool {
-        self.messages.is_none() && self.state.is_none()
-    }
-
-    /// Applies it to `reducer`.
-    pub(crate) fn apply_to(self, reducer: &mut Reducer) {
-        if let Some(messages) = self.messages {
-            *reducer = std::mem::take(reducer).with_messages(messages);
-        }
-        if let Some(state) = self.state {
-            *reducer = std::mem::take(reducer).with_state(state);
-        }
-    }
-}
-
-impl From<()> for Flow {
-    fn from((): ()) -> Self {
-        Flow::Continue
-    }
-}
+use crate::client::subscriber::{Flow, Mutation, Subscriber};
+use crate::{Event, RunErrorEvent, RunFinishedEvent, ToolCall};
 
 type Callback<T> = Option<Box<T>>;
 
@@ -257,6 +204,25 @@ impl Callbacks {
 }
 
 /// Runs an optional callback: [`Flow::Continue`] when there is none.
+impl Callbacks {
+    /// These callbacks with `later`'s set on top: each closure `later` sets replaces this
+    /// one's of the same kind, the others are kept.
+    pub(crate) fn overlaid(self, later: Callbacks) -> Callbacks {
+        Callbacks {
+            event: later.event.or(self.event),
+            text_delta: later.text_delta.or(self.text_delta),
+            reasoning_delta: later.reasoning_delta.or(self.reasoning_delta),
+            tool_call: later.tool_call.or(self.tool_call),
+            run_finished: later.run_finished.or(self.run_finished),
+            run_error: later.run_error.or(self.run_error),
+            messages_changed: later.messages_changed.or(self.messages_changed),
+            state_changed: later.state_changed.or(self.state_changed),
+            change: later.change.or(self.change),
+            mutation: later.mutation.or(self.mutation),
+        }
+    }
+}
+
 fn call<T: ?Sized>(callback: &mut Callback<dyn FnMut(&T) -> Flow + Send>, arg: &T) -> Flow {
     match callback {
         Some(f) => f(arg),
@@ -315,7 +281,7 @@ mod tests {
     use crate::client::conversation::{Conversation, RunEnd};
     use crate::client::middleware::{FilterToolCalls, Middleware, Stack, from_fn};
     use crate::client::transport::Replay;
-    use crate::{EventType, TextMessageRole};
+    use crate::{EventType, Message, TextMessageRole};
 
     fn run_events() -> Vec<Event> {
         vec![

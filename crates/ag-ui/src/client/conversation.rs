@@ -38,12 +38,13 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde_json::Value;
 
-use crate::client::apply::{Applied, Limits, PartialJson, Reducer, RunOutcome};
-use crate::client::callbacks::{Callbacks, Mutation};
+use crate::client::apply::{Applied, PartialJson, Reducer, RunOutcome};
+use crate::client::callbacks::Callbacks;
 use crate::client::middleware::Stack;
-use crate::client::run::{Flow, Pipeline, PipelineError, PipelineErrorKind, Subscriber};
+use crate::client::run::{Pipeline, PipelineError, PipelineErrorKind, PipelineLimits, Wire};
+use crate::client::subscriber::{Flow, Mutation, Subscriber};
 use crate::client::transport::{
-    Body, CancelHandle, Piece, Transport, TransportError, TransportErrorKind,
+    Body, CancelToken, Piece, Transport, TransportError, TransportErrorKind,
 };
 use crate::{
     Context, Event, Interrupt, Message, MessageId, PROTOCOL_VERSION, ResumeEntry, ResumeStatus,
@@ -81,9 +82,13 @@ impl RunErrorKind {
 /// failure.
 ///
 /// A run the agent ended with `RUN_ERROR` and a response that stopped in the middle of a run
-/// are errors too ([`PipelineError::RunFailed`], [`PipelineError::Incomplete`]), as is a
+/// are errors too ([`PipelineErrorKind::RunFailed`], [`PipelineErrorKind::Incomplete`]), as is a
 /// response that is not an AG-UI stream ([`TransportError::NotAgUi`]), so that `?` never reads
 /// a failed run as a successful one.
+///
+/// Like every error of the crate, it is opaque with a [`kind`](Self::kind): the layer that
+/// failed is behind [`pipeline`](Self::pipeline) or [`transport`](Self::transport), whose
+/// message and cause (its [`source`](std::error::Error::source)) it shows as its own.
 ///
 /// ```
 /// use ag_ui::client::{
@@ -96,37 +101,85 @@ impl RunErrorKind {
 /// let err = futures::executor::block_on(conversation.run(&agent, &mut ())).unwrap_err();
 /// assert_eq!(err.kind(), RunErrorKind::Pipeline(PipelineErrorKind::RunFailed));
 /// assert_eq!(err.kind().as_str(), "run.failed");
-/// assert!(matches!(err, RunError::Pipeline(PipelineError::RunFailed { .. })));
+/// assert_eq!(err.pipeline().and_then(PipelineError::error_message), Some("overloaded"));
 /// assert_eq!(err.to_string(), "the run failed: overloaded");
 /// ```
 #[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum RunError {
-    /// The pipeline refused the response (decode, chunk, verify, apply), or the run it told
-    /// failed or did not end.
+#[error(transparent)]
+pub struct RunError(Failure);
+
+/// What a [`RunError`] holds.
+#[derive(Debug, thiserror::Error)]
+enum Failure {
     #[error(transparent)]
-    Pipeline(#[from] PipelineError),
-    /// The transport could not carry the run (connection, HTTP status, not an event stream,
-    /// timeout, redirect, invalid request).
+    Pipeline(PipelineError),
     #[error(transparent)]
-    Transport(#[from] TransportError),
-    /// An interrupt left open by the last run has no `resume` entry (nothing was sent).
+    Transport(TransportError),
     #[error("interrupt {0:?} is open and has no resume entry")]
     UnansweredInterrupt(String),
-    /// An interrupt whose `expiresAt` has passed was answered with something else than
-    /// `cancelled` (nothing was sent).
     #[error("interrupt {0:?} has expired; its resume entry must be cancelled")]
     ExpiredInterrupt(String),
 }
 
+impl From<PipelineError> for RunError {
+    fn from(error: PipelineError) -> Self {
+        RunError(Failure::Pipeline(error))
+    }
+}
+
+impl From<TransportError> for RunError {
+    fn from(error: TransportError) -> Self {
+        RunError(Failure::Transport(error))
+    }
+}
+
 impl RunError {
+    /// An interrupt left open by the last run has no `resume` entry (nothing was sent).
+    fn unanswered(id: String) -> Self {
+        RunError(Failure::UnansweredInterrupt(id))
+    }
+
+    /// An interrupt whose `expiresAt` has passed was answered with something else than
+    /// `cancelled` (nothing was sent).
+    fn expired(id: String) -> Self {
+        RunError(Failure::ExpiredInterrupt(id))
+    }
+
     /// What kind of failure this is.
     pub fn kind(&self) -> RunErrorKind {
-        match self {
-            RunError::Pipeline(e) => RunErrorKind::Pipeline(e.kind()),
-            RunError::Transport(e) => RunErrorKind::Transport(e.kind()),
-            RunError::UnansweredInterrupt(_) => RunErrorKind::UnansweredInterrupt,
-            RunError::ExpiredInterrupt(_) => RunErrorKind::ExpiredInterrupt,
+        match &self.0 {
+            Failure::Pipeline(e) => RunErrorKind::Pipeline(e.kind()),
+            Failure::Transport(e) => RunErrorKind::Transport(e.kind()),
+            Failure::UnansweredInterrupt(_) => RunErrorKind::UnansweredInterrupt,
+            Failure::ExpiredInterrupt(_) => RunErrorKind::ExpiredInterrupt,
+        }
+    }
+
+    /// The pipeline's error, when the pipeline refused the response (decode, chunk, verify,
+    /// apply) or the run it told failed or did not end ([`RunErrorKind::Pipeline`]).
+    pub fn pipeline(&self) -> Option<&PipelineError> {
+        match &self.0 {
+            Failure::Pipeline(e) => Some(e),
+            _ => None,
+        }
+    }
+
+    /// The transport's error, when the transport could not carry the run (connection, HTTP
+    /// status, not an event stream, timeout, redirect, invalid request;
+    /// [`RunErrorKind::Transport`]).
+    pub fn transport(&self) -> Option<&TransportError> {
+        match &self.0 {
+            Failure::Transport(e) => Some(e),
+            _ => None,
+        }
+    }
+
+    /// The interrupt left unanswered ([`RunErrorKind::UnansweredInterrupt`]) or answered
+    /// otherwise than `cancelled` after it expired ([`RunErrorKind::ExpiredInterrupt`]).
+    pub fn interrupt_id(&self) -> Option<&str> {
+        match &self.0 {
+            Failure::UnansweredInterrupt(id) | Failure::ExpiredInterrupt(id) => Some(id),
+            _ => None,
         }
     }
 }
@@ -135,7 +188,7 @@ impl RunError {
 ///
 /// Failures are not summaries: a run the agent ended with `RUN_ERROR`, a response that
 /// stopped in the middle of a run and a response that is not an AG-UI stream are
-/// [`RunError`]s ([`PipelineError::RunFailed`], [`PipelineError::Incomplete`],
+/// [`RunError`]s ([`PipelineErrorKind::RunFailed`], [`PipelineErrorKind::Incomplete`],
 /// [`TransportError::NotAgUi`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
@@ -145,7 +198,7 @@ pub enum RunEnd {
     Finished,
     /// A subscriber returned [`Flow::Stop`].
     Stopped,
-    /// The run was cancelled through its [`CancelHandle`].
+    /// The run was cancelled through its [`CancelToken`].
     Cancelled,
 }
 
@@ -164,6 +217,18 @@ pub struct RunSummary {
     pub events: u64,
 }
 
+impl RunSummary {
+    /// The summary of a run cancelled before its response was opened.
+    fn cancelled_unopened() -> Self {
+        RunSummary {
+            end: RunEnd::Cancelled,
+            outcome: None,
+            new_messages: Vec::new(),
+            events: 0,
+        }
+    }
+}
+
 type ToolHandler = Box<dyn FnMut(&Value) -> Result<String, String> + Send>;
 
 /// A conversation with an agent, kept across runs. See the [module documentation](self).
@@ -178,8 +243,7 @@ pub struct Conversation {
     context: Vec<Context>,
     forwarded_props: Value,
     ids: u64,
-    max_event_size: Option<usize>,
-    limits: Limits,
+    limits: PipelineLimits,
     middleware: Stack,
     callbacks: Callbacks,
 }
@@ -211,8 +275,7 @@ impl Conversation {
             context: Vec::new(),
             forwarded_props: Value::Object(serde_json::Map::new()),
             ids: 0,
-            max_event_size: None,
-            limits: Limits::new(),
+            limits: PipelineLimits::default(),
             middleware: Stack::new(),
             callbacks: Callbacks::new(),
         }
@@ -246,19 +309,28 @@ impl Conversation {
         self
     }
 
-    /// Limits the size of one SSE event (default 10 MiB).
+    /// Sets every limit of its runs' pipelines at once (see [`PipelineLimits`]; the defaults
+    /// otherwise): the largest frame, on every path (the reconnecting reader's too), and what
+    /// the events may build, an event over one ending the run with a
+    /// [`PipelineErrorKind::Apply`]. The shortcut [`with_max_event_size`](Self::with_max_event_size)
+    /// sets one field.
     #[must_use]
-    pub fn with_max_event_size(mut self, bytes: usize) -> Self {
-        self.max_event_size = Some(bytes);
+    pub fn with_limits(mut self, limits: PipelineLimits) -> Self {
+        self.limits = limits;
         self
     }
 
-    /// Sets the limits on what a run's events may build (see [`Limits`]; the defaults
-    /// otherwise); an event over one ends the run with a [`PipelineError::Apply`].
+    /// Limits the size of one SSE (or protobuf) frame (default 10 MiB):
+    /// [`PipelineLimits::max_event_size`].
     #[must_use]
-    pub fn with_limits(mut self, limits: Limits) -> Self {
-        self.limits = limits;
+    pub fn with_max_event_size(mut self, bytes: usize) -> Self {
+        self.limits.max_event_size = bytes;
         self
+    }
+
+    /// The limits its runs' pipelines get.
+    pub fn limits(&self) -> PipelineLimits {
+        self.limits
     }
 
     /// Runs every event of every run through `middleware` before verification (see
@@ -271,10 +343,11 @@ impl Conversation {
 
     /// Calls `callbacks` in every run, before the run's own subscriber (see
     /// [`Callbacks`]); a mutation from either replaces messages or state, the run's
-    /// subscriber's winning.
+    /// subscriber's winning. A closure set with [`on_text_delta`](Self::on_text_delta) is
+    /// kept unless `callbacks` has one of its own, whichever was called first.
     #[must_use]
     pub fn with_callbacks(mut self, callbacks: Callbacks) -> Self {
-        self.callbacks = callbacks;
+        self.callbacks = std::mem::take(&mut self.callbacks).overlaid(callbacks);
         self
     }
 
@@ -398,7 +471,7 @@ impl Conversation {
         transport: &T,
         subscriber: &mut (impl Subscriber + Send),
     ) -> Result<RunSummary, RunError> {
-        self.run_with(transport, None, &CancelHandle::new(), subscriber)
+        self.run_with(transport, None, &CancelToken::new(), subscriber)
             .await
     }
 
@@ -410,55 +483,102 @@ impl Conversation {
     /// is cancelled.
     ///
     /// # Errors
-    /// - [`RunError::UnansweredInterrupt`] / [`RunError::ExpiredInterrupt`] (nothing is sent)
+    /// - [`RunErrorKind::UnansweredInterrupt`] / [`RunErrorKind::ExpiredInterrupt`] (nothing is sent)
     ///   when an open interrupt has no resume entry, or an expired one is not cancelled;
-    /// - [`PipelineError::RunFailed`], with the agent's message and code, when the run ended
+    /// - [`PipelineErrorKind::RunFailed`], with the agent's message and code, when the run ended
     ///   with `RUN_ERROR`;
-    /// - [`PipelineError::Incomplete`], naming the run and what it still had open (messages,
+    /// - [`PipelineErrorKind::Incomplete`], naming the run and what it still had open (messages,
     ///   tool calls, steps, subagents), when the response ended before `RUN_FINISHED`;
-    /// - the other pipeline errors (decode, chunk, verify, apply), as [`RunError::Pipeline`];
+    /// - the other pipeline errors (decode, chunk, verify, apply), as [`RunError::pipeline`];
     /// - the transport's errors ([`TransportError`]: connection, HTTP status, not an event
-    ///   stream, timeout, …), as [`RunError::Transport`].
+    ///   stream, timeout, …), as [`RunError::transport`].
     pub async fn run_with<T: Transport>(
         &mut self,
         transport: &T,
         resume: Option<Vec<ResumeEntry>>,
-        cancel: &CancelHandle,
+        cancel: &CancelToken,
         subscriber: &mut (impl Subscriber + Send),
     ) -> Result<RunSummary, RunError> {
-        if !self.pending_interrupts.is_empty() {
-            let answered: HashSet<&str> = resume
-                .iter()
-                .flatten()
-                .map(|r| r.interrupt_id.as_str())
-                .collect();
-            if let Some(open) = self
-                .pending_interrupts
-                .iter()
-                .find(|i| !answered.contains(i.id.as_str()))
-            {
-                return Err(RunError::UnansweredInterrupt(open.id.to_string()));
+        self.check_answers(resume.as_deref())?;
+        let (mut input, activities) = self.input(resume);
+        let mut trace = crate::trace::RunTrace::new(&input, "client");
+        let opened = tracing::Instrument::instrument(
+            cancel.guard(transport.open(&input)),
+            trace.span().clone(),
+        )
+        .await;
+        let messages = with_activities(std::mem::take(&mut input.messages), activities);
+        drop(input);
+        let before: HashSet<MessageId> = messages.iter().map(|m| m.id().clone()).collect();
+        let mut body = match opened {
+            Some(Ok(body)) => body,
+            Some(Err(e)) => {
+                self.messages = messages;
+                trace.set_outcome(e.kind().as_str());
+                return Err(e.into());
             }
-            let now = std::time::SystemTime::now();
-            for interrupt in &self.pending_interrupts {
-                let expired = interrupt.is_expired_at(now);
-                let cancelled = resume
-                    .iter()
-                    .flatten()
-                    .any(|r| r.interrupt_id == interrupt.id && r.status == ResumeStatus::Cancelled);
-                if expired && !cancelled {
-                    return Err(RunError::ExpiredInterrupt(interrupt.id.to_string()));
-                }
+            None => {
+                self.messages = messages;
+                trace.set_outcome("cancelled");
+                return Ok(RunSummary::cancelled_unopened());
+            }
+        };
+        let mut pipeline = self.pipeline(messages, body.wire());
+        // One frame limit: the pipeline's holds in a body that reads frames itself too.
+        body.set_max_event_size(pipeline.max_event_size());
+        let mut callbacks = std::mem::take(&mut self.callbacks);
+        let mut both = Both {
+            first: &mut callbacks,
+            second: subscriber,
+            trace: &mut trace,
+        };
+        let result = read(&mut body, &mut pipeline, cancel, &mut both).await;
+        drop(body);
+        self.middleware = pipeline.take_middleware();
+        self.callbacks = callbacks;
+        record_end(&mut trace, &result);
+        drop(trace);
+        self.take_back(pipeline.into_reducer(), &before, result)
+    }
+
+    /// Checks that every open interrupt is answered by `resume`, and every expired one with
+    /// `cancelled`.
+    fn check_answers(&self, resume: Option<&[ResumeEntry]>) -> Result<(), RunError> {
+        if self.pending_interrupts.is_empty() {
+            return Ok(());
+        }
+        let answers = resume.unwrap_or_default();
+        let answered: HashSet<&str> = answers.iter().map(|r| r.interrupt_id.as_str()).collect();
+        if let Some(open) = self
+            .pending_interrupts
+            .iter()
+            .find(|i| !answered.contains(i.id.as_str()))
+        {
+            return Err(RunError::unanswered(open.id.to_string()));
+        }
+        let now = std::time::SystemTime::now();
+        for interrupt in &self.pending_interrupts {
+            let expired = interrupt.is_expired_at(now);
+            let cancelled = answers
+                .iter()
+                .any(|r| r.interrupt_id == interrupt.id && r.status == ResumeStatus::Cancelled);
+            if expired && !cancelled {
+                return Err(RunError::expired(interrupt.id.to_string()));
             }
         }
+        Ok(())
+    }
+
+    /// The input of the next run, with the conversation's messages moved into it, and the
+    /// activity messages (the client's own, never sent) set aside with their places.
+    fn input(&mut self, resume: Option<Vec<ResumeEntry>>) -> (RunAgentInput, Activities) {
         let mut input = RunAgentInput::new(self.thread_id.clone(), fresh_run_id(&self.thread_id))
             .with_protocol_version(PROTOCOL_VERSION)
             .with_state(self.state.clone())
             .with_tools(self.tools.clone())
             .with_context(self.context.clone())
             .with_forwarded_props(self.forwarded_props.clone());
-        // Activities are the client's own; they are never sent. The other messages travel in
-        // the input and come back for the reducer, uncopied.
+        // The other messages travel in the input and come back for the reducer, uncopied.
         let mut activities = Vec::new();
         for (index, message) in std::mem::take(&mut self.messages).into_iter().enumerate() {
             if matches!(message, Message::Activity(_)) {
@@ -470,98 +590,30 @@ impl Conversation {
         if let Some(resume) = resume {
             input = input.with_resume(resume);
         }
-        let mut trace = crate::trace::RunTrace::new(&input, "client");
-        let opened = tracing::Instrument::instrument(
-            cancel.guard(transport.open(&input)),
-            trace.span().clone(),
-        )
-        .await;
-        let mut messages = std::mem::take(&mut input.messages);
-        drop(input);
-        for (index, activity) in activities {
-            messages.insert(index, activity);
-        }
-        let before: HashSet<MessageId> = messages.iter().map(|m| m.id().clone()).collect();
-        let mut body = match opened {
-            None => {
-                self.messages = messages;
-                trace.set_outcome("cancelled");
-                return Ok(RunSummary {
-                    end: RunEnd::Cancelled,
-                    outcome: None,
-                    new_messages: Vec::new(),
-                    events: 0,
-                });
-            }
-            Some(Err(e)) => {
-                self.messages = messages;
-                trace.set_outcome(e.kind().as_str());
-                return Err(e.into());
-            }
-            Some(Ok(body)) => body,
-        };
+        (input, activities)
+    }
+
+    /// The pipeline of one run over the conversation as it stands, reading `wire`, with the
+    /// conversation's middleware and limits.
+    fn pipeline(&mut self, messages: Vec<Message>, wire: Wire) -> Pipeline {
         let reducer = Reducer::new()
             .with_messages(messages)
             .with_state(self.state.clone())
-            .with_pending_interrupts(std::mem::take(&mut self.pending_interrupts))
-            .with_limits(self.limits);
-        let mut pipeline = Pipeline::new(reducer)
-            .with_wire(body.wire())
-            .with_middleware(std::mem::take(&mut self.middleware));
-        let mut callbacks = std::mem::take(&mut self.callbacks);
-        let subscriber = &mut Both(&mut callbacks, subscriber, &mut trace);
-        if let Some(limit) = self.max_event_size {
-            pipeline = pipeline.with_max_event_size(limit);
-        }
-        // One frame limit: the pipeline's holds in a body that reads frames itself too.
-        body.set_max_event_size(pipeline.max_event_size());
-        let result = loop {
-            let piece = match cancel.guard(body.next()).await {
-                None => break Ok(RunEnd::Cancelled),
-                Some(Err(e)) => break Err(RunError::Transport(e)),
-                Some(Ok(piece)) => piece,
-            };
-            let flow = match piece {
-                Some(Piece::Bytes(bytes)) => {
-                    subscriber.2.add_bytes(bytes.len());
-                    pipeline.push_bytes(&bytes, subscriber)
-                }
-                Some(Piece::Frame(data)) => {
-                    subscriber.2.add_bytes(data.len());
-                    pipeline.push_frame(&data, subscriber)
-                }
-                Some(Piece::Event(event)) => pipeline.push_event(*event, subscriber),
-                Some(Piece::Refused(error)) => Err(PipelineError::Decode(error)),
-                None => match pipeline.finish(subscriber) {
-                    Ok(Flow::Continue) => {
-                        break pipeline
-                            .check_end()
-                            .map(|()| RunEnd::Finished)
-                            .map_err(RunError::from);
-                    }
-                    other => other,
-                },
-            };
-            match flow {
-                Ok(Flow::Continue) => {}
-                Ok(Flow::Stop) => break Ok(RunEnd::Stopped),
-                Err(e) => break Err(e.into()),
-            }
-        };
-        drop(body);
-        self.middleware = pipeline.take_middleware();
-        self.callbacks = callbacks;
-        match &result {
-            Ok(RunEnd::Finished) => {}
-            Ok(RunEnd::Stopped) => trace.set_outcome("stopped"),
-            Ok(RunEnd::Cancelled) => trace.set_outcome("cancelled"),
-            Err(RunError::Pipeline(e)) if e.kind() == PipelineErrorKind::RunFailed => {
-                trace.set_outcome("error");
-            }
-            Err(e) => trace.set_outcome(e.kind().as_str()),
-        }
-        drop(trace);
-        let reducer = pipeline.into_reducer();
+            .with_pending_interrupts(std::mem::take(&mut self.pending_interrupts));
+        Pipeline::new(reducer)
+            .with_wire(wire)
+            .with_limits(self.limits)
+            .with_middleware(std::mem::take(&mut self.middleware))
+    }
+
+    /// Takes the conversation back from the run's reducer and says how the run went: its
+    /// summary, or its error (what was applied is kept either way).
+    fn take_back(
+        &mut self,
+        reducer: Reducer,
+        before: &HashSet<MessageId>,
+        result: Result<RunEnd, RunError>,
+    ) -> Result<RunSummary, RunError> {
         let summary = RunSummary {
             end: *result.as_ref().unwrap_or(&RunEnd::Finished),
             outcome: reducer.outcome().cloned(),
@@ -586,28 +638,103 @@ impl Conversation {
     }
 }
 
-/// Two subscribers, the first called first (the second's mutation wins a conflict), and the
-/// run's trace, told every event.
-struct Both<'a, A, B>(&'a mut A, &'a mut B, &'a mut crate::trace::RunTrace);
+/// Activity messages set aside while a run's input is sent, each with its place among the
+/// conversation's messages.
+type Activities = Vec<(usize, Message)>;
+
+/// The messages that came back from the input, with the activities put back in their places.
+fn with_activities(mut messages: Vec<Message>, activities: Activities) -> Vec<Message> {
+    for (index, activity) in activities {
+        messages.insert(index, activity);
+    }
+    messages
+}
+
+/// Reads `body` into `pipeline` until the run ends (the body ends and the pipeline says the
+/// run did), a subscriber stops it, `cancel` cancels it, or a stage fails.
+async fn read<B: Body, A: Subscriber, S: Subscriber>(
+    body: &mut B,
+    pipeline: &mut Pipeline,
+    cancel: &CancelToken,
+    subscriber: &mut Both<'_, A, S>,
+) -> Result<RunEnd, RunError> {
+    loop {
+        let piece = match cancel.guard(body.next()).await {
+            None => return Ok(RunEnd::Cancelled),
+            Some(Err(e)) => return Err(e.into()),
+            Some(Ok(piece)) => piece,
+        };
+        let flow = match piece {
+            Some(Piece::Bytes(bytes)) => {
+                subscriber.trace.add_bytes(bytes.len());
+                pipeline.push_bytes(&bytes, subscriber)
+            }
+            Some(Piece::Frame(data)) => {
+                subscriber.trace.add_bytes(data.len());
+                pipeline.push_frame(&data, subscriber)
+            }
+            Some(Piece::Event(event)) => pipeline.push_event(*event, subscriber),
+            Some(Piece::Refused(error)) => Err(error.into()),
+            None => match pipeline.finish(subscriber) {
+                Ok(Flow::Continue) => {
+                    return pipeline
+                        .check_end()
+                        .map(|()| RunEnd::Finished)
+                        .map_err(RunError::from);
+                }
+                other => other,
+            },
+        };
+        match flow {
+            Ok(Flow::Continue) => {}
+            Ok(Flow::Stop) => return Ok(RunEnd::Stopped),
+            Err(e) => return Err(e.into()),
+        }
+    }
+}
+
+/// Records how the run ended on its trace (a finished run's outcome is the trace's own).
+fn record_end(trace: &mut crate::trace::RunTrace, result: &Result<RunEnd, RunError>) {
+    match result {
+        Ok(RunEnd::Finished) => {}
+        Ok(RunEnd::Stopped) => trace.set_outcome("stopped"),
+        Ok(RunEnd::Cancelled) => trace.set_outcome("cancelled"),
+        Err(e) if e.kind() == RunErrorKind::Pipeline(PipelineErrorKind::RunFailed) => {
+            trace.set_outcome("error");
+        }
+        Err(e) => trace.set_outcome(e.kind().as_str()),
+    }
+}
+
+/// Two subscribers, `first` called first (`second`'s mutation wins a conflict), and the run's
+/// trace, told every event.
+struct Both<'a, A, B> {
+    /// The conversation's own callbacks.
+    first: &'a mut A,
+    /// The run's subscriber.
+    second: &'a mut B,
+    /// The run's trace.
+    trace: &'a mut crate::trace::RunTrace,
+}
 
 impl<A: Subscriber, B: Subscriber> Subscriber for Both<'_, A, B> {
     fn on_event(&mut self, event: &Event, conversation: &Reducer) -> Flow {
-        self.2.on_event(event, 0);
-        match self.0.on_event(event, conversation) {
+        self.trace.on_event(event, 0);
+        match self.first.on_event(event, conversation) {
             Flow::Stop => Flow::Stop,
-            Flow::Continue => self.1.on_event(event, conversation),
+            Flow::Continue => self.second.on_event(event, conversation),
         }
     }
 
     fn on_applied(&mut self, event: &Event, applied: &Applied, conversation: &Reducer) -> Flow {
-        match self.0.on_applied(event, applied, conversation) {
+        match self.first.on_applied(event, applied, conversation) {
             Flow::Stop => Flow::Stop,
-            Flow::Continue => self.1.on_applied(event, applied, conversation),
+            Flow::Continue => self.second.on_applied(event, applied, conversation),
         }
     }
 
     fn take_mutation(&mut self) -> Option<Mutation> {
-        match (self.0.take_mutation(), self.1.take_mutation()) {
+        match (self.first.take_mutation(), self.second.take_mutation()) {
             (None, second) => second,
             (first, None) => first,
             (Some(first), Some(second)) => Some(Mutation {
@@ -667,7 +794,8 @@ mod tests {
         block_on(c.run(&interrupted, &mut ())).unwrap();
         assert_eq!(c.pending_interrupts().len(), 1);
         let err = block_on(c.run(&interrupted, &mut ())).unwrap_err();
-        assert!(matches!(err, RunError::UnansweredInterrupt(ref id) if id == "i1"));
+        assert_eq!(err.kind(), RunErrorKind::UnansweredInterrupt);
+        assert_eq!(err.interrupt_id(), Some("i1"));
         let done = Replay::new(vec![
             Event::run_started("t", "r2"),
             Event::run_finished("t", "r2"),
@@ -678,7 +806,7 @@ mod tests {
                 "i1",
                 serde_json::json!({"ok": true}),
             )]),
-            &CancelHandle::new(),
+            &CancelToken::new(),
             &mut (),
         ))
         .unwrap();
@@ -694,9 +822,12 @@ mod tests {
             Event::text_message_content("m", "0123456789"),
             Event::text_message_content("m", "0123456789"),
         ]);
-        let mut c = Conversation::new("t").with_limits(Limits::new().with_max_message_bytes(15));
+        let mut c = Conversation::new("t").with_limits(PipelineLimits {
+            reducer: crate::client::apply::Limits::new().with_max_message_bytes(15),
+            ..PipelineLimits::default()
+        });
         let err = block_on(c.run(&endless, &mut ())).unwrap_err();
-        let RunError::Pipeline(PipelineError::Apply(e)) = &err else {
+        let Some(e) = err.pipeline().and_then(PipelineError::apply) else {
             panic!("{err}")
         };
         assert_eq!(e.index(), 3);
@@ -723,10 +854,10 @@ mod tests {
         block_on(c.run(&stop, &mut ())).unwrap();
         let resolved = |id: &str| ResumeEntry::resolved(id, serde_json::json!(true));
         let all_resolved = vec![resolved("old"), resolved("new"), resolved("odd")];
-        let err = block_on(c.run_with(&stop, Some(all_resolved), &CancelHandle::new(), &mut ()))
+        let err = block_on(c.run_with(&stop, Some(all_resolved), &CancelToken::new(), &mut ()))
             .unwrap_err();
         assert!(
-            matches!(err, RunError::ExpiredInterrupt(ref id) if id == "old"),
+            err.kind() == RunErrorKind::ExpiredInterrupt && err.interrupt_id() == Some("old"),
             "{err}"
         );
         let answers = vec![
@@ -734,7 +865,7 @@ mod tests {
             resolved("new"),
             resolved("odd"),
         ];
-        block_on(c.run_with(&stop, Some(answers), &CancelHandle::new(), &mut ())).unwrap();
+        block_on(c.run_with(&stop, Some(answers), &CancelToken::new(), &mut ())).unwrap();
     }
 
     #[test]
@@ -809,9 +940,46 @@ mod tests {
         assert_eq!(transport.kind().as_str(), "transport.connection");
     }
 
+    /// The text-delta shortcut and the callbacks reach the run in either order.
+    #[test]
+    fn callbacks_and_the_text_delta_shortcut_compose_in_either_order() {
+        use std::sync::{Arc, Mutex};
+        let agent = Replay::new(vec![
+            Event::run_started("t", "r1"),
+            Event::text_message_start("a", TextMessageRole::Assistant),
+            Event::text_message_content("a", "hi"),
+            Event::text_message_end("a"),
+            Event::run_finished("t", "r1"),
+        ]);
+        for shortcut_first in [true, false] {
+            let (text, events) = (Arc::new(Mutex::new(String::new())), Arc::new(Mutex::new(0)));
+            let (t, e) = (text.clone(), events.clone());
+            let shortcut = move |c: Conversation| {
+                c.on_text_delta(move |d: &str| t.lock().unwrap().push_str(d))
+            };
+            let callbacks = Callbacks::new().on_event(move |_: &Event| *e.lock().unwrap() += 1);
+            let mut c = if shortcut_first {
+                shortcut(Conversation::new("t")).with_callbacks(callbacks)
+            } else {
+                shortcut(Conversation::new("t").with_callbacks(callbacks))
+            };
+            block_on(c.run(&agent, &mut ())).unwrap();
+            assert_eq!(
+                *text.lock().unwrap(),
+                "hi",
+                "shortcut first: {shortcut_first}"
+            );
+            assert_eq!(
+                *events.lock().unwrap(),
+                5,
+                "shortcut first: {shortcut_first}"
+            );
+        }
+    }
+
     #[test]
     fn cancelled_before_open_sends_nothing_and_keeps_messages() {
-        let cancel = CancelHandle::new();
+        let cancel = CancelToken::new();
         cancel.cancel();
         let mut c = Conversation::new("t");
         c.add_user_message("hi");

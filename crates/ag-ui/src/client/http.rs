@@ -28,8 +28,11 @@
 //!
 //! # Timeouts
 //!
-//! - **connect** ([`with_connect_timeout`](HttpAgent::with_connect_timeout), default
-//!   [`DEFAULT_CONNECT_TIMEOUT`]): establishing the connection;
+//! Set together as [`Timeouts`] ([`with_timeouts`](HttpAgent::with_timeouts)), or one at a
+//! time with the shortcuts:
+//!
+//! - **connect** ([`Timeouts::connect`], default [`DEFAULT_CONNECT_TIMEOUT`]): establishing the
+//!   connection;
 //! - **idle** ([`with_idle_timeout`](HttpAgent::with_idle_timeout), default
 //!   [`DEFAULT_IDLE_TIMEOUT`]): how long the agent may send nothing — from sending the request
 //!   to the response headers (connecting included), then between any two pieces of the body.
@@ -112,6 +115,54 @@ pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// The idle timeout of an [`HttpAgent`] unless set: 60 seconds.
 pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(60);
 
+/// The time-outs of an [`HttpAgent`]'s runs (see [the module documentation](self#timeouts)).
+/// Each one that fires is a [`TransportError::Timeout`] naming it.
+///
+/// ```
+/// use std::time::Duration;
+/// use ag_ui::client::{HttpAgent, Timeouts};
+///
+/// let timeouts = Timeouts {
+///     idle: Duration::from_secs(30),
+///     total: Some(Duration::from_secs(120)),
+///     ..Timeouts::default()
+/// };
+/// let agent = HttpAgent::new("http://127.0.0.1:8000/agent").with_timeouts(timeouts);
+/// assert_eq!(agent.timeouts().connect, Duration::from_secs(10));
+/// // The shortcuts set one field each, in any order.
+/// let a = HttpAgent::new("http://127.0.0.1:8000/agent")
+///     .with_timeout(Duration::from_secs(120))
+///     .with_idle_timeout(Duration::from_secs(30));
+/// let b = HttpAgent::new("http://127.0.0.1:8000/agent")
+///     .with_idle_timeout(Duration::from_secs(30))
+///     .with_timeout(Duration::from_secs(120));
+/// assert_eq!(a.timeouts(), timeouts);
+/// assert_eq!(b.timeouts(), timeouts);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Timeouts {
+    /// Establishing a connection (default [`DEFAULT_CONNECT_TIMEOUT`]); applies to the
+    /// agent's own client, not to one given with [`HttpAgent::with_client`].
+    pub connect: Duration,
+    /// How long the agent may send nothing (default [`DEFAULT_IDLE_TIMEOUT`]): before the
+    /// response headers, and between any two pieces of the body; the waits before
+    /// reconnecting a resumable stream count too. `Duration::MAX` waits forever.
+    pub idle: Duration,
+    /// A whole run: connecting, sending, and streaming the response (`None`, the default:
+    /// no limit).
+    pub total: Option<Duration>,
+}
+
+impl Default for Timeouts {
+    fn default() -> Self {
+        Self {
+            connect: DEFAULT_CONNECT_TIMEOUT,
+            idle: DEFAULT_IDLE_TIMEOUT,
+            total: None,
+        }
+    }
+}
+
 /// An AG-UI agent behind an HTTP endpoint. See the [module documentation](self).
 #[derive(Clone, Debug)]
 pub struct HttpAgent {
@@ -124,9 +175,7 @@ pub struct HttpAgent {
     /// The first header that was not valid in HTTP (reported when a run is opened).
     invalid_header: Option<String>,
     bearer: Option<String>,
-    timeout: Option<Duration>,
-    connect_timeout: Duration,
-    idle_timeout: Duration,
+    timeouts: Timeouts,
     cross_origin_redirects: bool,
     /// Ask for protobuf first.
     #[cfg(feature = "proto")]
@@ -147,9 +196,7 @@ impl HttpAgent {
             headers: HeaderMap::new(),
             invalid_header: None,
             bearer: None,
-            timeout: None,
-            connect_timeout: DEFAULT_CONNECT_TIMEOUT,
-            idle_timeout: DEFAULT_IDLE_TIMEOUT,
+            timeouts: Timeouts::default(),
             cross_origin_redirects: false,
             #[cfg(feature = "proto")]
             proto: false,
@@ -219,7 +266,7 @@ impl HttpAgent {
     }
 
     /// Uses this client (connection pool, proxies, TLS roots). Its own connect timeout and
-    /// redirect policy then apply instead of [`with_connect_timeout`](Self::with_connect_timeout)
+    /// redirect policy then apply instead of [`Timeouts::connect`]
     /// and the same-origin rule: build it with `redirect(reqwest::redirect::Policy::none())`
     /// so that no redirect carries your headers elsewhere. The idle and total timeouts, the
     /// response checks and the cross-origin rule for redirects it does not follow still apply.
@@ -278,29 +325,37 @@ impl HttpAgent {
         self
     }
 
+    /// Sets every time-out at once (see [`Timeouts`]; the defaults otherwise). The shortcuts
+    /// [`with_timeout`](Self::with_timeout) and [`with_idle_timeout`](Self::with_idle_timeout)
+    /// set one field each, in any order.
+    #[must_use]
+    pub fn with_timeouts(mut self, timeouts: Timeouts) -> Self {
+        if timeouts.connect != self.timeouts.connect {
+            // The agent's own client is built with the connect time-out.
+            self.built = OnceLock::new();
+        }
+        self.timeouts = timeouts;
+        self
+    }
+
+    /// The time-outs runs of this agent get.
+    pub fn timeouts(&self) -> Timeouts {
+        self.timeouts
+    }
+
     /// Limits a whole run (connecting, sending, and streaming the response) to `timeout`
-    /// (no limit by default).
+    /// (no limit by default): [`Timeouts::total`].
     #[must_use]
     pub fn with_timeout(mut self, timeout: Duration) -> Self {
-        self.timeout = Some(timeout);
+        self.timeouts.total = Some(timeout);
         self
     }
 
-    /// Limits establishing a connection (default [`DEFAULT_CONNECT_TIMEOUT`]); applies to the
-    /// agent's own client, not to one given with [`with_client`](Self::with_client).
-    #[must_use]
-    pub fn with_connect_timeout(mut self, timeout: Duration) -> Self {
-        self.connect_timeout = timeout;
-        self.built = OnceLock::new();
-        self
-    }
-
-    /// Limits how long the agent may send nothing (default [`DEFAULT_IDLE_TIMEOUT`]): before
-    /// the response headers, and between any two pieces of the body. `Duration::MAX` waits
-    /// forever.
+    /// Limits how long the agent may send nothing (default [`DEFAULT_IDLE_TIMEOUT`]):
+    /// [`Timeouts::idle`].
     #[must_use]
     pub fn with_idle_timeout(mut self, timeout: Duration) -> Self {
-        self.idle_timeout = timeout;
+        self.timeouts.idle = timeout;
         self
     }
 
@@ -346,7 +401,7 @@ impl HttpAgent {
             return Ok(client);
         }
         let client = reqwest::Client::builder()
-            .connect_timeout(self.connect_timeout)
+            .connect_timeout(self.timeouts.connect)
             .redirect(same_origin_redirects())
             .referer(false)
             .build()
@@ -364,8 +419,8 @@ impl HttpAgent {
                 location: error.url().map_or_else(|| url.to_string(), Url::to_string),
             }
         } else if error.is_connect() && error.is_timeout() {
-            TransportError::Timeout(Timeout::Connect(self.connect_timeout))
-        } else if let (true, Some(total)) = (error.is_timeout(), self.timeout) {
+            TransportError::Timeout(Timeout::Connect(self.timeouts.connect))
+        } else if let (true, Some(total)) = (error.is_timeout(), self.timeouts.total) {
             TransportError::Timeout(Timeout::Total(total))
         } else {
             TransportError::connection(format!("cannot reach {url}"), error)
@@ -376,7 +431,7 @@ impl HttpAgent {
     async fn error_body(&self, mut response: reqwest::Response) -> String {
         let mut body = Vec::new();
         while body.len() < ERROR_BODY_LIMIT {
-            match tokio::time::timeout(self.idle_timeout, response.chunk()).await {
+            match tokio::time::timeout(self.timeouts.idle, response.chunk()).await {
                 Ok(Ok(Some(bytes))) => body.extend_from_slice(&bytes),
                 _ => break,
             }
@@ -479,8 +534,8 @@ impl HttpStream {
         Self {
             status: response.status().as_u16(),
             response,
-            idle_timeout: agent.idle_timeout,
-            timeout: agent.timeout,
+            idle_timeout: agent.timeouts.idle,
+            timeout: agent.timeouts.total,
             wire,
             started: false,
         }
@@ -520,7 +575,7 @@ impl Transport for HttpAgent {
         match self.post(input, &mut reached).await {
             Ok(stream) => Ok(Resuming::new(self.clone(), stream, self.reconnect)
                 .with_run_id(input.run_id.as_str())
-                .with_idle_timeout(self.idle_timeout)
+                .with_idle_timeout(self.timeouts.idle)
                 .with_hook(hook)),
             // The request went out but its answer was lost: a resumable endpoint has the run,
             // so it is joined from its start; any other answer leaves the first error.
@@ -531,7 +586,7 @@ impl Transport for HttpAgent {
             {
                 let mut body =
                     Resuming::attach(self.clone(), input.run_id.as_str(), 0, self.reconnect)
-                        .with_idle_timeout(self.idle_timeout)
+                        .with_idle_timeout(self.timeouts.idle)
                         .with_hook(hook);
                 match body.connect().await {
                     Ok(()) => Ok(body),
@@ -562,7 +617,7 @@ impl Transport for Attach {
             self.after,
             self.agent.reconnect,
         )
-        .with_idle_timeout(self.agent.idle_timeout)
+        .with_idle_timeout(self.agent.timeouts.idle)
         .with_hook(self.agent.on_reconnect.0.clone());
         body.connect().await?;
         Ok(body)
@@ -593,11 +648,15 @@ impl crate::client::resume::Reconnect for HttpAgent {
         if let Some(bearer) = self.bearer()? {
             request = request.header(AUTHORIZATION, bearer);
         }
-        if let Some(total) = self.timeout {
+        if let Some(total) = self.timeouts.total {
             request = request.timeout(total);
         }
-        let response = match tokio::time::timeout(self.idle_timeout, request.send()).await {
-            Err(_) => return Err(TransportError::Timeout(Timeout::Headers(self.idle_timeout))),
+        let response = match tokio::time::timeout(self.timeouts.idle, request.send()).await {
+            Err(_) => {
+                return Err(TransportError::Timeout(Timeout::Headers(
+                    self.timeouts.idle,
+                )));
+            }
             Ok(Err(e)) => return Err(self.send_error(&url, e)),
             Ok(Ok(response)) => response,
         };
@@ -658,13 +717,15 @@ impl HttpAgent {
                     request = request.header(AUTHORIZATION, bearer.clone());
                 }
             }
-            if let Some(total) = self.timeout {
+            if let Some(total) = self.timeouts.total {
                 request = request.timeout(total.saturating_sub(started.elapsed()));
             }
-            let response = match tokio::time::timeout(self.idle_timeout, request.send()).await {
+            let response = match tokio::time::timeout(self.timeouts.idle, request.send()).await {
                 Err(_) => {
                     *reached = true;
-                    return Err(TransportError::Timeout(Timeout::Headers(self.idle_timeout)));
+                    return Err(TransportError::Timeout(Timeout::Headers(
+                        self.timeouts.idle,
+                    )));
                 }
                 Ok(Err(e)) => {
                     *reached |= !e.is_connect();

@@ -56,7 +56,7 @@
 use std::collections::HashSet;
 use std::fmt;
 
-use crate::client::run::Flow;
+use crate::client::subscriber::Flow;
 use crate::{Event, ToolCallId};
 
 /// One layer over a run's event stream. See the [module documentation](self).

@@ -8,17 +8,18 @@
 //!   conversation (the reference's `compactEvents`, with output that always verifies).
 //! - [`apply`]: turns a verified event stream back into a conversation (messages, state,
 //!   pending interrupts and tool calls).
-//! - `run`: the whole pipeline from SSE bytes, with subscribers (feature `sse`).
+//! - `run`: the whole pipeline from SSE bytes, telling subscribers (feature `sse`).
 //! - `transport`: what carries a run and its events (`Transport`, `Body`, `Replay`,
-//!   `CancelHandle`, `TransportError`; feature `sse`).
+//!   `CancelToken`, `TransportError`; feature `sse`).
 //! - `conversation`: a conversation kept across runs over any transport (feature `sse`).
 //! - `http`: `HttpAgent`, the HTTP transport (feature `http`).
 //! - `resume`: reconnecting to resumable runs without losing or repeating events (feature
 //!   `http`).
 //! - `middleware`: layers over the event stream before verification (map, filter, inject,
 //!   `FilterToolCalls`, `Log`; feature `sse`).
-//! - `callbacks`: `Callbacks`, a subscriber made of closures per event type, and `Mutation`,
-//!   a subscriber's replacement of messages or state (feature `sse`).
+//! - `subscriber`: `Subscriber`, what observes a run, the `Flow` its calls return and the
+//!   `Mutation` (a replacement of messages or state) it may ask for (feature `sse`).
+//! - `callbacks`: `Callbacks`, a subscriber made of closures per event type (feature `sse`).
 //!
 //! The types a client works with are also here, at `ag_ui::client` (`Conversation`,
 //! `HttpAgent`, `Pipeline`, `RunError`, …); each layer has its own error: `TransportError`
@@ -49,20 +50,25 @@ pub mod resume;
 pub mod run;
 #[cfg(feature = "sse")]
 #[cfg_attr(docsrs, doc(cfg(feature = "sse")))]
+pub mod subscriber;
+#[cfg(feature = "sse")]
+#[cfg_attr(docsrs, doc(cfg(feature = "sse")))]
 pub mod transport;
 
 pub use apply::{ApplyError, ApplyErrorKind, Limits, Reducer, RunOutcome};
 #[cfg(feature = "sse")]
-pub use callbacks::{Callbacks, Mutation};
+pub use callbacks::Callbacks;
 #[cfg(feature = "sse")]
 pub use conversation::{Conversation, RunEnd, RunError, RunErrorKind, RunSummary};
 #[cfg(feature = "http")]
-pub use http::HttpAgent;
+pub use http::{HttpAgent, Timeouts};
 #[cfg(feature = "sse")]
 pub use middleware::{FilterToolCalls, Middleware, Stack};
 #[cfg(feature = "sse")]
-pub use run::{Flow, Pipeline, PipelineError, PipelineErrorKind, Subscriber, Wire};
+pub use run::{Pipeline, PipelineError, PipelineErrorKind, PipelineLimits, Wire};
+#[cfg(feature = "sse")]
+pub use subscriber::{Flow, Mutation, Subscriber};
 #[cfg(feature = "sse")]
 pub use transport::{
-    Body, CancelHandle, Piece, Replay, Timeout, Transport, TransportError, TransportErrorKind,
+    Body, CancelToken, Piece, Replay, Timeout, Transport, TransportError, TransportErrorKind,
 };

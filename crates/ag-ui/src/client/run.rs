@@ -16,7 +16,8 @@
 //! the run early by returning [`Flow::Stop`].
 //!
 //! ```
-//! use ag_ui::client::run::{Flow, Pipeline, Subscriber};
+//! use ag_ui::client::run::Pipeline;
+//! use ag_ui::client::subscriber::{Flow, Subscriber};
 //! use ag_ui::client::apply::{Applied, Reducer};
 //! use ag_ui::encoding::sse;
 //! use ag_ui::{Event, TextMessageRole};
@@ -55,13 +56,17 @@
 
 use std::fmt;
 
-use crate::client::apply::{Applied, ApplyError, Limits, Reducer};
-use crate::client::callbacks::Mutation;
-use crate::client::chunks::{ChunkError, ChunkNormalizer};
+mod error;
+
+pub use error::{PipelineError, PipelineErrorKind};
+
+use crate::client::apply::{Limits, Reducer};
+use crate::client::chunks::ChunkNormalizer;
 use crate::client::compat::Compat;
 use crate::client::middleware::Stack;
+use crate::client::subscriber::{Flow, Subscriber};
 use crate::encoding::sse::FrameDecoder;
-use crate::verify::{OpenEntities, Verifier, Violation};
+use crate::verify::Verifier;
 use crate::{DecodeError, Event, RunId};
 
 /// The encoding of the bytes fed to a [`Pipeline`], chosen from a response's `Content-Type`.
@@ -77,181 +82,44 @@ pub enum Wire {
     Proto,
 }
 
-/// Whether the run goes on.
+/// What a [`Pipeline`] accepts from a response: the largest frame, and what its events may
+/// build. The pipeline owns them; a [`Conversation`](crate::client::Conversation) holds one for
+/// its runs and hands the frame limit on to a body that reads frames itself (the reconnecting
+/// reader, through [`Body::set_max_event_size`](crate::client::Body::set_max_event_size)), so
+/// one limit holds on every path.
+///
+/// ```
+/// use ag_ui::client::{Conversation, Limits, Pipeline, PipelineLimits, Reducer};
+///
+/// let limits = PipelineLimits {
+///     max_event_size: 64 * 1024,
+///     reducer: Limits::new().with_max_depth(16),
+/// };
+/// let pipeline = Pipeline::new(Reducer::new()).with_limits(limits);
+/// assert_eq!(pipeline.limits(), limits);
+/// let conversation = Conversation::new("t").with_limits(limits);
+/// assert_eq!(conversation.limits(), limits);
+/// // The shortcut sets one field.
+/// let conversation = Conversation::new("t").with_max_event_size(1024);
+/// assert_eq!(conversation.limits().max_event_size, 1024);
+/// assert_eq!(conversation.limits().reducer, Limits::new());
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Flow {
-    /// Go on.
-    Continue,
-    /// End the run now; the current event is not applied (when said from
-    /// [`Subscriber::on_event`]) and nothing after it is read.
-    Stop,
+pub struct PipelineLimits {
+    /// The largest SSE (or protobuf) frame accepted, in bytes (default
+    /// [`DEFAULT_MAX_EVENT_SIZE`](crate::encoding::sse::DEFAULT_MAX_EVENT_SIZE), 10 MiB); a
+    /// larger one is a [`PipelineErrorKind::Decode`] of kind `TooLarge`, and no buffer grows past it.
+    pub max_event_size: usize,
+    /// What the events may build in the reducer (default [`Limits::new`]); an event over one is
+    /// a [`PipelineErrorKind::Apply`] of kind `Limit`.
+    pub reducer: Limits,
 }
 
-/// Observes a run: every event, and what each one changed. Every method has a default that does
-/// nothing and continues.
-pub trait Subscriber {
-    /// Called for every event (after chunk expansion and verification), before it is applied.
-    fn on_event(&mut self, event: &Event, conversation: &Reducer) -> Flow {
-        let _ = (event, conversation);
-        Flow::Continue
-    }
-
-    /// Called after every event that changed messages or state, or that the reducer warned
-    /// about; `conversation` shows the result.
-    fn on_applied(&mut self, event: &Event, applied: &Applied, conversation: &Reducer) -> Flow {
-        let _ = (event, applied, conversation);
-        Flow::Continue
-    }
-
-    /// Asked after every call to [`on_event`](Self::on_event) or [`on_applied`](
-    /// Self::on_applied) that continued: a [`Mutation`] returned here replaces the
-    /// conversation's messages or state at once. `None` by default.
-    fn take_mutation(&mut self) -> Option<Mutation> {
-        None
-    }
-}
-
-/// A subscriber that observes nothing.
-impl Subscriber for () {}
-
-impl<S: Subscriber + ?Sized> Subscriber for &mut S {
-    fn on_event(&mut self, event: &Event, conversation: &Reducer) -> Flow {
-        (**self).on_event(event, conversation)
-    }
-
-    fn on_applied(&mut self, event: &Event, applied: &Applied, conversation: &Reducer) -> Flow {
-        (**self).on_applied(event, applied, conversation)
-    }
-
-    fn take_mutation(&mut self) -> Option<Mutation> {
-        (**self).take_mutation()
-    }
-}
-
-/// The kinds of [`PipelineError`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum PipelineErrorKind {
-    /// A frame was not a valid event (or too large).
-    Decode,
-    /// A chunk event could not be expanded.
-    Chunk,
-    /// The stream broke an ordering rule.
-    Verify,
-    /// The reducer refused an event.
-    Apply,
-    /// The agent ended the run with `RUN_ERROR`.
-    RunFailed,
-    /// The response ended in the middle of a run, or before any run started.
-    Incomplete,
-}
-
-impl PipelineErrorKind {
-    /// A stable dotted name, e.g. `run.verify`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            PipelineErrorKind::Decode => "run.decode",
-            PipelineErrorKind::Chunk => "run.chunk",
-            PipelineErrorKind::Verify => "run.verify",
-            PipelineErrorKind::Apply => "run.apply",
-            PipelineErrorKind::RunFailed => "run.failed",
-            PipelineErrorKind::Incomplete => "run.incomplete",
-        }
-    }
-}
-
-/// Why the pipeline refused a response, or why the run it told failed. The reducer keeps what
-/// was applied before the failure.
-///
-/// A run that the agent ended with `RUN_ERROR` ([`RunFailed`](Self::RunFailed)) and a response
-/// that stopped in the middle of a run ([`Incomplete`](Self::Incomplete)) are errors too, so
-/// that `?` never reads a failed run as a successful one.
-///
-/// The variants that wrap an error of a stage say which stage failed; the stage's error is the
-/// [`source`](std::error::Error::source) (so a report that walks the chain shows it once).
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum PipelineError {
-    /// A frame was not a valid event.
-    #[error("decoding the stream failed")]
-    Decode(#[from] DecodeError),
-    /// A chunk could not be expanded.
-    #[error("chunk expansion failed")]
-    Chunk(#[from] ChunkError),
-    /// The stream broke an ordering rule.
-    #[error("the stream is invalid")]
-    Verify(#[from] Violation),
-    /// The reducer refused an event.
-    #[error(transparent)]
-    Apply(#[from] ApplyError),
-    /// The agent ended the run with `RUN_ERROR`. `Display` quotes at most 4 KiB of the message
-    /// (the fields keep it whole).
-    #[error("the run failed: {}", printable(&match code {
-        Some(code) => format!(
-            "{} (code {})",
-            crate::excerpt(message, 4 * crate::EXCERPT_LIST_BYTES),
-            crate::excerpt(code, crate::EXCERPT_BYTES)
-        ),
-        None => crate::excerpt(message, 4 * crate::EXCERPT_LIST_BYTES).into_owned(),
-    }))]
-    RunFailed {
-        /// The `RUN_ERROR` message.
-        message: String,
-        /// The `RUN_ERROR` code, if any.
-        code: Option<String>,
-    },
-    /// The response ended without `RUN_FINISHED` or `RUN_ERROR` for the last run (or before
-    /// any run started).
-    #[error("{}", incomplete_message(.run_id.as_deref(), .open))]
-    Incomplete {
-        /// The run that was still in progress; `None` when no run started at all.
-        run_id: Option<String>,
-        /// What that run still had open.
-        open: Box<OpenEntities>,
-    },
-}
-
-/// `text` with control characters (terminal escapes, line breaks) written as `\u{…}`
-/// escapes: what a peer sent is shown, never obeyed by a terminal.
-fn printable(text: &str) -> std::borrow::Cow<'_, str> {
-    if !text.chars().any(char::is_control) {
-        return std::borrow::Cow::Borrowed(text);
-    }
-    let mut out = String::with_capacity(text.len() + 8);
-    for c in text.chars() {
-        if c.is_control() {
-            out.extend(c.escape_unicode());
-        } else {
-            out.push(c);
-        }
-    }
-    std::borrow::Cow::Owned(out)
-}
-
-fn incomplete_message(run_id: Option<&str>, open: &OpenEntities) -> String {
-    let run_id = run_id.map(|run| crate::excerpt(run, crate::EXCERPT_BYTES));
-    let text = match run_id.as_deref() {
-        None => "the response ended before any run started (no RUN_STARTED)".to_owned(),
-        Some(run) if open.is_empty() => {
-            format!("the response ended in the middle of run {run} (no RUN_FINISHED or RUN_ERROR)")
-        }
-        Some(run) => format!(
-            "the response ended in the middle of run {run} (no RUN_FINISHED or RUN_ERROR); still open: {open}"
-        ),
-    };
-    printable(&text).into_owned()
-}
-
-impl PipelineError {
-    /// What kind of failure this is.
-    pub fn kind(&self) -> PipelineErrorKind {
-        match self {
-            PipelineError::Decode(_) => PipelineErrorKind::Decode,
-            PipelineError::Chunk(_) => PipelineErrorKind::Chunk,
-            PipelineError::Verify(_) => PipelineErrorKind::Verify,
-            PipelineError::Apply(_) => PipelineErrorKind::Apply,
-            PipelineError::RunFailed { .. } => PipelineErrorKind::RunFailed,
-            PipelineError::Incomplete { .. } => PipelineErrorKind::Incomplete,
+impl Default for PipelineLimits {
+    fn default() -> Self {
+        Self {
+            max_event_size: crate::encoding::sse::DEFAULT_MAX_EVENT_SIZE,
+            reducer: Limits::new(),
         }
     }
 }
@@ -313,8 +181,9 @@ impl Pipeline {
         }
     }
 
-    /// Sets the largest SSE frame accepted, in bytes (10 MiB by default); a larger one is a
-    /// [`PipelineError::Decode`] of kind `TooLarge`, and the buffer never grows past it.
+    /// Sets the largest SSE frame accepted, in bytes ([`PipelineLimits::max_event_size`], 10 MiB
+    /// by default); a larger one is a [`PipelineErrorKind::Decode`] of kind `TooLarge`, and the
+    /// buffer never grows past it.
     #[must_use]
     pub fn with_max_event_size(mut self, bytes: usize) -> Self {
         self.frames = FrameDecoder::new().with_max_event_size(bytes);
@@ -397,12 +266,22 @@ impl Pipeline {
         Wire::Sse
     }
 
-    /// Sets the limits on what the response's events may build in the reducer (see
-    /// [`Limits`]); an event over one is a [`PipelineError::Apply`] of kind `Limit`.
+    /// Sets every limit at once (see [`PipelineLimits`]); the shortcut
+    /// [`with_max_event_size`](Self::with_max_event_size) sets one.
     #[must_use]
-    pub fn with_limits(mut self, limits: Limits) -> Self {
-        self.reducer = std::mem::take(&mut self.reducer).with_limits(limits);
-        self
+    pub fn with_limits(self, limits: PipelineLimits) -> Self {
+        let mut pipeline = self.with_max_event_size(limits.max_event_size);
+        pipeline.reducer = std::mem::take(&mut pipeline.reducer).with_limits(limits.reducer);
+        pipeline
+    }
+
+    /// The limits the pipeline holds the response to (the reducer's as the reducer it was
+    /// given holds them, unless set).
+    pub fn limits(&self) -> PipelineLimits {
+        PipelineLimits {
+            max_event_size: self.max_event_size(),
+            reducer: *self.reducer.limits(),
+        }
     }
 
     /// The conversation as applied so far.
@@ -671,7 +550,7 @@ impl Pipeline {
     /// pipeline.finish(&mut ())?;
     /// let err = pipeline.check_end().unwrap_err();
     /// assert_eq!(err.kind(), PipelineErrorKind::Incomplete);
-    /// let PipelineError::Incomplete { run_id, open } = &err else { unreachable!() };
+    /// let (run_id, open) = (err.run_id(), err.open().unwrap());
     /// assert_eq!(run_id.as_deref(), Some("r1"));
     /// assert_eq!(open.text_messages, ["m1"]);
     ///
@@ -681,21 +560,18 @@ impl Pipeline {
     /// ```
     ///
     /// # Errors
-    /// [`PipelineError::RunFailed`] with the message and code when the last run ended in
-    /// `RUN_ERROR`; [`PipelineError::Incomplete`] naming the run and what it still had open when
+    /// [`PipelineErrorKind::RunFailed`] with the message and code when the last run ended in
+    /// `RUN_ERROR`; [`PipelineErrorKind::Incomplete`] naming the run and what it still had open when
     /// it did not end, or when no run started at all.
     pub fn check_end(&self) -> Result<(), PipelineError> {
         if let Some((message, code)) = &self.failure {
-            return Err(PipelineError::RunFailed {
-                message: message.clone(),
-                code: code.clone(),
-            });
+            return Err(PipelineError::run_failed(message.clone(), code.clone()));
         }
         if !self.verifier.has_started() || self.verifier.in_run() {
-            return Err(PipelineError::Incomplete {
-                run_id: self.run_id.as_ref().map(|id| id.to_string()),
-                open: Box::new(self.verifier.open()),
-            });
+            return Err(PipelineError::incomplete(
+                self.run_id.as_ref().map(|id| id.to_string()),
+                self.verifier.open(),
+            ));
         }
         Ok(())
     }
@@ -705,6 +581,7 @@ impl Pipeline {
 mod tests {
     use super::*;
     use crate::DecodeErrorKind;
+    use crate::client::apply::Applied;
     use crate::encoding::sse;
     use crate::{EventType, MessageId, TextMessageRole};
 
@@ -787,7 +664,7 @@ mod tests {
         let err = Pipeline::new(Reducer::new())
             .push_bytes(&bytes, &mut ())
             .unwrap_err();
-        let PipelineError::Decode(e) = &err else {
+        let Some(e) = err.decode() else {
             panic!("{err}")
         };
         assert_eq!(e.index(), Some(1));
@@ -807,7 +684,7 @@ mod tests {
         let err = pipeline
             .push_frame("{\"type\":\"TEXT_MESSAGE_END\"}", &mut ())
             .unwrap_err();
-        let PipelineError::Decode(e) = &err else {
+        let Some(e) = err.decode() else {
             panic!("{err}")
         };
         assert_eq!(e.index(), Some(2));
@@ -824,9 +701,7 @@ mod tests {
             .with_max_event_size(200)
             .push_bytes(&bytes, &mut ())
             .unwrap_err();
-        let PipelineError::Decode(e) = err else {
-            panic!()
-        };
+        let Some(e) = err.decode() else { panic!() };
         assert_eq!(e.kind(), DecodeErrorKind::TooLarge);
     }
 
@@ -850,7 +725,7 @@ mod tests {
         }
         pipeline.finish(&mut ()).unwrap();
         let err = pipeline.check_end().unwrap_err();
-        let PipelineError::Incomplete { run_id, open } = &err else {
+        let (Some(open), run_id) = (err.open(), err.run_id()) else {
             panic!("{err}")
         };
         assert_eq!(run_id.as_deref(), Some("r1"));
@@ -897,10 +772,12 @@ mod tests {
             Event::text_message_content("m", "kept"),
             Event::text_message_content("m", "x".repeat(100)),
         ]);
-        let mut pipeline =
-            Pipeline::new(Reducer::new()).with_limits(Limits::new().with_max_message_bytes(50));
+        let mut pipeline = Pipeline::new(Reducer::new()).with_limits(PipelineLimits {
+            reducer: Limits::new().with_max_message_bytes(50),
+            ..PipelineLimits::default()
+        });
         let err = pipeline.push_bytes(&bytes, &mut ()).unwrap_err();
-        let PipelineError::Apply(e) = &err else {
+        let Some(e) = err.apply() else {
             panic!("{err}")
         };
         assert_eq!(e.kind(), crate::client::apply::ApplyErrorKind::Limit);

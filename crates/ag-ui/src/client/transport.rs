@@ -4,7 +4,7 @@
 //! by piece: bytes of an SSE stream, or events already decoded. [`HttpAgent`](
 //! crate::client::http::HttpAgent) is the HTTP transport (feature `http`); [`Replay`] answers
 //! every run with recorded events; your own can carry an in-process agent or another wire format.
-//! What goes wrong while carrying a run is a [`TransportError`]; a [`CancelHandle`] ends a run
+//! What goes wrong while carrying a run is a [`TransportError`]; a [`CancelToken`] ends a run
 //! from elsewhere.
 //!
 //! ```
@@ -52,7 +52,7 @@ pub enum Piece {
     /// reader of [`Resuming`](crate::client::resume::Resuming) does): a frame over the
     /// [limit](Body::set_max_event_size), with its index among the frames of the run. The
     /// pipeline reports it as it reports a frame it refused itself
-    /// ([`PipelineError::Decode`](crate::client::PipelineError::Decode)); it is the body's
+    /// ([`PipelineErrorKind::Decode`](crate::client::PipelineErrorKind::Decode)); it is the body's
     /// last piece.
     Refused(crate::DecodeError),
 }
@@ -66,8 +66,8 @@ pub enum Piece {
 ///
 /// - **`Ok(None)`**: the response ended as the transport sees it (the server closed the
 ///   stream, the recording is over). If the events so far did not end the run with
-///   `RUN_FINISHED` or `RUN_ERROR`, the run fails with [`PipelineError::Incomplete`](
-///   crate::client::PipelineError::Incomplete), naming the run and what it still had open.
+///   `RUN_FINISHED` or `RUN_ERROR`, the run fails with [`PipelineErrorKind::Incomplete`](
+///   crate::client::PipelineErrorKind::Incomplete), naming the run and what it still had open.
 ///   A transport never needs to check that itself.
 /// - **`Err(_)`**: the response was cut off in a way the transport could see — the connection
 ///   reset, a chunked or length-delimited body that stopped short, a timeout. Report it as a
@@ -167,13 +167,31 @@ struct CancelState {
     waker: Option<Waker>,
 }
 
-/// Cancels a run from elsewhere (another task, a UI button). Cloning gives another handle to
-/// the same run.
+/// Cancels a client's run from elsewhere (another task, a UI button): made by the caller
+/// before the run exists and handed to [`Conversation::run_with`](
+/// crate::client::Conversation::run_with). Clones share one token.
+///
+/// Not the server's `server::CancelHandle` (feature `server`), which is one end of a run's
+/// channel that the endpoint gets from the run's `Events` and the agent's `RunContext` waits
+/// on (running, asked to stop, or the consumer gone, on tokio's `watch`). This token belongs
+/// to no run until it is passed in, and needs no runtime: the client builds without tokio.
+///
+/// ```
+/// use ag_ui::client::{CancelToken, Conversation, Replay, RunEnd};
+///
+/// let cancel = CancelToken::new();
+/// cancel.clone().cancel();
+/// let mut conversation = Conversation::new("t");
+/// let summary =
+///     futures::executor::block_on(conversation.run_with(&Replay::default(), None, &cancel, &mut ()))
+///         .unwrap();
+/// assert_eq!(summary.end, RunEnd::Cancelled);
+/// ```
 #[derive(Clone, Debug, Default)]
-pub struct CancelHandle(Arc<Mutex<CancelState>>);
+pub struct CancelToken(Arc<Mutex<CancelState>>);
 
-impl CancelHandle {
-    /// A handle that has not cancelled anything yet.
+impl CancelToken {
+    /// A token that has not cancelled anything yet.
     pub fn new() -> Self {
         Self::default()
     }

@@ -703,6 +703,10 @@ impl Drop for Events {
 
 /// Asks a run to stop while its consumer is still reading; see [`Events::cancel_handle`].
 ///
+/// One end of the run's cancellation channel (the agent's `RunContext` waits on the other).
+/// A client cancels its own run with `client::CancelToken` instead (feature `client`): a
+/// token made before any run exists, with no runtime under it.
+///
 /// ```
 /// use ag_ui::RunAgentInput;
 /// use ag_ui::server::RunContext;

@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use ag_ui::axum::{AgentEndpoint, RouterExt};
-use ag_ui::client::{CancelHandle, Conversation, Flow, HttpAgent, Reducer, RunEnd, Subscriber};
+use ag_ui::client::{CancelToken, Conversation, Flow, HttpAgent, Reducer, RunEnd, Subscriber};
 use ag_ui::{Event, Message, RunAgentInput, TextMessageRole};
 use axum::Router;
 use futures::{Stream, StreamExt};
@@ -68,7 +68,7 @@ impl Drop for DropSignal {
     }
 }
 
-struct CancelAfter(CancelHandle, usize);
+struct CancelAfter(CancelToken, usize);
 
 impl Subscriber for CancelAfter {
     fn on_event(&mut self, event: &Event, _: &Reducer) -> Flow {
@@ -109,7 +109,7 @@ async fn abort_mid_stream_reaches_our_server() {
     let agent = HttpAgent::new(format!("{url}/slow"));
     let mut conversation = Conversation::new("thread-slow");
     conversation.add_user_message("go");
-    let handle = CancelHandle::new();
+    let handle = CancelToken::new();
     let summary = conversation
         .run_with(&agent, None, &handle, &mut CancelAfter(handle.clone(), 0))
         .await

@@ -6,9 +6,9 @@
 
 use std::time::{Duration, Instant};
 
+use ag_ui::client::Pipeline;
 use ag_ui::client::apply::{ApplyErrorKind, LimitKind, Limits, Reducer};
 use ag_ui::client::compact::{Compactor, compact};
-use ag_ui::client::{Pipeline, PipelineError};
 use ag_ui::verify::Verifier;
 use ag_ui::{Event, EventType};
 use serde_json::{Value, json};
@@ -78,7 +78,7 @@ fn the_pipeline_refuses_the_nesting_as_an_apply_error() {
     }
     let mut pipeline = Pipeline::new(Reducer::new());
     let err = pipeline.push_bytes(&sse, &mut ()).unwrap_err();
-    let PipelineError::Apply(err) = err else {
+    let Some(err) = err.apply() else {
         panic!("not an apply error: {err}");
     };
     assert_eq!(err.limit().unwrap().kind, LimitKind::StateDepth);

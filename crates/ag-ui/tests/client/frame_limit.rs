@@ -1,14 +1,15 @@
 //! One frame limit for every SSE stream `HttpAgent` reads: an oversized frame ends the run with
 //! the same decode error whether the stream carries SSE ids (read by the reconnecting reader)
-//! or not, never with a reconnect; `Conversation::with_max_event_size` reaches both paths. The
+//! or not, never with a reconnect; the conversation's `PipelineLimits` (or its shortcut
+//! `with_max_event_size`) reach both paths. The
 //! reconnecting reader hands frames on decoded, parsed once.
 #![cfg(feature = "http")]
 
 use std::time::Duration;
 
 use ag_ui::client::{
-    Body, Conversation, HttpAgent, Piece, PipelineError, PipelineErrorKind, RunEnd, RunError,
-    RunErrorKind, Transport,
+    Body, Conversation, HttpAgent, Limits, Piece, PipelineError, PipelineErrorKind, PipelineLimits,
+    RunEnd, RunError, RunErrorKind, Transport,
 };
 use ag_ui::{DecodeErrorKind, Event, RunAgentInput, TextMessageRole};
 use tokio::io::AsyncWriteExt;
@@ -62,9 +63,23 @@ fn delta_frame_size(delta: usize, ids: bool) -> usize {
 /// Runs a conversation limited to `limit`-byte frames against the agent; returns the result
 /// and how many requests the agent received.
 async fn run(delta: usize, ids: bool, limit: usize) -> (Result<RunEnd, RunError>, usize) {
+    run_as(
+        delta,
+        ids,
+        Conversation::new("t").with_max_event_size(limit),
+    )
+    .await
+}
+
+/// Runs `conversation` against the agent; returns the result and how many requests the agent
+/// received.
+async fn run_as(
+    delta: usize,
+    ids: bool,
+    mut conversation: Conversation,
+) -> (Result<RunEnd, RunError>, usize) {
     let mut server = agent(delta, ids).await;
     let agent = HttpAgent::new(server.url("/"));
-    let mut conversation = Conversation::new("t").with_max_event_size(limit);
     let result = tokio::time::timeout(Duration::from_secs(5), conversation.run(&agent, &mut ()))
         .await
         .expect("the run hung");
@@ -78,7 +93,7 @@ fn assert_too_large(result: Result<RunEnd, RunError>, limit: usize) {
         RunErrorKind::Pipeline(PipelineErrorKind::Decode),
         "{err}"
     );
-    let RunError::Pipeline(PipelineError::Decode(decode)) = &err else {
+    let Some(decode) = err.pipeline().and_then(PipelineError::decode) else {
         panic!("{err}")
     };
     assert_eq!(decode.kind(), DecodeErrorKind::TooLarge, "{decode}");
@@ -111,6 +126,42 @@ async fn the_conversations_limit_reaches_the_reconnecting_reader() {
         let (result, requests) = run(2000, ids, size - 1).await;
         assert_too_large(result, size - 1);
         assert_eq!(requests, 1, "ids: {ids}");
+    }
+}
+
+/// The limit set in `PipelineLimits` reaches both paths as the shortcut does, and the shortcut
+/// sets one field: before or after the struct, the other fields stay.
+#[tokio::test]
+async fn the_limits_struct_reaches_both_paths_like_the_shortcut() {
+    let reducer = Limits::new().with_max_depth(8);
+    let whole = PipelineLimits {
+        max_event_size: 1024,
+        reducer,
+    };
+    let shortcut_after = Conversation::new("t")
+        .with_limits(PipelineLimits {
+            max_event_size: 5,
+            reducer,
+        })
+        .with_max_event_size(1024);
+    assert_eq!(shortcut_after.limits(), whole);
+    for ids in [false, true] {
+        for conversation in [
+            Conversation::new("t").with_limits(whole),
+            Conversation::new("t")
+                .with_max_event_size(1024)
+                .with_limits(whole),
+            Conversation::new("t")
+                .with_limits(PipelineLimits {
+                    max_event_size: 5,
+                    reducer,
+                })
+                .with_max_event_size(1024),
+        ] {
+            let (result, requests) = run_as(4000, ids, conversation).await;
+            assert_too_large(result, 1024);
+            assert_eq!(requests, 1, "ids: {ids}");
+        }
     }
 }
 

@@ -8,8 +8,8 @@ use std::future::Future;
 use std::time::Duration;
 
 use ag_ui::client::{
-    Conversation, HttpAgent, PipelineError, PipelineErrorKind, Replay, RunEnd, RunError,
-    RunErrorKind, Timeout, TransportError, TransportErrorKind,
+    Conversation, HttpAgent, PipelineErrorKind, Replay, RunEnd, RunError, RunErrorKind, Timeout,
+    Timeouts, TransportError, TransportErrorKind,
 };
 use ag_ui::{Event, RunErrorEvent, TextMessageRole, ToolCallStartEvent};
 use serde_json::Value;
@@ -64,11 +64,11 @@ fn run_error_is_an_err_with_its_message_and_code_and_keeps_what_came() {
         RunErrorKind::Pipeline(PipelineErrorKind::RunFailed)
     );
     assert_eq!(err.kind().as_str(), "run.failed");
-    let RunError::Pipeline(PipelineError::RunFailed { message, code }) = &err else {
+    let Some(pipeline) = err.pipeline() else {
         panic!("{err}")
     };
-    assert_eq!(message, "model overloaded");
-    assert_eq!(code.as_deref(), Some("overloaded"));
+    assert_eq!(pipeline.error_message(), Some("model overloaded"));
+    assert_eq!(pipeline.error_code(), Some("overloaded"));
     assert_eq!(
         err.to_string(),
         "the run failed: model overloaded (code overloaded)"
@@ -107,10 +107,10 @@ fn an_unterminated_run_names_what_was_still_open() {
         err.kind(),
         RunErrorKind::Pipeline(PipelineErrorKind::Incomplete)
     );
-    let RunError::Pipeline(PipelineError::Incomplete { run_id, open }) = &err else {
+    let Some((run_id, Some(open))) = err.pipeline().map(|e| (e.run_id(), e.open())) else {
         panic!("{err}")
     };
-    assert_eq!(run_id.as_deref(), Some("r1"));
+    assert_eq!(run_id, Some("r1"));
     assert_eq!(open.steps, ["plan"]);
     assert_eq!(open.text_messages, ["a1"]);
     assert_eq!(open.tool_calls, ["c1"]);
@@ -126,7 +126,8 @@ fn an_unterminated_run_names_what_was_still_open() {
     let agent = Replay::new(vec![Event::run_started("t", "r2")]);
     let err = block_on(Conversation::new("t").run(&agent, &mut ())).unwrap_err();
     assert!(
-        matches!(&err, RunError::Pipeline(PipelineError::Incomplete { run_id: Some(r), open }) if r == "r2" && open.is_empty()),
+        err.pipeline()
+            .is_some_and(|e| e.run_id() == Some("r2") && e.open().is_some_and(|o| o.is_empty())),
         "{err}"
     );
 }
@@ -135,10 +136,8 @@ fn an_unterminated_run_names_what_was_still_open() {
 fn an_empty_response_is_incomplete() {
     let err = block_on(Conversation::new("t").run(&Replay::default(), &mut ())).unwrap_err();
     assert!(
-        matches!(
-            err,
-            RunError::Pipeline(PipelineError::Incomplete { run_id: None, .. })
-        ),
+        err.kind() == RunErrorKind::Pipeline(PipelineErrorKind::Incomplete)
+            && err.pipeline().is_some_and(|e| e.run_id().is_none()),
         "{err}"
     );
     assert_eq!(
@@ -272,11 +271,11 @@ async fn a_success_that_is_not_an_event_stream_is_a_typed_error() {
             RunErrorKind::Transport(TransportErrorKind::NotAgUi),
             "{path}: {err}"
         );
-        let RunError::Transport(TransportError::NotAgUi {
+        let Some(TransportError::NotAgUi {
             status,
             content_type,
             content_encoding,
-        }) = &err
+        }) = err.transport()
         else {
             panic!("{err}")
         };
@@ -306,10 +305,10 @@ async fn an_event_stream_that_stops_mid_run_is_incomplete() {
     .await;
     let (conversation, result) = run_once(&HttpAgent::new(server.url("/"))).await;
     let err = result.unwrap_err();
-    let RunError::Pipeline(PipelineError::Incomplete { run_id, open }) = &err else {
+    let Some((run_id, Some(open))) = err.pipeline().map(|e| (e.run_id(), e.open())) else {
         panic!("{err}")
     };
-    assert_eq!(run_id.as_deref(), Some("r1"));
+    assert_eq!(run_id, Some("r1"));
     assert_eq!(open.text_messages, ["a1"]);
     assert_eq!(conversation.messages()[1].text(), Some("cut"));
 }
@@ -419,7 +418,7 @@ async fn http_errors_show_a_short_sanitized_excerpt() {
     };
     let (_, result) = run_once(&HttpAgent::new(server.url("/html"))).await;
     let err = result.unwrap_err();
-    let RunError::Transport(TransportError::Http { status, body }) = &err else {
+    let Some(TransportError::Http { status, body }) = err.transport() else {
         panic!("{err}")
     };
     assert_eq!(*status, 404);
@@ -465,7 +464,7 @@ async fn a_server_that_stalls_before_the_headers_times_out() {
         RunErrorKind::Transport(TransportErrorKind::Timeout)
     );
     assert!(
-        matches!(err, RunError::Transport(TransportError::Timeout(Timeout::Headers(d))) if d == Duration::from_millis(300)),
+        matches!(err.transport(), Some(TransportError::Timeout(Timeout::Headers(d))) if *d == Duration::from_millis(300)),
         "{err}"
     );
     assert_eq!(
@@ -481,7 +480,7 @@ async fn a_server_that_stalls_after_the_headers_times_out() {
     let agent = HttpAgent::new(server.url("/")).with_idle_timeout(Duration::from_millis(300));
     let err = run_once(&agent).await.1.unwrap_err();
     assert!(
-        matches!(err, RunError::Transport(TransportError::Timeout(Timeout::Idle(d))) if d == Duration::from_millis(300)),
+        matches!(err.transport(), Some(TransportError::Timeout(Timeout::Idle(d))) if *d == Duration::from_millis(300)),
         "{err}"
     );
     assert_eq!(
@@ -503,10 +502,8 @@ async fn a_server_that_stalls_after_run_started_times_out_and_keeps_what_came() 
     let (conversation, result) = run_once(&agent).await;
     assert!(
         matches!(
-            result,
-            Err(RunError::Transport(TransportError::Timeout(Timeout::Idle(
-                _
-            ))))
+            result.as_ref().map_err(RunError::transport),
+            Err(Some(TransportError::Timeout(Timeout::Idle(_))))
         ),
         "{result:?}"
     );
@@ -550,9 +547,52 @@ async fn the_total_timeout_names_itself() {
     let agent = HttpAgent::new(server.url("/")).with_timeout(Duration::from_millis(500));
     let err = run_once(&agent).await.1.unwrap_err();
     assert!(
-        matches!(err, RunError::Transport(TransportError::Timeout(Timeout::Total(d))) if d == Duration::from_millis(500)),
+        matches!(err.transport(), Some(TransportError::Timeout(Timeout::Total(d))) if *d == Duration::from_millis(500)),
         "{err}"
     );
+}
+
+/// The time-outs set together as a struct reach where they act, as the shortcuts do.
+#[tokio::test]
+async fn timeouts_set_as_a_struct_fire() {
+    let stalled = stalling(SSE_HEADERS.as_bytes().to_vec()).await;
+    let idle = HttpAgent::new(stalled.url("/")).with_timeouts(Timeouts {
+        idle: Duration::from_millis(300),
+        total: Some(Duration::from_secs(20)),
+        ..Timeouts::default()
+    });
+    let err = run_once(&idle).await.1.unwrap_err();
+    assert!(
+        matches!(err.transport(), Some(TransportError::Timeout(Timeout::Idle(d))) if *d == Duration::from_millis(300)),
+        "{err}"
+    );
+    let chatty = server(|_, mut stream| async move {
+        let _ = stream.write_all(SSE_HEADERS.as_bytes()).await;
+        for _ in 0..50 {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            let _ = stream.write_all(b": keep-alive\n\n").await;
+        }
+    })
+    .await;
+    let total = HttpAgent::new(chatty.url("/")).with_timeouts(Timeouts {
+        idle: Duration::from_secs(20),
+        total: Some(Duration::from_millis(500)),
+        ..Timeouts::default()
+    });
+    let err = run_once(&total).await.1.unwrap_err();
+    assert!(
+        matches!(err.transport(), Some(TransportError::Timeout(Timeout::Total(d))) if *d == Duration::from_millis(500)),
+        "{err}"
+    );
+    // The shortcuts set one field each: either order ends with the same time-outs.
+    let a = HttpAgent::new(chatty.url("/"))
+        .with_timeout(Duration::from_millis(500))
+        .with_idle_timeout(Duration::from_secs(20));
+    let b = HttpAgent::new(chatty.url("/"))
+        .with_idle_timeout(Duration::from_secs(20))
+        .with_timeout(Duration::from_millis(500));
+    assert_eq!(a.timeouts(), total.timeouts());
+    assert_eq!(b.timeouts(), total.timeouts());
 }
 
 // ----- redirects -----
@@ -777,13 +817,15 @@ async fn a_connection_that_cannot_be_made_in_time_is_a_connect_timeout() {
         }
     };
     assert!(filled, "the accept queue never filled");
-    let agent = HttpAgent::new(format!("http://{addr}/"))
-        .with_connect_timeout(Duration::from_millis(300))
-        .with_idle_timeout(Duration::from_secs(20));
+    let agent = HttpAgent::new(format!("http://{addr}/")).with_timeouts(Timeouts {
+        connect: Duration::from_millis(300),
+        idle: Duration::from_secs(20),
+        total: None,
+    });
     let started = std::time::Instant::now();
     let err = run_once(&agent).await.1.unwrap_err();
     assert!(
-        matches!(err, RunError::Transport(TransportError::Timeout(Timeout::Connect(d))) if d == Duration::from_millis(300)),
+        matches!(err.transport(), Some(TransportError::Timeout(Timeout::Connect(d))) if *d == Duration::from_millis(300)),
         "{err}"
     );
     assert_eq!(

@@ -8,8 +8,8 @@ use std::process::{Child, ChildStdout, Command, Stdio};
 use std::time::Duration;
 
 use ag_ui::client::{
-    CancelHandle, Conversation, Flow, HttpAgent, RunEnd, RunError, RunErrorKind, RunOutcome,
-    Subscriber, TransportError, TransportErrorKind,
+    CancelToken, Conversation, Flow, HttpAgent, RunEnd, RunErrorKind, RunOutcome, Subscriber,
+    TransportError, TransportErrorKind,
 };
 use ag_ui::{Event, ResumeEntry, Tool};
 use serde_json::json;
@@ -104,7 +104,7 @@ async fn interrupt_then_resume() {
                 "approve-1",
                 json!({"ok": true}),
             )]),
-            &CancelHandle::new(),
+            &CancelToken::new(),
             &mut (),
         )
         .await
@@ -146,7 +146,7 @@ async fn frontend_tool_round_trip() {
 
 /// Cancels the run once enough text arrived.
 struct CancelAfter {
-    handle: CancelHandle,
+    handle: CancelToken,
     deltas: usize,
 }
 
@@ -168,7 +168,7 @@ async fn abort_mid_stream() {
     let agent = server.agent("/slow");
     let mut conversation = Conversation::new("thread-slow");
     conversation.add_user_message("talk forever");
-    let handle = CancelHandle::new();
+    let handle = CancelToken::new();
     let mut subscriber = CancelAfter {
         handle: handle.clone(),
         deltas: 0,
@@ -195,7 +195,7 @@ async fn http_errors_headers_and_compat() {
         .run(&server.agent("/error"), &mut ())
         .await
         .unwrap_err();
-    let RunError::Transport(TransportError::Http { status, body }) = &err else {
+    let Some(TransportError::Http { status, body }) = err.transport() else {
         panic!("{err}")
     };
     assert_eq!(*status, 401);

@@ -18,9 +18,7 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use ag_ui::client::{
-    Conversation, HttpAgent, PipelineError, PipelineErrorKind, RunError, RunErrorKind,
-};
+use ag_ui::client::{Conversation, HttpAgent, PipelineError, PipelineErrorKind, RunErrorKind};
 use ag_ui::encoding::{proto, sse};
 use ag_ui::{DecodeErrorKind, Event};
 use proptest::collection::vec;
@@ -244,7 +242,7 @@ async fn the_body_is_read_as_its_content_type_says() {
         err.kind(),
         RunErrorKind::Pipeline(PipelineErrorKind::Decode)
     );
-    let RunError::Pipeline(PipelineError::Decode(decode)) = &err else {
+    let Some(decode) = err.pipeline().and_then(PipelineError::decode) else {
         panic!("{err:?}")
     };
     assert_eq!(decode.kind(), DecodeErrorKind::Framing);

@@ -104,9 +104,9 @@ impl Scenario {
 /// The kind a client names for a refused run: the verifier's rule kind for an ordering
 /// violation, the pipeline's kind otherwise.
 pub(crate) fn reject_kind(e: &PipelineError) -> &'static str {
-    match e {
-        PipelineError::Verify(v) => v.kind().as_str(),
-        other => other.kind().as_str(),
+    match e.violation() {
+        Some(v) => v.kind().as_str(),
+        None => e.kind().as_str(),
     }
 }
 
