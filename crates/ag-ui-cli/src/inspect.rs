@@ -545,7 +545,7 @@ fn sse_response(rx: mpsc::Receiver<Bytes>) -> Response {
     let headers = response.headers_mut();
     headers.insert(
         header::CONTENT_TYPE,
-        HeaderValue::from_static("text/event-stream"),
+        HeaderValue::from_static(ag_ui::encoding::SSE_MEDIA_TYPE),
     );
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
     response

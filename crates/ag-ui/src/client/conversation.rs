@@ -506,7 +506,7 @@ impl Conversation {
             .with_pending_interrupts(std::mem::take(&mut self.pending_interrupts))
             .with_limits(self.limits);
         let mut pipeline = Pipeline::new(reducer)
-            .with_wire(body.wire())
+            .with_format(body.format())
             .with_middleware(std::mem::take(&mut self.middleware));
         let mut callbacks = std::mem::take(&mut self.callbacks);
         let subscriber = &mut Both(&mut callbacks, subscriber, &mut trace);

@@ -61,7 +61,7 @@ pub use http::HttpAgent;
 #[cfg(feature = "sse")]
 pub use middleware::{FilterToolCalls, Middleware, Stack};
 #[cfg(feature = "sse")]
-pub use run::{Flow, Pipeline, PipelineError, PipelineErrorKind, Subscriber, Wire};
+pub use run::{Flow, Pipeline, PipelineError, PipelineErrorKind, Subscriber};
 #[cfg(feature = "sse")]
 pub use transport::{
     Body, CancelHandle, Piece, Replay, Timeout, Transport, TransportError, TransportErrorKind,

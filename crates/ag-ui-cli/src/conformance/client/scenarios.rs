@@ -2,8 +2,8 @@
 //! either transport, and what a correct client ends with (computed by this crate's client
 //! pipeline, the reducer the tests hold to the reference `@ag-ui/client` 1.0.0).
 
-use ag_ui::client::{Pipeline, PipelineError, Reducer, Wire};
-use ag_ui::encoding::proto;
+use ag_ui::client::{Pipeline, PipelineError, Reducer};
+use ag_ui::encoding::{Format, PROTO_MEDIA_TYPE, proto};
 use ag_ui::{Event, Message};
 use serde_json::{Value, json};
 
@@ -169,7 +169,7 @@ pub(crate) fn protobuf(frames: &[Frame], thread: &str, run: &str) -> Vec<u8> {
 }
 
 /// The wire a scenario is served on for a request accepting `accept`.
-pub(crate) fn wire(scenario: &Scenario, accept: &str) -> Wire {
+pub(crate) fn wire(scenario: &Scenario, accept: &str) -> Format {
     // The protobuf type named with a q above 0 (`*/*` is not taken as asking: the battery
     // serves protobuf only to a client that names it).
     let asks = accept.split(',').any(|entry| {
@@ -178,12 +178,12 @@ pub(crate) fn wire(scenario: &Scenario, accept: &str) -> Wire {
         let q = parts
             .find_map(|p| p.trim().strip_prefix("q="))
             .map_or(Some(1.0), |q| q.trim().parse::<f32>().ok());
-        media.eq_ignore_ascii_case(proto::CONTENT_TYPE) && q.is_some_and(|q| q > 0.0)
+        media.eq_ignore_ascii_case(PROTO_MEDIA_TYPE) && q.is_some_and(|q| q > 0.0)
     });
     if scenario.has("protobuf") && asks {
-        Wire::Proto
+        Format::Proto
     } else {
-        Wire::Sse
+        Format::Sse
     }
 }
 

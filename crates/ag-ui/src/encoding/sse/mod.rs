@@ -66,8 +66,5 @@ pub use decode::{EventDecoder, Frame, FrameDecoder, decode};
 pub(crate) use write::{FrameHead, KEEP_ALIVE, write_cursor_id, write_data, write_id, write_retry};
 pub use write::{encode, encode_into};
 
-/// The media type of an SSE response.
-pub const CONTENT_TYPE: &str = "text/event-stream";
-
 /// The default largest frame a decoder accepts: 10 MiB, the reference client's limit.
 pub const DEFAULT_MAX_EVENT_SIZE: usize = 10 * 1024 * 1024;
