@@ -140,13 +140,10 @@ pub(crate) fn sse(frames: &[Frame], thread: &str, run: &str) -> Vec<u8> {
     for frame in frames {
         match frame {
             Frame::Event(value) => {
-                out.extend_from_slice(b"data: ");
-                out.extend_from_slice(
-                    serde_json::to_string(&with_ids(value, thread, run))
-                        .unwrap_or_default()
-                        .as_bytes(),
-                );
-                out.extend_from_slice(b"\n\n");
+                // Writing JSON into a Vec cannot fail.
+                ag_ui::encoding::sse::write_frame_with(&mut out, |out| {
+                    let _ = serde_json::to_writer(out, &with_ids(value, thread, run));
+                });
             }
             Frame::Raw(raw) => out.extend_from_slice(raw.as_bytes()),
         }
