@@ -45,6 +45,7 @@ use crate::client::run::{Flow, Pipeline, PipelineError, PipelineErrorKind, Subsc
 use crate::client::transport::{
     Body, CancelHandle, Piece, Transport, TransportError, TransportErrorKind,
 };
+use crate::trace::TraceOutcome;
 use crate::{
     Context, Event, Interrupt, Message, MessageId, PROTOCOL_VERSION, ResumeEntry, ResumeStatus,
     RunAgentInput, ThreadId, Tool, ToolCallId, ToolMessage,
@@ -485,7 +486,7 @@ impl Conversation {
         let mut body = match opened {
             None => {
                 self.messages = messages;
-                trace.set_outcome("cancelled");
+                trace.set_outcome(TraceOutcome::Cancelled);
                 return Ok(RunSummary {
                     end: RunEnd::Cancelled,
                     outcome: None,
@@ -495,7 +496,7 @@ impl Conversation {
             }
             Some(Err(e)) => {
                 self.messages = messages;
-                trace.set_outcome(e.kind().as_str());
+                trace.set_outcome(TraceOutcome::Failed(RunErrorKind::Transport(e.kind())));
                 return Err(e.into());
             }
             Some(Ok(body)) => body,
@@ -553,12 +554,12 @@ impl Conversation {
         self.callbacks = callbacks;
         match &result {
             Ok(RunEnd::Finished) => {}
-            Ok(RunEnd::Stopped) => trace.set_outcome("stopped"),
-            Ok(RunEnd::Cancelled) => trace.set_outcome("cancelled"),
+            Ok(RunEnd::Stopped) => trace.set_outcome(TraceOutcome::Stopped),
+            Ok(RunEnd::Cancelled) => trace.set_outcome(TraceOutcome::Cancelled),
             Err(RunError::Pipeline(e)) if e.kind() == PipelineErrorKind::RunFailed => {
-                trace.set_outcome("error");
+                trace.set_outcome(TraceOutcome::Error);
             }
-            Err(e) => trace.set_outcome(e.kind().as_str()),
+            Err(e) => trace.set_outcome(TraceOutcome::Failed(e.kind())),
         }
         drop(trace);
         let reducer = pipeline.into_reducer();
