@@ -174,12 +174,7 @@ pub(crate) async fn verify_url(
 /// The data of one frame as an SSE frame again.
 fn sse_frame(data: &str) -> Bytes {
     let mut out = Vec::with_capacity(data.len() + 8);
-    for line in data.split('\n') {
-        out.extend_from_slice(b"data: ");
-        out.extend_from_slice(line.as_bytes());
-        out.push(b'\n');
-    }
-    out.push(b'\n');
+    ag_ui::encoding::sse::write_frame(data, &mut out);
     out.into()
 }
 

@@ -32,7 +32,7 @@ use ag_ui::client::{
     Body, CancelToken, Conversation, Flow, HttpAgent, Piece, Pipeline, PipelineError, Reducer,
     RunEnd, RunError, Subscriber, Transport, TransportError,
 };
-use ag_ui::encoding::proto;
+use ag_ui::encoding::{proto, sse};
 use ag_ui::server::Runner;
 use ag_ui::{Event, Message, ResumeEntry, RunAgentInput};
 use ag_ui_demo_agent::DemoAgent;
@@ -545,7 +545,7 @@ fn sse_response(rx: mpsc::Receiver<Bytes>) -> Response {
     let headers = response.headers_mut();
     headers.insert(
         header::CONTENT_TYPE,
-        HeaderValue::from_static("text/event-stream"),
+        HeaderValue::from_static(ag_ui::encoding::SSE_MEDIA_TYPE),
     );
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
     response
@@ -585,17 +585,13 @@ impl Forwarder {
         (self.started.elapsed().as_secs_f64() * 1e6).round() / 1e3
     }
 
-    fn begin(&mut self) {
-        self.buf.clear();
-        self.buf.extend_from_slice(b"data: ");
-    }
-
-    /// Sends what [`begin`](Self::begin) started; waits when the channel is full.
-    fn end(&mut self) {
+    /// Sends one SSE frame whose data `payload` writes (JSON); waits when the channel is full.
+    fn send(&mut self, payload: impl FnOnce(&mut Vec<u8>)) {
         if self.gone {
             return;
         }
-        self.buf.extend_from_slice(b"\n\n");
+        self.buf.clear();
+        sse::write_frame_with(&mut self.buf, payload);
         let bytes = Bytes::copy_from_slice(&self.buf);
         match self.tx.try_send(bytes) {
             Ok(()) => {}
@@ -618,10 +614,10 @@ impl Forwarder {
     }
 
     fn send_json(&mut self, value: &serde_json::Value) {
-        self.begin();
         // Writing JSON into a Vec cannot fail.
-        let _ = serde_json::to_writer(&mut self.buf, value);
-        self.end();
+        self.send(|out| {
+            let _ = serde_json::to_writer(out, value);
+        });
     }
 
     /// Sends the message at `index` as the reducer holds it now.
@@ -629,11 +625,11 @@ impl Forwarder {
         let Some(message) = message else {
             return;
         };
-        self.begin();
-        let _ = write!(self.buf, r#"{{"t":"msg","op":"{op}","at":{index},"m":"#);
-        let _ = serde_json::to_writer(&mut self.buf, message);
-        self.buf.push(b'}');
-        self.end();
+        self.send(|out| {
+            let _ = write!(out, r#"{{"t":"msg","op":"{op}","at":{index},"m":"#);
+            let _ = serde_json::to_writer(&mut *out, message);
+            out.push(b'}');
+        });
     }
 
     /// Sends the message whose changes the page has not seen, if any, as `message_at` (the
@@ -699,11 +695,11 @@ impl Subscriber for Forwarder {
         let index = self.index;
         self.index += 1;
         let ms = self.elapsed_ms();
-        self.begin();
-        let _ = write!(self.buf, r#"{{"t":"ev","i":{index},"ms":{ms},"e":"#);
-        event.write_json(&mut self.buf);
-        self.buf.push(b'}');
-        self.end();
+        self.send(|out| {
+            let _ = write!(out, r#"{{"t":"ev","i":{index},"ms":{ms},"e":"#);
+            event.write_json(out);
+            out.push(b'}');
+        });
         if self.gone {
             Flow::Stop
         } else {
@@ -742,20 +738,20 @@ impl Subscriber for Forwarder {
             }
             MessagesChange::Replaced => {
                 self.pending = None;
-                self.begin();
-                self.buf.extend_from_slice(br#"{"t":"msgs","m":"#);
-                let _ = serde_json::to_writer(&mut self.buf, &reducer.messages());
-                self.buf.push(b'}');
-                self.end();
+                self.send(|out| {
+                    out.extend_from_slice(br#"{"t":"msgs","m":"#);
+                    let _ = serde_json::to_writer(&mut *out, &reducer.messages());
+                    out.push(b'}');
+                });
             }
             _ => {}
         }
         if applied.state_changed {
-            self.begin();
-            let _ = write!(self.buf, r#"{{"t":"state","i":{index},"s":"#);
-            let _ = serde_json::to_writer(&mut self.buf, reducer.state());
-            self.buf.push(b'}');
-            self.end();
+            self.send(|out| {
+                let _ = write!(out, r#"{{"t":"state","i":{index},"s":"#);
+                let _ = serde_json::to_writer(&mut *out, reducer.state());
+                out.push(b'}');
+            });
         }
         if let Some(warning) = &applied.warning {
             self.send_json(&json!({

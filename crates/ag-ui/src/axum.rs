@@ -125,7 +125,7 @@ use ::axum::routing::{MethodRouter, on};
 use ::axum::{Router, routing::MethodFilter};
 use futures::Stream;
 
-use crate::encoding::sse;
+use crate::encoding::{Format, sse};
 use crate::server::downgrade::{self, Downgrade, LegacyFrame};
 use crate::server::transform::{Coalescer, Filter, FilterFn, Verdict};
 use crate::{Event, RunAgentInput};
@@ -138,7 +138,7 @@ pub use input::{AgentInput, InputRejection, RejectionKind};
 mod limits;
 mod negotiate;
 use negotiate::accept_header;
-pub use negotiate::{Encoding, negotiate};
+pub use negotiate::negotiate;
 mod serve;
 pub use limits::{DEFAULT_MAX_INPUT_BYTES, EndpointLimits};
 use limits::{InputBudget, InputPermit};
@@ -679,7 +679,7 @@ impl<H: RunHandler> AgentEndpoint<H> {
         let headers = response.headers_mut();
         headers.insert(
             header::CONTENT_TYPE,
-            HeaderValue::from_static(encoding.content_type()),
+            HeaderValue::from_static(encoding.media_type()),
         );
         headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
         headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
@@ -710,7 +710,7 @@ type Coalescing = (Coalescer, Duration, Option<Pin<Box<tokio::time::Sleep>>>);
 /// for SSE keep-alive comments when quiet.
 struct EventBody {
     events: EventStream,
-    encoding: Encoding,
+    encoding: Format,
     keep_alive: Option<(Duration, Pin<Box<tokio::time::Sleep>>)>,
     event_ids: bool,
     next_id: u64,
@@ -738,13 +738,13 @@ struct EventBody {
 impl EventBody {
     fn new(
         events: EventStream,
-        encoding: Encoding,
+        encoding: Format,
         keep_alive: Option<Duration>,
         event_ids: bool,
         downgrade: Option<Downgrade>,
     ) -> Self {
         // The binary stream has no frame that a reader would skip: no keep-alive, no ids.
-        let sse = encoding == Encoding::Sse;
+        let sse = encoding == Format::Sse;
         Self {
             events,
             encoding,
@@ -823,7 +823,7 @@ impl EventBody {
     fn emit(&mut self, event: Event, out: &mut Vec<u8>) {
         let Some((downgrade, frames)) = &mut self.downgrade else {
             match &mut self.live {
-                Some(live) => live.write(&event, self.encoding == Encoding::Sse, out),
+                Some(live) => live.write(&event, self.encoding == Format::Sse, out),
                 None => self.write_event(&event, out),
             }
             return;
@@ -847,7 +847,7 @@ impl EventBody {
             match frame {
                 LegacyFrame::Event(event) => self.write_event(&event, out),
                 // No protobuf mapping exists for the pre-1.0 THINKING_* events.
-                LegacyFrame::Thinking(_) if self.encoding != Encoding::Sse => {}
+                LegacyFrame::Thinking(_) if self.encoding != Format::Sse => {}
                 thinking => {
                     self.write_id(out);
                     sse::write_data(out, |out| thinking.write_json(out));
@@ -868,12 +868,12 @@ impl EventBody {
 
     fn write_event(&mut self, event: &Event, out: &mut Vec<u8>) {
         match self.encoding {
-            Encoding::Sse => {
+            Format::Sse => {
                 self.write_id(out);
                 sse::encode_into(event, out);
             }
             #[cfg(feature = "proto")]
-            Encoding::Proto => crate::encoding::proto::encode_into(event, out),
+            Format::Proto => crate::encoding::proto::encode_into(event, out),
         }
     }
 }
@@ -887,7 +887,7 @@ impl Stream for EventBody {
             return Poll::Ready(None);
         }
         // Resumable SSE frames go to the log as written: their buffer comes from the log.
-        let shared = this.downgrade.is_none() && this.encoding == Encoding::Sse;
+        let shared = this.downgrade.is_none() && this.encoding == Format::Sse;
         let mut out = match &mut this.live {
             Some(live) if shared => live.buffer(),
             _ => Vec::new(),

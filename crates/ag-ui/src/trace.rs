@@ -11,7 +11,7 @@
 //! | [`RUN_ID`] `agui.run_id` | the run input's run id |
 //! | [`PARENT_RUN_ID`] `agui.parent_run_id` | its parent run id, when there is one |
 //! | [`SIDE`] `agui.side` | `server` or `client` |
-//! | [`OUTCOME`] `agui.run.outcome` | recorded at the end: see [`outcome`] |
+//! | [`OUTCOME`] `agui.run.outcome` | recorded at the end: a [`TraceOutcome`] (`success`, `interrupt`, `error`, `incomplete`, `cancelled`, `stopped`, or the kind of the client's error) |
 //! | [`EVENTS`] `agui.events.count` | recorded at the end: events the agent emitted (server; before the endpoint's filter, coalescing or downgrade) or applied (client) |
 //! | [`BYTES`] `agui.bytes` | recorded at the end: bytes written to the response (server) or of the encoded events (client) |
 //! | `trace_id` | the W3C trace id (from `traceparent`) when the endpoint received one |
@@ -23,11 +23,11 @@
 //! client's span and the server's into one trace (see `trace::otel`).
 //!
 //! ```
-//! use ag_ui::trace;
+//! use ag_ui::trace::{self, TraceOutcome};
 //! assert_eq!(trace::RUN, "agui.run");
-//! assert_eq!(trace::outcome(None), "incomplete");
-//! assert_eq!(trace::outcome(Some(&ag_ui::Event::run_error("boom"))), "error");
-//! assert_eq!(trace::outcome(Some(&ag_ui::Event::run_finished("t", "r"))), "success");
+//! assert_eq!(TraceOutcome::of(None), TraceOutcome::Incomplete);
+//! assert_eq!(TraceOutcome::of(Some(&ag_ui::Event::run_error("boom"))).as_str(), "error");
+//! assert_eq!(TraceOutcome::of(Some(&ag_ui::Event::run_finished("t", "r"))).to_string(), "success");
 //! ```
 
 #[cfg(any(feature = "axum", all(feature = "client", feature = "sse")))]
@@ -44,7 +44,7 @@ pub const THREAD_ID: &str = "agui.thread_id";
 pub const RUN_ID: &str = "agui.run_id";
 /// The parent run id attribute.
 pub const PARENT_RUN_ID: &str = "agui.parent_run_id";
-/// How the run ended (see [`outcome`]).
+/// How the run ended (a [`TraceOutcome`]).
 pub const OUTCOME: &str = "agui.run.outcome";
 /// How many events the run had.
 pub const EVENTS: &str = "agui.events.count";
@@ -57,18 +57,66 @@ pub const EVENT: &str = "agui.event";
 /// The span target.
 pub const TARGET: &str = "ag_ui::trace";
 
-/// The `agui.run.outcome` of a run whose last terminal event is `last`: `success`,
-/// `interrupt` (a `RUN_FINISHED` with those outcomes), `error` (`RUN_ERROR`), or
-/// `incomplete` (no terminal event). A run ended by the other side is `cancelled`, and one a
-/// client subscriber stopped is `stopped`; those are recorded by the caller.
-pub fn outcome(last: Option<&Event>) -> &'static str {
-    match last {
-        Some(Event::RunFinished(e)) => match &e.outcome {
-            Some(RunFinishedOutcome::Interrupt { .. }) => "interrupt",
-            _ => "success",
-        },
-        Some(Event::RunError(_)) => "error",
-        _ => "incomplete",
+/// How a run ended, as its span's [`OUTCOME`] attribute (`agui.run.outcome`) says it:
+/// [`as_str`](Self::as_str) (and `Display`) give the attribute's value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum TraceOutcome {
+    /// `success`: the run ended with `RUN_FINISHED` (outcome success, or none).
+    Success,
+    /// `interrupt`: the run ended with `RUN_FINISHED` whose outcome is an interrupt.
+    Interrupt,
+    /// `error`: the run ended with `RUN_ERROR`.
+    Error,
+    /// `incomplete`: the stream ended without a terminal event.
+    Incomplete,
+    /// `cancelled`: the run was ended by the other side (the client left, the caller
+    /// cancelled) before its stream ended.
+    Cancelled,
+    /// `stopped`: a client subscriber stopped the run.
+    Stopped,
+    /// The client's run failed: the attribute is the error's kind
+    /// ([`RunErrorKind::as_str`](crate::client::RunErrorKind::as_str), `transport.http`,
+    /// `run.verify`, …).
+    #[cfg(all(feature = "client", feature = "sse"))]
+    #[cfg_attr(docsrs, doc(cfg(all(feature = "client", feature = "sse"))))]
+    Failed(crate::client::RunErrorKind),
+}
+
+impl TraceOutcome {
+    /// The outcome of a run whose last terminal event is `last`: [`Success`](Self::Success),
+    /// [`Interrupt`](Self::Interrupt) (a `RUN_FINISHED` with those outcomes),
+    /// [`Error`](Self::Error) (`RUN_ERROR`), or [`Incomplete`](Self::Incomplete) (no terminal
+    /// event). The other outcomes are known only to the caller.
+    pub fn of(last: Option<&Event>) -> Self {
+        match last {
+            Some(Event::RunFinished(e)) => match &e.outcome {
+                Some(RunFinishedOutcome::Interrupt { .. }) => TraceOutcome::Interrupt,
+                _ => TraceOutcome::Success,
+            },
+            Some(Event::RunError(_)) => TraceOutcome::Error,
+            _ => TraceOutcome::Incomplete,
+        }
+    }
+
+    /// The value of the `agui.run.outcome` attribute.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TraceOutcome::Success => "success",
+            TraceOutcome::Interrupt => "interrupt",
+            TraceOutcome::Error => "error",
+            TraceOutcome::Incomplete => "incomplete",
+            TraceOutcome::Cancelled => "cancelled",
+            TraceOutcome::Stopped => "stopped",
+            #[cfg(all(feature = "client", feature = "sse"))]
+            TraceOutcome::Failed(kind) => kind.as_str(),
+        }
+    }
+}
+
+impl std::fmt::Display for TraceOutcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
     }
 }
 
@@ -80,7 +128,7 @@ pub(crate) struct RunTrace {
     events: u64,
     bytes: u64,
     /// The outcome the stream told so far (`None`: no terminal event yet).
-    outcome: Option<&'static str>,
+    outcome: Option<TraceOutcome>,
     /// Whether the outcome is fixed by the caller (cancelled, stopped).
     fixed: bool,
 }
@@ -144,7 +192,7 @@ impl RunTrace {
         if !self.fixed {
             match event {
                 Event::RunFinished(_) | Event::RunError(_) => {
-                    self.outcome = Some(outcome(Some(event)));
+                    self.outcome = Some(TraceOutcome::of(Some(event)));
                 }
                 Event::RunStarted(_) => self.outcome = None,
                 _ => {}
@@ -169,8 +217,8 @@ impl RunTrace {
     }
 
     #[cfg_attr(not(all(feature = "client", feature = "sse")), allow(dead_code))]
-    /// Fixes the outcome, whatever the stream said (`cancelled`, `stopped`, or an error kind).
-    pub(crate) fn set_outcome(&mut self, outcome: &'static str) {
+    /// Fixes the outcome, whatever the stream said (cancelled, stopped, or an error).
+    pub(crate) fn set_outcome(&mut self, outcome: TraceOutcome) {
         self.outcome = Some(outcome);
         self.fixed = true;
     }
@@ -179,7 +227,7 @@ impl RunTrace {
     #[cfg_attr(not(feature = "axum"), allow(dead_code))]
     pub(crate) fn set_outcome_from_end(&mut self) {
         if self.outcome.is_none() {
-            self.outcome = Some("incomplete");
+            self.outcome = Some(TraceOutcome::Incomplete);
         }
     }
 
@@ -239,7 +287,10 @@ impl Drop for RunTrace {
         // As i64: OpenTelemetry's integer attribute (a u64 would be exported as a string).
         let int = |n: u64| i64::try_from(n).unwrap_or(i64::MAX);
         self.span
-            .record(OUTCOME, self.outcome.unwrap_or("cancelled"))
+            .record(
+                OUTCOME,
+                self.outcome.unwrap_or(TraceOutcome::Cancelled).as_str(),
+            )
             .record(EVENTS, int(self.events))
             .record(BYTES, int(self.bytes));
     }
@@ -295,15 +346,62 @@ mod tests {
                 interrupts: vec![Interrupt::new("i1", "approve")],
             },
         ));
-        assert_eq!(outcome(Some(&interrupted)), "interrupt");
+        assert_eq!(
+            TraceOutcome::of(Some(&interrupted)),
+            TraceOutcome::Interrupt
+        );
         let mut trace = RunTrace::disabled();
         trace.on_event(&Event::run_started("t", "r"), 10);
         trace.on_event(&Event::run_error("x"), 5);
         assert_eq!((trace.events, trace.bytes), (2, 15));
-        assert_eq!(trace.outcome, Some("error"));
-        trace.set_outcome("stopped");
+        assert_eq!(trace.outcome, Some(TraceOutcome::Error));
+        trace.set_outcome(TraceOutcome::Stopped);
         trace.on_event(&Event::run_finished("t", "r"), 0);
-        assert_eq!(trace.outcome, Some("stopped"));
+        assert_eq!(trace.outcome, Some(TraceOutcome::Stopped));
+    }
+
+    /// The attribute's values are the strings exported before the enum (dashboards and the
+    /// CLI's `serve --trace` output read them).
+    #[test]
+    fn outcomes_render_as_the_attribute_values() {
+        let table = [
+            (TraceOutcome::Success, "success"),
+            (TraceOutcome::Interrupt, "interrupt"),
+            (TraceOutcome::Error, "error"),
+            (TraceOutcome::Incomplete, "incomplete"),
+            (TraceOutcome::Cancelled, "cancelled"),
+            (TraceOutcome::Stopped, "stopped"),
+        ];
+        for (outcome, value) in table {
+            assert_eq!(outcome.as_str(), value);
+            assert_eq!(outcome.to_string(), value);
+        }
+        assert_eq!(TraceOutcome::of(None), TraceOutcome::Incomplete);
+        assert_eq!(
+            TraceOutcome::of(Some(&Event::run_error("x"))),
+            TraceOutcome::Error
+        );
+        assert_eq!(
+            TraceOutcome::of(Some(&Event::run_finished("t", "r"))),
+            TraceOutcome::Success
+        );
+        #[cfg(all(feature = "client", feature = "sse"))]
+        {
+            use crate::client::{PipelineErrorKind, RunErrorKind, TransportErrorKind};
+            let failed = |kind| TraceOutcome::Failed(kind).to_string();
+            assert_eq!(
+                failed(RunErrorKind::Transport(TransportErrorKind::Http)),
+                "transport.http"
+            );
+            assert_eq!(
+                failed(RunErrorKind::Pipeline(PipelineErrorKind::Verify)),
+                "run.verify"
+            );
+            assert_eq!(
+                failed(RunErrorKind::UnansweredInterrupt),
+                "run.unanswered-interrupt"
+            );
+        }
     }
 
     #[test]

@@ -4,42 +4,7 @@
 use ::axum::http::{HeaderMap, header};
 
 use super::input::{InputRejection, RejectionKind};
-use crate::encoding::sse;
-
-/// The event encoding chosen for a response.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum Encoding {
-    /// Server-Sent Events (`text/event-stream`).
-    Sse,
-    /// Length-prefixed protobuf frames (`application/vnd.ag-ui.event+proto`), see
-    /// [`encoding::proto`](crate::encoding::proto).
-    #[cfg(feature = "proto")]
-    #[cfg_attr(docsrs, doc(cfg(feature = "proto")))]
-    Proto,
-}
-
-impl Encoding {
-    /// The response `Content-Type`.
-    pub fn content_type(self) -> &'static str {
-        match self {
-            Encoding::Sse => sse::CONTENT_TYPE,
-            #[cfg(feature = "proto")]
-            Encoding::Proto => crate::encoding::proto::CONTENT_TYPE,
-        }
-    }
-}
-
-/// The protobuf media type, known even when the `proto` feature is off (to say why a request
-/// for it is refused).
-const PROTO_MEDIA_TYPE: &str = "application/vnd.ag-ui.event+proto";
-
-/// The encodings this build offers, SSE first: on equal quality the earlier one wins.
-const OFFERED: &[(Encoding, &str, &str)] = &[
-    (Encoding::Sse, "text", "event-stream"),
-    #[cfg(feature = "proto")]
-    (Encoding::Proto, "application", "vnd.ag-ui.event+proto"),
-];
+use crate::encoding::{Format, PROTO_MEDIA_TYPE};
 
 /// Chooses the encoding for an `Accept` header value (`None` when the header is absent), by
 /// the rules of RFC 9110 §12.5.1.
@@ -55,7 +20,7 @@ const OFFERED: &[(Encoding, &str, &str)] = &[
 ///   is sent only when the client names it (or `application/*`) above everything that
 ///   matches SSE.
 ///
-/// Protobuf ([`Encoding::Proto`]) is offered only with the `proto` feature; without it a
+/// Protobuf ([`Format::Proto`](crate::encoding::Format::Proto)) is offered only with the `proto` feature; without it a
 /// client asking only for protobuf gets the `406`, whose message says so.
 ///
 /// # Errors
@@ -64,20 +29,22 @@ const OFFERED: &[(Encoding, &str, &str)] = &[
 /// produces is acceptable; the message names what is offered.
 ///
 /// ```
-/// use ag_ui::axum::{negotiate, Encoding};
+/// use ag_ui::axum::negotiate;
+/// use ag_ui::encoding::Format;
 ///
-/// assert_eq!(negotiate(None).unwrap(), Encoding::Sse);
-/// assert_eq!(negotiate(Some("text/event-stream")).unwrap(), Encoding::Sse);
-/// assert_eq!(negotiate(Some("application/json, */*;q=0.1")).unwrap(), Encoding::Sse);
+/// assert_eq!(negotiate(None).unwrap(), Format::Sse);
+/// assert_eq!(negotiate(Some("text/event-stream")).unwrap(), Format::Sse);
+/// assert_eq!(negotiate(Some("application/json, */*;q=0.1")).unwrap(), Format::Sse);
 /// assert!(negotiate(Some("application/json")).is_err());
 /// assert!(negotiate(Some("text/event-stream;q=0")).is_err());
 /// ```
-pub fn negotiate(accept: Option<&str>) -> Result<Encoding, InputRejection> {
+pub fn negotiate(accept: Option<&str>) -> Result<Format, InputRejection> {
     let Some(accept) = accept.map(str::trim).filter(|a| !a.is_empty()) else {
-        return Ok(Encoding::Sse);
+        return Ok(Format::Sse);
     };
-    // Per offer: (specificity of the applying range, its quality).
-    let mut applying: [Option<(u8, f32)>; OFFERED.len()] = [None; OFFERED.len()];
+    // Per format offered (`Format::ALL`, SSE first: on equal quality the earlier one wins):
+    // (specificity of the applying range, its quality).
+    let mut applying: [Option<(u8, f32)>; Format::ALL.len()] = [None; Format::ALL.len()];
     for range in split_unquoted(accept) {
         let mut parts = range.split(';');
         let media = parts.next().unwrap_or("").trim();
@@ -100,7 +67,9 @@ pub fn negotiate(accept: Option<&str>) -> Result<Encoding, InputRejection> {
                 break;
             }
         }
-        for (slot, &(_, offer_type, offer_subtype)) in applying.iter_mut().zip(OFFERED) {
+        for (slot, offer) in applying.iter_mut().zip(Format::ALL) {
+            let (offer_type, offer_subtype) =
+                offer.media_type().split_once('/').unwrap_or_default();
             let specificity = if kind == "*" && subtype == "*" {
                 1
             } else if !kind.eq_ignore_ascii_case(offer_type) {
@@ -117,21 +86,21 @@ pub fn negotiate(accept: Option<&str>) -> Result<Encoding, InputRejection> {
             }
         }
     }
-    let mut best: Option<(Encoding, f32)> = None;
-    for (slot, &(encoding, _, _)) in applying.iter().zip(OFFERED) {
+    let mut best: Option<(Format, f32)> = None;
+    for (slot, &format) in applying.iter().zip(Format::ALL) {
         if let Some((_, q)) = *slot
             && q > 0.0
             && best.is_none_or(|(_, b)| q > b)
         {
-            best = Some((encoding, q));
+            best = Some((format, q));
         }
     }
-    if let Some((encoding, _)) = best {
-        return Ok(encoding);
+    if let Some((format, _)) = best {
+        return Ok(format);
     }
-    let offered = OFFERED
+    let offered = Format::ALL
         .iter()
-        .map(|(encoding, _, _)| encoding.content_type())
+        .map(|format| format.media_type())
         .collect::<Vec<_>>()
         .join(", ");
     let wants_proto = accept.to_ascii_lowercase().contains(PROTO_MEDIA_TYPE);
@@ -187,12 +156,12 @@ mod tests {
 
     #[test]
     fn negotiation_follows_specificity_and_quality() {
-        assert_eq!(negotiate(Some("")).unwrap(), Encoding::Sse);
-        assert_eq!(negotiate(Some("*/*")).unwrap(), Encoding::Sse);
-        assert_eq!(negotiate(Some("text/*")).unwrap(), Encoding::Sse);
+        assert_eq!(negotiate(Some("")).unwrap(), Format::Sse);
+        assert_eq!(negotiate(Some("*/*")).unwrap(), Format::Sse);
+        assert_eq!(negotiate(Some("text/*")).unwrap(), Format::Sse);
         assert_eq!(
             negotiate(Some("TEXT/EVENT-STREAM; charset=utf-8")).unwrap(),
-            Encoding::Sse
+            Format::Sse
         );
         // The exact range wins over the wildcard, whatever their order.
         // (With the `proto` feature, that `*/*` still admits protobuf.)
@@ -203,7 +172,7 @@ mod tests {
         assert!(negotiate(Some("text/*, text/event-stream;q=0")).is_err());
         assert_eq!(
             negotiate(Some("text/event-stream;q=0.2, */*;q=0")).unwrap(),
-            Encoding::Sse
+            Format::Sse
         );
         assert!(negotiate(Some("application/json, text/html")).is_err());
         // Invalid or out-of-range qualities exclude their range.
@@ -218,7 +187,7 @@ mod tests {
         assert!(err.message().contains("text/event-stream"), "{err}");
         assert_eq!(
             negotiate(Some(r#"text/plain;x="a,b", text/event-stream"#)).unwrap(),
-            Encoding::Sse
+            Format::Sse
         );
     }
 
@@ -231,7 +200,7 @@ mod tests {
         assert!(err.message().contains("text/event-stream"), "{err}");
         assert_eq!(
             negotiate(Some("application/vnd.ag-ui.event+proto, */*;q=0.1")).unwrap(),
-            Encoding::Sse
+            Format::Sse
         );
     }
 
@@ -239,38 +208,35 @@ mod tests {
     #[test]
     fn protobuf_is_chosen_when_asked_for_above_sse() {
         const P: &str = "application/vnd.ag-ui.event+proto";
-        let table: &[(&str, Option<Encoding>)] = &[
-            (P, Some(Encoding::Proto)),
-            ("APPLICATION/VND.AG-UI.EVENT+PROTO", Some(Encoding::Proto)),
-            ("application/*", Some(Encoding::Proto)),
-            ("*/*", Some(Encoding::Sse)),
-            ("", Some(Encoding::Sse)),
+        let table: &[(&str, Option<Format>)] = &[
+            (P, Some(Format::Proto)),
+            ("APPLICATION/VND.AG-UI.EVENT+PROTO", Some(Format::Proto)),
+            ("application/*", Some(Format::Proto)),
+            ("*/*", Some(Format::Sse)),
+            ("", Some(Format::Sse)),
             // A tie favours SSE, whatever the order.
-            (&format!("{P}, text/event-stream"), Some(Encoding::Sse)),
-            (&format!("text/event-stream, {P}"), Some(Encoding::Sse)),
+            (&format!("{P}, text/event-stream"), Some(Format::Sse)),
+            (&format!("text/event-stream, {P}"), Some(Format::Sse)),
             (
                 &format!("{P};q=0.9, text/event-stream;q=0.9"),
-                Some(Encoding::Sse),
+                Some(Format::Sse),
             ),
             // The higher quality wins.
             (
                 &format!("text/event-stream;q=0.5, {P}"),
-                Some(Encoding::Proto),
+                Some(Format::Proto),
             ),
-            (
-                &format!("text/event-stream, {P};q=0.5"),
-                Some(Encoding::Sse),
-            ),
-            (&format!("{P}, */*;q=0.1"), Some(Encoding::Proto)),
+            (&format!("text/event-stream, {P};q=0.5"), Some(Format::Sse)),
+            (&format!("{P}, */*;q=0.1"), Some(Format::Proto)),
             // The exact range applies, not the wildcard that also matches.
-            (&format!("*/*, {P};q=0"), Some(Encoding::Sse)),
+            (&format!("*/*, {P};q=0"), Some(Format::Sse)),
             (&format!("{P};q=0, application/*"), None),
-            ("*/*, text/event-stream;q=0", Some(Encoding::Proto)),
-            (&format!("{P}, text/*;q=0.3"), Some(Encoding::Proto)),
-            ("application/*;q=0.2, text/*;q=0.1", Some(Encoding::Proto)),
+            ("*/*, text/event-stream;q=0", Some(Format::Proto)),
+            (&format!("{P}, text/*;q=0.3"), Some(Format::Proto)),
+            ("application/*;q=0.2, text/*;q=0.1", Some(Format::Proto)),
             (
                 &format!("{P}; charset=utf-8; q=0.8, text/event-stream;q=0.7"),
-                Some(Encoding::Proto),
+                Some(Format::Proto),
             ),
             // q=0 excludes.
             (&format!("{P};q=0"), None),
@@ -289,7 +255,7 @@ mod tests {
                 }
             }
         }
-        assert_eq!(Encoding::Proto.content_type(), P);
+        assert_eq!(Format::Proto.media_type(), P);
     }
 
     #[test]
@@ -303,6 +269,6 @@ mod tests {
         );
         let joined = accept_header(&h).unwrap();
         assert_eq!(joined, "application/json, text/event-stream;q=0.5");
-        assert_eq!(negotiate(Some(&joined)).unwrap(), Encoding::Sse);
+        assert_eq!(negotiate(Some(&joined)).unwrap(), Format::Sse);
     }
 }

@@ -88,7 +88,7 @@ use futures::{Stream, StreamExt};
 use super::detached::Detached;
 use super::{MAX_BATCH, error_response};
 use crate::Event;
-use crate::encoding::sse;
+use crate::encoding::{Format, sse};
 use crate::server::log::{Cursor, EventLog, LogError, LogErrorKind, RunWriter, Tail};
 
 /// The default bound on how long a detached run goes on: 10 minutes.
@@ -368,11 +368,15 @@ pub(crate) async fn reconnect(
         Ok(encoding) => encoding,
         Err(rejection) => return rejection.into_response(),
     };
-    if encoding != super::Encoding::Sse {
+    if encoding != Format::Sse {
         return error_response(
             StatusCode::NOT_ACCEPTABLE,
             "not-acceptable",
-            "a reconnect is answered in text/event-stream only",
+            concat!(
+                "a reconnect is answered in ",
+                crate::encoding::media_type!(sse),
+                " only"
+            ),
             None,
         );
     }
@@ -400,7 +404,7 @@ pub(crate) async fn reconnect(
     let headers = response.headers_mut();
     headers.insert(
         header::CONTENT_TYPE,
-        HeaderValue::from_static(crate::encoding::sse::CONTENT_TYPE),
+        HeaderValue::from_static(crate::encoding::SSE_MEDIA_TYPE),
     );
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
     headers.insert("x-accel-buffering", HeaderValue::from_static("no"));

@@ -41,7 +41,9 @@ use serde_json::Value;
 use crate::client::apply::{Applied, PartialJson, Reducer, RunOutcome};
 use crate::client::callbacks::Callbacks;
 use crate::client::middleware::Stack;
-use crate::client::run::{Pipeline, PipelineError, PipelineErrorKind, PipelineLimits, Wire};
+use crate::client::run::{Pipeline, PipelineError, PipelineErrorKind, PipelineLimits};
+use crate::encoding::Format;
+use crate::trace::TraceOutcome;
 use crate::client::subscriber::{Flow, Mutation, Subscriber};
 use crate::client::transport::{
     Body, CancelToken, Piece, Transport, TransportError, TransportErrorKind,
@@ -514,16 +516,16 @@ impl Conversation {
             Some(Ok(body)) => body,
             Some(Err(e)) => {
                 self.messages = messages;
-                trace.set_outcome(e.kind().as_str());
+                trace.set_outcome(TraceOutcome::Failed(RunErrorKind::Transport(e.kind())));
                 return Err(e.into());
             }
             None => {
                 self.messages = messages;
-                trace.set_outcome("cancelled");
+                trace.set_outcome(TraceOutcome::Cancelled);
                 return Ok(RunSummary::cancelled_unopened());
             }
         };
-        let mut pipeline = self.pipeline(messages, body.wire());
+        let mut pipeline = self.pipeline(messages, body.format());
         // One frame limit: the pipeline's holds in a body that reads frames itself too.
         body.set_max_event_size(pipeline.max_event_size());
         let mut callbacks = std::mem::take(&mut self.callbacks);
@@ -595,13 +597,13 @@ impl Conversation {
 
     /// The pipeline of one run over the conversation as it stands, reading `wire`, with the
     /// conversation's middleware and limits.
-    fn pipeline(&mut self, messages: Vec<Message>, wire: Wire) -> Pipeline {
+    fn pipeline(&mut self, messages: Vec<Message>, format: Format) -> Pipeline {
         let reducer = Reducer::new()
             .with_messages(messages)
             .with_state(self.state.clone())
             .with_pending_interrupts(std::mem::take(&mut self.pending_interrupts));
         Pipeline::new(reducer)
-            .with_wire(wire)
+            .with_format(format)
             .with_limits(self.limits)
             .with_middleware(std::mem::take(&mut self.middleware))
     }
@@ -697,12 +699,12 @@ async fn read<B: Body, A: Subscriber, S: Subscriber>(
 fn record_end(trace: &mut crate::trace::RunTrace, result: &Result<RunEnd, RunError>) {
     match result {
         Ok(RunEnd::Finished) => {}
-        Ok(RunEnd::Stopped) => trace.set_outcome("stopped"),
-        Ok(RunEnd::Cancelled) => trace.set_outcome("cancelled"),
+        Ok(RunEnd::Stopped) => trace.set_outcome(TraceOutcome::Stopped),
+        Ok(RunEnd::Cancelled) => trace.set_outcome(TraceOutcome::Cancelled),
         Err(e) if e.kind() == RunErrorKind::Pipeline(PipelineErrorKind::RunFailed) => {
-            trace.set_outcome("error");
+            trace.set_outcome(TraceOutcome::Error);
         }
-        Err(e) => trace.set_outcome(e.kind().as_str()),
+        Err(e) => trace.set_outcome(TraceOutcome::Failed(e.kind())),
     }
 }
 

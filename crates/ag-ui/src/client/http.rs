@@ -6,7 +6,7 @@
 //!
 //! With the `proto` feature, [`with_proto`](HttpAgent::with_proto) asks for protobuf
 //! (`Accept: application/vnd.ag-ui.event+proto, text/event-stream;q=0.5`). Whatever was asked,
-//! the body is decoded by the response's `Content-Type` (see [`Body::wire`]), and the events
+//! the body is decoded by the response's `Content-Type` (see [`Body::format`]), and the events
 //! go through the same pipeline stages either way.
 //!
 //! What comes back is checked before a byte of it is read as events:
@@ -84,8 +84,8 @@ use reqwest::{StatusCode, Url};
 
 use crate::RunAgentInput;
 use crate::client::resume::{HookSlot, ReconnectPolicy, Reconnection, Resuming};
-use crate::client::run::Wire;
 use crate::client::transport::{Body, Piece, Timeout, Transport, TransportError};
+use crate::encoding::Format;
 
 /// How much of an error response's body is kept.
 const ERROR_BODY_LIMIT: usize = 64 * 1024;
@@ -93,21 +93,17 @@ const ERROR_BODY_LIMIT: usize = 64 * 1024;
 /// How many redirects one run follows.
 const MAX_REDIRECTS: usize = 10;
 
-/// The media types of a response that carries AG-UI events, with the encoding each one
-/// declares. Compared case-insensitively, parameters (`; charset=utf-8`) ignored. The one
-/// place that decides what is accepted.
-const EVENT_MEDIA_TYPES: &[(&str, Wire)] = &[
-    ("text/event-stream", Wire::Sse),
-    #[cfg(feature = "proto")]
-    (crate::encoding::proto::CONTENT_TYPE, Wire::Proto),
-];
-
 /// The `Accept` header of a run: SSE only.
-const ACCEPT_SSE: &str = "text/event-stream";
+const ACCEPT_SSE: &str = crate::encoding::SSE_MEDIA_TYPE;
 
 /// The `Accept` header of a run that asks for protobuf, SSE still welcome.
 #[cfg(feature = "proto")]
-const ACCEPT_PROTO: &str = "application/vnd.ag-ui.event+proto, text/event-stream;q=0.5";
+const ACCEPT_PROTO: &str = concat!(
+    crate::encoding::media_type!(proto),
+    ", ",
+    crate::encoding::media_type!(sse),
+    ";q=0.5"
+);
 
 /// The connect timeout of an [`HttpAgent`] unless set: 10 seconds.
 pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
@@ -480,18 +476,9 @@ fn same_origin_redirects() -> reqwest::redirect::Policy {
     })
 }
 
-/// The encoding a `Content-Type` of [`EVENT_MEDIA_TYPES`] declares; `None` for any other.
-fn event_media_type(content_type: &str) -> Option<Wire> {
-    let essence = content_type.split(';').next().unwrap_or("").trim();
-    EVENT_MEDIA_TYPES
-        .iter()
-        .find(|(accepted, _)| essence.eq_ignore_ascii_case(accepted))
-        .map(|&(_, wire)| wire)
-}
-
 /// Refuses a success response that is not an AG-UI event stream; else the encoding of its
 /// body.
-fn check_event_stream(response: &reqwest::Response) -> Result<Wire, TransportError> {
+fn check_event_stream(response: &reqwest::Response) -> Result<Format, TransportError> {
     let header = |name| {
         response
             .headers()
@@ -503,7 +490,7 @@ fn check_event_stream(response: &reqwest::Response) -> Result<Wire, TransportErr
         .filter(|e| !e.trim().is_empty() && !e.trim().eq_ignore_ascii_case("identity"));
     let status = response.status();
     let no_body = matches!(status, StatusCode::NO_CONTENT | StatusCode::RESET_CONTENT);
-    match content_type.as_deref().and_then(event_media_type) {
+    match content_type.as_deref().and_then(Format::from_content_type) {
         Some(wire) if !no_body && encoding.is_none() => Ok(wire),
         _ => Err(TransportError::NotAgUi {
             status: status.as_u16(),
@@ -523,14 +510,14 @@ pub struct HttpStream {
     response: reqwest::Response,
     idle_timeout: Duration,
     timeout: Option<Duration>,
-    wire: Wire,
+    wire: Format,
     /// The response's status, and whether a byte of its body came.
     status: u16,
     started: bool,
 }
 
 impl HttpStream {
-    fn new(agent: &HttpAgent, response: reqwest::Response, wire: Wire) -> Self {
+    fn new(agent: &HttpAgent, response: reqwest::Response, wire: Format) -> Self {
         Self {
             status: response.status().as_u16(),
             response,
@@ -561,7 +548,7 @@ impl Body for HttpStream {
         }
     }
 
-    fn wire(&self) -> Wire {
+    fn format(&self) -> Format {
         self.wire
     }
 }
@@ -781,34 +768,6 @@ impl HttpAgent {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn event_media_types() {
-        for accepted in [
-            "text/event-stream",
-            "Text/Event-Stream",
-            "text/event-stream; charset=utf-8",
-            " text/event-stream ;charset=UTF-8",
-        ] {
-            assert_eq!(event_media_type(accepted), Some(Wire::Sse), "{accepted}");
-        }
-        #[cfg(feature = "proto")]
-        for accepted in [
-            "application/vnd.ag-ui.event+proto",
-            "Application/Vnd.AG-UI.Event+Proto; x=1",
-        ] {
-            assert_eq!(event_media_type(accepted), Some(Wire::Proto), "{accepted}");
-        }
-        for refused in [
-            "application/json",
-            "text/html",
-            "text/event-streamx",
-            "text/plain; x=text/event-stream",
-            "",
-        ] {
-            assert_eq!(event_media_type(refused), None, "{refused}");
-        }
-    }
 
     #[test]
     fn invalid_headers_are_reported_not_dropped() {

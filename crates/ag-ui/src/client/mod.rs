@@ -65,7 +65,7 @@ pub use http::{HttpAgent, Timeouts};
 #[cfg(feature = "sse")]
 pub use middleware::{FilterToolCalls, Middleware, Stack};
 #[cfg(feature = "sse")]
-pub use run::{Pipeline, PipelineError, PipelineErrorKind, PipelineLimits, Wire};
+pub use run::{Pipeline, PipelineError, PipelineErrorKind, PipelineLimits};
 #[cfg(feature = "sse")]
 pub use subscriber::{Flow, Mutation, Subscriber};
 #[cfg(feature = "sse")]

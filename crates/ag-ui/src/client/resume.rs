@@ -62,8 +62,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::DecodeError;
-use crate::client::run::Wire;
 use crate::client::transport::{Body, Piece, Timeout, TransportError};
+use crate::encoding::Format;
 use crate::encoding::sse::FrameDecoder;
 
 /// The default number of failed reconnection attempts in a row before giving up: 8.
@@ -232,7 +232,7 @@ enum Mode {
 pub struct Resuming<R: Reconnect> {
     source: R,
     body: Option<R::Body>,
-    wire: Wire,
+    wire: Format,
     mode: Mode,
     decoder: FrameDecoder,
     head: Vec<u8>,
@@ -279,9 +279,9 @@ impl<R: Reconnect + fmt::Debug> fmt::Debug for Resuming<R> {
 impl<R: Reconnect> Resuming<R> {
     /// Wraps `body`, the response to a run `source` can reconnect to.
     pub fn new(source: R, body: R::Body, policy: ReconnectPolicy) -> Self {
-        let wire = body.wire();
+        let wire = body.format();
         let mut this = Self::empty(source, policy, wire);
-        if wire != Wire::Sse {
+        if wire != Format::Sse {
             this.mode = Mode::Plain;
         }
         this.body = Some(body);
@@ -295,7 +295,7 @@ impl<R: Reconnect> Resuming<R> {
         after: u64,
         policy: ReconnectPolicy,
     ) -> Self {
-        let mut this = Self::empty(source, policy, Wire::Sse);
+        let mut this = Self::empty(source, policy, Format::Sse);
         this.mode = Mode::Resumable;
         this.run_id = Some(run_id.into());
         this.last_seq = after;
@@ -303,7 +303,7 @@ impl<R: Reconnect> Resuming<R> {
         this
     }
 
-    fn empty(source: R, policy: ReconnectPolicy, wire: Wire) -> Self {
+    fn empty(source: R, policy: ReconnectPolicy, wire: Format) -> Self {
         let seed = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_nanos() as u64);
@@ -599,7 +599,7 @@ where
                         .strip_prefix(b"\xEF\xBB\xBF")
                         .unwrap_or(&self.head);
                     let speculative = self.mode == Mode::Unknown
-                        && self.wire == Wire::Sse
+                        && self.wire == Format::Sse
                         && self.policy.attempts > 0
                         && marks.iter().any(|m| m.starts_with(head))
                         && end.as_ref().err().is_none_or(speculative);
@@ -642,7 +642,7 @@ where
         }
     }
 
-    fn wire(&self) -> Wire {
+    fn format(&self) -> Format {
         self.wire
     }
 

@@ -7,7 +7,7 @@
 //! An SSE frame's data is read as [`EventDecoder`](crate::encoding::sse::EventDecoder) reads it:
 //! the stream is checked as UTF-8 once, as it arrives, and ids repeated from one event to the
 //! next share one string. A body that decoded the frames itself (the reconnecting reader) hands
-//! their data on, fed with [`Pipeline::push_frame`] to the same stages. With the `proto` feature, a pipeline set to [`Wire::Proto`] reads
+//! their data on, fed with [`Pipeline::push_frame`] to the same stages. With the `proto` feature, a pipeline set to [`Format::Proto`] reads
 //! protobuf frames instead (`encoding::proto`) and feeds the same stages.
 //!
 //! Every stage is public on its own ([`FrameDecoder`], [`Compat`], [`ChunkNormalizer`],
@@ -65,22 +65,10 @@ use crate::client::chunks::ChunkNormalizer;
 use crate::client::compat::Compat;
 use crate::client::middleware::Stack;
 use crate::client::subscriber::{Flow, Subscriber};
+use crate::encoding::Format;
 use crate::encoding::sse::FrameDecoder;
 use crate::verify::Verifier;
 use crate::{DecodeError, Event, RunId};
-
-/// The encoding of the bytes fed to a [`Pipeline`], chosen from a response's `Content-Type`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum Wire {
-    /// Server-sent events whose data are JSON events (`text/event-stream`).
-    #[default]
-    Sse,
-    /// Length-prefixed protobuf events (`application/vnd.ag-ui.event+proto`).
-    #[cfg(feature = "proto")]
-    #[cfg_attr(docsrs, doc(cfg(feature = "proto")))]
-    Proto,
-}
 
 /// What a [`Pipeline`] accepts from a response: the largest frame, and what its events may
 /// build. The pipeline owns them; a [`Conversation`](crate::client::Conversation) holds one for
@@ -127,7 +115,7 @@ impl Default for PipelineLimits {
 /// The whole client pipeline over one response. See the [module documentation](self).
 pub struct Pipeline {
     frames: FrameDecoder,
-    /// The protobuf reader, when the pipeline reads [`Wire::Proto`].
+    /// The protobuf reader, when the pipeline reads [`Format::Proto`].
     #[cfg(feature = "proto")]
     proto: Option<crate::encoding::proto::EventDecoder>,
     compat: Compat,
@@ -199,7 +187,7 @@ impl Pipeline {
         self.frames.max_event_size()
     }
 
-    /// Sets the encoding of the bytes given to [`push_bytes`](Self::push_bytes) ([`Wire::Sse`]
+    /// Sets the encoding of the bytes given to [`push_bytes`](Self::push_bytes) ([`Format::Sse`]
     /// by default). Call it before feeding bytes. Over protobuf, the frame limit of
     /// [`with_max_event_size`](Self::with_max_event_size) holds as well, and an event of
     /// unknown type is skipped as over SSE.
@@ -207,7 +195,8 @@ impl Pipeline {
     /// ```
     /// # #[cfg(feature = "proto")] {
     /// use ag_ui::client::apply::Reducer;
-    /// use ag_ui::client::run::{Pipeline, Wire};
+    /// use ag_ui::client::run::Pipeline;
+    /// use ag_ui::encoding::Format;
     /// use ag_ui::encoding::proto;
     /// use ag_ui::Event;
     ///
@@ -215,7 +204,7 @@ impl Pipeline {
     /// for event in [Event::run_started("t", "r"), Event::run_finished("t", "r")] {
     ///     proto::encode_into(&event, &mut bytes);
     /// }
-    /// let mut pipeline = Pipeline::new(Reducer::new()).with_wire(Wire::Proto);
+    /// let mut pipeline = Pipeline::new(Reducer::new()).with_format(Format::Proto);
     /// for piece in bytes.chunks(3) {
     ///     pipeline.push_bytes(piece, &mut ()).unwrap();
     /// }
@@ -226,16 +215,16 @@ impl Pipeline {
     /// ```
     #[must_use]
     #[cfg_attr(not(feature = "proto"), allow(unused_mut))]
-    pub fn with_wire(mut self, wire: Wire) -> Self {
-        match wire {
-            Wire::Sse => {
+    pub fn with_format(mut self, format: Format) -> Self {
+        match format {
+            Format::Sse => {
                 #[cfg(feature = "proto")]
                 {
                     self.proto = None;
                 }
             }
             #[cfg(feature = "proto")]
-            Wire::Proto => {
+            Format::Proto => {
                 let limit = self.frames.max_event_size();
                 self.proto =
                     Some(crate::encoding::proto::EventDecoder::new().with_max_frame_size(limit));
@@ -258,12 +247,12 @@ impl Pipeline {
     }
 
     /// The encoding the pipeline reads.
-    pub fn wire(&self) -> Wire {
+    pub fn format(&self) -> Format {
         #[cfg(feature = "proto")]
         if self.proto.is_some() {
-            return Wire::Proto;
+            return Format::Proto;
         }
-        Wire::Sse
+        Format::Sse
     }
 
     /// Sets every limit at once (see [`PipelineLimits`]); the shortcut
@@ -299,7 +288,7 @@ impl Pipeline {
         self.stopped
     }
 
-    /// Feeds bytes of the response (SSE unless [`with_wire`](Self::with_wire) said otherwise),
+    /// Feeds bytes of the response (SSE unless [`with_format`](Self::with_format) said otherwise),
     /// in pieces of any size.
     ///
     /// # Errors

@@ -31,14 +31,14 @@ use std::sync::{Arc, Mutex};
 use std::task::{Poll, Waker};
 use std::time::Duration;
 
-use crate::client::run::Wire;
+use crate::encoding::Format;
 use crate::{Event, RunAgentInput};
 
 /// A piece of a response body: bytes of an event stream, or an event already decoded.
 #[derive(Clone, Debug, PartialEq)]
 #[non_exhaustive]
 pub enum Piece {
-    /// Bytes of the stream in the body's [`wire`](Body::wire) encoding, in pieces of any
+    /// Bytes of the stream in the body's [`format`](Body::format) encoding, in pieces of any
     /// size (shared, not copied, from the transport's buffers).
     Bytes(bytes::Bytes),
     /// One event (from a transport that does not go through bytes).
@@ -87,8 +87,8 @@ pub trait Body: Send {
 
     /// The encoding of the [`Piece::Bytes`] this body yields, as the response declared it:
     /// SSE unless overridden.
-    fn wire(&self) -> Wire {
-        Wire::Sse
+    fn format(&self) -> Format {
+        Format::Sse
     }
 
     /// Sets the largest SSE frame accepted, in bytes, for a body that reads the stream's

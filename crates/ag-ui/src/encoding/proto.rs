@@ -113,12 +113,6 @@ use prost::Message as _;
 
 use crate::{DecodeError, DecodeErrorKind, Event, EventType};
 
-/// The media type of a protobuf response: the body is length-prefixed `ag_ui.Event` frames.
-///
-/// The reference client reads a response as protobuf only when its `Content-Type` is exactly
-/// this string (a parameter makes it SSE).
-pub const CONTENT_TYPE: &str = "application/vnd.ag-ui.event+proto";
-
 /// The default largest frame a decoder accepts, its 4-byte length included: 10 MiB, the
 /// reference client's limit.
 pub const DEFAULT_MAX_FRAME_SIZE: usize = 10 * 1024 * 1024;

@@ -208,7 +208,7 @@ impl OpenAiClient {
             let mut builder = http
                 .post(&url)
                 .header(CONTENT_TYPE, "application/json")
-                .header(ACCEPT, "text/event-stream")
+                .header(ACCEPT, crate::encoding::SSE_MEDIA_TYPE)
                 .body(body.clone());
             if let Some(key) = &self.api_key {
                 builder = match &self.key_header {

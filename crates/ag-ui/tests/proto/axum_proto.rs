@@ -22,7 +22,8 @@ use std::process::Command;
 use std::time::Duration;
 
 use ag_ui::axum::{AgentEndpoint, RouterExt};
-use ag_ui::encoding::proto::{self, CONTENT_TYPE};
+use ag_ui::encoding::PROTO_MEDIA_TYPE as CONTENT_TYPE;
+use ag_ui::encoding::proto;
 use ag_ui::{Event, RunAgentInput};
 use axum::Router;
 use futures::{Stream, StreamExt};
@@ -299,7 +300,7 @@ fn negotiation_differs_from_the_reference_encoder_only_where_documented() {
         assert_eq!(theirs, reference, "the reference on {accept:?}");
         let got = ag_ui::axum::negotiate(Some(accept))
             .ok()
-            .map(|e| e.content_type());
+            .map(|e| e.media_type());
         assert_eq!(got, *ours, "ours on {accept:?}");
     }
 }

@@ -183,7 +183,7 @@ async fn every_stream_gives_the_same_conversation_over_sse_and_protobuf() {
             proto::encode_into(event, &mut over_proto);
         }
         responses.push(("text/event-stream", over_sse));
-        responses.push((proto::CONTENT_TYPE, over_proto));
+        responses.push((ag_ui::encoding::PROTO_MEDIA_TYPE, over_proto));
     }
     let (base, accepts) = serve(Arc::new(responses)).await;
     let mut finished = 0;
@@ -222,8 +222,8 @@ async fn the_body_is_read_as_its_content_type_says() {
             "application/vnd.ag-ui.event+proto; charset=binary",
             over_proto,
         ),
-        (proto::CONTENT_TYPE, cut),
-        (proto::CONTENT_TYPE, over_sse),
+        (ag_ui::encoding::PROTO_MEDIA_TYPE, cut),
+        (ag_ui::encoding::PROTO_MEDIA_TYPE, over_sse),
     ]))
     .await;
     // Asked for protobuf, answered with SSE: read as SSE.

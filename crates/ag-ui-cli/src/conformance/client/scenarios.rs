@@ -2,8 +2,8 @@
 //! either transport, and what a correct client ends with (computed by this crate's client
 //! pipeline, the reducer the tests hold to the reference `@ag-ui/client` 1.0.0).
 
-use ag_ui::client::{Pipeline, PipelineError, Reducer, Wire};
-use ag_ui::encoding::proto;
+use ag_ui::client::{Pipeline, PipelineError, Reducer};
+use ag_ui::encoding::{Format, PROTO_MEDIA_TYPE, proto};
 use ag_ui::{Event, Message};
 use serde_json::{Value, json};
 
@@ -140,13 +140,10 @@ pub(crate) fn sse(frames: &[Frame], thread: &str, run: &str) -> Vec<u8> {
     for frame in frames {
         match frame {
             Frame::Event(value) => {
-                out.extend_from_slice(b"data: ");
-                out.extend_from_slice(
-                    serde_json::to_string(&with_ids(value, thread, run))
-                        .unwrap_or_default()
-                        .as_bytes(),
-                );
-                out.extend_from_slice(b"\n\n");
+                // Writing JSON into a Vec cannot fail.
+                ag_ui::encoding::sse::write_frame_with(&mut out, |out| {
+                    let _ = serde_json::to_writer(out, &with_ids(value, thread, run));
+                });
             }
             Frame::Raw(raw) => out.extend_from_slice(raw.as_bytes()),
         }
@@ -169,7 +166,7 @@ pub(crate) fn protobuf(frames: &[Frame], thread: &str, run: &str) -> Vec<u8> {
 }
 
 /// The wire a scenario is served on for a request accepting `accept`.
-pub(crate) fn wire(scenario: &Scenario, accept: &str) -> Wire {
+pub(crate) fn wire(scenario: &Scenario, accept: &str) -> Format {
     // The protobuf type named with a q above 0 (`*/*` is not taken as asking: the battery
     // serves protobuf only to a client that names it).
     let asks = accept.split(',').any(|entry| {
@@ -178,12 +175,12 @@ pub(crate) fn wire(scenario: &Scenario, accept: &str) -> Wire {
         let q = parts
             .find_map(|p| p.trim().strip_prefix("q="))
             .map_or(Some(1.0), |q| q.trim().parse::<f32>().ok());
-        media.eq_ignore_ascii_case(proto::CONTENT_TYPE) && q.is_some_and(|q| q > 0.0)
+        media.eq_ignore_ascii_case(PROTO_MEDIA_TYPE) && q.is_some_and(|q| q > 0.0)
     });
     if scenario.has("protobuf") && asks {
-        Wire::Proto
+        Format::Proto
     } else {
-        Wire::Sse
+        Format::Sse
     }
 }
 

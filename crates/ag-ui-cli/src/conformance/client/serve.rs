@@ -7,8 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use ag_ui::axum::ServeConfig;
-use ag_ui::client::Wire;
-use ag_ui::encoding::{proto, sse};
+use ag_ui::encoding::Format;
 use axum::body::{Body, Bytes};
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode, header};
@@ -138,15 +137,13 @@ async fn play(
         .and_then(|v| v.to_str().ok())
         .unwrap_or("");
     let frames = scenario.frames_for(resuming);
-    let (content_type, bytes) = match scenarios::wire(scenario, accept) {
-        Wire::Proto => (
-            proto::CONTENT_TYPE,
-            scenarios::protobuf(frames, thread, run),
-        ),
-        _ => (sse::CONTENT_TYPE, scenarios::sse(frames, thread, run)),
+    let format = scenarios::wire(scenario, accept);
+    let bytes = match format {
+        Format::Proto => scenarios::protobuf(frames, thread, run),
+        _ => scenarios::sse(frames, thread, run),
     };
     Response::builder()
-        .header(header::CONTENT_TYPE, content_type)
+        .header(header::CONTENT_TYPE, format.media_type())
         .header(header::CACHE_CONTROL, "no-cache")
         .body(Body::from(bytes))
         .unwrap_or_else(|_| StatusCode::INTERNAL_SERVER_ERROR.into_response())
@@ -155,6 +152,7 @@ async fn play(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ag_ui::encoding::{proto, sse};
 
     #[test]
     fn protobuf_is_served_to_a_request_that_asks_for_it_and_only_for_protobuf_scenarios() {
@@ -162,16 +160,16 @@ mod tests {
         let binary = all.iter().find(|s| s.has("protobuf")).unwrap();
         let text = all.iter().find(|s| !s.has("protobuf")).unwrap();
         let asks = "application/vnd.ag-ui.event+proto, text/event-stream;q=0.5";
-        assert_eq!(scenarios::wire(binary, asks), Wire::Proto);
-        assert_eq!(scenarios::wire(text, asks), Wire::Sse);
-        assert_eq!(scenarios::wire(binary, "text/event-stream"), Wire::Sse);
+        assert_eq!(scenarios::wire(binary, asks), Format::Proto);
+        assert_eq!(scenarios::wire(text, asks), Format::Sse);
+        assert_eq!(scenarios::wire(binary, "text/event-stream"), Format::Sse);
         assert_eq!(
             scenarios::wire(binary, "application/vnd.ag-ui.event+proto;q=0.5"),
-            Wire::Proto
+            Format::Proto
         );
         assert_eq!(
             scenarios::wire(binary, "application/vnd.ag-ui.event+proto;q=0"),
-            Wire::Sse
+            Format::Sse
         );
         // The protobuf bytes decode to the SSE stream's events.
         let frames = binary.frames_for(false);

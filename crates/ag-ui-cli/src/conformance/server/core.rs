@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use ag_ui::encoding::SSE_MEDIA_TYPE;
 use serde_json::{Value, json};
 
 use super::super::report::excerpt;
@@ -31,7 +32,7 @@ pub(crate) async fn checks(
             "core.content-type",
             "a run is answered 2xx with content type text/event-stream",
             view(|a| match a.reply.media_type().as_str() {
-                "text/event-stream" => Verdict::Pass,
+                SSE_MEDIA_TYPE => Verdict::Pass,
                 _ => Verdict::Fail(a.reply.describe()),
             }),
         )
@@ -186,7 +187,7 @@ async fn bad_body(target: &Target, body: Vec<u8>, large: bool) -> Verdict {
     let reply = if large {
         target.post_early_answer(body).await
     } else {
-        target.post(&target.url, body, "text/event-stream").await
+        target.post(&target.url, body, SSE_MEDIA_TYPE).await
     };
     match reply {
         Ok(reply) if (400..500).contains(&reply.status) => Verdict::Pass,
@@ -263,7 +264,7 @@ async fn without_version(target: &Target) -> Verdict {
         Ok(reply) => reply,
         Err(e) => return Verdict::Fail(e),
     };
-    if !reply.ok() || reply.media_type() != "text/event-stream" {
+    if !reply.ok() || reply.media_type() != SSE_MEDIA_TYPE {
         return Verdict::Fail(reply.describe());
     }
     let analysis = stream::analyze(&reply);

@@ -5,6 +5,7 @@
 
 use ag_ui::Message;
 use ag_ui::client::{Pipeline, Reducer};
+use ag_ui::encoding::SSE_MEDIA_TYPE;
 use serde_json::{Value, json};
 
 use super::super::report::excerpt;
@@ -233,7 +234,7 @@ async fn route_check(target: &Target, route: &str, messages: Value, expect: Expe
     let mut run = input("");
     run.value["messages"] = messages.clone();
     let body = serde_json::to_vec(&run.value).unwrap_or_default();
-    let reply = match target.post(&url, body, "text/event-stream").await {
+    let reply = match target.post(&url, body, SSE_MEDIA_TYPE).await {
         Ok(reply) if reply.ok() => reply,
         Ok(reply) => return Verdict::Fail(format!("POST {url}: {}", reply.describe())),
         Err(e) => return Verdict::Fail(format!("POST {url}: {e}")),

@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use ag_ui::encoding::SSE_MEDIA_TYPE;
 use reqwest::Url;
 use serde_json::Value;
 
@@ -132,7 +133,7 @@ impl Target {
 
         let host = self.url.host_str().unwrap_or_default().to_owned();
         if self.url.scheme() != "http" {
-            return self.post(&self.url, body, "text/event-stream").await;
+            return self.post(&self.url, body, SSE_MEDIA_TYPE).await;
         }
         let port = self.url.port_or_known_default().unwrap_or(80);
         let stream = tokio::net::TcpStream::connect(format!("{host}:{port}"))
@@ -144,7 +145,7 @@ impl Target {
         };
         let head = format!(
             "POST {path} HTTP/1.1\r\nHost: {host}:{port}\r\nContent-Type: application/json\r\n\
-             Accept: text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+             Accept: {SSE_MEDIA_TYPE}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
             body.len()
         );
         let (mut reader, mut writer) = stream.into_split();
@@ -202,7 +203,7 @@ impl Target {
     /// As [`post`](Self::post).
     pub(crate) async fn run(&self, input: &Value) -> Result<Reply, String> {
         let body = serde_json::to_vec(input).unwrap_or_default();
-        self.post(&self.url, body, "text/event-stream").await
+        self.post(&self.url, body, SSE_MEDIA_TYPE).await
     }
 
     /// GETs `url` with `headers`, reading at most `limit` bytes of the body.
@@ -235,7 +236,7 @@ impl Target {
             .client
             .post(self.url.clone())
             .header("content-type", "application/json")
-            .header("accept", "text/event-stream")
+            .header("accept", SSE_MEDIA_TYPE)
             .body(serde_json::to_vec(input).unwrap_or_default())
             .send()
             .await

@@ -6,6 +6,7 @@
 //! `transport.resumable`, or when the plain run's frames carry ids (as `ag-ui serve
 //! --resumable`'s do: `id: <runId>:<seq>`); otherwise they are skipped, saying so.
 
+use ag_ui::encoding::SSE_MEDIA_TYPE;
 use serde_json::Value;
 
 use super::super::report::excerpt;
@@ -141,7 +142,7 @@ async fn replay(target: &Target, main: &Answered) -> Verdict {
     let reply = match target
         .get(
             &target.url,
-            &[("accept", "text/event-stream"), ("last-event-id", cursor)],
+            &[("accept", SSE_MEDIA_TYPE), ("last-event-id", cursor)],
             super::probe::MAX_BODY,
         )
         .await
@@ -186,7 +187,7 @@ async fn cursor(target: &Target, cursor: String) -> Verdict {
     match target
         .get(
             &target.url,
-            &[("accept", "text/event-stream"), ("last-event-id", &cursor)],
+            &[("accept", SSE_MEDIA_TYPE), ("last-event-id", &cursor)],
             super::probe::MAX_BODY,
         )
         .await

@@ -3,7 +3,7 @@
 //! rule after chunk expansion, as the reference client does.
 
 use ag_ui::client::chunks::ChunkNormalizer;
-use ag_ui::encoding::{proto, sse};
+use ag_ui::encoding::{PROTO_MEDIA_TYPE, proto, sse};
 use ag_ui::verify::{CheckJsonError, Verifier};
 use ag_ui::{DecodeErrorKind, Event, EventType};
 use serde_json::Value;
@@ -58,7 +58,7 @@ pub(crate) fn analyze(reply: &Reply) -> Analysis {
             super::probe::MAX_BODY >> 20
         ));
     }
-    if reply.media_type() == proto::CONTENT_TYPE {
+    if reply.media_type() == PROTO_MEDIA_TYPE {
         analysis.protobuf = true;
         let mut frames = proto::FrameDecoder::new();
         frames.push(&reply.body);

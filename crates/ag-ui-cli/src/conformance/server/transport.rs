@@ -1,6 +1,6 @@
 //! The transport checks: protobuf negotiation and keep-alive comments.
 
-use ag_ui::encoding::proto;
+use ag_ui::encoding::{PROTO_MEDIA_TYPE, SSE_MEDIA_TYPE};
 
 use super::super::{Runner, Verdict};
 use super::{Answered, Target, framing, input, on_main, stream};
@@ -13,7 +13,7 @@ pub(crate) async fn checks(
 ) {
     let run = input("hello");
     let body = serde_json::to_vec(&run.value).unwrap_or_default();
-    let accept = format!("{}, text/event-stream;q=0.5", proto::CONTENT_TYPE);
+    let accept = format!("{PROTO_MEDIA_TYPE}, {SSE_MEDIA_TYPE};q=0.5");
     let reply = tokio::time::timeout(runner.budget(), target.post(&target.url, body, &accept))
         .await
         .ok();
@@ -30,7 +30,7 @@ pub(crate) async fn checks(
                 Some(Err(e)) => Verdict::Fail(e.clone()),
                 Some(Ok(reply)) if !reply.ok() => Verdict::Fail(reply.describe()),
                 Some(Ok(reply)) => match reply.media_type().as_str() {
-                    proto::CONTENT_TYPE | "text/event-stream" => Verdict::Pass,
+                    PROTO_MEDIA_TYPE | SSE_MEDIA_TYPE => Verdict::Pass,
                     _ => Verdict::Fail(reply.describe()),
                 },
             }),
@@ -41,7 +41,7 @@ pub(crate) async fn checks(
             "transport.protobuf-stream",
             "a protobuf answer decodes with ag_ui::encoding::proto into a valid, framed run",
             std::future::ready(match (&reply, media.as_deref()) {
-                (Some(Ok(reply)), Some(proto::CONTENT_TYPE)) if reply.ok() => {
+                (Some(Ok(reply)), Some(PROTO_MEDIA_TYPE)) if reply.ok() => {
                     let analysis = stream::analyze(reply);
                     match analysis.problem() {
                         Some(problem) => Verdict::Fail(problem.to_owned()),

@@ -1,7 +1,9 @@
 //! Server-Sent Events: the writer every AG-UI server uses and an incremental, bounded reader.
 //!
 //! On the wire each event is one frame, `data: <compact JSON>\n\n`, exactly as the reference
-//! encoder writes it ([`encode_into`], [`encode`]). Reading goes through two layers:
+//! encoder writes it ([`encode_into`], [`encode`]); a frame of any other data is written by
+//! [`write_frame`] (one `data:` line per line) or [`write_frame_with`] (the payload written in
+//! place). Reading goes through two layers:
 //!
 //! * [`FrameDecoder`] turns bytes, fed in chunks of any size, into [`Frame`]s following the SSE
 //!   rules: LF, CRLF and CR line endings, several `data:` lines joined by `\n`, one optional
@@ -64,10 +66,7 @@ mod write;
 pub use decode::{EventDecoder, Frame, FrameDecoder, decode};
 #[cfg(feature = "axum")]
 pub(crate) use write::{FrameHead, KEEP_ALIVE, write_cursor_id, write_data, write_id, write_retry};
-pub use write::{encode, encode_into};
-
-/// The media type of an SSE response.
-pub const CONTENT_TYPE: &str = "text/event-stream";
+pub use write::{encode, encode_into, write_frame, write_frame_with};
 
 /// The default largest frame a decoder accepts: 10 MiB, the reference client's limit.
 pub const DEFAULT_MAX_EVENT_SIZE: usize = 10 * 1024 * 1024;

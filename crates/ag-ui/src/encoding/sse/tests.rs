@@ -489,3 +489,40 @@ fn server_fields_are_written_as_the_decoder_reads_them() {
     let frame = decoder.next_frame().unwrap().unwrap();
     assert_eq!(frame.id(), Some("12"));
 }
+
+#[test]
+fn any_data_written_as_a_frame_reads_back() {
+    // LF-only data reads back exactly; CR and CRLF are line breaks too, read back as LF.
+    let cases = [
+        ("{\"type\":\"RUN_STARTED\"}", "{\"type\":\"RUN_STARTED\"}"),
+        ("a\n b\n", "a\n b\n"),
+        (" lead", " lead"),
+        ("", ""),
+        ("\n", "\n"),
+        ("x\r\ny\rz\n\r\n", "x\ny\nz\n\n"),
+        ("id: 7\ndata: no", "id: 7\ndata: no"),
+    ];
+    for (data, read) in cases {
+        let mut written = Vec::new();
+        write_frame(data, &mut written);
+        let mut in_place = b"before".to_vec();
+        write_frame_with(&mut in_place, |out| out.extend_from_slice(data.as_bytes()));
+        assert_eq!(&in_place[6..], &written[..], "{data:?}");
+        let mut frames = FrameDecoder::new();
+        frames.push(&written);
+        let frame = frames.next_frame().unwrap().unwrap();
+        assert_eq!(frame.text(), read, "{data:?}");
+        assert_eq!(frame.id(), None, "{data:?}");
+        assert!(frames.next_frame().unwrap().is_none(), "{data:?}");
+    }
+    // One line: the same bytes as the crate's own event frames.
+    let event = Event::text_message_end("m");
+    let mut json = Vec::new();
+    event.write_json(&mut json);
+    let mut written = Vec::new();
+    write_frame(std::str::from_utf8(&json).unwrap(), &mut written);
+    assert_eq!(written, encode(&event));
+    let mut in_place = Vec::new();
+    write_frame_with(&mut in_place, |out| event.write_json(out));
+    assert_eq!(in_place, encode(&event));
+}

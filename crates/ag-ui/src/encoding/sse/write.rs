@@ -1,8 +1,10 @@
 //! Writing SSE frames: every frame, field and comment the crate sends is written here, into the
 //! caller's buffer (no allocation per frame).
 //!
-//! A frame is `[retry: <ms>\n][id: <id>\n]data: <payload>\n\n`. The payload is compact JSON,
-//! which holds no line break, so it is always one `data:` line.
+//! A frame is `[retry: <ms>\n][id: <id>\n]data: <payload>\n\n`. The crate's own payload is
+//! compact JSON, which holds no line break, so it is always one `data:` line. Public:
+//! [`encode_into`] / [`encode`] (an event), [`write_frame`] (any text, one `data:` line per
+//! line) and [`write_frame_with`] (a payload written in place).
 
 #[cfg(feature = "axum")]
 use std::time::Duration;
@@ -32,8 +34,75 @@ pub fn encode(event: &Event) -> Vec<u8> {
     out
 }
 
+/// Appends one SSE frame whose data is `data`: a `data:` line for each of its lines (a CR, an
+/// LF or a CRLF starts the next one), then the blank line that ends the frame. A reader joins
+/// the lines with LF ([`FrameDecoder`](super::FrameDecoder) does), so data whose only line
+/// breaks are LF reads back exactly; data of one line is the frame `data: <data>\n\n`.
+///
+/// ```
+/// use ag_ui::encoding::sse::{self, FrameDecoder};
+///
+/// let mut out = Vec::new();
+/// sse::write_frame("{\"a\":1}", &mut out);
+/// sse::write_frame("two\nlines", &mut out);
+/// assert_eq!(out, b"data: {\"a\":1}\n\ndata: two\ndata: lines\n\n");
+///
+/// let mut frames = FrameDecoder::new();
+/// frames.push(&out);
+/// assert_eq!(frames.next_frame().unwrap().unwrap().text(), "{\"a\":1}");
+/// assert_eq!(frames.next_frame().unwrap().unwrap().text(), "two\nlines");
+/// ```
+pub fn write_frame(data: &str, out: &mut Vec<u8>) {
+    write_lines(data.as_bytes(), out);
+}
+
+/// Appends one SSE frame whose data `payload` writes straight into `out` (compact JSON from
+/// `serde_json::to_writer`, say), without a copy in between: `data: `, the payload, the blank
+/// line. A line break the payload writes starts a new `data:` line, as in [`write_frame`], so
+/// the frame reads back as what was written whatever it holds.
+///
+/// ```
+/// use ag_ui::encoding::sse;
+///
+/// let mut out = Vec::new();
+/// sse::write_frame_with(&mut out, |out| out.extend_from_slice(br#"{"t":"ping"}"#));
+/// assert_eq!(out, b"data: {\"t\":\"ping\"}\n\n");
+/// sse::write_frame_with(&mut out, |out| out.extend_from_slice(b"a\r\nb"));
+/// assert_eq!(&out[20..], b"data: a\ndata: b\n\n");
+/// ```
+pub fn write_frame_with(out: &mut Vec<u8>, payload: impl FnOnce(&mut Vec<u8>)) {
+    let start = out.len();
+    out.extend_from_slice(DATA);
+    let from = out.len();
+    payload(out);
+    if memchr::memchr2(b'\n', b'\r', &out[from..]).is_none() {
+        out.extend_from_slice(END);
+        return;
+    }
+    let data = out.split_off(from);
+    out.truncate(start);
+    write_lines(&data, out);
+}
+
+/// A `data:` line for each line of `data` (CR, LF and CRLF end a line), then the blank line.
+fn write_lines(mut data: &[u8], out: &mut Vec<u8>) {
+    loop {
+        out.extend_from_slice(DATA);
+        let Some(at) = memchr::memchr2(b'\n', b'\r', data) else {
+            out.extend_from_slice(data);
+            out.extend_from_slice(END);
+            return;
+        };
+        out.extend_from_slice(&data[..at]);
+        out.push(b'\n');
+        let crlf = data[at] == b'\r' && data.get(at + 1) == Some(&b'\n');
+        data = &data[at + 1 + usize::from(crlf)..];
+    }
+}
+
 /// Appends the end of a frame, `data: <payload>\n\n`, the payload written by `payload` (which
-/// must write no line break: compact JSON never does).
+/// must write no line break: compact JSON never does). The crate's own events go this way;
+/// [`write_frame_with`] is the public form, which checks.
 #[inline]
 pub(crate) fn write_data(out: &mut Vec<u8>, payload: impl FnOnce(&mut Vec<u8>)) {
     out.extend_from_slice(DATA);
