@@ -1,11 +1,9 @@
 //! `ag-ui serve --model … --mcp 'COMMAND ARGS…' --mcp-url URL`: the model agent with the tools
 //! of MCP servers, connected before anything listens (a server that cannot start is a usage
-//! error at once); a run whose frontend tools reuse an MCP tool's name is refused.
+//! error at once). The tools become backend tools of the model agent, which refuses a run whose
+//! frontend tools reuse one of their names.
 
-use ag_ui::llm::LlmAgent;
 use ag_ui::mcp::{McpConfig, McpServer, McpTools};
-use ag_ui::server::{Agent, Error, Outcome, RunContext};
-use serde_json::Value;
 
 use crate::offline::Failure;
 
@@ -38,31 +36,4 @@ pub(crate) async fn connect(
     McpTools::new(servers)
         .map(Some)
         .map_err(|e| Failure::Usage(format!("--mcp: {e}")))
-}
-
-/// The model agent with MCP tools, refusing runs whose frontend tools reuse their names.
-pub(crate) struct McpModelAgent {
-    pub(crate) tools: McpTools,
-    pub(crate) inner: LlmAgent<Value>,
-}
-
-impl McpModelAgent {
-    /// `inner` with every tool of `tools` as a backend tool.
-    pub(crate) fn new(tools: McpTools, mut inner: LlmAgent<Value>) -> Self {
-        for tool in tools.backend_tools() {
-            inner = inner.with_tool(tool);
-        }
-        Self { tools, inner }
-    }
-}
-
-impl Agent for McpModelAgent {
-    type State = Value;
-
-    async fn run(&self, ctx: &mut RunContext<Value>) -> ag_ui::server::Result<Outcome> {
-        self.tools
-            .check_frontend(&ctx.input().tools)
-            .map_err(|e| Error::agent(e.to_string()).with_code(e.kind().as_str()))?;
-        self.inner.run(ctx).await
-    }
 }

@@ -200,14 +200,12 @@ pub(crate) async fn serve(
         if key.is_none() {
             tracing::warn!("OPENAI_API_KEY is not set; requests go to {base_url} without a key");
         }
-        let agent = model_agent(model, base_url, key);
-        let runner = match mcp_tools.take() {
-            Some(tools) => {
-                ModelRunner::Mcp(Runner::new(crate::mcp::McpModelAgent::new(tools, agent)))
-            }
-            None => ModelRunner::Plain(Runner::new(agent)),
-        };
-        (runner, model, base_url)
+        let mut agent = model_agent(model, base_url, key);
+        // The agent refuses runs whose frontend tools reuse an MCP tool's name.
+        for tool in mcp_tools.take().iter().flat_map(|t| t.backend_tools()) {
+            agent = agent.with_tool(tool);
+        }
+        (Runner::new(agent), model, base_url)
     });
     if let Some((runner, name, base_url)) = &model {
         let handler = Logged {
@@ -258,24 +256,6 @@ pub(crate) fn model_agent(
         client = client.with_api_key(key);
     }
     LlmAgent::<serde_json::Value>::new(client, model)
-}
-
-/// The model agent's runner: plain, or with MCP tools.
-#[derive(Clone)]
-pub(crate) enum ModelRunner {
-    /// `--model` alone.
-    Plain(Runner<LlmAgent<serde_json::Value>>),
-    /// `--model` with `--mcp` / `--mcp-url`.
-    Mcp(Runner<crate::mcp::McpModelAgent>),
-}
-
-impl RunHandler for ModelRunner {
-    fn run(&self, input: RunAgentInput) -> Result<EventStream, StartError> {
-        match self {
-            Self::Plain(runner) => RunHandler::run(runner, input),
-            Self::Mcp(runner) => RunHandler::run(runner, input),
-        }
-    }
 }
 
 /// Serves `router` until interrupted, after a banner naming `label` at `path` (and the

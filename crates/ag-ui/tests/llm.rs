@@ -668,3 +668,14 @@ async fn unsupported_content_ends_the_run_with_run_error_before_any_request() {
     assert_eq!(error(&events).code.as_deref(), Some("unsupported_content"));
     assert!(mock.requests.lock().unwrap().is_empty());
 }
+
+#[tokio::test]
+async fn a_frontend_tool_with_a_backend_tools_name_is_refused_before_the_model_is_asked() {
+    let (mock, client) = mock(vec![]).await;
+    let input = input().with_tools(vec![frontend_tool("add_todo")]);
+    let events = run(todo_agent(client), input).await;
+    let e = error(&events);
+    assert_eq!(e.code.as_deref(), Some("tool_name_clash"));
+    assert!(e.message.contains("`add_todo`"), "{}", e.message);
+    assert!(mock.requests.lock().unwrap().is_empty());
+}

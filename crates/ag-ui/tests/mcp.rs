@@ -86,12 +86,29 @@ async fn colliding_names_are_refused() {
     assert_eq!(error.kind(), McpErrorKind::DuplicateTool);
     assert!(error.to_string().contains("`add`"), "{error}");
 
+    // A frontend tool with an MCP tool's name: the model agent refuses the run.
     let tools = McpTools::new(vec![in_process(McpConfig::default()).await]).unwrap();
-    let error = tools
-        .check_frontend(&[Tool::new("add", "a frontend add")])
-        .unwrap_err();
-    assert_eq!(error.kind(), McpErrorKind::DuplicateTool);
-    assert!(tools.check_frontend(&[Tool::new("confirm", "")]).is_ok());
+    let (mock, base) = openai_mock::serve(vec![]).await;
+    let mut agent = LlmAgent::<()>::new(OpenAiClient::new(base), "mock-model");
+    for tool in tools.backend_tools() {
+        agent = agent.with_tool(tool);
+    }
+    let input = RunAgentInput::new("t", "r")
+        .with_messages(vec![Message::user("u1", "Hi")])
+        .with_tools(vec![
+            Tool::new("confirm", ""),
+            Tool::new("add", "a frontend add"),
+        ]);
+    let events: Vec<Event> = Runner::new(agent).run(input).unwrap().collect().await;
+    verify::verify_all(&events).unwrap_or_else(|v| panic!("{v}\n{events:#?}"));
+    match events.last() {
+        Some(Event::RunError(e)) => {
+            assert_eq!(e.code.as_deref(), Some("tool_name_clash"));
+            assert!(e.message.contains("`add`"), "{}", e.message);
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(mock.requests.lock().unwrap().is_empty());
 }
 
 #[tokio::test]
@@ -191,7 +208,8 @@ async fn a_rig_agent_calls_mcp_tools() {
         .base_url(&base)
         .build()
         .unwrap();
-    let agent = client.agent("mock-model").tools(tools.rig_tools()).build();
+    let agent = client.agent("mock-model").build();
+    tools.add_to_rig_agent(&agent).await.unwrap();
     let input = RunAgentInput::new("t", "r").with_messages(vec![Message::user("u1", "Hi")]);
     let events: Vec<Event> = Runner::new(RigAgent::new(agent))
         .run(input)
@@ -249,4 +267,57 @@ async fn streamable_http_lists_and_calls() {
         .await
         .unwrap_err();
     assert_eq!(error.kind(), McpErrorKind::Connect);
+}
+
+#[cfg(feature = "rig")]
+#[tokio::test]
+async fn a_rig_agent_refuses_mcp_tools_with_its_own_names_and_frontend_tools_with_theirs() {
+    use ag_ui::rig::RigAgent;
+    use ag_ui::rig::rig_core::client::CompletionClient;
+    use ag_ui::rig::rig_core::providers::openai;
+
+    let (mock, base) = openai_mock::serve(vec![]).await;
+    let client = openai::CompletionsClient::builder()
+        .api_key("test-key")
+        .base_url(&base)
+        .build()
+        .unwrap();
+    let agent = client.agent("mock-model").build();
+    let first = McpTools::new(vec![in_process(McpConfig::default()).await]).unwrap();
+    first.add_to_rig_agent(&agent).await.unwrap();
+    let count = |agent: &ag_ui::rig::rig_core::agent::Agent<_>| {
+        let handle = agent.tool_server_handle.clone();
+        async move { handle.get_tool_defs(None).await.unwrap().len() }
+    };
+    let before = count(&agent).await;
+    assert_eq!(before, first.declarations().len());
+
+    // A second server with the same tools: refused at construction, nothing added.
+    let second = McpTools::new(vec![in_process(McpConfig::default()).await]).unwrap();
+    let error = second.add_to_rig_agent(&agent).await.unwrap_err();
+    assert_eq!(error.kind(), McpErrorKind::DuplicateTool);
+    assert!(
+        error.to_string().contains("of the MCP server `demo`"),
+        "{error}"
+    );
+    assert_eq!(count(&agent).await, before);
+
+    // A frontend tool with an MCP tool's name: RUN_ERROR before the model is asked.
+    let input = RunAgentInput::new("t", "r")
+        .with_messages(vec![Message::user("u1", "Hi")])
+        .with_tools(vec![Tool::new("slow", "the client's slow")]);
+    let events: Vec<Event> = Runner::new(RigAgent::new(agent))
+        .run(input)
+        .unwrap()
+        .collect()
+        .await;
+    verify::verify_all(&events).unwrap_or_else(|v| panic!("{v}\n{events:#?}"));
+    match events.last() {
+        Some(Event::RunError(e)) => {
+            assert_eq!(e.code.as_deref(), Some("tool_name_clash"));
+            assert!(e.message.contains("`slow`"), "{}", e.message);
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(mock.requests.lock().unwrap().is_empty());
 }

@@ -380,3 +380,17 @@ async fn cancelling_the_run_drops_the_provider_request() {
         "{seen:?}"
     );
 }
+
+#[tokio::test]
+async fn a_frontend_tool_with_a_rig_tools_name_is_refused_before_the_model_is_asked() {
+    let (mock, agent) = agent(vec![]).await;
+    let events = run(
+        agent,
+        input().with_tools(vec![confirm(), Tool::new("add", "the client's add")]),
+    )
+    .await;
+    let e = error(&events);
+    assert_eq!(e.code.as_deref(), Some("tool_name_clash"));
+    assert!(e.message.contains("`add`"), "{}", e.message);
+    assert!(mock.requests.lock().unwrap().is_empty());
+}

@@ -109,7 +109,8 @@ fn serve_model(base_url: &str) -> Server {
     }
 }
 
-fn run_json(url: &str) -> (Option<i32>, Vec<Event>) {
+/// `ag-ui run URL Hi --json`: its exit code and the events it printed.
+pub(crate) fn run_json(url: &str) -> (Option<i32>, Vec<Event>) {
     let out = Command::new(env!("CARGO_BIN_EXE_ag-ui"))
         .args(["run", url, "Hi", "--json"])
         .output()

@@ -252,7 +252,9 @@ fn add_usage(total: &mut Option<TokenUsage>, turn: TokenUsage) {
 ///
 /// 1. writes the request: the system prompt, then the [`context_message`] with the input's
 ///    context and the current state, then the conversation ([`to_chat_messages`]); the tools
-///    are the backend tools and the input's frontend tools (a backend tool wins a name clash);
+///    are the backend tools and the input's frontend tools (a frontend tool with a backend
+///    tool's name ends the run with `RUN_ERROR` code `tool_name_clash`, see
+///    [`check_frontend_tools`](crate::server::check_frontend_tools));
 /// 2. streams the model's turn into the run ([`ChunkMapper`]);
 /// 3. when the turn called tools: runs each backend tool (emitting `TOOL_CALL_RESULT`, and
 ///    `STATE_DELTA` when the tool changed the state), answers unknown tools and invalid
@@ -384,15 +386,13 @@ where
     }
 
     async fn run_loop(&self, ctx: &mut RunContext<S>) -> Result<Outcome, crate::server::Error> {
+        crate::server::check_frontend_tools(
+            self.tools.iter().map(|t| t.tool.name.as_str()),
+            &ctx.input().tools,
+        )?;
         let frontend: Vec<String> = ctx.input().tools.iter().map(|t| t.name.clone()).collect();
         let mut declared: Vec<Tool> = self.tools.iter().map(|t| t.tool.clone()).collect();
-        declared.extend(
-            ctx.input()
-                .tools
-                .iter()
-                .filter(|t| !self.tools.iter().any(|b| b.tool.name == t.name))
-                .cloned(),
-        );
+        declared.extend(ctx.input().tools.iter().cloned());
         let mut messages = Vec::new();
         if let Some(prompt) = &self.system_prompt {
             messages.push(ChatMessage::System {

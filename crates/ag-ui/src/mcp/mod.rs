@@ -4,9 +4,18 @@
 //!
 //! With feature `openai`, [`McpTools::backend_tools`] gives them to
 //! [`LlmAgent`](crate::llm::LlmAgent) as backend tools; with feature `rig`,
-//! [`McpTools::rig_tools`] gives them to a rig agent (`AgentBuilder::tools`), which
+//! [`McpTools::add_to_rig_agent`] adds them to a built rig agent, which
 //! [`RigAgent`](crate::rig::RigAgent) serves. A call then streams like any backend tool's:
 //! `TOOL_CALL_START` / `ARGS` / `END` from the model, `TOOL_CALL_RESULT` with the MCP result.
+//!
+//! ## Tool names
+//!
+//! Every tool the model is offered has one name: two servers offering the same name are
+//! refused by [`McpTools::new`], an MCP tool with the name of one of the rig agent's own
+//! tools by [`McpTools::add_to_rig_agent`] (both [`McpErrorKind::DuplicateTool`]), and a run
+//! whose frontend tools reuse the name of an MCP tool (or of any other tool of the agent) ends
+//! with `RUN_ERROR` code `tool_name_clash`: both model agents check each run with
+//! [`check_frontend_tools`](crate::server::check_frontend_tools).
 //!
 //! ## Results and failures
 //!
@@ -98,8 +107,11 @@ pub enum McpErrorKind {
     Connect,
     /// Listing the server's tools failed.
     ListTools,
-    /// Two servers offer a tool with the same name.
+    /// Two servers offer a tool with the same name, or an MCP tool has the name of one of
+    /// the rig agent's own tools.
     DuplicateTool,
+    /// The rig agent's tool server did not list its tools or take the MCP tools.
+    RigToolServer,
 }
 
 impl McpErrorKind {
@@ -110,6 +122,7 @@ impl McpErrorKind {
             Self::Connect => "mcp_connect",
             Self::ListTools => "mcp_list_tools",
             Self::DuplicateTool => "mcp_duplicate_tool",
+            Self::RigToolServer => "mcp_rig_tool_server",
         }
     }
 }
@@ -419,27 +432,6 @@ impl McpTools {
     /// The declarations, in server then listing order.
     pub fn declarations(&self) -> Vec<Tool> {
         self.tools.iter().map(|(t, _)| t.clone()).collect()
-    }
-
-    /// Refuses a run's frontend tools whose names an MCP tool already has.
-    ///
-    /// # Errors
-    ///
-    /// [`McpErrorKind::DuplicateTool`] naming the first clash.
-    pub fn check_frontend(&self, frontend: &[Tool]) -> Result<(), McpError> {
-        for tool in frontend {
-            if let Some((_, server)) = self.tools.iter().find(|(t, _)| t.name == tool.name) {
-                return Err(McpError::new(
-                    McpErrorKind::DuplicateTool,
-                    format!(
-                        "the frontend tool `{}` has the name of a tool of the MCP server `{}`",
-                        tool.name,
-                        server.label()
-                    ),
-                ));
-            }
-        }
-        Ok(())
     }
 
     /// The tools as [`BackendTool`](crate::llm::BackendTool)s for

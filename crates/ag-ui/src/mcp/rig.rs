@@ -2,10 +2,12 @@
 
 use std::sync::Arc;
 
+use rig_core::agent::Agent;
+use rig_core::completion::CompletionModel;
 use rig_core::tool::{ToolDyn, ToolError};
 use rig_core::wasm_compat::WasmBoxedFuture;
 
-use super::{McpServer, McpTools};
+use super::{McpError, McpErrorKind, McpServer, McpTools};
 use crate::Content;
 
 /// One MCP tool as a rig tool: its result's text for the model (content parts as their JSON).
@@ -39,17 +41,57 @@ impl ToolDyn for McpRigTool {
 }
 
 impl McpTools {
-    /// The tools as rig tools, for `AgentBuilder::tools`; a call's failure reaches the model
-    /// as rig's tool error.
-    pub fn rig_tools(&self) -> Vec<Box<dyn ToolDyn>> {
-        self.tools
+    /// Adds the tools to `agent`'s tool server (which its clones share, so a
+    /// [`RigAgent`](crate::rig::RigAgent) serving it offers them), refusing a tool whose name
+    /// one of the agent's own tools has; a call's failure reaches the model as rig's tool
+    /// error. Build the agent with its own tools first, then add the MCP tools.
+    ///
+    /// # Errors
+    ///
+    /// [`McpErrorKind::DuplicateTool`] naming the first MCP tool with the name of one of the
+    /// agent's tools (nothing is added then); [`McpErrorKind::RigToolServer`] when the
+    /// agent's tool server does not list its tools or take the new ones.
+    pub async fn add_to_rig_agent<M: CompletionModel>(
+        &self,
+        agent: &Agent<M>,
+    ) -> Result<(), McpError> {
+        let refused = |e: &dyn std::fmt::Display| {
+            McpError::new(
+                McpErrorKind::RigToolServer,
+                format!("the rig agent's tool server failed: {e}"),
+            )
+        };
+        let own = agent
+            .tool_server_handle
+            .get_tool_defs(None)
+            .await
+            .map_err(|e| refused(&e))?;
+        if let Some((tool, server)) = self
+            .tools
             .iter()
-            .map(|(tool, server)| {
-                Box::new(McpRigTool {
-                    tool: tool.clone(),
-                    server: Arc::clone(server),
-                }) as Box<dyn ToolDyn>
-            })
-            .collect()
+            .find(|(t, _)| own.iter().any(|d| d.name == t.name))
+        {
+            return Err(McpError::new(
+                McpErrorKind::DuplicateTool,
+                format!(
+                    "the tool `{}` of the MCP server `{}` has the name of one of the rig \
+                     agent's own tools",
+                    tool.name,
+                    server.label()
+                ),
+            ));
+        }
+        for (tool, server) in &self.tools {
+            let tool = McpRigTool {
+                tool: tool.clone(),
+                server: Arc::clone(server),
+            };
+            agent
+                .tool_server_handle
+                .add_tool(tool)
+                .await
+                .map_err(|e| refused(&e))?;
+        }
+        Ok(())
     }
 }

@@ -12,7 +12,7 @@
 //! |---|---|
 //! | `RunAgentInput.messages` | rig's messages: user text and images, assistant text and tool calls, tool results, system and developer text; the last message is the prompt, the rest the history |
 //! | `RunAgentInput.context`, `state` | one system message before the history, when present |
-//! | `RunAgentInput.tools` | offered to the model beside the agent's own tools (an agent tool wins a name clash) |
+//! | `RunAgentInput.tools` | offered to the model beside the agent's own tools; one with the name of an agent tool (a rig or MCP tool) ends the run with `RUN_ERROR` code `tool_name_clash` before the model is asked |
 //! | text deltas | `TEXT_MESSAGE_START` / `CONTENT` / `END` |
 //! | reasoning deltas (or a whole reasoning block) | `REASONING_START` / `REASONING_MESSAGE_*` / `REASONING_END` |
 //! | tool-call deltas, the complete call | `TOOL_CALL_START` / `ARGS` / `END` |
@@ -193,12 +193,10 @@ where
                 Error::agent(format!("the rig agent's tools could not be listed: {e}"))
                     .with_code("rig_tool_error")
             })?;
+        crate::server::check_frontend_tools(own.iter().map(|d| d.name.as_str()), frontend)?;
         let server = ToolServer::new().run();
         let mut names = Vec::new();
-        for tool in frontend
-            .iter()
-            .filter(|t| !own.iter().any(|d| d.name == t.name))
-        {
+        for tool in frontend {
             names.push(tool.name.clone());
             let definition = ToolDefinition {
                 name: tool.name.clone(),

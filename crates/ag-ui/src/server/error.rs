@@ -193,3 +193,45 @@ impl Error {
             .unwrap_or_else(|| self.kind.as_str().to_owned())
     }
 }
+
+/// The code of the error [`check_frontend_tools`] returns.
+pub const TOOL_NAME_CLASH: &str = "tool_name_clash";
+
+/// Refuses a run whose frontend tools (`RunAgentInput.tools`) reuse the name of one of the
+/// agent's `own` tools (backend tools, rig tools, MCP tools): the model could not tell which
+/// one it calls. The model agents (`ag_ui::llm::LlmAgent`, `ag_ui::rig::RigAgent`) check
+/// every run with it.
+///
+/// # Errors
+///
+/// An agent error with code [`TOOL_NAME_CLASH`] naming the first frontend tool that clashes;
+/// returned from an agent, the run ends with `RUN_ERROR` before the model is asked.
+///
+/// ```
+/// use ag_ui::Tool;
+/// use ag_ui::server::check_frontend_tools;
+///
+/// let frontend = [Tool::new("confirm", ""), Tool::new("add", "")];
+/// assert!(check_frontend_tools(["search"], &frontend).is_ok());
+/// let error = check_frontend_tools(["search", "add"], &frontend).unwrap_err();
+/// assert_eq!(error.code(), Some("tool_name_clash"));
+/// assert!(error.message().contains("`add`"));
+/// ```
+pub fn check_frontend_tools<'a>(
+    own: impl IntoIterator<Item = &'a str>,
+    frontend: &[crate::Tool],
+) -> Result<()> {
+    if frontend.is_empty() {
+        return Ok(());
+    }
+    for name in own {
+        if frontend.iter().any(|t| t.name == name) {
+            return Err(Error::agent(format!(
+                "the frontend tool `{name}` has the name of one of the agent's own tools; \
+                 rename one of them"
+            ))
+            .with_code(TOOL_NAME_CLASH));
+        }
+    }
+    Ok(())
+}
