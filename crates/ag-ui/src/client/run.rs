@@ -540,7 +540,7 @@ impl Pipeline {
     /// let err = pipeline.check_end().unwrap_err();
     /// assert_eq!(err.kind(), PipelineErrorKind::Incomplete);
     /// let (run_id, open) = (err.run_id(), err.open().unwrap());
-    /// assert_eq!(run_id.as_deref(), Some("r1"));
+    /// assert_eq!(run_id, Some("r1"));
     /// assert_eq!(open.text_messages, ["m1"]);
     ///
     /// pipeline.push_event(Event::run_error("model overloaded"), &mut ())?;
@@ -717,7 +717,7 @@ mod tests {
         let (Some(open), run_id) = (err.open(), err.run_id()) else {
             panic!("{err}")
         };
-        assert_eq!(run_id.as_deref(), Some("r1"));
+        assert_eq!(run_id, Some("r1"));
         assert_eq!(open.steps, ["plan (subagent s1)", "plan"]);
         assert_eq!(open.text_messages, ["m2", "m1"]);
         assert_eq!(open.reasoning_spans, ["think"]);
