@@ -42,12 +42,12 @@ use crate::client::apply::{Applied, PartialJson, Reducer, RunOutcome};
 use crate::client::callbacks::Callbacks;
 use crate::client::middleware::Stack;
 use crate::client::run::{Pipeline, PipelineError, PipelineErrorKind, PipelineLimits};
-use crate::encoding::Format;
-use crate::trace::TraceOutcome;
 use crate::client::subscriber::{Flow, Mutation, Subscriber};
 use crate::client::transport::{
     Body, CancelToken, Piece, Transport, TransportError, TransportErrorKind,
 };
+use crate::encoding::Format;
+use crate::trace::TraceOutcome;
 use crate::{
     Context, Event, Interrupt, Message, MessageId, PROTOCOL_VERSION, ResumeEntry, ResumeStatus,
     RunAgentInput, ThreadId, Tool, ToolCallId, ToolMessage,
