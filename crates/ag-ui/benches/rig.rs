@@ -2,27 +2,49 @@
 //! turn of `CHUNKS` text chunks served by the mock OpenAI-compatible server
 //! (`tests/support/openai_mock.rs`) on 127.0.0.1, read by each agent through its own client
 //! (rig's OpenAI provider on the Chat Completions API; this crate's `OpenAiClient`), mapped to
-//! AG-UI events and drained from the run. Both pay the same HTTP and SSE framing; the
-//! difference is rig's client and stream loop plus the bridge's mapping.
+//! AG-UI events and drained from the run; the body comes in one piece per chunk, as a provider
+//! flushes them (group `rig`), or in one piece (group `rig_one_piece`, as from a buffering
+//! proxy). Both pay the same HTTP framing; the difference is rig's client, SSE parsing and
+//! stream loop plus the bridge's mapping.
 //!
 //! `cargo bench -p ag-ui --features rig,openai,axum --bench rig`
 //!
-//! Recorded 2026-12-02 on the shared 2-core machine at load average 6–9 (two other engineers'
-//! builds), criterion medians of wall time per turn of 20,000 chunks (so too noisy for better
-//! than about ±40 %):
+//! Recorded 2026-12-02 on the shared 2-core machine at load average 6–21 (other engineers'
+//! builds), criterion medians of wall time per turn of 20,000 chunks, so too noisy for better
+//! than about ±40 %; the ratio is what counts:
 //!
-//! | body | `llm_agent_text_turn` | `rig_agent_text_turn` | rig / llm |
-//! |---|---|---|---|
-//! | one piece per chunk (run 1) | 114 ms (5.7 µs a chunk) | 212 ms (10.6 µs) | 1.86 |
-//! | one piece per chunk (run 2, deltas moved, not copied) | 130 ms (6.5 µs) | 341 ms (17.0 µs) | 2.6 |
-//! | the whole body as one piece | 55 ms (2.8 µs) | 695 ms (34.7 µs) | 12.6 |
+//! | body | run | `llm_agent_text_turn` | `rig_agent_text_turn` | rig / llm |
+//! |---|---|---|---|---|
+//! | one piece per chunk (group `rig`) | 1 | 114 ms (5.7 µs a chunk) | 212 ms (10.6 µs) | 1.86 |
+//! | one piece per chunk | 2 | 130 ms (6.5 µs) | 341 ms (17.0 µs) | 2.6 |
+//! | one piece per chunk | 3, load 16 | 258 ms (12.9 µs) | 306 ms (15.3 µs) | 1.19 |
+//! | the whole body as one piece (group `rig_one_piece`) | 1 | 55 ms (2.8 µs) | 695 ms (34.7 µs) | 12.6 |
+//! | the whole body as one piece | 3, load 16 | 93 ms (4.7 µs) | 701 ms (35.1 µs) | 7.5 |
 //!
-//! So the rig bridge costs about twice `LlmAgent` per chunk, not the 10 % the issue aimed at.
-//! The bridge's own work per text chunk is one match and one `StreamWriter::message_delta`
-//! (the delta's string moved into the event), the same as `ChunkMapper`'s; the rest is rig's
-//! client and multi-turn stream (its SSE parsing, per-item stream plumbing), which the bridge
-//! does not control. rig's cost growing faster than the body when the body arrives as one piece
-//! points at its SSE buffering. Where the stream's speed matters more than rig's agent features,
+//! So the rig bridge costs 1.2–2.6 times `LlmAgent` per chunk, not the 10 % the issue aimed
+//! at, and nothing of the gap is the bridge's to close. A profile of run 3 (`perf record
+//! --call-graph dwarf` on `--bench --profile-time 6 rig/rig_agent_text_turn`, shares of the
+//! runtime workers' samples, inclusive):
+//!
+//! - the bridge's own work per text chunk, `ItemMapper::push` / `text` without the event's
+//!   emission, is under 1 %: one match and one `StreamWriter::message_delta` with the delta's
+//!   string moved into the event — the call `LlmAgent`'s `ChunkMapper` makes for each chunk;
+//! - rig parses every chunk twice: `provider_response_from_compatible_sse_data` (31 %) reads
+//!   it into a `serde_json::Value` only to look for an `error` key, then `normalize_chunk`
+//!   parses it again into its typed chunk. The workspace's `serde_json/preserve_order` (kept:
+//!   the wire model keeps JSON key order) makes that `Value` an `IndexMap`, about 7 % of the
+//!   samples in hashing and inserting;
+//! - rig's SSE layer, `eventsource-stream` 0.2.3 (37 %, the body's reading by hyper included),
+//!   parses each line with `nom` and then copies the rest of its buffer into a new `String`
+//!   (`buffer.split_off`, `event_stream.rs` line 222): linear in a small piece, quadratic in
+//!   a large one, which is why the one-piece body costs rig 7–13 times what it costs
+//!   `LlmAgent` (whose `FrameDecoder` moves the unread rest only on a push, once half of the
+//!   buffer is read) and `memmove` is 11 % of that profile;
+//! - rig's multi-turn stream wraps the provider's in more stream layers (`run_model_turn`,
+//!   `PauseControl`, an `async-stream` per layer), each item passing through all of them.
+//!
+//! None of these is configurable from `RigAgent` (it serves whatever `CompletionModel` the
+//! application built). Where the stream's speed matters more than rig's agent features,
 //! serve the model with `LlmAgent`.
 #![allow(missing_docs)]
 
@@ -47,14 +69,20 @@ const CHUNKS: usize = 20_000;
 /// Turns the mock has queued (one per run; more than criterion asks for).
 const TURNS: usize = 400;
 
-fn turn() -> Vec<Vec<u8>> {
+/// One model turn's SSE body: one piece per chunk, as a provider flushes them, or the whole
+/// body as one piece (as a proxy that buffers delivers it).
+fn turn(one_piece: bool) -> Vec<Vec<u8>> {
     let mut chunks = vec![openai_mock::chunk(
         json!({"role": "assistant", "content": ""}),
     )];
     chunks.extend((1..CHUNKS).map(|_| openai_mock::chunk(json!({"content": "token "}))));
     chunks.push(openai_mock::finish("stop"));
-    // One body piece per chunk, as a provider flushes them.
-    openai_mock::sse(&chunks)
+    let pieces = openai_mock::sse(&chunks);
+    if one_piece {
+        vec![pieces.concat()]
+    } else {
+        pieces
+    }
 }
 
 fn input() -> RunAgentInput {
@@ -72,12 +100,17 @@ async fn run<A: Agent>(runner: &Runner<A>) -> usize {
 }
 
 fn rig(c: &mut Criterion) {
+    bench(c, "rig", false);
+    bench(c, "rig_one_piece", true);
+}
+
+fn bench(c: &mut Criterion, group: &str, one_piece: bool) {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
         .expect("runtime");
-    let body = turn();
+    let body = turn(one_piece);
     let replies = || {
         (0..TURNS)
             .map(|_| openai_mock::Reply::Sse(body.clone()))
@@ -98,7 +131,7 @@ fn rig(c: &mut Criterion) {
     // Both produce the same events: START, CHUNKS - 1 deltas, END, and the run's two.
     assert_eq!(rt.block_on(run(&llm)), rt.block_on(run(&rig)));
 
-    let mut group = c.benchmark_group("rig");
+    let mut group = c.benchmark_group(group);
     group.sample_size(20);
     group.measurement_time(Duration::from_secs(8));
     group.throughput(Throughput::Elements(CHUNKS as u64));
