@@ -1,10 +1,9 @@
 //! Hostile state documents through the reducer, the pipeline and compaction: a state nested one
 //! level per event (small events, a deep document), front removes on a long array, the copy
-//! bomb. Each is refused with a typed error naming the event, the state unchanged, in bounded
-//! time; what the limits let through is safe to clone, serialize, compare and drop on a small
-//! stack.
-
-use std::time::{Duration, Instant};
+//! bomb. Each is refused with a typed error naming the event, the state unchanged, at the event
+//! where its limit is reached (the work is bounded by what the limits count, asserted here, not
+//! by a clock: times on a shared machine prove nothing); what the limits let through is safe to
+//! clone, serialize, compare and drop on a small stack.
 
 use ag_ui::client::Pipeline;
 use ag_ui::client::apply::{ApplyErrorKind, LimitKind, Limits, Reducer};
@@ -28,7 +27,6 @@ fn on_small_stack<T: Send + 'static>(kib: usize, f: impl FnOnce() -> T + Send + 
 
 #[test]
 fn nesting_stops_at_the_depth_limit_with_the_state_unchanged() {
-    let started = Instant::now();
     let mut reducer = Reducer::new();
     reducer.apply(&nesting_seed()).unwrap();
     let max = Limits::new().max_depth();
@@ -58,11 +56,6 @@ fn nesting_stops_at_the_depth_limit_with_the_state_unchanged() {
         "{first}"
     );
     assert_eq!(depth(reducer.state()), max);
-    assert!(
-        started.elapsed() < Duration::from_secs(5),
-        "{:?}",
-        started.elapsed()
-    );
 }
 
 #[test]
@@ -137,7 +130,6 @@ fn a_state_at_the_depth_limit_is_safe_on_a_small_stack_and_one_over_is_refused()
 
 #[test]
 fn front_removes_on_a_long_array_are_refused_in_bounded_time() {
-    let started = Instant::now();
     let mut reducer = Reducer::new();
     reducer.apply(&long_array(100_000)).unwrap();
     let before = reducer.state().clone();
@@ -153,18 +145,12 @@ fn front_removes_on_a_long_array_are_refused_in_bounded_time() {
     reducer.apply(&front_removes(10)).unwrap();
     assert_eq!(reducer.state()["a"].as_array().unwrap().len(), 99_990);
     assert_eq!(reducer.state()["a"][0], json!(10));
-    assert!(
-        started.elapsed() < Duration::from_secs(5),
-        "{:?}",
-        started.elapsed()
-    );
 }
 
 #[test]
 fn front_removes_one_per_event_are_refused_by_the_run_budget() {
     // 100,000 `remove /a/0` on a 100,000-item array, one per event: each event is far within
     // the per-event limit, the run's total (about 5·10⁹ shifts) is not.
-    let started = Instant::now();
     let mut reducer = Reducer::new();
     reducer.apply(&Event::run_started("t", "r")).unwrap();
     reducer.apply(&long_array(100_000)).unwrap();
@@ -195,18 +181,12 @@ fn front_removes_one_per_event_are_refused_by_the_run_budget() {
     // A new run starts a new count.
     reducer.apply(&Event::run_started("t", "r2")).unwrap();
     reducer.apply(&one).unwrap();
-    assert!(
-        started.elapsed() < Duration::from_secs(5),
-        "{:?}",
-        started.elapsed()
-    );
 }
 
 #[test]
 fn many_small_array_edits_fit_the_run_budget() {
     // An ordinary long run: a rolling log of 1,000 lines (drop the oldest, append one) for
     // 30,000 events shifts 3·10⁷ items, within the default budget; front edits on a short list.
-    let started = Instant::now();
     let mut reducer = Reducer::new();
     reducer.apply(&Event::run_started("t", "r")).unwrap();
     reducer
@@ -230,11 +210,6 @@ fn many_small_array_edits_fit_the_run_budget() {
     }
     assert_eq!(reducer.state()["log"], json!(vec!["next"; 1000]));
     assert_eq!(reducer.state()["top"], json!([0, 0, 0]));
-    assert!(
-        started.elapsed() < Duration::from_secs(8),
-        "{:?}",
-        started.elapsed()
-    );
     // A run's count is the sum of its events': a budget of 1,000 refuses the fourth front
     // remove on a 300-item list.
     let limits = Limits::new().with_max_run_array_shifts(1000);
