@@ -39,13 +39,17 @@ const server = createServer((req, res) => {
     res.write(encoder.encodeSSE({ type: "RUN_STARTED", threadId, runId }));
     res.write(encoder.encodeSSE({ type: "TEXT_MESSAGE_START", messageId: id, role: "assistant" }));
     let sent = 0;
+    const end = () => {
+      res.write(encoder.encodeSSE({ type: "TEXT_MESSAGE_END", messageId: id }));
+      res.end(encoder.encodeSSE({ type: "RUN_FINISHED", threadId, runId }));
+    };
+    if (deltas === 0) return end();
     const timer = setInterval(() => {
       res.write(encoder.encodeSSE({ type: "TEXT_MESSAGE_CONTENT", messageId: id, delta: WORDS[sent % WORDS.length] }));
       sent += 1;
       if (sent === deltas) {
         clearInterval(timer);
-        res.write(encoder.encodeSSE({ type: "TEXT_MESSAGE_END", messageId: id }));
-        res.end(encoder.encodeSSE({ type: "RUN_FINISHED", threadId, runId }));
+        end();
       }
     }, every);
     res.on("close", () => clearInterval(timer));
