@@ -6,6 +6,7 @@ mod hosting;
 mod input;
 mod inspect;
 mod live;
+mod load;
 mod mcp;
 mod offline;
 mod render;
@@ -210,6 +211,33 @@ enum Command {
         #[arg(long)]
         no_verify: bool,
     },
+    /// Open many concurrent runs against an AG-UI endpoint, each read through the client
+    /// pipeline and verifier, and report completed / failed runs, time to first byte and to
+    /// first event, events per second and the gaps between events; with --pid (a local
+    /// server) also its peak memory, memory per run and CPU time. Exit 1 when any run failed.
+    Load {
+        /// The endpoint (POST). Redirects are not followed.
+        url: String,
+        /// How many runs, each on its own connection (needs as many open files: `ulimit -n`).
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+        runs: u32,
+        /// Start the runs evenly over this many seconds (0: all at once).
+        #[arg(long, value_name = "SECS", default_value = "0")]
+        ramp: String,
+        /// The user message of every run.
+        #[arg(long, value_name = "TEXT", default_value = "hello")]
+        message: String,
+        /// Seconds each run may take, connecting included.
+        #[arg(long, value_name = "SECS", default_value = "60")]
+        timeout: String,
+        /// Print one JSON object instead of the text report.
+        #[arg(long)]
+        json: bool,
+        /// The server's process id (on this machine; the URL's host must be loopback): report
+        /// its peak resident memory, memory per run above the idle process and CPU time.
+        #[arg(long, value_name = "PID")]
+        pid: Option<u32>,
+    },
     /// Check an AG-UI server or client against the protocol: `conformance server URL` probes an
     /// endpoint (a table, --json or --junit FILE; exit 0 when nothing failed, 1 otherwise);
     /// `conformance client` serves scenario streams with what a correct client ends with.
@@ -342,6 +370,16 @@ fn main() -> ExitCode {
             }),
         Command::Compact { input, no_verify } => offline::compact(input.as_deref(), !no_verify),
         Command::Convert { to, input } => offline::convert(input.as_deref(), to),
+        Command::Load {
+            url,
+            runs,
+            ramp,
+            message,
+            timeout,
+            json,
+            pid,
+        } => load_options(&url, runs, &ramp, message, &timeout, json, pid)
+            .and_then(|options| runtime().and_then(|rt| rt.block_on(load::load(options)))),
         Command::Conformance { target } => return conformance::main(target, color),
     };
     match result {
@@ -417,6 +455,28 @@ fn run_options(args: RunArgs) -> Result<live::RunOptions, Failure> {
             .map(|value| timeout("--timeout", value))
             .transpose()?,
         proto: args.proto,
+    })
+}
+
+/// Checks the arguments of `load`; every mistake is a usage error (exit 2).
+fn load_options(
+    url: &str,
+    runs: u32,
+    ramp: &str,
+    message: String,
+    timeout: &str,
+    json: bool,
+    pid: Option<u32>,
+) -> Result<load::LoadOptions, Failure> {
+    Ok(load::LoadOptions {
+        url: load::check_url(url, pid).map_err(Failure::Usage)?,
+        runs: runs as usize,
+        ramp: load::parse_ramp(ramp).map_err(Failure::Usage)?,
+        message,
+        timeout: live::parse_secs(timeout)
+            .map_err(|e| Failure::Usage(format!("--timeout: {e}")))?,
+        json,
+        pid,
     })
 }
 

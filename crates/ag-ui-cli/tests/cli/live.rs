@@ -12,6 +12,8 @@ use ag_ui::{Event, Message, RunAgentInput, RunErrorEvent, TextMessageRole};
 use ag_ui_demo_agent::DemoAgent;
 use futures::StreamExt;
 
+use crate::{plain_response, scripted, sse_response};
+
 struct Server {
     child: Child,
     url: String,
@@ -277,72 +279,6 @@ fn serve_logs_each_run_with_its_id_events_and_duration() {
     assert!(ended.contains(&format!("events={events}")), "{ended}");
     assert!(ended.contains("duration_ms="), "{ended}");
     assert!(ended.contains("outcome=\"finished\""), "{ended}");
-}
-
-/// A server on 127.0.0.1 that answers every request with `reply`, then holds the connection
-/// `hold` before closing it. Each request's head (request line and headers) is sent on the
-/// channel.
-fn scripted(reply: Vec<u8>, hold: Duration) -> (String, mpsc::Receiver<String>) {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!("http://{}/agent", listener.local_addr().unwrap());
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(mut stream) = stream else { return };
-            let (tx, reply) = (tx.clone(), reply.clone());
-            std::thread::spawn(move || {
-                let mut buf = Vec::new();
-                let mut chunk = [0u8; 4096];
-                let head_end = loop {
-                    if let Some(at) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
-                        break at + 4;
-                    }
-                    match stream.read(&mut chunk) {
-                        Ok(0) | Err(_) => return,
-                        Ok(n) => buf.extend_from_slice(&chunk[..n]),
-                    }
-                };
-                let head = String::from_utf8_lossy(&buf[..head_end]).into_owned();
-                let length: usize = head
-                    .lines()
-                    .find_map(|l| {
-                        let (k, v) = l.split_once(':')?;
-                        k.eq_ignore_ascii_case("content-length")
-                            .then(|| v.trim().parse().ok())?
-                    })
-                    .unwrap_or(0);
-                let mut body = buf.len() - head_end;
-                while body < length {
-                    match stream.read(&mut chunk) {
-                        Ok(0) | Err(_) => return,
-                        Ok(n) => body += n,
-                    }
-                }
-                let _ = tx.send(head);
-                let _ = stream.write_all(&reply);
-                let _ = stream.flush();
-                std::thread::sleep(hold);
-            });
-        }
-    });
-    (url, rx)
-}
-
-fn sse_response(events: &[Event]) -> Vec<u8> {
-    let mut out =
-        b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n".to_vec();
-    for e in events {
-        ag_ui::encoding::sse::encode_into(e, &mut out);
-    }
-    out
-}
-
-fn plain_response(status: &str, content_type: &str, body: &str) -> Vec<u8> {
-    format!(
-        "HTTP/1.1 {status}\r\ncontent-type: {content_type}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
-        body.len()
-    )
-    .into_bytes()
 }
 
 fn stderr_of(out: &Output) -> String {

@@ -4,6 +4,7 @@
 //! - `live`: `serve` and `run` against each other, the demo command, interrupts, failures;
 //! - `serve`, `serve_registry`: hosting, the registry, replays, CORS;
 //! - `proto`: protobuf in and out of every command;
+//! - `load`: `load` against `serve`, a failing server, what it refuses;
 //! - `model`: `serve --model` against a mock OpenAI-compatible server;
 //! - `inspect`: the browser inspector in Debian's chromium, over WebDriver;
 //! - `conformance`: `conformance server` against real and broken servers, the client battery
@@ -12,6 +13,7 @@
 mod conformance;
 mod inspect;
 mod live;
+mod load;
 mod mcp;
 mod model;
 mod offline;
@@ -20,7 +22,7 @@ mod resume;
 mod serve;
 mod serve_registry;
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::net::SocketAddr;
 use std::process::{Child, Command, Output, Stdio};
 
@@ -103,4 +105,73 @@ pub(crate) fn serve_process(args: &[&str]) -> Server {
         banner,
         _stdout: stdout,
     }
+}
+
+/// A server on 127.0.0.1 that answers every request with `reply`, then holds the connection
+/// `hold` before closing it. Each request's head (request line and headers) is sent on the
+/// channel.
+pub(crate) fn scripted(
+    reply: Vec<u8>,
+    hold: std::time::Duration,
+) -> (String, std::sync::mpsc::Receiver<String>) {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/agent", listener.local_addr().unwrap());
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { return };
+            let (tx, reply) = (tx.clone(), reply.clone());
+            std::thread::spawn(move || {
+                let mut buf = Vec::new();
+                let mut chunk = [0u8; 4096];
+                let head_end = loop {
+                    if let Some(at) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+                        break at + 4;
+                    }
+                    match stream.read(&mut chunk) {
+                        Ok(0) | Err(_) => return,
+                        Ok(n) => buf.extend_from_slice(&chunk[..n]),
+                    }
+                };
+                let head = String::from_utf8_lossy(&buf[..head_end]).into_owned();
+                let length: usize = head
+                    .lines()
+                    .find_map(|l| {
+                        let (k, v) = l.split_once(':')?;
+                        k.eq_ignore_ascii_case("content-length")
+                            .then(|| v.trim().parse().ok())?
+                    })
+                    .unwrap_or(0);
+                let mut body = buf.len() - head_end;
+                while body < length {
+                    match stream.read(&mut chunk) {
+                        Ok(0) | Err(_) => return,
+                        Ok(n) => body += n,
+                    }
+                }
+                let _ = tx.send(head);
+                let _ = stream.write_all(&reply);
+                let _ = stream.flush();
+                std::thread::sleep(hold);
+            });
+        }
+    });
+    (url, rx)
+}
+
+pub(crate) fn sse_response(events: &[ag_ui::Event]) -> Vec<u8> {
+    let mut out =
+        b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n".to_vec();
+    for e in events {
+        ag_ui::encoding::sse::encode_into(e, &mut out);
+    }
+    out
+}
+
+pub(crate) fn plain_response(status: &str, content_type: &str, body: &str) -> Vec<u8> {
+    format!(
+        "HTTP/1.1 {status}\r\ncontent-type: {content_type}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .into_bytes()
 }

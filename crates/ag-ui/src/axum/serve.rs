@@ -112,6 +112,21 @@ impl ServeConfig {
 ///   request (a streaming run included) and close, and whatever is still open when the
 ///   shutdown timeout has passed is closed, so the function returns within that bound.
 ///
+/// # Memory per connection
+///
+/// What hyper holds for each open connection, most of what a run waiting on its model costs
+/// (figures in the README's Performance section):
+///
+/// * a write buffer of 8 KiB for response heads, allocated with the connection. Body chunks
+///   are queued and written with `writev`, never copied into it (set here, not left to
+///   hyper's guess), so it does not grow with a burst of events;
+/// * a read buffer of 8 KiB from the first read, kept for the connection's life (a waiting
+///   run holds it too), grown while reads fill it up to `max_header_bytes`: a large run
+///   input can leave it that large for the rest of the connection, which a lower
+///   [`ServeConfig::with_max_header_bytes`] bounds (down to 8 KiB). Not reading while a
+///   response streams (hyper's `half_close`) would not release it, and would leave a client
+///   that hangs up unnoticed until the next write, so the connection is read.
+///
 /// Request bodies are an endpoint's to time out: [`AgentEndpoint`] answers `408` when a body
 /// is not read within its body timeout ([`AgentEndpoint::with_body_timeout`]).
 ///
@@ -190,7 +205,9 @@ pub async fn serve(
                 // The exact cap on the head; the buffer cap alone let a head through up to
                 // the read buffer's spare capacity (about 114 KB for 64 KiB).
                 .max_header_size(config.max_header_bytes)
-                .max_buf_size(config.max_header_bytes);
+                .max_buf_size(config.max_header_bytes)
+                // Body chunks queued, not copied into the head buffer (which never shrinks).
+                .writev(true);
             let connection = builder.serve_connection(TokioIo::new(stream), service);
             let mut connection = std::pin::pin!(connection);
             let stopping = async move {

@@ -22,7 +22,8 @@
 //!   ([`TransportError::Redirect`]) unless [`with_cross_origin_redirects`](
 //!   HttpAgent::with_cross_origin_redirects) allows it, and then only without the custom
 //!   headers and the bearer token. Redirects within the origin are followed (at most 10;
-//!   more, a redirect loop, is a [`TransportError::TooManyRedirects`] at once);
+//!   more, a redirect loop, is a [`TransportError::TooManyRedirects`] at once), and none
+//!   at all after [`with_redirects(false)`](HttpAgent::with_redirects);
 //! - a success whose event stream ends without a byte is a [`TransportError::EmptyBody`] at
 //!   once (not taken for a cut stream to reconnect to).
 //!
@@ -173,6 +174,8 @@ pub struct HttpAgent {
     bearer: Option<String>,
     timeouts: Timeouts,
     cross_origin_redirects: bool,
+    /// Whether any redirect is followed (`with_redirects(false)`: none is).
+    follow_redirects: bool,
     /// Ask for protobuf first.
     #[cfg(feature = "proto")]
     proto: bool,
@@ -194,6 +197,7 @@ impl HttpAgent {
             bearer: None,
             timeouts: Timeouts::default(),
             cross_origin_redirects: false,
+            follow_redirects: true,
             #[cfg(feature = "proto")]
             proto: false,
             reconnect: ReconnectPolicy::default(),
@@ -363,6 +367,18 @@ impl HttpAgent {
         self
     }
 
+    /// Follows no redirect at all when `false` (default `true`: within the origin, and to
+    /// another one as [`with_cross_origin_redirects`](Self::with_cross_origin_redirects)
+    /// says): a redirect answer is then a [`TransportError::Redirect`] naming its target, so
+    /// every request of a run goes to the URL given and nowhere else (what a load generator
+    /// needs).
+    #[must_use]
+    pub fn with_redirects(mut self, follow: bool) -> Self {
+        self.follow_redirects = follow;
+        self.built = OnceLock::new();
+        self
+    }
+
     /// Asks for protobuf events (`application/vnd.ag-ui.event+proto`) with SSE as a lower-rated
     /// fallback (off by default: SSE only). The response is read in the encoding its
     /// `Content-Type` names, so an agent that answers SSE works either way.
@@ -398,7 +414,11 @@ impl HttpAgent {
         }
         let client = reqwest::Client::builder()
             .connect_timeout(self.timeouts.connect)
-            .redirect(same_origin_redirects())
+            .redirect(if self.follow_redirects {
+                same_origin_redirects()
+            } else {
+                reqwest::redirect::Policy::none()
+            })
             .referer(false)
             .build()
             .map_err(|e| TransportError::connection("building the HTTP client", e))?;
@@ -735,7 +755,9 @@ impl HttpAgent {
                         status,
                         StatusCode::TEMPORARY_REDIRECT | StatusCode::PERMANENT_REDIRECT
                     );
-                    if cross && !(self.cross_origin_redirects && preserves_method) {
+                    let allowed = self.follow_redirects
+                        && (!cross || (self.cross_origin_redirects && preserves_method));
+                    if !allowed {
                         return Err(TransportError::Redirect {
                             status: status.as_u16(),
                             location: target.to_string(),

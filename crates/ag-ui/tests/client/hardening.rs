@@ -707,6 +707,37 @@ async fn a_redirect_within_the_origin_is_followed_with_the_headers() {
 }
 
 #[tokio::test]
+async fn with_redirects_false_follows_none_even_within_the_origin() {
+    let mut server = server(|path, mut stream| async move {
+        let bytes = if path == "/old" {
+            response("307 Temporary Redirect", &["location: /new"], b"")
+        } else {
+            let mut bytes = SSE_HEADERS.as_bytes().to_vec();
+            bytes.extend(finished_run("r"));
+            bytes
+        };
+        let _ = stream.write_all(&bytes).await;
+    })
+    .await;
+    let agent = HttpAgent::new(server.url("/old")).with_redirects(false);
+    let client = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    for agent in [agent.clone(), agent.with_client(client)] {
+        let error = run_once(&agent).await.1.unwrap_err();
+        assert_eq!(
+            error.kind(),
+            RunErrorKind::Transport(TransportErrorKind::Redirect)
+        );
+        assert!(error.to_string().contains("/new"), "{error}");
+        let received = server.received();
+        assert_eq!(received.len(), 1, "only the first request went out");
+        assert!(received[0].head.starts_with("POST /old "));
+    }
+}
+
+#[tokio::test]
 async fn credentials_stay_behind_once_the_origin_changed() {
     // first → (307) other → (307, same origin) other/final: nothing of the first's headers
     // reaches either hop of the other origin.
