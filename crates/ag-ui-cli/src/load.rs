@@ -22,8 +22,8 @@ use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use ag_ui::client::{
-    Body, CancelHandle, Conversation, Flow, HttpAgent, Piece, Reducer, Subscriber, Transport,
-    TransportError, Wire, resume::ReconnectPolicy,
+    Body, CancelToken, Conversation, Flow, HttpAgent, Piece, Reducer, Subscriber, Transport,
+    TransportError, resume::ReconnectPolicy,
 };
 use ag_ui::{Event, RunAgentInput};
 use serde_json::{Value, json};
@@ -128,8 +128,8 @@ impl Body for TimedBody<'_> {
         piece
     }
 
-    fn wire(&self) -> Wire {
-        self.inner.wire()
+    fn format(&self) -> ag_ui::encoding::Format {
+        self.inner.format()
     }
 
     fn set_max_event_size(&mut self, bytes: usize) {
@@ -202,7 +202,7 @@ async fn one_run(agent: &HttpAgent, message: &str, timeout: Duration) -> Record 
         agent,
         clock: &clock,
     };
-    let cancel = CancelHandle::new();
+    let cancel = CancelToken::new();
     let result = tokio::time::timeout(
         timeout,
         conversation.run_with(&transport, None, &cancel, &mut recorder),
