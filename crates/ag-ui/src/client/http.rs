@@ -82,22 +82,13 @@ use reqwest::{StatusCode, Url};
 use crate::RunAgentInput;
 use crate::client::resume::{HookSlot, ReconnectPolicy, Reconnection, Resuming};
 use crate::client::run::Wire;
-use crate::client::transport::{Body, Piece, Timeout, Transport, TransportError};
+use crate::client::transport::{Body, Piece, Timeout, Transport, TransportError, event_media_type};
 
 /// How much of an error response's body is kept.
 const ERROR_BODY_LIMIT: usize = 64 * 1024;
 
 /// How many redirects one run follows.
 const MAX_REDIRECTS: usize = 10;
-
-/// The media types of a response that carries AG-UI events, with the encoding each one
-/// declares. Compared case-insensitively, parameters (`; charset=utf-8`) ignored. The one
-/// place that decides what is accepted.
-const EVENT_MEDIA_TYPES: &[(&str, Wire)] = &[
-    ("text/event-stream", Wire::Sse),
-    #[cfg(feature = "proto")]
-    (crate::encoding::proto::CONTENT_TYPE, Wire::Proto),
-];
 
 /// The `Accept` header of a run: SSE only.
 const ACCEPT_SSE: &str = "text/event-stream";
@@ -423,15 +414,6 @@ fn same_origin_redirects() -> reqwest::redirect::Policy {
             attempt.follow()
         }
     })
-}
-
-/// The encoding a `Content-Type` of [`EVENT_MEDIA_TYPES`] declares; `None` for any other.
-fn event_media_type(content_type: &str) -> Option<Wire> {
-    let essence = content_type.split(';').next().unwrap_or("").trim();
-    EVENT_MEDIA_TYPES
-        .iter()
-        .find(|(accepted, _)| essence.eq_ignore_ascii_case(accepted))
-        .map(|&(_, wire)| wire)
 }
 
 /// Refuses a success response that is not an AG-UI event stream; else the encoding of its

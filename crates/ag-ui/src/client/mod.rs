@@ -13,6 +13,8 @@
 //!   `CancelHandle`, `TransportError`; feature `sse`).
 //! - `conversation`: a conversation kept across runs over any transport (feature `sse`).
 //! - `http`: `HttpAgent`, the HTTP transport (feature `http`).
+//! - `browser`: `BrowserAgent`, the HTTP transport of a web page, on the browser's `fetch`
+//!   (feature `browser`, for `wasm32-unknown-unknown`).
 //! - `resume`: reconnecting to resumable runs without losing or repeating events (feature
 //!   `http`).
 //! - `middleware`: layers over the event stream before verification (map, filter, inject,
@@ -26,10 +28,15 @@
 //! which holds either or an unanswered interrupt.
 
 pub mod apply;
+#[cfg(feature = "browser")]
+#[cfg_attr(docsrs, doc(cfg(feature = "browser")))]
+pub mod browser;
 #[cfg(feature = "sse")]
 #[cfg_attr(docsrs, doc(cfg(feature = "sse")))]
 pub mod callbacks;
 pub mod chunks;
+#[cfg(feature = "sse")]
+mod clock;
 pub mod compact;
 pub mod compat;
 #[cfg(feature = "sse")]
@@ -52,6 +59,8 @@ pub mod run;
 pub mod transport;
 
 pub use apply::{ApplyError, ApplyErrorKind, Limits, Reducer, RunOutcome};
+#[cfg(feature = "browser")]
+pub use browser::BrowserAgent;
 #[cfg(feature = "sse")]
 pub use callbacks::{Callbacks, Mutation};
 #[cfg(feature = "sse")]

@@ -210,6 +210,24 @@ impl CancelHandle {
     }
 }
 
+/// The media types of a response that carries AG-UI events, with the encoding each one
+/// declares. Compared case-insensitively, parameters (`; charset=utf-8`) ignored. The one
+/// place that decides what is accepted.
+const EVENT_MEDIA_TYPES: &[(&str, Wire)] = &[
+    ("text/event-stream", Wire::Sse),
+    #[cfg(feature = "proto")]
+    (crate::encoding::proto::CONTENT_TYPE, Wire::Proto),
+];
+
+/// The encoding a `Content-Type` of [`EVENT_MEDIA_TYPES`] declares; `None` for any other.
+pub(crate) fn event_media_type(content_type: &str) -> Option<Wire> {
+    let essence = content_type.split(';').next().unwrap_or("").trim();
+    EVENT_MEDIA_TYPES
+        .iter()
+        .find(|(accepted, _)| essence.eq_ignore_ascii_case(accepted))
+        .map(|&(_, wire)| wire)
+}
+
 /// The kinds of [`TransportError`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
