@@ -1,7 +1,7 @@
 //! `HttpAgent`, the JavaScript class: a conversation with an AG-UI agent over HTTP, run
 //! through the `ag-ui` client pipeline on the browser's `fetch`.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::future::Future;
 use std::pin::pin;
 use std::rc::Rc;
@@ -60,6 +60,8 @@ struct Inner {
     next_subscriber: u64,
     /// Set while a run is in flight: sending on it (or dropping it) aborts the run.
     abort: Option<oneshot::Sender<()>>,
+    /// The run in flight's flag, set by `abortRun()`, which its subscriber checks per event.
+    aborted: Rc<Cell<bool>>,
 }
 
 /// An AG-UI agent over HTTP, for JavaScript: the `HttpAgent` of `@ag-ui/client` (its common
@@ -169,6 +171,7 @@ impl HttpAgent {
                 subscribers: Vec::new(),
                 next_subscriber: 0,
                 abort: None,
+                aborted: Rc::new(Cell::new(false)),
             })),
         })
     }
@@ -276,7 +279,9 @@ impl HttpAgent {
     /// applied, as `@ag-ui/client`'s does.
     #[wasm_bindgen(js_name = abortRun)]
     pub fn abort_run(&self) {
-        if let Some(abort) = self.inner.borrow_mut().abort.take() {
+        let mut inner = self.inner.borrow_mut();
+        if let Some(abort) = inner.abort.take() {
+            inner.aborted.set(true);
             let _ = abort.send(());
         }
     }
@@ -451,7 +456,8 @@ async fn run(
         list.extend(subscriber);
         let (abort_tx, abort_rx) = oneshot::channel();
         guard.abort = Some(abort_tx);
-        let subscribers = JsSubscribers::new(list, to_js(&input));
+        guard.aborted = Rc::new(Cell::new(false));
+        let subscribers = JsSubscribers::new(list, to_js(&input), Rc::clone(&guard.aborted));
         (input, guard.transport.clone(), subscribers, abort_rx)
     };
     let outcome = run_inner(&inner, &mut input, &transport, &mut subscribers, &mut abort).await;

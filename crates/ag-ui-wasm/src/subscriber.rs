@@ -3,6 +3,9 @@
 //! `onStateChanged`, `onNewMessage` and `onNewToolCall` after, each with the conversation as
 //! plain objects.
 
+use std::cell::Cell;
+use std::rc::Rc;
+
 use ag_ui::client::apply::{Applied, MessagesChange};
 use ag_ui::client::{Flow, Mutation, Reducer, Subscriber};
 use ag_ui::{Event, EventType, Message};
@@ -62,15 +65,18 @@ pub(crate) struct JsSubscribers {
     mutation: Option<Mutation>,
     /// The first mutation a callback returned that could not be read: the run fails with it.
     pub(crate) error: Option<String>,
+    /// Set by `abortRun()`: no event is applied after it, even one of a piece already read.
+    aborted: Rc<Cell<bool>>,
 }
 
 impl JsSubscribers {
-    pub(crate) fn new(subscribers: Vec<JsValue>, input: JsValue) -> Self {
+    pub(crate) fn new(subscribers: Vec<JsValue>, input: JsValue, aborted: Rc<Cell<bool>>) -> Self {
         Self {
             subscribers,
             input,
             mutation: None,
             error: None,
+            aborted,
         }
     }
 
@@ -144,7 +150,7 @@ impl JsSubscribers {
     }
 
     fn flow(&self) -> Flow {
-        if self.error.is_some() {
+        if self.error.is_some() || self.aborted.get() {
             Flow::Stop
         } else {
             Flow::Continue
@@ -154,6 +160,9 @@ impl JsSubscribers {
 
 impl Subscriber for JsSubscribers {
     fn on_event(&mut self, event: &Event, conversation: &Reducer) -> Flow {
+        if self.aborted.get() {
+            return Flow::Stop;
+        }
         if self.subscribers.is_empty() {
             return Flow::Continue;
         }

@@ -7,7 +7,9 @@
 //! messages the native client gives; the same streams through the wasm `HttpAgent` and the
 //! reference `@ag-ui/client` 1.0.0 on one page (`crates/ag-ui-wasm/tests/browser/harness.html`)
 //! end with deep-equal messages and state; and the full pipeline on the benchmark workload is
-//! timed in both, the ratio printed.
+//! timed in both, the ratio printed. Recorded (2 shared cores, debug test harness, release wasm
+//! without wasm-opt, Chromium 156): the 97-message workload (9,996 events), best of 3, wasm
+//! `HttpAgent` 30.6 ms against `@ag-ui/client` 3,969 ms (130x; 89x on a busier run).
 //!
 //! Without `pkg/` (run `bash .ci/wasm --build-only`) or the reference packages (`npm ci
 //! --prefix interop`), these tests skip saying so, except in CI, where that is a failure.
@@ -67,7 +69,7 @@ fn content_type(path: &Path) -> &'static str {
 }
 
 /// A file of the repository (GET), trying `.js` and `/index.js` for the extensionless imports
-/// of some packages' ES modules.
+/// of some packages' ES modules, and `index.html` for a directory.
 async fn static_file(uri: axum::http::Uri) -> Response {
     let relative = uri.path().trim_start_matches('/');
     if relative.split('/').any(|part| part == "..") {
@@ -79,6 +81,7 @@ async fn static_file(uri: axum::http::Uri) -> Response {
         base.with_extension("js"),
         PathBuf::from(format!("{}.js", base.display())),
         base.join("index.js"),
+        base.join("index.html"),
     ];
     for path in candidates {
         if path.is_file() {
@@ -92,7 +95,7 @@ async fn static_file(uri: axum::http::Uri) -> Response {
 fn sse(events: &[Event]) -> Vec<u8> {
     events
         .iter()
-        .flat_map(|e| ag_ui::encoding::sse::encode(e))
+        .flat_map(ag_ui::encoding::sse::encode)
         .collect()
 }
 
