@@ -11,10 +11,10 @@
 //! are written to `target/inspector-screenshots/` on every run.
 
 #[path = "../../../ag-ui/tests/support/workload.rs"]
-mod workload;
+pub(crate) mod workload;
 
 #[path = "../../../ag-ui/tests/support/browser.rs"]
-mod browser;
+pub(crate) mod browser;
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -66,7 +66,7 @@ async fn screenshot(client: &Client, name: &str) {
 }
 
 /// Waits until the expression is truthy; fails naming it, with the page's status, otherwise.
-async fn wait_for(client: &Client, expression: &str, timeout: Duration) {
+pub(crate) async fn wait_for(client: &Client, expression: &str, timeout: Duration) {
     let deadline = Instant::now() + timeout;
     loop {
         let value = js(client, &format!("!!({expression})")).await;

@@ -8,7 +8,9 @@
 //! - `model`: `serve --model` against a mock OpenAI-compatible server;
 //! - `inspect`: the browser inspector in Debian's chromium, over WebDriver;
 //! - `conformance`: `conformance server` against real and broken servers, the client battery
-//!   run by this crate's client and the reference's.
+//!   run by this crate's client and the reference's;
+//! - `wasm`: the wasm `HttpAgent` (crates/ag-ui-wasm) in Chromium: the example page, bad
+//!   responses, the differential against @ag-ui/client and the benchmark.
 
 mod conformance;
 mod inspect;
@@ -21,6 +23,7 @@ mod proto;
 mod resume;
 mod serve;
 mod serve_registry;
+mod wasm;
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::SocketAddr;

@@ -558,7 +558,7 @@ impl Conversation {
         {
             return Err(RunError::unanswered(open.id.to_string()));
         }
-        let now = std::time::SystemTime::now();
+        let now = crate::client::clock::now();
         for interrupt in &self.pending_interrupts {
             let expired = interrupt.is_expired_at(now);
             let cancelled = answers
@@ -764,11 +764,14 @@ impl<A: Subscriber, B: Subscriber> Subscriber for Both<'_, A, B> {
 /// ```
 pub fn fresh_run_id(thread: &ThreadId) -> String {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let micros = std::time::SystemTime::now()
+    let micros = crate::client::clock::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_micros());
     let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-    format!("{thread}-run-{micros:x}-{:x}-{n:x}", std::process::id())
+    format!(
+        "{thread}-run-{micros:x}-{:x}-{n:x}",
+        crate::client::clock::process_id()
+    )
 }
 
 #[cfg(test)]

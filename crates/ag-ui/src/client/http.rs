@@ -99,12 +99,7 @@ const ACCEPT_SSE: &str = crate::encoding::SSE_MEDIA_TYPE;
 
 /// The `Accept` header of a run that asks for protobuf, SSE still welcome.
 #[cfg(feature = "proto")]
-const ACCEPT_PROTO: &str = concat!(
-    crate::encoding::media_type!(proto),
-    ", ",
-    crate::encoding::media_type!(sse),
-    ";q=0.5"
-);
+const ACCEPT_PROTO: &str = crate::encoding::ACCEPT_PROTO_FIRST;
 
 /// The connect timeout of an [`HttpAgent`] unless set: 10 seconds.
 pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);

@@ -13,6 +13,8 @@
 //!   `CancelToken`, `TransportError`; feature `sse`).
 //! - `conversation`: a conversation kept across runs over any transport (feature `sse`).
 //! - `http`: `HttpAgent`, the HTTP transport (feature `http`).
+//! - `browser`: `BrowserAgent`, the HTTP transport of a web page, on the browser's `fetch`
+//!   (feature `browser`, for `wasm32-unknown-unknown`).
 //! - `resume`: reconnecting to resumable runs without losing or repeating events (feature
 //!   `http`).
 //! - `middleware`: layers over the event stream before verification (map, filter, inject,
@@ -27,10 +29,15 @@
 //! which holds either or an unanswered interrupt.
 
 pub mod apply;
+#[cfg(feature = "browser")]
+#[cfg_attr(docsrs, doc(cfg(feature = "browser")))]
+pub mod browser;
 #[cfg(feature = "sse")]
 #[cfg_attr(docsrs, doc(cfg(feature = "sse")))]
 pub mod callbacks;
 pub mod chunks;
+#[cfg(feature = "sse")]
+mod clock;
 pub mod compact;
 pub mod compat;
 #[cfg(feature = "sse")]
@@ -56,6 +63,8 @@ pub mod subscriber;
 pub mod transport;
 
 pub use apply::{ApplyError, ApplyErrorKind, Limits, Reducer, RunOutcome};
+#[cfg(feature = "browser")]
+pub use browser::BrowserAgent;
 #[cfg(feature = "sse")]
 pub use callbacks::Callbacks;
 #[cfg(feature = "sse")]

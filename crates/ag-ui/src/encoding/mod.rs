@@ -45,6 +45,12 @@ pub const SSE_MEDIA_TYPE: &str = media_type!(sse);
 /// this string (a parameter makes it SSE).
 pub const PROTO_MEDIA_TYPE: &str = media_type!(proto);
 
+/// The `Accept` header of a client that asks for protobuf first, SSE still welcome (the native
+/// and the browser HTTP agents alike).
+#[cfg(all(feature = "proto", feature = "client"))]
+pub(crate) const ACCEPT_PROTO_FIRST: &str =
+    concat!(media_type!(proto), ", ", media_type!(sse), ";q=0.5");
+
 /// An encoding of AG-UI events on the wire: what a server answers and a client reads.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 #[non_exhaustive]

@@ -190,6 +190,7 @@ impl FrameDecoder {
     }
 
     /// Changes the largest frame accepted; it holds from the next line read.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) fn set_max_event_size(&mut self, bytes: usize) {
         self.max_event_size = bytes;
     }
