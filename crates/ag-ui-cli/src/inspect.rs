@@ -125,10 +125,7 @@ impl<H: RunHandler> Transport for InProcess<H> {
         self.handler
             .run(input.clone())
             .map(|events| InProcessBody { events })
-            .map_err(|e| TransportError::Http {
-                status: e.status().as_u16(),
-                body: e.message().to_owned(),
-            })
+            .map_err(|e| TransportError::http(e.status().as_u16(), e.message()))
     }
 }
 

@@ -8,7 +8,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use ag_ui::client::{
     CancelToken, Conversation, Flow, HttpAgent, Reducer, RunError, RunErrorKind, Subscriber,
-    Timeouts, TransportError,
+    Timeouts, TransportErrorKind,
 };
 use ag_ui::{Event, ResumeEntry};
 
@@ -224,11 +224,16 @@ fn run_failure(error: RunError) -> Failure {
         }
     }
     match error.transport() {
-        Some(TransportError::Connection { message, source }) => Failure::Remote(match source {
-            Some(source) => format!("{message}: {}", chain(source.as_ref())),
-            None => message.clone(),
-        }),
-        Some(TransportError::InvalidRequest(message)) => Failure::Usage(message.clone()),
+        Some(transport) if transport.kind() == TransportErrorKind::Connection => {
+            let message = transport.message().unwrap_or_default();
+            Failure::Remote(match std::error::Error::source(transport) {
+                Some(source) => format!("{message}: {}", chain(source)),
+                None => message.to_owned(),
+            })
+        }
+        Some(transport) if transport.kind() == TransportErrorKind::InvalidRequest => {
+            Failure::Usage(transport.message().unwrap_or_default().to_owned())
+        }
         _ => Failure::Remote(chain(&error)),
     }
 }

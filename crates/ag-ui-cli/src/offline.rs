@@ -7,7 +7,7 @@ use std::io::{BufWriter, Write};
 use ag_ui::client::chunks::{ChunkError, ChunkNormalizer};
 use ag_ui::client::{ApplyErrorKind, Reducer};
 use ag_ui::encoding::sse;
-use ag_ui::verify::{CheckJsonError, Verifier, Violation};
+use ag_ui::verify::{Verifier, Violation};
 use ag_ui::{DecodeErrorKind, Event, EventType};
 use serde_json::json;
 
@@ -423,13 +423,15 @@ pub(crate) fn verify_reader(
         let mut unknown = input::Unknown::default();
         input::for_each_json(reader, |position, json| match verifier.check_json(json) {
             Ok(event) => verification.push(Positioned { position, event }),
-            Err(CheckJsonError::Violation(v)) => Err(Failure::violation(position, &v)),
-            Err(CheckJsonError::Decode(e)) if e.kind() == DecodeErrorKind::UnknownEventType => {
-                unknown.skip(position, e.event_type().unwrap_or_default());
-                Ok(())
-            }
-            Err(CheckJsonError::Decode(e)) => Err(InputError::decode(position, &e).into()),
-            Err(other) => Err(Failure::Usage(other.to_string())),
+            Err(e) => match (e.violation(), e.decode()) {
+                (Some(v), _) => Err(Failure::violation(position, v)),
+                (_, Some(e)) if e.kind() == DecodeErrorKind::UnknownEventType => {
+                    unknown.skip(position, e.event_type().unwrap_or_default());
+                    Ok(())
+                }
+                (_, Some(e)) => Err(InputError::decode(position, e).into()),
+                (None, None) => Err(Failure::Usage(e.to_string())),
+            },
         })?;
         unknown.finish();
     } else {

@@ -10,7 +10,7 @@ use std::time::Duration;
 use ag_ui::client::conversation::fresh_run_id;
 use ag_ui::client::{
     Body, BrowserAgent, Flow, Piece, Pipeline, PipelineError, PipelineErrorKind, Reducer,
-    RunOutcome, Subscriber, Transport, TransportError,
+    RunOutcome, Subscriber, Transport, TransportError, TransportErrorKind,
 };
 use ag_ui::{
     Context, Interrupt, Message, PROTOCOL_VERSION, ResumeEntry, RunAgentInput, ThreadId, Tool,
@@ -100,10 +100,8 @@ fn type_error(message: &str) -> JsValue {
 }
 
 fn transport_error(error: &TransportError) -> JsValue {
-    let status = match error {
-        TransportError::Http { status, .. }
-        | TransportError::NotAgUi { status, .. }
-        | TransportError::EmptyBody { status } => Some(*status),
+    let status = match error.kind() {
+        TransportErrorKind::Http | TransportErrorKind::NotAgUi => error.status(),
         _ => None,
     };
     js_error(&error.to_string(), Some(error.kind().as_str()), status)

@@ -5,11 +5,11 @@
 //! (protobuf first with [`with_proto`](BrowserAgent::with_proto), feature `proto`); the
 //! response body is read as a stream, piece by piece, as it arrives. What comes back is
 //! checked as [`HttpAgent`](crate::client::HttpAgent) checks it natively: a non-success status
-//! is a [`TransportError::Http`] (with the first 64 KiB of the body), a success that is not an
-//! event stream a [`TransportError::NotAgUi`], one whose stream ends before a byte a
-//! [`TransportError::EmptyBody`], a connection that breaks mid-stream a
-//! [`TransportError::Connection`], and an agent silent for longer than the idle timeout a
-//! [`TransportError::Timeout`]. The browser itself follows redirects and decodes
+//! is a [`TransportError`] of kind [`Http`](crate::client::TransportErrorKind::Http) (with the first 64 KiB of the body), a success that is not an
+//! event stream a [`TransportError`] of kind [`NotAgUi`](crate::client::TransportErrorKind::NotAgUi), one whose stream ends before a byte a
+//! [`TransportError`] of kind [`NotAgUi`](crate::client::TransportErrorKind::NotAgUi) ([`is_empty_body`](crate::client::TransportError::is_empty_body)), a connection that breaks mid-stream a
+//! [`TransportError`] of kind [`Connection`](crate::client::TransportErrorKind::Connection), and an agent silent for longer than the idle timeout a
+//! [`TransportError`] of kind [`Timeout`](crate::client::TransportErrorKind::Timeout). The browser itself follows redirects and decodes
 //! `Content-Encoding`; the page's origin must be allowed by the agent (CORS).
 //!
 //! Dropping the body, or the future of [`open`](Transport::open), aborts the request through
@@ -19,7 +19,7 @@
 //! The JavaScript objects of a request live in a task of the page's event loop
 //! (`wasm_bindgen_futures::spawn_local`), which hands the bytes over through a bounded channel:
 //! the transport's futures are `Send` like every other's, no thread and no tokio runtime is
-//! needed, and at most [`CHANNEL_PIECES`] pieces wait for the pipeline.
+//! needed, and at most 8 pieces wait for the pipeline.
 //!
 //! ```no_run
 //! use ag_ui::client::{BrowserAgent, Conversation};
@@ -52,7 +52,7 @@ use crate::encoding::Format;
 pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// How many pieces of a body at most wait, read but not yet taken by the pipeline.
-pub const CHANNEL_PIECES: usize = 8;
+pub(crate) const CHANNEL_PIECES: usize = 8;
 
 /// At most this much of an error response's body is kept.
 const ERROR_BODY_LIMIT: usize = 64 * 1024;
@@ -70,7 +70,7 @@ pub struct BrowserAgent {
 impl BrowserAgent {
     /// An agent at `url` (absolute, or relative to the page), with the default idle timeout.
     /// The URL is checked when a run is opened (an invalid one is a
-    /// [`TransportError::InvalidRequest`]).
+    /// [`TransportError`] of kind [`InvalidRequest`](crate::client::TransportErrorKind::InvalidRequest)).
     pub fn new(url: impl Into<String>) -> Self {
         Self {
             url: url.into(),
@@ -82,7 +82,7 @@ impl BrowserAgent {
     }
 
     /// Sends this header with every run. The browser checks it when a run is opened: an
-    /// invalid name or value is a [`TransportError::InvalidRequest`] naming the header.
+    /// invalid name or value is a [`TransportError`] of kind [`InvalidRequest`](crate::client::TransportErrorKind::InvalidRequest) naming the header.
     pub fn with_header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
         self.headers.push((name.into(), value.into()));
         self
@@ -157,7 +157,7 @@ impl Transport for BrowserAgent {
         input: &RunAgentInput,
     ) -> impl Future<Output = Result<BrowserBody, TransportError>> + Send {
         let request = serde_json::to_string(input)
-            .map_err(|e| TransportError::InvalidRequest(format!("the run input: {e}")));
+            .map_err(|e| TransportError::invalid_request(format!("the run input: {e}")));
         let agent = self.clone();
         async move {
             let request = request?;
@@ -174,10 +174,9 @@ impl Transport for BrowserAgent {
                     _abort: abort,
                 }),
                 Ok(Err(e)) => Err(e),
-                Err(_) => Err(TransportError::Connection {
-                    message: "the fetch task ended without an answer".to_owned(),
-                    source: None,
-                }),
+                Err(_) => Err(TransportError::connection_lost(
+                    "the fetch task ended without an answer",
+                )),
             }
         }
     }
@@ -260,10 +259,10 @@ fn build_request(
     signal: &web_sys::AbortSignal,
 ) -> Result<web_sys::Request, TransportError> {
     let headers =
-        web_sys::Headers::new().map_err(|e| TransportError::InvalidRequest(JsError::from(e).0))?;
+        web_sys::Headers::new().map_err(|e| TransportError::invalid_request(JsError::from(e).0))?;
     let set = |name: &str, value: &str| {
         headers.set(name, value).map_err(|e| {
-            TransportError::InvalidRequest(format!("header {name:?}: {}", JsError::from(e)))
+            TransportError::invalid_request(format!("header {name:?}: {}", JsError::from(e)))
         })
     };
     set("content-type", "application/json")?;
@@ -277,7 +276,7 @@ fn build_request(
     init.set_headers(&headers);
     init.set_signal(Some(signal));
     web_sys::Request::new_with_str_and_init(&agent.url, &init).map_err(|e| {
-        TransportError::InvalidRequest(format!("the URL {:?}: {}", agent.url, JsError::from(e)))
+        TransportError::invalid_request(format!("the URL {:?}: {}", agent.url, JsError::from(e)))
     })
 }
 
@@ -345,7 +344,7 @@ async fn fetch_task(
         Raced::Aborted => return controller.abort(),
         Raced::Idle => {
             controller.abort();
-            let _ = head.send(Err(TransportError::Timeout(Timeout::Headers(idle))));
+            let _ = head.send(Err(TransportError::from(Timeout::Headers(idle))));
             return;
         }
     };
@@ -369,7 +368,7 @@ async fn fetch_task(
         controller.abort();
         text.truncate(ERROR_BODY_LIMIT);
         let body = String::from_utf8_lossy(&text).into_owned();
-        let _ = head.send(Err(TransportError::Http { status, body }));
+        let _ = head.send(Err(TransportError::http(status, body)));
         return;
     }
     let content_type = response.headers().get("content-type").ok().flatten();
@@ -378,16 +377,12 @@ async fn fetch_task(
         Some(wire) if !no_body => wire,
         _ => {
             controller.abort();
-            let _ = head.send(Err(TransportError::NotAgUi {
-                status,
-                content_type,
-                content_encoding: None,
-            }));
+            let _ = head.send(Err(TransportError::not_ag_ui(status, content_type, None)));
             return;
         }
     };
     let Some(reader) = reader else {
-        let _ = head.send(Err(TransportError::EmptyBody { status }));
+        let _ = head.send(Err(TransportError::empty_body(status)));
         return;
     };
     let mut head = Some(head);
@@ -398,13 +393,13 @@ async fn fetch_task(
             Raced::Done(Ok(None)) => {
                 // The end: before a byte, there was no event stream at all.
                 if let Some(head) = head.take() {
-                    let _ = head.send(Err(TransportError::EmptyBody { status }));
+                    let _ = head.send(Err(TransportError::empty_body(status)));
                 }
                 return;
             }
             Raced::Done(Err(e)) => Err(TransportError::connection("reading the response", e)),
             Raced::Aborted => return controller.abort(),
-            Raced::Idle => Err(TransportError::Timeout(Timeout::Idle(idle))),
+            Raced::Idle => Err(TransportError::from(Timeout::Idle(idle))),
         };
         // The first byte makes the response an event stream: the body is handed over.
         if let Some(head) = head.take()

@@ -85,7 +85,7 @@ impl RunErrorKind {
 ///
 /// A run the agent ended with `RUN_ERROR` and a response that stopped in the middle of a run
 /// are errors too ([`PipelineErrorKind::RunFailed`], [`PipelineErrorKind::Incomplete`]), as is a
-/// response that is not an AG-UI stream ([`TransportError::NotAgUi`]), so that `?` never reads
+/// response that is not an AG-UI stream ([`TransportError`] of kind [`NotAgUi`](crate::client::TransportErrorKind::NotAgUi)), so that `?` never reads
 /// a failed run as a successful one.
 ///
 /// Like every error of the crate, it is opaque with a [`kind`](Self::kind): the layer that
@@ -191,7 +191,7 @@ impl RunError {
 /// Failures are not summaries: a run the agent ended with `RUN_ERROR`, a response that
 /// stopped in the middle of a run and a response that is not an AG-UI stream are
 /// [`RunError`]s ([`PipelineErrorKind::RunFailed`], [`PipelineErrorKind::Incomplete`],
-/// [`TransportError::NotAgUi`]).
+/// [`TransportError`] of kind [`NotAgUi`](crate::client::TransportErrorKind::NotAgUi)).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum RunEnd {

@@ -11,20 +11,20 @@
 //!
 //! What comes back is checked before a byte of it is read as events:
 //!
-//! - a non-success status is a [`TransportError::Http`] carrying the status and (the first 64 KiB
+//! - a non-success status is a [`TransportError`] of kind [`Http`](crate::client::TransportErrorKind::Http) carrying the status and (the first 64 KiB
 //!   of) the body; its `Display` shows a short, sanitized excerpt;
 //! - a success that is not an event stream (another content type, none, `204 No Content`, or
 //!   a `Content-Encoding` the client does not decode such as `gzip`) is a
-//!   [`TransportError::NotAgUi`] naming what came back (stricter than the reference client, which
+//!   [`TransportError`] of kind [`NotAgUi`](crate::client::TransportErrorKind::NotAgUi) naming what came back (stricter than the reference client, which
 //!   reads any response but the protobuf media type as SSE: a login page or a JSON error
 //!   answered with `200` then fails, named, instead of reading as an empty run);
 //! - a redirect to another origin (scheme, host, port) is not followed
-//!   ([`TransportError::Redirect`]) unless [`with_cross_origin_redirects`](
+//!   ([`TransportError`] of kind [`Redirect`](crate::client::TransportErrorKind::Redirect)) unless [`with_cross_origin_redirects`](
 //!   HttpAgent::with_cross_origin_redirects) allows it, and then only without the custom
 //!   headers and the bearer token. Redirects within the origin are followed (at most 10;
-//!   more, a redirect loop, is a [`TransportError::TooManyRedirects`] at once), and none
+//!   more, a redirect loop, is a [`TransportError`] of kind [`Redirect`](crate::client::TransportErrorKind::Redirect) at once), and none
 //!   at all after [`with_redirects(false)`](HttpAgent::with_redirects);
-//! - a success whose event stream ends without a byte is a [`TransportError::EmptyBody`] at
+//! - a success whose event stream ends without a byte is a [`TransportError`] of kind [`NotAgUi`](crate::client::TransportErrorKind::NotAgUi) ([`is_empty_body`](crate::client::TransportError::is_empty_body)) at
 //!   once (not taken for a cut stream to reconnect to).
 //!
 //! # Timeouts
@@ -42,7 +42,7 @@
 //!   [`Resuming::with_idle_timeout`]);
 //! - **total** ([`with_timeout`](HttpAgent::with_timeout), none by default): the whole run.
 //!
-//! Each one that fires is a [`TransportError::Timeout`] naming it.
+//! Each one that fires is a [`TransportError`] of kind [`Timeout`](crate::client::TransportErrorKind::Timeout) naming it.
 //!
 //! # Resumable runs
 //!
@@ -108,7 +108,7 @@ pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// The time-outs of an [`HttpAgent`]'s runs (see [the module documentation](self#timeouts)).
-/// Each one that fires is a [`TransportError::Timeout`] naming it.
+/// Each one that fires is a [`TransportError`] of kind [`Timeout`](crate::client::TransportErrorKind::Timeout) naming it.
 ///
 /// ```
 /// use std::time::Duration;
@@ -181,7 +181,7 @@ pub struct HttpAgent {
 impl HttpAgent {
     /// An agent at `url`, with the default timeouts, following redirects within its origin
     /// only. The URL is checked when a run is opened (an invalid one is a
-    /// [`TransportError::InvalidRequest`]).
+    /// [`TransportError`] of kind [`InvalidRequest`](crate::client::TransportErrorKind::InvalidRequest)).
     pub fn new(url: impl Into<String>) -> Self {
         Self {
             url: url.into(),
@@ -235,8 +235,8 @@ impl HttpAgent {
             Some(token) => {
                 let mut value =
                     HeaderValue::from_str(&format!("Bearer {token}")).map_err(|_| {
-                        TransportError::InvalidRequest(
-                            "the bearer token is not a valid header value".into(),
+                        TransportError::invalid_request(
+                            "the bearer token is not a valid header value",
                         )
                     })?;
                 value.set_sensitive(true);
@@ -247,12 +247,12 @@ impl HttpAgent {
 
     fn checked_url(&self) -> Result<Url, TransportError> {
         if let Some(error) = &self.invalid_header {
-            return Err(TransportError::InvalidRequest(error.clone()));
+            return Err(TransportError::invalid_request(error.clone()));
         }
         let url = Url::parse(&self.url)
-            .map_err(|e| TransportError::InvalidRequest(format!("URL {:?}: {e}", self.url)))?;
+            .map_err(|e| TransportError::invalid_request(format!("URL {:?}: {e}", self.url)))?;
         if !matches!(url.scheme(), "http" | "https") {
-            return Err(TransportError::InvalidRequest(format!(
+            return Err(TransportError::invalid_request(format!(
                 "URL {:?}: the scheme must be http or https",
                 self.url
             )));
@@ -274,7 +274,7 @@ impl HttpAgent {
     /// Sends this header with every run (replacing an earlier value of the same name).
     ///
     /// A name or value that is not valid in HTTP is not dropped silently: every run of this
-    /// agent then fails with [`TransportError::InvalidRequest`] naming the header, as `reqwest`
+    /// agent then fails with [`TransportError`] of kind [`InvalidRequest`](crate::client::TransportErrorKind::InvalidRequest) naming the header, as `reqwest`
     /// reports an invalid header when the request is sent. Use
     /// [`try_with_header`](Self::try_with_header) to learn it at once.
     #[must_use]
@@ -305,10 +305,10 @@ impl HttpAgent {
     /// ```
     ///
     /// # Errors
-    /// [`TransportError::InvalidRequest`] naming the header when its name or value is not valid in
+    /// [`TransportError`] of kind [`InvalidRequest`](crate::client::TransportErrorKind::InvalidRequest) naming the header when its name or value is not valid in
     /// HTTP (the value is not shown: it may be a secret).
     pub fn try_with_header(mut self, name: &str, value: &str) -> Result<Self, TransportError> {
-        let (name, value) = header(name, value).map_err(TransportError::InvalidRequest)?;
+        let (name, value) = header(name, value).map_err(TransportError::invalid_request)?;
         self.headers.insert(name, value);
         Ok(self)
     }
@@ -364,7 +364,7 @@ impl HttpAgent {
 
     /// Follows no redirect at all when `false` (default `true`: within the origin, and to
     /// another one as [`with_cross_origin_redirects`](Self::with_cross_origin_redirects)
-    /// says): a redirect answer is then a [`TransportError::Redirect`] naming its target, so
+    /// says): a redirect answer is then a [`TransportError`] of kind [`Redirect`](crate::client::TransportErrorKind::Redirect) naming its target, so
     /// every request of a run goes to the URL given and nowhere else (what a load generator
     /// needs).
     #[must_use]
@@ -423,16 +423,16 @@ impl HttpAgent {
     /// The error of a request that got no response.
     fn send_error(&self, url: &Url, error: reqwest::Error) -> TransportError {
         if error.is_builder() {
-            TransportError::InvalidRequest(chain(&error))
+            TransportError::invalid_request(chain(&error))
         } else if error.is_redirect() {
-            TransportError::TooManyRedirects {
-                redirects: MAX_REDIRECTS,
-                location: error.url().map_or_else(|| url.to_string(), Url::to_string),
-            }
+            TransportError::too_many_redirects(
+                MAX_REDIRECTS,
+                error.url().map_or_else(|| url.to_string(), Url::to_string),
+            )
         } else if error.is_connect() && error.is_timeout() {
-            TransportError::Timeout(Timeout::Connect(self.timeouts.connect))
+            TransportError::from(Timeout::Connect(self.timeouts.connect))
         } else if let (true, Some(total)) = (error.is_timeout(), self.timeouts.total) {
-            TransportError::Timeout(Timeout::Total(total))
+            TransportError::from(Timeout::Total(total))
         } else {
             TransportError::connection(format!("cannot reach {url}"), error)
         }
@@ -507,11 +507,11 @@ fn check_event_stream(response: &reqwest::Response) -> Result<Format, TransportE
     let no_body = matches!(status, StatusCode::NO_CONTENT | StatusCode::RESET_CONTENT);
     match content_type.as_deref().and_then(Format::from_content_type) {
         Some(wire) if !no_body && encoding.is_none() => Ok(wire),
-        _ => Err(TransportError::NotAgUi {
-            status: status.as_u16(),
+        _ => Err(TransportError::not_ag_ui(
+            status.as_u16(),
             content_type,
-            content_encoding: encoding,
-        }),
+            encoding,
+        )),
     }
 }
 
@@ -547,17 +547,15 @@ impl HttpStream {
 impl Body for HttpStream {
     async fn next(&mut self) -> Result<Option<Piece>, TransportError> {
         match tokio::time::timeout(self.idle_timeout, self.response.chunk()).await {
-            Err(_) => Err(TransportError::Timeout(Timeout::Idle(self.idle_timeout))),
+            Err(_) => Err(TransportError::from(Timeout::Idle(self.idle_timeout))),
             Ok(Ok(Some(bytes))) => {
                 self.started |= !bytes.is_empty();
                 Ok(Some(Piece::Bytes(bytes)))
             }
-            Ok(Ok(None)) if !self.started => Err(TransportError::EmptyBody {
-                status: self.status,
-            }),
+            Ok(Ok(None)) if !self.started => Err(TransportError::empty_body(self.status)),
             Ok(Ok(None)) => Ok(None),
             Ok(Err(e)) => match (e.is_timeout(), self.timeout) {
-                (true, Some(total)) => Err(TransportError::Timeout(Timeout::Total(total))),
+                (true, Some(total)) => Err(TransportError::from(Timeout::Total(total))),
                 _ => Err(TransportError::connection("reading the response", e)),
             },
         }
@@ -655,19 +653,17 @@ impl crate::client::resume::Reconnect for HttpAgent {
         }
         let response = match tokio::time::timeout(self.timeouts.idle, request.send()).await {
             Err(_) => {
-                return Err(TransportError::Timeout(Timeout::Headers(
-                    self.timeouts.idle,
-                )));
+                return Err(TransportError::from(Timeout::Headers(self.timeouts.idle)));
             }
             Ok(Err(e)) => return Err(self.send_error(&url, e)),
             Ok(Ok(response)) => response,
         };
         let status = response.status();
         if !status.is_success() {
-            return Err(TransportError::Http {
-                status: status.as_u16(),
-                body: self.error_body(response).await,
-            });
+            return Err(TransportError::http(
+                status.as_u16(),
+                self.error_body(response).await,
+            ));
         }
         let wire = check_event_stream(&response)?;
         Ok(HttpStream::new(self, response, wire))
@@ -695,7 +691,7 @@ impl HttpAgent {
             &declared
         };
         let body = serde_json::to_vec(input).map_err(|e| {
-            TransportError::InvalidRequest(format!("the run input cannot be encoded: {e}"))
+            TransportError::invalid_request(format!("the run input cannot be encoded: {e}"))
         })?;
         let client = self.client()?;
         #[cfg(feature = "otel")]
@@ -725,9 +721,7 @@ impl HttpAgent {
             let response = match tokio::time::timeout(self.timeouts.idle, request.send()).await {
                 Err(_) => {
                     *reached = true;
-                    return Err(TransportError::Timeout(Timeout::Headers(
-                        self.timeouts.idle,
-                    )));
+                    return Err(TransportError::from(Timeout::Headers(self.timeouts.idle)));
                 }
                 Ok(Err(e)) => {
                     *reached |= !e.is_connect();
@@ -753,10 +747,10 @@ impl HttpAgent {
                     let allowed = self.follow_redirects
                         && (!cross || (self.cross_origin_redirects && preserves_method));
                     if !allowed {
-                        return Err(TransportError::Redirect {
-                            status: status.as_u16(),
-                            location: target.to_string(),
-                        });
+                        return Err(TransportError::redirect(
+                            status.as_u16(),
+                            target.to_string(),
+                        ));
                     }
                     if preserves_method {
                         // Once the origin changed, credentials stay behind for good.
@@ -767,18 +761,18 @@ impl HttpAgent {
                 }
             }
             if !status.is_success() {
-                return Err(TransportError::Http {
-                    status: status.as_u16(),
-                    body: self.error_body(response).await,
-                });
+                return Err(TransportError::http(
+                    status.as_u16(),
+                    self.error_body(response).await,
+                ));
             }
             let wire = check_event_stream(&response)?;
             return Ok(HttpStream::new(self, response, wire));
         }
-        Err(TransportError::TooManyRedirects {
-            redirects: MAX_REDIRECTS,
-            location: url.to_string(),
-        })
+        Err(TransportError::too_many_redirects(
+            MAX_REDIRECTS,
+            url.to_string(),
+        ))
     }
 }
 

@@ -62,7 +62,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::DecodeError;
-use crate::client::transport::{Body, Piece, Timeout, TransportError};
+use crate::client::transport::{Body, Piece, Timeout, TransportError, TransportErrorKind};
 use crate::encoding::Format;
 use crate::encoding::sse::FrameDecoder;
 
@@ -422,7 +422,7 @@ impl<R: Reconnect> Resuming<R> {
                 if let Some(idle) = self.idle
                     && delay > idle.saturating_sub(self.quiet_since.elapsed())
                 {
-                    return Err(TransportError::Timeout(Timeout::Idle(idle)));
+                    return Err(TransportError::from(Timeout::Idle(idle)));
                 }
                 if let Some(hook) = &self.hook {
                     hook(&Reconnection {
@@ -521,20 +521,20 @@ fn cursor(id: &str) -> Option<(&str, u64)> {
     Some((run, seq.parse().ok()?))
 }
 
-/// Errors worth another attempt: the connection, a silent server, a server error.
 /// Whether `error`, before the stream has shown ids, is a reason to try the endpoint as a
 /// resumable one: a cut connection only. A timeout there is the agent stalling on a stream that
 /// may not be resumable at all, and an HTTP error is the endpoint's answer: both are reported
 /// as they are rather than retried against a reconnect route that may not exist.
 pub(crate) fn speculative(error: &TransportError) -> bool {
-    matches!(error, TransportError::Connection { .. })
+    error.kind() == TransportErrorKind::Connection
 }
 
+/// Errors worth another attempt: the connection, a silent server, a server error.
 pub(crate) fn retriable(error: &TransportError) -> bool {
-    match error {
-        TransportError::Connection { .. } => true,
-        TransportError::Timeout(timeout) => !matches!(timeout, Timeout::Total(_)),
-        TransportError::Http { status, .. } => *status >= 500 || *status == 429,
+    match error.kind() {
+        TransportErrorKind::Connection => true,
+        TransportErrorKind::Timeout => !matches!(error.timeout(), Some(Timeout::Total(_))),
+        TransportErrorKind::Http => error.status().is_some_and(|s| s >= 500 || s == 429),
         _ => false,
     }
 }
@@ -616,7 +616,12 @@ where
                         };
                         match self.connect().await {
                             Ok(()) => continue,
-                            Err(TransportError::Http { status, .. }) if status < 500 => return end,
+                            Err(error)
+                                if error.kind() == TransportErrorKind::Http
+                                    && error.status().is_some_and(|s| s < 500) =>
+                            {
+                                return end;
+                            }
                             Err(error) => return Err(error),
                         }
                     }

@@ -71,8 +71,8 @@ pub enum Piece {
 ///   A transport never needs to check that itself.
 /// - **`Err(_)`**: the response was cut off in a way the transport could see — the connection
 ///   reset, a chunked or length-delimited body that stopped short, a timeout. Report it as a
-///   [`TransportError`] ([`Connection`](TransportError::Connection) with the cause as its
-///   source, or [`Timeout`](TransportError::Timeout)), never as `Ok(None)`: a caller that
+///   [`TransportError`] ([`connection`](TransportError::connection) with the cause as its
+///   source, or `TransportError::from(Timeout)`), never as `Ok(None)`: a caller that
 ///   retries (a reconnecting client) can then tell a broken carrier from a server that
 ///   closed the stream in the middle of a run.
 ///
@@ -109,10 +109,11 @@ pub trait Transport: Sync {
     /// Sends the run input and returns the response, once the agent accepted the run.
     ///
     /// # Errors
-    /// [`TransportError::Connection`] when the agent cannot be reached,
-    /// [`TransportError::Http`] when it refuses the run, [`TransportError::NotAgUi`] when what
-    /// came back is not an event stream, [`TransportError::Timeout`] when it does not answer in
-    /// time, [`TransportError::InvalidRequest`] when the request cannot be built.
+    /// A [`TransportError`] of kind [`Connection`](TransportErrorKind::Connection) when the
+    /// agent cannot be reached, [`Http`](TransportErrorKind::Http) when it refuses the run,
+    /// [`NotAgUi`](TransportErrorKind::NotAgUi) when what came back is not an event stream,
+    /// [`Timeout`](TransportErrorKind::Timeout) when it does not answer in time,
+    /// [`InvalidRequest`](TransportErrorKind::InvalidRequest) when the request cannot be built.
     fn open(
         &self,
         input: &RunAgentInput,
@@ -262,104 +263,259 @@ impl TransportErrorKind {
 
 /// Why a transport could not carry a run: the agent was not reached, refused the run, answered
 /// with something else than an event stream, or went silent.
+///
+/// Opaque, with a [`kind`](Self::kind), in the style of the other errors of the crate: what
+/// went wrong underneath (the I/O error of a broken connection) is the
+/// [`source`](std::error::Error::source), never repeated in the message; the details are behind
+/// accessors ([`status`](Self::status), [`body`](Self::body),
+/// [`content_type`](Self::content_type), [`timeout`](Self::timeout),
+/// [`location`](Self::location), …). A transport of your own builds one with
+/// [`connection`](Self::connection), [`http`](Self::http), [`not_ag_ui`](Self::not_ag_ui),
+/// [`invalid_request`](Self::invalid_request), or `from` a [`Timeout`].
+///
+/// ```
+/// use ag_ui::client::{Timeout, TransportError, TransportErrorKind};
+/// use std::time::Duration;
+///
+/// let err = TransportError::http(503, r#"{"error":{"message":"busy"}}"#);
+/// assert_eq!(err.kind(), TransportErrorKind::Http);
+/// assert_eq!(err.status(), Some(503));
+/// assert_eq!(err.to_string(), "HTTP 503: busy");
+/// let err = TransportError::from(Timeout::Idle(Duration::from_secs(2)));
+/// assert_eq!(err.timeout(), Some(Timeout::Idle(Duration::from_secs(2))));
+/// ```
 #[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum TransportError {
-    /// The agent could not be reached, or the connection broke. The cause (for example the I/O
-    /// error `connection refused`) is the [`source`](std::error::Error::source).
+#[error(transparent)]
+pub struct TransportError(Failure);
+
+/// What a [`TransportError`] holds.
+#[derive(Debug, thiserror::Error)]
+enum Failure {
+    /// The agent could not be reached, or the connection broke.
     #[error("transport failed: {message}")]
     Connection {
-        /// What the transport was doing.
         message: String,
-        /// What went wrong underneath, if known.
         #[source]
         source: Option<Box<dyn std::error::Error + Send + Sync + 'static>>,
     },
-    /// The server answered with a non-success status. `Display` shows the status and a short,
-    /// sanitized excerpt of the body: the message of a JSON error body
-    /// (`{"error": {"message": …}}`, `{"error": …}`, `{"message": …}`, `{"detail": …}`), the
-    /// title or text of an HTML page, control characters removed, at most 200 characters.
+    /// The server answered with a non-success status.
     #[error("HTTP {status}: {}", http_excerpt(.body))]
-    Http {
-        /// The status code.
-        status: u16,
-        /// The response body as received (cut at 64 KiB).
-        body: String,
-    },
+    Http { status: u16, body: String },
     /// The response is not an AG-UI event stream.
     #[error("the response is not an AG-UI event stream: HTTP {status}, {}", not_ag_ui_message(.content_type.as_deref(), .content_encoding.as_deref()))]
     NotAgUi {
-        /// The status code.
         status: u16,
-        /// The `Content-Type` that came back, if any.
         content_type: Option<String>,
-        /// The `Content-Encoding` that came back, if it is one the client does not decode.
         content_encoding: Option<String>,
     },
     /// A timeout fired.
     #[error("{0}")]
     Timeout(Timeout),
-    /// The request could not be built: an invalid URL or header, named in the message.
+    /// The request could not be built.
     #[error("invalid request: {0}")]
     InvalidRequest(String),
-    /// The agent redirected to another origin; such a redirect is only followed when allowed
-    /// (`HttpAgent::with_cross_origin_redirects`).
+    /// The agent redirected to another origin.
     #[error(
         "HTTP {status}: the agent redirected to another origin ({}), which is not followed",
         crate::excerpt(.location, crate::EXCERPT_BYTES)
     )]
-    Redirect {
-        /// The redirect status.
-        status: u16,
-        /// Where it pointed.
-        location: String,
-    },
-    /// The agent redirected more times than are followed (a redirect loop, most likely); kind
-    /// [`TransportErrorKind::Redirect`]. Never retried.
+    Redirect { status: u16, location: String },
+    /// The agent redirected more times than are followed.
     #[error(
         "the agent redirected more than {redirects} times (last to {}): not followed further",
         crate::excerpt(.location, crate::EXCERPT_BYTES)
     )]
-    TooManyRedirects {
-        /// How many redirects were followed.
-        redirects: usize,
-        /// Where the last one pointed.
-        location: String,
-    },
-    /// A success whose body ended before a single byte: no event stream at all; kind
-    /// [`TransportErrorKind::NotAgUi`]. Never taken for a cut stream to reconnect to.
+    TooManyRedirects { redirects: usize, location: String },
+    /// A success whose body ended before a single byte.
     #[error("the response is not an AG-UI event stream: HTTP {status} with an empty body")]
-    EmptyBody {
-        /// The status code.
-        status: u16,
-    },
+    EmptyBody { status: u16 },
+}
+
+/// A timeout fired ([`TransportErrorKind::Timeout`]); `Display` names it.
+impl From<Timeout> for TransportError {
+    fn from(timeout: Timeout) -> Self {
+        TransportError(Failure::Timeout(timeout))
+    }
 }
 
 impl TransportError {
-    /// A [`TransportError::Connection`] saying what failed, with its cause.
+    /// The agent could not be reached, or the connection broke ([`TransportErrorKind::Connection`]):
+    /// `message` says what the transport was doing, `source` what went wrong underneath (for
+    /// example the I/O error `connection refused`).
     pub fn connection(
         message: impl Into<String>,
         source: impl Into<Box<dyn std::error::Error + Send + Sync + 'static>>,
     ) -> Self {
-        TransportError::Connection {
+        TransportError(Failure::Connection {
             message: message.into(),
             source: Some(source.into()),
-        }
+        })
+    }
+
+    /// A [`TransportErrorKind::Connection`] whose cause is not known.
+    #[cfg_attr(not(feature = "browser"), allow(dead_code))]
+    pub(crate) fn connection_lost(message: impl Into<String>) -> Self {
+        TransportError(Failure::Connection {
+            message: message.into(),
+            source: None,
+        })
+    }
+
+    /// The server answered with a non-success `status` ([`TransportErrorKind::Http`]); `body`
+    /// is the response body as received (a transport keeps at most 64 KiB of it). `Display`
+    /// shows the status and a short, sanitized excerpt of the body: the message of a JSON error
+    /// body (`{"error": {"message": …}}`, `{"error": …}`, `{"message": …}`, `{"detail": …}`),
+    /// the title or text of an HTML page, control characters removed, at most 200 characters.
+    pub fn http(status: u16, body: impl Into<String>) -> Self {
+        TransportError(Failure::Http {
+            status,
+            body: body.into(),
+        })
+    }
+
+    /// The response is not an AG-UI event stream ([`TransportErrorKind::NotAgUi`]): its status,
+    /// the `Content-Type` that came back if any, and the `Content-Encoding` if it is one the
+    /// transport does not decode.
+    pub fn not_ag_ui(
+        status: u16,
+        content_type: Option<String>,
+        content_encoding: Option<String>,
+    ) -> Self {
+        TransportError(Failure::NotAgUi {
+            status,
+            content_type,
+            content_encoding,
+        })
+    }
+
+    /// A success whose body ended before a single byte: no event stream at all
+    /// ([`TransportErrorKind::NotAgUi`]). Never taken for a cut stream to reconnect to.
+    #[cfg_attr(not(any(feature = "http", feature = "browser")), allow(dead_code))]
+    pub(crate) fn empty_body(status: u16) -> Self {
+        TransportError(Failure::EmptyBody { status })
+    }
+
+    /// The request could not be built ([`TransportErrorKind::InvalidRequest`]): an invalid URL
+    /// or header, named in `message`.
+    pub fn invalid_request(message: impl Into<String>) -> Self {
+        TransportError(Failure::InvalidRequest(message.into()))
+    }
+
+    /// The agent redirected to another origin, which is only followed when allowed
+    /// (`HttpAgent::with_cross_origin_redirects`) ([`TransportErrorKind::Redirect`]).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn redirect(status: u16, location: String) -> Self {
+        TransportError(Failure::Redirect { status, location })
+    }
+
+    /// The agent redirected more times than are followed, a redirect loop most likely
+    /// ([`TransportErrorKind::Redirect`]). Never retried.
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
+    pub(crate) fn too_many_redirects(redirects: usize, location: String) -> Self {
+        TransportError(Failure::TooManyRedirects {
+            redirects,
+            location,
+        })
     }
 
     /// What kind of failure this is.
     pub fn kind(&self) -> TransportErrorKind {
-        match self {
-            TransportError::Connection { .. } => TransportErrorKind::Connection,
-            TransportError::Http { .. } => TransportErrorKind::Http,
-            TransportError::NotAgUi { .. } | TransportError::EmptyBody { .. } => {
-                TransportErrorKind::NotAgUi
-            }
-            TransportError::Timeout(_) => TransportErrorKind::Timeout,
-            TransportError::InvalidRequest(_) => TransportErrorKind::InvalidRequest,
-            TransportError::Redirect { .. } | TransportError::TooManyRedirects { .. } => {
+        match &self.0 {
+            Failure::Connection { .. } => TransportErrorKind::Connection,
+            Failure::Http { .. } => TransportErrorKind::Http,
+            Failure::NotAgUi { .. } | Failure::EmptyBody { .. } => TransportErrorKind::NotAgUi,
+            Failure::Timeout(_) => TransportErrorKind::Timeout,
+            Failure::InvalidRequest(_) => TransportErrorKind::InvalidRequest,
+            Failure::Redirect { .. } | Failure::TooManyRedirects { .. } => {
                 TransportErrorKind::Redirect
             }
+        }
+    }
+
+    /// The HTTP status of the answer: the refusal ([`TransportErrorKind::Http`]), the answer
+    /// that is not an event stream ([`TransportErrorKind::NotAgUi`]), the redirect to another
+    /// origin ([`TransportErrorKind::Redirect`], not for too many redirects).
+    pub fn status(&self) -> Option<u16> {
+        match &self.0 {
+            Failure::Http { status, .. }
+            | Failure::NotAgUi { status, .. }
+            | Failure::EmptyBody { status }
+            | Failure::Redirect { status, .. } => Some(*status),
+            _ => None,
+        }
+    }
+
+    /// The body of a refusal as received, whole ([`TransportErrorKind::Http`]; `Display`
+    /// quotes an excerpt).
+    pub fn body(&self) -> Option<&str> {
+        match &self.0 {
+            Failure::Http { body, .. } => Some(body),
+            _ => None,
+        }
+    }
+
+    /// The `Content-Type` of an answer that is not an event stream, if it had one
+    /// ([`TransportErrorKind::NotAgUi`]).
+    pub fn content_type(&self) -> Option<&str> {
+        match &self.0 {
+            Failure::NotAgUi { content_type, .. } => content_type.as_deref(),
+            _ => None,
+        }
+    }
+
+    /// The `Content-Encoding` of an answer that is not an event stream, when it is one the
+    /// transport does not decode ([`TransportErrorKind::NotAgUi`]).
+    pub fn content_encoding(&self) -> Option<&str> {
+        match &self.0 {
+            Failure::NotAgUi {
+                content_encoding, ..
+            } => content_encoding.as_deref(),
+            _ => None,
+        }
+    }
+
+    /// Whether the answer was a success whose body ended before a single byte
+    /// ([`TransportErrorKind::NotAgUi`]).
+    pub fn is_empty_body(&self) -> bool {
+        matches!(self.0, Failure::EmptyBody { .. })
+    }
+
+    /// Which timeout fired, and its length ([`TransportErrorKind::Timeout`]).
+    pub fn timeout(&self) -> Option<Timeout> {
+        match &self.0 {
+            Failure::Timeout(timeout) => Some(*timeout),
+            _ => None,
+        }
+    }
+
+    /// Where a redirect that was not followed pointed ([`TransportErrorKind::Redirect`]; the
+    /// last one, for too many redirects).
+    pub fn location(&self) -> Option<&str> {
+        match &self.0 {
+            Failure::Redirect { location, .. } | Failure::TooManyRedirects { location, .. } => {
+                Some(location)
+            }
+            _ => None,
+        }
+    }
+
+    /// How many redirects were followed before giving up, for too many redirects
+    /// ([`TransportErrorKind::Redirect`]).
+    pub fn redirects(&self) -> Option<usize> {
+        match &self.0 {
+            Failure::TooManyRedirects { redirects, .. } => Some(*redirects),
+            _ => None,
+        }
+    }
+
+    /// What the transport was doing when the connection failed
+    /// ([`TransportErrorKind::Connection`]), or what made the request invalid
+    /// ([`TransportErrorKind::InvalidRequest`]); the cause, if known, is the
+    /// [`source`](std::error::Error::source).
+    pub fn message(&self) -> Option<&str> {
+        match &self.0 {
+            Failure::Connection { message, .. } | Failure::InvalidRequest(message) => Some(message),
+            _ => None,
         }
     }
 }
@@ -430,7 +586,7 @@ fn sanitize(text: &str) -> String {
     out
 }
 
-/// A short, printable excerpt of an error response's body; see [`TransportError::Http`].
+/// A short, printable excerpt of an error response's body; see [`TransportError::http`].
 fn http_excerpt(body: &str) -> String {
     let trimmed = body.trim();
     if trimmed.is_empty() {
@@ -517,12 +673,79 @@ mod tests {
         );
         let source = std::error::Error::source(&err).map(ToString::to_string);
         assert_eq!(source.as_deref(), Some("refused"));
-        let timeout = TransportError::Timeout(Timeout::Idle(Duration::from_secs(2)));
+        let timeout = TransportError::from(Timeout::Idle(Duration::from_secs(2)));
         assert_eq!(timeout.kind(), TransportErrorKind::Timeout);
         assert_eq!(
             timeout.to_string(),
             "the agent sent nothing for 2s (idle timeout)"
         );
+    }
+
+    #[test]
+    fn accessors_answer_for_their_kind_only() {
+        let http = TransportError::http(502, "<html><title>Bad gateway</title></html>");
+        assert_eq!(http.kind(), TransportErrorKind::Http);
+        assert_eq!(
+            (http.status(), http.body()),
+            (Some(502), Some("<html><title>Bad gateway</title></html>"))
+        );
+        assert_eq!(http.to_string(), "HTTP 502: Bad gateway");
+        assert!(std::error::Error::source(&http).is_none());
+        assert_eq!(
+            (http.timeout(), http.message(), http.location()),
+            (None, None, None)
+        );
+
+        let not = TransportError::not_ag_ui(200, Some("text/html".into()), Some("br".into()));
+        assert_eq!(not.kind(), TransportErrorKind::NotAgUi);
+        assert_eq!(not.status(), Some(200));
+        assert_eq!(not.content_type(), Some("text/html"));
+        assert_eq!(not.content_encoding(), Some("br"));
+        assert!(!not.is_empty_body());
+        assert_eq!(
+            not.to_string(),
+            "the response is not an AG-UI event stream: HTTP 200, content type \"text/html\" with content encoding \"br\""
+        );
+        let empty = TransportError::empty_body(200);
+        assert_eq!(
+            (empty.kind(), empty.status()),
+            (TransportErrorKind::NotAgUi, Some(200))
+        );
+        assert!(empty.is_empty_body());
+
+        let invalid = TransportError::invalid_request("URL \"x\": relative URL without a base");
+        assert_eq!(invalid.kind(), TransportErrorKind::InvalidRequest);
+        assert_eq!(
+            invalid.message(),
+            Some("URL \"x\": relative URL without a base")
+        );
+        assert_eq!(
+            invalid.to_string(),
+            "invalid request: URL \"x\": relative URL without a base"
+        );
+
+        let redirect = TransportError::redirect(307, "https://elsewhere/".into());
+        assert_eq!(redirect.kind(), TransportErrorKind::Redirect);
+        assert_eq!(
+            (redirect.status(), redirect.location()),
+            (Some(307), Some("https://elsewhere/"))
+        );
+        assert_eq!(redirect.redirects(), None);
+        let looped = TransportError::too_many_redirects(10, "http://a/loop".into());
+        assert_eq!(looped.kind(), TransportErrorKind::Redirect);
+        assert_eq!(
+            (looped.redirects(), looped.location()),
+            (Some(10), Some("http://a/loop"))
+        );
+        assert_eq!(looped.status(), None);
+
+        let lost = TransportError::connection_lost("the fetch task ended without an answer");
+        assert_eq!(lost.kind(), TransportErrorKind::Connection);
+        assert_eq!(
+            lost.message(),
+            Some("the fetch task ended without an answer")
+        );
+        assert!(std::error::Error::source(&lost).is_none());
     }
 
     #[test]

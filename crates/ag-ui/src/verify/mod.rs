@@ -154,26 +154,82 @@ mod violation;
 
 pub use violation::{Violation, ViolationKind};
 
-/// Why [`Verifier::check_json`] did not accept an event.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+/// The kinds of [`CheckJsonError`]: a broken rule, or JSON that is not an event, each with
+/// its own kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
-pub enum CheckJsonError {
-    /// The event broke a rule: an ordering rule, or a null or shape rule of the catalogue.
+pub enum CheckJsonErrorKind {
+    /// The event broke a rule ([`CheckJsonError::violation`]).
+    Violation(ViolationKind),
+    /// The JSON is not an event ([`CheckJsonError::decode`]).
+    Decode(DecodeErrorKind),
+}
+
+impl CheckJsonErrorKind {
+    /// The stable name: the violation's rule kind (`subagent.missing-field`, …) or the decode
+    /// error's (`schema.invalid`, …).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CheckJsonErrorKind::Violation(kind) => kind.as_str(),
+            CheckJsonErrorKind::Decode(kind) => kind.as_str(),
+        }
+    }
+}
+
+/// Why [`Verifier::check_json`] did not accept an event: the event broke a rule (an ordering
+/// rule, or a null or shape rule of the catalogue), or the JSON is not an event (bad JSON, no
+/// or an unknown `type`, an invalid field that no rule of the catalogue names).
+///
+/// Opaque, with a [`kind`](Self::kind); the [`Violation`] or the [`DecodeError`] is behind
+/// [`violation`](Self::violation) or [`decode`](Self::decode), and `Display` and
+/// [`source`](std::error::Error::source) are its own.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(transparent)]
+pub struct CheckJsonError(CheckJsonFailure);
+
+/// What a [`CheckJsonError`] holds.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+enum CheckJsonFailure {
     #[error(transparent)]
     Violation(Violation),
-    /// The JSON is not an event (bad JSON, no or an unknown `type`, an invalid field that no
-    /// rule of the catalogue names).
     #[error(transparent)]
     Decode(DecodeError),
 }
 
+impl From<Violation> for CheckJsonError {
+    fn from(violation: Violation) -> Self {
+        CheckJsonError(CheckJsonFailure::Violation(violation))
+    }
+}
+
+impl From<DecodeError> for CheckJsonError {
+    fn from(error: DecodeError) -> Self {
+        CheckJsonError(CheckJsonFailure::Decode(error))
+    }
+}
+
 impl CheckJsonError {
-    /// The stable kind string: the violation's rule kind (`subagent.missing-field`, …) or the
-    /// decode error's (`schema.invalid`, …).
-    pub fn kind(&self) -> &'static str {
-        match self {
-            CheckJsonError::Violation(v) => v.kind().as_str(),
-            CheckJsonError::Decode(e) => e.kind().as_str(),
+    /// What kind of failure this is, with the rule's or the decode error's own kind.
+    pub fn kind(&self) -> CheckJsonErrorKind {
+        match &self.0 {
+            CheckJsonFailure::Violation(v) => CheckJsonErrorKind::Violation(v.kind()),
+            CheckJsonFailure::Decode(e) => CheckJsonErrorKind::Decode(e.kind()),
+        }
+    }
+
+    /// The rule the event broke.
+    pub fn violation(&self) -> Option<&Violation> {
+        match &self.0 {
+            CheckJsonFailure::Violation(v) => Some(v),
+            CheckJsonFailure::Decode(_) => None,
+        }
+    }
+
+    /// Why the JSON is not an event.
+    pub fn decode(&self) -> Option<&DecodeError> {
+        match &self.0 {
+            CheckJsonFailure::Decode(e) => Some(e),
+            CheckJsonFailure::Violation(_) => None,
         }
     }
 }
@@ -288,35 +344,36 @@ impl Verifier {
     /// subagent outcome of unknown type) is a violation here all the same.
     ///
     /// ```
-    /// use ag_ui::verify::{CheckJsonError, Verifier, ViolationKind};
+    /// use ag_ui::verify::{CheckJsonErrorKind, Verifier, ViolationKind};
     ///
     /// let mut verifier = Verifier::new();
     /// verifier.check_json(br#"{"type":"RUN_STARTED","threadId":"t","runId":"r"}"#).unwrap();
-    /// let Err(CheckJsonError::Violation(v)) =
-    ///     verifier.check_json(br#"{"type":"SUBAGENT_STARTED","name":"helper"}"#)
-    /// else {
-    ///     panic!("a violation")
-    /// };
-    /// assert_eq!(v.kind(), ViolationKind::SubagentMissingField);
-    /// assert_eq!(v.index(), 1);
+    /// let err = verifier
+    ///     .check_json(br#"{"type":"SUBAGENT_STARTED","name":"helper"}"#)
+    ///     .unwrap_err();
+    /// assert_eq!(
+    ///     err.kind(),
+    ///     CheckJsonErrorKind::Violation(ViolationKind::SubagentMissingField)
+    /// );
+    /// assert_eq!(err.kind().as_str(), "subagent.missing-field");
+    /// assert_eq!(err.violation().map(|v| v.index()), Some(1));
     /// ```
     ///
     /// # Errors
     ///
-    /// [`CheckJsonError::Violation`] as [`check`](Self::check) (terminating a client-mode
-    /// verifier), or [`CheckJsonError::Decode`] when the JSON is not an event for another
+    /// A [`CheckJsonError`] with a [`violation`](CheckJsonError::violation) as
+    /// [`check`](Self::check) (terminating a client-mode verifier), or with a
+    /// [`decode`](CheckJsonError::decode) error when the JSON is not an event for another
     /// reason (which does not terminate it).
     pub fn check_json(&mut self, json: &[u8]) -> Result<Event, CheckJsonError> {
         if let Some(failed) = &self.failed {
-            return Err(CheckJsonError::Violation(failed.clone()));
+            return Err(failed.clone().into());
         }
         let repaired = crate::decode::repair_surrogates(json, crate::decode::Lone::Replace);
         let Ok(value) =
             serde_json::from_slice::<serde_json::Value>(repaired.as_deref().unwrap_or(json))
         else {
-            return Err(CheckJsonError::Decode(decode_error(Event::from_slice(
-                json,
-            ))));
+            return Err(decode_error(Event::from_slice(json)).into());
         };
         let ty = match value
             .get("type")
@@ -325,21 +382,19 @@ impl Verifier {
         {
             Some(Ok(ty)) => ty,
             _ => {
-                return Err(CheckJsonError::Decode(decode_error(Event::from_value(
-                    &value,
-                ))));
+                return Err(decode_error(Event::from_value(&value)).into());
             }
         };
         if let Err(fail) = self.engine.gate_type(ty) {
-            return Err(CheckJsonError::Violation(self.fail_as(fail, ty)));
+            return Err(self.fail_as(fail, ty).into());
         }
         if let Some(map) = value.as_object()
             && let Some(fail) = raw::shape(ty, map)
         {
-            return Err(CheckJsonError::Violation(self.fail_as(fail, ty)));
+            return Err(self.fail_as(fail, ty).into());
         }
-        let event = Event::from_value(&value).map_err(CheckJsonError::Decode)?;
-        self.check(&event).map_err(CheckJsonError::Violation)?;
+        let event = Event::from_value(&value)?;
+        self.check(&event)?;
         Ok(event)
     }
 

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use ag_ui::client::{
     CancelToken, Conversation, Flow, HttpAgent, RunEnd, RunErrorKind, RunOutcome, Subscriber,
-    TransportError, TransportErrorKind,
+    TransportErrorKind,
 };
 use ag_ui::{Event, ResumeEntry, Tool};
 use serde_json::json;
@@ -195,10 +195,14 @@ async fn http_errors_headers_and_compat() {
         .run(&server.agent("/error"), &mut ())
         .await
         .unwrap_err();
-    let Some(TransportError::Http { status, body }) = err.transport() else {
+    let Some(transport) = err.transport() else {
         panic!("{err}")
     };
-    assert_eq!(*status, 401);
+    assert_eq!(transport.kind(), TransportErrorKind::Http);
+    let (Some(status), Some(body)) = (transport.status(), transport.body()) else {
+        panic!("{err}")
+    };
+    assert_eq!(status, 401);
     assert_eq!(body, r#"{"error":"no token"}"#);
     assert_eq!(err.to_string(), "HTTP 401: no token");
 

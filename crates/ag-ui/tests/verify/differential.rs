@@ -413,8 +413,6 @@ fn chunk_expansion_then_verification_matches_the_reference_pipeline() {
 /// the ordering gates, as the reference orders them (issue 11, item 12).
 #[test]
 fn raw_json_verdicts_match_the_reference() {
-    use ag_ui::verify::CheckJsonError;
-
     let rs = r#"{"type":"RUN_STARTED","threadId":"t","runId":"r"}"#;
     let rf = r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r"}"#;
     let re = r#"{"type":"RUN_ERROR","message":"x"}"#;
@@ -533,12 +531,14 @@ fn raw_json_verdicts_match_the_reference() {
         for (i, line) in stream.iter().enumerate() {
             match verifier.check_json(line.as_bytes()) {
                 Ok(_) => {}
-                Err(CheckJsonError::Violation(v)) => {
+                Err(e) => {
+                    let Some(v) = e.violation() else {
+                        panic!("{line}: a decode error where the reference names a rule: {e}")
+                    };
                     assert_eq!(v.index(), i);
                     ours = serde_json::json!({ "kind": v.kind().as_str(), "index": i });
                     break;
                 }
-                Err(e) => panic!("{line}: a decode error where the reference names a rule: {e}"),
             }
         }
         assert_eq!(&ours, reference, "{stream:?}");

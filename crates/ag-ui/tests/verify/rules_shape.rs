@@ -5,7 +5,7 @@
 
 use crate::support::ev;
 
-use ag_ui::verify::{CheckJsonError, Verifier};
+use ag_ui::verify::{CheckJsonErrorKind, Verifier};
 use ag_ui::{DecodeErrorKind, Event};
 use ev::*;
 
@@ -23,11 +23,15 @@ fn raw_verdict(lines: &[&str]) -> Option<(&'static str, usize)> {
     for (i, line) in lines.iter().enumerate() {
         match verifier.check_json(line.as_bytes()) {
             Ok(_) => {}
-            Err(CheckJsonError::Violation(v)) => {
-                assert_eq!(v.index(), i, "{v}");
-                return Some((v.kind().as_str(), i));
+            Err(e) => {
+                if let Some(v) = e.violation() {
+                    assert_eq!(v.index(), i, "{v}");
+                    assert_eq!(e.kind(), CheckJsonErrorKind::Violation(v.kind()));
+                } else {
+                    assert!(matches!(e.kind(), CheckJsonErrorKind::Decode(_)), "{e}");
+                }
+                return Some((e.kind().as_str(), i));
             }
-            Err(e) => return Some((e.kind(), i)),
         }
     }
     None

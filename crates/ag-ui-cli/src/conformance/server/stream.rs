@@ -4,7 +4,7 @@
 
 use ag_ui::client::chunks::ChunkNormalizer;
 use ag_ui::encoding::{PROTO_MEDIA_TYPE, proto, sse};
-use ag_ui::verify::{CheckJsonError, Verifier};
+use ag_ui::verify::Verifier;
 use ag_ui::{DecodeErrorKind, Event, EventType};
 use serde_json::Value;
 
@@ -180,7 +180,8 @@ impl Checker {
             self.raw = None;
         }
         if let Some(raw) = &mut self.raw
-            && let Err(CheckJsonError::Violation(v)) = raw.check_json(json)
+            && let Err(error) = raw.check_json(json)
+            && let Some(v) = error.violation()
             && analysis.json_problem.is_none()
             && matches!(
                 v.kind().as_str(),
