@@ -4,7 +4,6 @@
 //! `AG_UI_TEST_REDIS=redis://…`, else one spawned here; a test needing Redis fails when
 //! neither works).
 
-use std::collections::VecDeque;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -21,12 +20,15 @@ use ag_ui::{Event, RunAgentInput, TextMessageRole};
 use axum::Router;
 use futures::StreamExt;
 use serde_json::Value;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 #[path = "support/http.rs"]
 #[allow(dead_code, unreachable_pub)]
 mod http;
 use http::{frames, input_json, json_error, post_json, spawn};
+#[path = "support/proxy.rs"]
+#[allow(dead_code, unreachable_pub)]
+mod proxy;
+use proxy::{cuts_from, cutting_proxy};
 
 /// A run of `words` text deltas, `pace` apart, with a state snapshot at the end.
 fn paced(words: usize, pace: Duration) -> impl Fn(RunAgentInput) -> EventStream + Send + Sync {
@@ -231,45 +233,6 @@ async fn the_registry_advertises_transport_resumable() {
     assert_eq!(caps("plain").await.get("transport"), None);
 }
 
-/// A TCP proxy to `upstream` that closes each connection after the number of response bytes
-/// the next entry of `cuts` says (`None`: never), then passes connections through.
-async fn cutting_proxy(upstream: SocketAddr, cuts: Vec<Option<usize>>) -> SocketAddr {
-    let cuts = Arc::new(Mutex::new(VecDeque::from(cuts)));
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move {
-        loop {
-            let (client, _) = listener.accept().await.unwrap();
-            let budget = cuts.lock().unwrap().pop_front().flatten();
-            tokio::spawn(async move {
-                let Ok(server) = tokio::net::TcpStream::connect(upstream).await else {
-                    return;
-                };
-                let (mut client_read, mut client_write) = client.into_split();
-                let (mut server_read, mut server_write) = server.into_split();
-                let up = tokio::spawn(async move {
-                    let _ = tokio::io::copy(&mut client_read, &mut server_write).await;
-                });
-                let mut left = budget.unwrap_or(usize::MAX);
-                let mut buf = vec![0u8; 4096];
-                while left > 0 {
-                    let n = match server_read.read(&mut buf).await {
-                        Ok(0) | Err(_) => break,
-                        Ok(n) => n,
-                    };
-                    let n = n.min(left);
-                    if client_write.write_all(&buf[..n]).await.is_err() {
-                        break;
-                    }
-                    left -= n;
-                }
-                up.abort();
-            });
-        }
-    });
-    addr
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_client_reconnects_through_cuts_and_sees_each_event_once() {
     let upstream = spawn(Router::new().agent(
@@ -285,8 +248,8 @@ async fn the_client_reconnects_through_cuts_and_sees_each_event_once() {
 
     // Cuts inside the headers, mid-frame, and at a later offset; then clean connections.
     let proxy = cutting_proxy(
-        upstream,
-        vec![Some(40), Some(400), Some(1500), Some(3), None, None, None],
+        vec![upstream],
+        cuts_from(vec![Some(40), Some(400), Some(1500), Some(3)]),
     )
     .await;
     let reconnects = Arc::new(Mutex::new(Vec::new()));
@@ -410,7 +373,7 @@ async fn the_budget_runs_out_against_a_server_that_went_away() {
     let cuts = std::iter::once(Some(600))
         .chain(std::iter::repeat_n(Some(0), 50))
         .collect();
-    let dead = cutting_proxy(upstream, cuts).await;
+    let dead = cutting_proxy(vec![upstream], cuts_from(cuts)).await;
     let count = Arc::new(Mutex::new(0));
     let seen = Arc::clone(&count);
     let agent = HttpAgent::new(format!("http://{dead}/agent"))

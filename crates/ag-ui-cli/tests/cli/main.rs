@@ -20,6 +20,12 @@ mod mcp;
 mod model;
 mod offline;
 mod proto;
+#[path = "../../../ag-ui/tests/support/proxy.rs"]
+#[allow(dead_code, unreachable_pub)]
+mod proxy;
+#[path = "../../../ag-ui/tests/support/request_head.rs"]
+#[allow(unreachable_pub)]
+mod request_head;
 mod resume;
 mod serve;
 mod serve_registry;
@@ -127,24 +133,15 @@ pub(crate) fn scripted(
             std::thread::spawn(move || {
                 let mut buf = Vec::new();
                 let mut chunk = [0u8; 4096];
-                let head_end = loop {
-                    if let Some(at) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
-                        break at + 4;
+                let (head_end, head, length) = loop {
+                    if let Some(parsed) = request_head::parse_head(&buf) {
+                        break parsed;
                     }
                     match stream.read(&mut chunk) {
                         Ok(0) | Err(_) => return,
                         Ok(n) => buf.extend_from_slice(&chunk[..n]),
                     }
                 };
-                let head = String::from_utf8_lossy(&buf[..head_end]).into_owned();
-                let length: usize = head
-                    .lines()
-                    .find_map(|l| {
-                        let (k, v) = l.split_once(':')?;
-                        k.eq_ignore_ascii_case("content-length")
-                            .then(|| v.trim().parse().ok())?
-                    })
-                    .unwrap_or(0);
                 let mut body = buf.len() - head_end;
                 while body < length {
                     match stream.read(&mut chunk) {

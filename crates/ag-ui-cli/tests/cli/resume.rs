@@ -23,9 +23,9 @@ use ag_ui::client::{Conversation, Flow, HttpAgent, Reducer, RunEnd, RunSummary, 
 use ag_ui::server::log::MemoryLog;
 use ag_ui_demo_agent::DemoAgent;
 
+use crate::proxy::{Cuts, cutting_proxy};
 use crate::serve_process;
 use serde_json::Value;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 /// A small deterministic generator (the cut offsets are reproducible from the seed).
 struct Rng(AtomicU64);
@@ -39,52 +39,6 @@ impl Rng {
         self.0.store(x, Ordering::Relaxed);
         (x % n.max(1) as u64) as usize
     }
-}
-
-/// How a proxy treats each new connection: cut after that many response bytes, or not.
-type Cuts = Arc<dyn Fn(usize) -> Option<usize> + Send + Sync>;
-
-/// A TCP proxy: connection `n` goes to `upstreams[n % len]` (round robin) and is closed after
-/// `cuts(n)` response bytes.
-async fn proxy(upstreams: Vec<SocketAddr>, cuts: Cuts) -> SocketAddr {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let count = Arc::new(AtomicUsize::new(0));
-    tokio::spawn(async move {
-        loop {
-            let Ok((client, _)) = listener.accept().await else {
-                return;
-            };
-            let n = count.fetch_add(1, Ordering::Relaxed);
-            let upstream = upstreams[n % upstreams.len()];
-            let budget = cuts(n);
-            tokio::spawn(async move {
-                let Ok(server) = tokio::net::TcpStream::connect(upstream).await else {
-                    return;
-                };
-                let (mut client_read, mut client_write) = client.into_split();
-                let (mut server_read, mut server_write) = server.into_split();
-                let up = tokio::spawn(async move {
-                    let _ = tokio::io::copy(&mut client_read, &mut server_write).await;
-                });
-                let mut left = budget.unwrap_or(usize::MAX);
-                let mut buf = vec![0u8; 1024];
-                while left > 0 {
-                    let n = match server_read.read(&mut buf).await {
-                        Ok(0) | Err(_) => break,
-                        Ok(n) => n,
-                    };
-                    let n = n.min(left);
-                    if client_write.write_all(&buf[..n]).await.is_err() {
-                        break;
-                    }
-                    left -= n;
-                }
-                up.abort();
-            });
-        }
-    });
-    addr
 }
 
 async fn serve_demo(resumable: bool) -> SocketAddr {
@@ -164,7 +118,7 @@ async fn a_hundred_cut_runs_end_like_an_uninterrupted_one() {
             Arc::new(move |n| (n == 0 || rng.below(2) == 0).then(|| rng.below(length)));
         let reconnects = Arc::clone(&reconnects);
         runs.push(async move {
-            let proxy = proxy(vec![upstream], cuts).await;
+            let proxy = cutting_proxy(vec![upstream], cuts).await;
             let agent =
                 HttpAgent::new(format!("http://{proxy}/agent")).with_on_reconnect(move |_| {
                     reconnects.fetch_add(1, Ordering::Relaxed);
@@ -316,7 +270,7 @@ async fn two_servers_share_one_redis_behind_a_cutting_balancer() {
     let rng = Arc::new(Rng(AtomicU64::new(42)));
     let cut_rng = Arc::clone(&rng);
     let cuts: Cuts = Arc::new(move |n| (n % 2 == 0).then(|| 300 + cut_rng.below(3000)));
-    let balancer = proxy(vec![one.addr(), two.addr()], cuts).await;
+    let balancer = cutting_proxy(vec![one.addr(), two.addr()], cuts).await;
     let reconnects = Arc::new(Mutex::new(Vec::new()));
     let seen = Arc::clone(&reconnects);
     // No pooled connections: each request is a new connection to the balancer, so the
@@ -387,7 +341,7 @@ async fn ag_ui_run_reconnects_and_says_so_on_stderr() {
         1 => Some(2500),
         _ => None,
     });
-    let proxy = proxy(vec![upstream], cuts).await;
+    let proxy = cutting_proxy(vec![upstream], cuts).await;
     let url = format!("http://{proxy}/agent");
     let cut = tokio::task::spawn_blocking(move || {
         Command::new(env!("CARGO_BIN_EXE_ag-ui"))

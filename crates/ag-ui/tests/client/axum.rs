@@ -11,12 +11,7 @@ use axum::Router;
 use futures::{Stream, StreamExt};
 use tokio::sync::oneshot;
 
-async fn spawn(app: Router) -> String {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
-    format!("http://{addr}")
-}
+use crate::support::http::spawn_url;
 
 fn echo(input: RunAgentInput) -> impl Stream<Item = Event> + Send + 'static {
     let last = input
@@ -41,7 +36,7 @@ fn echo(input: RunAgentInput) -> impl Stream<Item = Event> + Send + 'static {
 
 #[tokio::test]
 async fn conversation_against_our_axum_endpoint() {
-    let url = spawn(Router::new().agent("/agent", AgentEndpoint::new(echo))).await;
+    let url = spawn_url(Router::new().agent("/agent", AgentEndpoint::new(echo))).await;
     let agent = HttpAgent::new(format!("{url}/agent")).with_timeout(Duration::from_secs(20));
     let mut conversation = Conversation::new("thread-axum");
     conversation.add_user_message("one");
@@ -105,7 +100,7 @@ async fn abort_mid_stream_reaches_our_server() {
         });
         head.chain(body)
     };
-    let url = spawn(Router::new().agent("/slow", AgentEndpoint::new(slow))).await;
+    let url = spawn_url(Router::new().agent("/slow", AgentEndpoint::new(slow))).await;
     let agent = HttpAgent::new(format!("{url}/slow"));
     let mut conversation = Conversation::new("thread-slow");
     conversation.add_user_message("go");
@@ -143,7 +138,7 @@ async fn the_endpoint_stamps_emit_times_when_asked() {
         )
         .unwrap()
     };
-    let url = spawn(
+    let url = spawn_url(
         Router::new()
             .agent("/stamped", AgentEndpoint::new(echo).with_timestamps(true))
             .agent("/plain", AgentEndpoint::new(echo)),

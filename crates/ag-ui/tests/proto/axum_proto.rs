@@ -61,11 +61,9 @@ fn slow(gap: Duration) -> impl Fn(RunAgentInput) -> futures::stream::BoxStream<'
     }
 }
 
+/// Serves `app` (with its agent at `/agent`) and returns the agent's URL.
 async fn spawn(app: Router) -> String {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
-    format!("http://{addr}/agent")
+    format!("{}/agent", crate::support::http::spawn_url(app).await)
 }
 
 /// A request from a 1.0 client (a pre-1.0 one, without `protocolVersion`, gets the stream

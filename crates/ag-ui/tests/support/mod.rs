@@ -16,6 +16,7 @@ pub mod mcp_server;
 pub mod openai_mock;
 #[cfg(feature = "proto")]
 pub mod proto;
+pub mod request_head;
 #[cfg(feature = "http")]
 pub mod scripted;
 pub mod strategies;

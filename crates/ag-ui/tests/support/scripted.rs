@@ -10,6 +10,8 @@ use tokio::io::AsyncReadExt;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::mpsc;
 
+use super::request_head::parse_head;
+
 /// A request as the server read it.
 #[derive(Debug)]
 pub struct Request {
@@ -57,9 +59,9 @@ impl Server {
 pub async fn read_request(stream: &mut TcpStream) -> Option<Request> {
     let mut buf = Vec::new();
     let mut chunk = [0u8; 4096];
-    let head_end = loop {
-        if let Some(at) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
-            break at + 4;
+    let (head_end, head, length) = loop {
+        if let Some(parsed) = parse_head(&buf) {
+            break parsed;
         }
         let n = stream.read(&mut chunk).await.ok()?;
         if n == 0 {
@@ -67,15 +69,6 @@ pub async fn read_request(stream: &mut TcpStream) -> Option<Request> {
         }
         buf.extend_from_slice(&chunk[..n]);
     };
-    let head = String::from_utf8_lossy(&buf[..head_end]).into_owned();
-    let length: usize = head
-        .lines()
-        .find_map(|l| {
-            let (k, v) = l.split_once(':')?;
-            k.eq_ignore_ascii_case("content-length")
-                .then(|| v.trim().parse().ok())?
-        })
-        .unwrap_or(0);
     let mut body = buf[head_end..].to_vec();
     while body.len() < length {
         let n = stream.read(&mut chunk).await.ok()?;
