@@ -81,7 +81,7 @@ use super::{AgentEndpoint, RunHandler, error_response};
 use crate::capabilities::AgentCapabilities;
 
 /// The longest agent id accepted, in bytes.
-pub const MAX_ID_LEN: usize = 128;
+pub(crate) const MAX_ID_LEN: usize = 128;
 
 /// What the registry says about an agent: its id (the last segment of its URL), a description
 /// and its capabilities.

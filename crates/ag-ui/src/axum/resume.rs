@@ -102,7 +102,7 @@ pub const DEFAULT_RETRY: Duration = Duration::from_secs(1);
 const BATCH_CAPACITY: usize = MAX_BATCH + 16 * 1024;
 
 /// The longest run id a resumable endpoint accepts, in bytes (it travels in every `id:`).
-pub const MAX_RUN_ID_LEN: usize = 512;
+pub(crate) const MAX_RUN_ID_LEN: usize = 512;
 
 /// The default most runs of one endpoint going on detached at once: 256.
 pub const DEFAULT_MAX_DETACHED: usize = 256;

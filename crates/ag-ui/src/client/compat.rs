@@ -63,7 +63,7 @@ pub struct Compat {
 
 /// At most this many entities wait with the first half of a surrogate pair at once; past it the
 /// oldest is given up as U+FFFD. Memory is bounded here, not by what a peer sends.
-pub const MAX_PENDING_SURROGATES: usize = 64;
+pub(crate) const MAX_PENDING_SURROGATES: usize = 64;
 
 /// The kind of text a delta extends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -163,7 +163,7 @@ impl Compat {
     /// # Errors
     /// As [`decode`](Self::decode).
     #[inline]
-    pub fn decode_str(&mut self, json: &str) -> Result<Option<Event>, DecodeError> {
+    pub(crate) fn decode_str(&mut self, json: &str) -> Result<Option<Event>, DecodeError> {
         let read = Event::from_json_sharing(json, &mut self.ids);
         self.decode_read(json.as_bytes(), read)
     }
@@ -241,7 +241,11 @@ impl Compat {
     /// # Errors
     /// As [`decode`](Self::decode).
     #[inline]
-    pub fn decode_str_into(&mut self, json: &str, out: &mut Vec<Event>) -> Result<(), DecodeError> {
+    pub(crate) fn decode_str_into(
+        &mut self,
+        json: &str,
+        out: &mut Vec<Event>,
+    ) -> Result<(), DecodeError> {
         if let Some(mut event) = self.decode_str(json)? {
             self.rejoin(json.as_bytes(), &mut event, out);
             out.push(event);

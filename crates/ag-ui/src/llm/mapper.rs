@@ -70,8 +70,9 @@ pub struct Turn {
     pub tool_calls: Vec<TurnToolCall>,
     /// Why the model stopped; `None` when the stream carried no reason.
     pub finish_reason: Option<FinishReason>,
-    /// The provider's token counts, when it sent them.
-    pub usage: Option<ChatUsage>,
+    /// The provider's token counts, when it sent them ([`token_usage`](Self::token_usage)
+    /// reads them).
+    pub(crate) usage: Option<ChatUsage>,
     /// The model that answered, as the chunks named it.
     pub model: Option<String>,
 }
@@ -529,12 +530,13 @@ pub const DEFAULT_MAX_CHUNK_SIZE: usize = 1024 * 1024;
 /// incrementally, on this crate's bounded SSE decoder.
 ///
 /// ```
+/// use ag_ui::llm::wire::ChatChunk;
 /// use ag_ui::llm::{ChunkDecoder, Decoded};
 ///
 /// let mut decoder = ChunkDecoder::new();
 /// decoder.push(b"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hi\"}}]}\n\ndata: [DO");
 /// let Some(Decoded::Chunk(chunk)) = decoder.next_chunk().unwrap() else { panic!() };
-/// assert_eq!(chunk.choices[0].delta.content.as_deref(), Some("Hi"));
+/// assert_eq!(chunk, ChatChunk::text("Hi"));
 /// assert_eq!(decoder.next_chunk().unwrap(), None); // more input needed
 /// decoder.push(b"NE]\n\n");
 /// assert_eq!(decoder.next_chunk().unwrap(), Some(Decoded::Done));

@@ -5,6 +5,12 @@
 //! fields are ignored, `null` reads as absent, and the fields other servers add beside OpenAI's
 //! schema (`reasoning_content` from DeepSeek, vLLM and llama.cpp; `reasoning` from OpenRouter
 //! and Ollama) are kept.
+//!
+//! The request side (messages, tools, [`ChatRequest`]) is public: you build it, or read what
+//! [`to_chat_messages`](super::to_chat_messages) built. The response side is read by
+//! [`ChunkMapper`](super::ChunkMapper) and by no one else: a [`ChatChunk`] is opaque, with
+//! constructors for tests and replays ([`ChatChunk::text`], [`ChatChunk::tool_calls`], …);
+//! what a turn said comes out as events and a [`Turn`](super::Turn).
 
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};
@@ -31,10 +37,10 @@ pub struct ChatRequest {
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub tools: Vec<ChatTool>,
     /// Always `true`: this crate only streams.
-    pub stream: bool,
+    pub(crate) stream: bool,
     /// Asks for a final chunk with the token usage.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub stream_options: Option<StreamOptions>,
+    pub(crate) stream_options: Option<StreamOptions>,
     /// Sampling temperature.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub temperature: Option<f64>,
@@ -69,9 +75,9 @@ impl ChatRequest {
 
 /// `stream_options`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-pub struct StreamOptions {
+pub(crate) struct StreamOptions {
     /// Ask for the usage chunk at the end of the stream.
-    pub include_usage: bool,
+    pub(crate) include_usage: bool,
 }
 
 /// A tool offered to the model.
@@ -245,24 +251,24 @@ pub struct ChatFunctionCall {
 pub struct ChatChunk {
     /// The completion id.
     #[serde(default)]
-    pub id: Option<String>,
+    pub(crate) id: Option<String>,
     /// The model that answered.
     #[serde(default)]
-    pub model: Option<String>,
+    pub(crate) model: Option<String>,
     /// Deltas, one per choice; empty on the final usage chunk.
     #[serde(default, deserialize_with = "null_default")]
-    pub choices: Vec<ChunkChoice>,
+    pub(crate) choices: Vec<ChunkChoice>,
     /// Token usage, on the final chunk when asked for.
     #[serde(default)]
-    pub usage: Option<ChatUsage>,
+    pub(crate) usage: Option<ChatUsage>,
     /// An error the provider reports inside the stream.
     #[serde(default)]
-    pub error: Option<ProviderError>,
+    pub(crate) error: Option<ProviderError>,
 }
 
 impl ChatChunk {
     /// A chunk with one choice holding `delta`.
-    pub fn delta(delta: ChunkDelta) -> Self {
+    pub(crate) fn delta(delta: ChunkDelta) -> Self {
         Self {
             choices: vec![ChunkChoice {
                 index: 0,
@@ -313,37 +319,37 @@ impl ChatChunk {
 /// One choice of a chunk.
 #[derive(Clone, Debug, Default, PartialEq, Deserialize)]
 #[non_exhaustive]
-pub struct ChunkChoice {
+pub(crate) struct ChunkChoice {
     /// The choice (this crate asks for one, index 0).
     #[serde(default, deserialize_with = "null_default")]
-    pub index: u32,
+    pub(crate) index: u32,
     /// What this chunk adds.
     #[serde(default, deserialize_with = "null_default")]
-    pub delta: ChunkDelta,
+    pub(crate) delta: ChunkDelta,
     /// Why the model stopped, on the choice's last chunk.
     #[serde(default)]
-    pub finish_reason: Option<String>,
+    pub(crate) finish_reason: Option<String>,
 }
 
 /// What one chunk adds to the message.
 #[derive(Clone, Debug, Default, PartialEq, Deserialize)]
 #[non_exhaustive]
-pub struct ChunkDelta {
+pub(crate) struct ChunkDelta {
     /// Text of the answer.
     #[serde(default)]
-    pub content: Option<String>,
+    pub(crate) content: Option<String>,
     /// Reasoning text (DeepSeek, vLLM, llama.cpp).
     #[serde(default)]
-    pub reasoning_content: Option<String>,
+    pub(crate) reasoning_content: Option<String>,
     /// Reasoning text (OpenRouter, Ollama).
     #[serde(default)]
-    pub reasoning: Option<String>,
+    pub(crate) reasoning: Option<String>,
     /// A refusal, in place of content.
     #[serde(default)]
-    pub refusal: Option<String>,
+    pub(crate) refusal: Option<String>,
     /// Fragments of tool calls, by `index`.
     #[serde(default, deserialize_with = "null_default")]
-    pub tool_calls: Vec<ToolCallDelta>,
+    pub(crate) tool_calls: Vec<ToolCallDelta>,
 }
 
 /// A fragment of one tool call.
@@ -352,13 +358,13 @@ pub struct ChunkDelta {
 pub struct ToolCallDelta {
     /// Which call of the turn this fragment belongs to.
     #[serde(default, deserialize_with = "null_default")]
-    pub index: u32,
+    pub(crate) index: u32,
     /// The provider's call id (first fragment).
     #[serde(default)]
-    pub id: Option<String>,
+    pub(crate) id: Option<String>,
     /// Name and argument fragments.
     #[serde(default)]
-    pub function: Option<FunctionDelta>,
+    pub(crate) function: Option<FunctionDelta>,
 }
 
 impl ToolCallDelta {
@@ -378,67 +384,67 @@ impl ToolCallDelta {
 /// Name and argument fragments of a tool call.
 #[derive(Clone, Debug, Default, PartialEq, Deserialize)]
 #[non_exhaustive]
-pub struct FunctionDelta {
+pub(crate) struct FunctionDelta {
     /// A piece of the function's name.
     #[serde(default)]
-    pub name: Option<String>,
+    pub(crate) name: Option<String>,
     /// A piece of the arguments' JSON text.
     #[serde(default)]
-    pub arguments: Option<String>,
+    pub(crate) arguments: Option<String>,
 }
 
 /// Token counts of a completion.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
 #[non_exhaustive]
-pub struct ChatUsage {
+pub(crate) struct ChatUsage {
     /// Prompt tokens.
     #[serde(default, deserialize_with = "null_default")]
-    pub prompt_tokens: u64,
+    pub(crate) prompt_tokens: u64,
     /// Generated tokens.
     #[serde(default, deserialize_with = "null_default")]
-    pub completion_tokens: u64,
+    pub(crate) completion_tokens: u64,
     /// Their sum.
     #[serde(default, deserialize_with = "null_default")]
-    pub total_tokens: u64,
+    pub(crate) total_tokens: u64,
     /// Details of the prompt tokens.
     #[serde(default)]
-    pub prompt_tokens_details: Option<PromptTokensDetails>,
+    pub(crate) prompt_tokens_details: Option<PromptTokensDetails>,
     /// Details of the generated tokens.
     #[serde(default)]
-    pub completion_tokens_details: Option<CompletionTokensDetails>,
+    pub(crate) completion_tokens_details: Option<CompletionTokensDetails>,
 }
 
 /// `prompt_tokens_details`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
 #[non_exhaustive]
-pub struct PromptTokensDetails {
+pub(crate) struct PromptTokensDetails {
     /// Prompt tokens read from the provider's cache.
     #[serde(default)]
-    pub cached_tokens: Option<u64>,
+    pub(crate) cached_tokens: Option<u64>,
 }
 
 /// `completion_tokens_details`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Deserialize)]
 #[non_exhaustive]
-pub struct CompletionTokensDetails {
+pub(crate) struct CompletionTokensDetails {
     /// Generated tokens spent on reasoning.
     #[serde(default)]
-    pub reasoning_tokens: Option<u64>,
+    pub(crate) reasoning_tokens: Option<u64>,
 }
 
 /// An error object, as providers send it in an error response body or inside a stream.
 #[derive(Clone, Debug, Default, PartialEq, Deserialize)]
 #[non_exhaustive]
-pub struct ProviderError {
+pub(crate) struct ProviderError {
     /// What went wrong.
     #[serde(default, deserialize_with = "null_default")]
-    pub message: String,
+    pub(crate) message: String,
     /// The provider's error type (`invalid_request_error`, …).
     #[serde(default, rename = "type")]
-    pub kind: Option<String>,
+    pub(crate) kind: Option<String>,
     /// The provider's error code: a string or a number, kept as text.
     #[serde(default, deserialize_with = "code_text")]
-    pub code: Option<String>,
+    pub(crate) code: Option<String>,
 }
 
 fn code_text<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<String>, D::Error> {

@@ -194,8 +194,7 @@ impl LegacyFrame {
 
 /// The five pre-1.0 reasoning events.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
-#[non_exhaustive]
-pub enum ThinkingKind {
+pub(crate) enum ThinkingKind {
     /// `THINKING_START`: a thinking span opens.
     #[serde(rename = "THINKING_START")]
     Start,
@@ -215,7 +214,7 @@ pub enum ThinkingKind {
 
 impl ThinkingKind {
     /// The wire name (`"THINKING_START"`, …).
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             ThinkingKind::Start => "THINKING_START",
             ThinkingKind::TextMessageStart => "THINKING_TEXT_MESSAGE_START",
@@ -228,37 +227,30 @@ impl ThinkingKind {
 
 /// A pre-1.0 `THINKING_*` event: no ids (a pre-1.0 client follows one thinking span at a
 /// time), the text on `THINKING_TEXT_MESSAGE_CONTENT`, and the base fields an old client knows.
+///
+/// Opaque: made by [`Downgrade`], written by [`LegacyFrame::write_json`], named by
+/// [`LegacyFrame::type_name`].
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct ThinkingEvent {
     /// Which of the five.
     #[serde(rename = "type")]
-    pub kind: ThinkingKind,
+    pub(crate) kind: ThinkingKind,
     /// The text (`THINKING_TEXT_MESSAGE_CONTENT` only; never empty).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub delta: Option<String>,
+    pub(crate) delta: Option<String>,
     /// The timestamp of the 1.0 event this one stands for.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub timestamp: Option<i64>,
+    pub(crate) timestamp: Option<i64>,
     /// The raw event of the 1.0 event this one stands for.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub raw_event: Option<Box<Value>>,
+    pub(crate) raw_event: Option<Box<Value>>,
 }
 
 impl ThinkingEvent {
-    /// A `kind` event with no text and no base fields.
-    pub fn new(kind: ThinkingKind) -> Self {
-        Self {
-            kind,
-            delta: None,
-            timestamp: None,
-            raw_event: None,
-        }
-    }
-
     /// Appends the event's compact JSON to `out`.
-    pub fn write_json(&self, out: &mut Vec<u8>) {
+    pub(crate) fn write_json(&self, out: &mut Vec<u8>) {
         // Serializing a struct of strings and JSON values into a Vec cannot fail.
         if let Err(error) = serde_json::to_writer(out, self) {
             unreachable!("a thinking event always serializes: {error}")

@@ -87,7 +87,7 @@ impl Coalescer {
     }
 
     /// Whether a delta is held, waiting for the next event.
-    pub fn is_holding(&self) -> bool {
+    pub(crate) fn is_holding(&self) -> bool {
         self.pending.is_some()
     }
 
@@ -181,7 +181,7 @@ pub enum Verdict {
 }
 
 /// The closure a [`Filter`] runs.
-pub type FilterFn = dyn Fn(&Event) -> Verdict + Send + Sync;
+pub(crate) type FilterFn = dyn Fn(&Event) -> Verdict + Send + Sync;
 
 /// A filter/redaction hook over each outgoing event, that keeps the stream valid:
 ///
@@ -245,7 +245,7 @@ impl Filter {
     }
 
     /// A filter running a shared `hook` (one per run, the closure shared between them).
-    pub fn from_arc(hook: Arc<FilterFn>) -> Self {
+    pub(crate) fn from_arc(hook: Arc<FilterFn>) -> Self {
         Self {
             hook,
             dropped: HashSet::new(),

@@ -95,7 +95,7 @@ use crate::{
 };
 
 /// The metadata scope the reference client reads in `MESSAGES_SNAPSHOT` metadata.
-pub const CLIENT_METADATA_KEY: &str = "@ag-ui/client";
+pub(crate) const CLIENT_METADATA_KEY: &str = "@ag-ui/client";
 
 /// The kinds of [`ApplyError`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

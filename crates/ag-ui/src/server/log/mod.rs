@@ -183,7 +183,7 @@ impl fmt::Display for Cursor {
 }
 
 /// The longest cursor accepted, in bytes.
-pub const MAX_CURSOR_LEN: usize = 1024;
+pub(crate) const MAX_CURSOR_LEN: usize = 1024;
 
 impl FromStr for Cursor {
     type Err = LogError;

@@ -20,7 +20,7 @@
 //! caps drop events one at a time, oldest first, and a run keeps at least its newest event. A
 //! reader holds at most one batch (256 events) of a run, so a slow reader does not grow the
 //! log. The byte figures count each event from the end of the one before it in its chunk (so
-//! a shared write counts whole, its SSE framing included) plus [`ENTRY_OVERHEAD`]; a chunk's
+//! a shared write counts whole, its SSE framing included) plus 16 bytes of bookkeeping; a chunk's
 //! buffer is freed with its last event, so the memory held can exceed the figures by the
 //! dropped part of one chunk (at most one write, 64 KiB and an event) per run.
 //!
@@ -68,7 +68,7 @@ use tokio::sync::Notify;
 use super::{Entry, EventLog, LogError, LogErrorKind, LogFuture, RunWriter, Tail};
 
 /// Bytes counted for each stored event beyond its JSON (its number and bookkeeping).
-pub const ENTRY_OVERHEAD: usize = 16;
+pub(crate) const ENTRY_OVERHEAD: usize = 16;
 
 /// The smallest buffer kept as a spare: a full write of a resumable endpoint (smaller writes
 /// are not worth the bookkeeping).
@@ -165,7 +165,7 @@ impl MemoryLogConfig {
 pub struct MemoryLogStats {
     /// Runs held.
     pub runs: usize,
-    /// Bytes counted (JSON plus [`ENTRY_OVERHEAD`] per event).
+    /// Bytes counted (JSON plus 16 bytes of bookkeeping per event).
     pub bytes: usize,
     /// The largest byte count of one run.
     pub largest_run_bytes: usize,
