@@ -59,7 +59,7 @@
 //!
 //! ## Server quick start
 //!
-//! An agent is an `async fn run` against a [`server::RunContext`]; `ag_ui::axum` serves it at a
+//! An agent is an `async fn run` against a `server::RunContext`; `ag_ui::axum` serves it at a
 //! path of your router. This program serves one and talks to it with the client below.
 //!
 //! ```

@@ -1,8 +1,8 @@
 //! Tracing of runs: one `tracing` span per run, on the server and on the client, with the
 //! attributes the .NET SDK gives its run activities.
 //!
-//! The axum endpoint ([`AgentEndpoint`](crate::axum::AgentEndpoint)) and
-//! [`Conversation::run`](crate::client::Conversation::run) each open a span named
+//! The axum endpoint (`axum::AgentEndpoint`, feature `axum`) and `client::Conversation::run`
+//! (feature `client`) each open a span named
 //! [`RUN`] (`agui.run`) for every run, at info level, target `ag_ui::trace`, with the fields:
 //!
 //! | field | value |

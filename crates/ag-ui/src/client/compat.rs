@@ -241,6 +241,7 @@ impl Compat {
     /// # Errors
     /// As [`decode`](Self::decode).
     #[inline]
+    #[cfg_attr(not(feature = "sse"), allow(dead_code))]
     pub(crate) fn decode_str_into(
         &mut self,
         json: &str,

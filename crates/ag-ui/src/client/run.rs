@@ -68,7 +68,7 @@ use crate::client::subscriber::{Flow, Subscriber};
 use crate::encoding::Format;
 use crate::encoding::sse::FrameDecoder;
 use crate::verify::Verifier;
-use crate::{DecodeError, Event, RunId};
+use crate::{Event, RunId};
 
 /// What a [`Pipeline`] accepts from a response: the largest frame, and what its events may
 /// build. The pipeline owns them; a [`Conversation`](crate::client::Conversation) holds one for
@@ -341,7 +341,7 @@ impl Pipeline {
                     tracing::warn!(error = %e, "skipping an event of unknown type");
                     continue;
                 }
-                Err(e) => return Err(DecodeError::from(e).into()),
+                Err(e) => return Err(crate::DecodeError::from(e).into()),
             };
             if self.push_event(event, subscriber)? == Flow::Stop {
                 return Ok(Flow::Stop);

@@ -1,9 +1,9 @@
 //! Transports' byte formats.
 //!
-//! [`sse`] is the Server-Sent Events framing every AG-UI client understands; [`proto`] is the
-//! binary transport, length-prefixed protobuf frames (`application/vnd.ag-ui.event+proto`).
+//! `sse` (feature `sse`) is the Server-Sent Events framing every AG-UI client understands;
+//! `proto` (feature `proto`) is the binary transport, length-prefixed protobuf frames (`application/vnd.ag-ui.event+proto`).
 //! [`Format`] names the two, with their media types: the server's content negotiation
-//! (`ag_ui::axum::negotiate`) answers one, the client's [`Pipeline`](crate::client::Pipeline)
+//! (`ag_ui::axum::negotiate`) answers one, the client's `client::Pipeline`
 //! reads one, chosen from the response's `Content-Type` by [`Format::from_content_type`].
 //!
 //! ```
@@ -37,7 +37,7 @@ pub(crate) use media_type;
 /// The media type of an SSE event stream, [`Format::Sse`].
 pub const SSE_MEDIA_TYPE: &str = media_type!(sse);
 
-/// The media type of the protobuf transport, [`Format::Proto`]: the body is length-prefixed
+/// The media type of the protobuf transport, `Format::Proto`: the body is length-prefixed
 /// `ag_ui.Event` frames. Named in every build (a server built without the `proto` feature says
 /// why it refuses a request for it).
 ///

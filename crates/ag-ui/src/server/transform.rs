@@ -87,6 +87,7 @@ impl Coalescer {
     }
 
     /// Whether a delta is held, waiting for the next event.
+    #[cfg_attr(not(feature = "axum"), allow(dead_code))]
     pub(crate) fn is_holding(&self) -> bool {
         self.pending.is_some()
     }
