@@ -7,13 +7,15 @@ use std::pin::pin;
 use std::rc::Rc;
 use std::time::Duration;
 
+use ag_ui::client::apply::{Applied, MessagesChange};
 use ag_ui::client::conversation::fresh_run_id;
 use ag_ui::client::{
-    Body, BrowserAgent, Flow, Piece, Pipeline, PipelineError, PipelineErrorKind, Reducer,
+    Body, BrowserAgent, Flow, Mutation, Piece, Pipeline, PipelineError, PipelineErrorKind, Reducer,
     RunOutcome, Subscriber, Transport, TransportError, TransportErrorKind,
 };
 use ag_ui::{
-    Context, Interrupt, Message, PROTOCOL_VERSION, ResumeEntry, RunAgentInput, ThreadId, Tool,
+    Context, Event, EventType, Interrupt, Message, PROTOCOL_VERSION, ResumeEntry, RunAgentInput,
+    ThreadId, Tool,
 };
 use futures::channel::oneshot;
 use futures::future::{Either, select};
@@ -22,7 +24,7 @@ use serde_json::Value;
 use wasm_bindgen::JsValue;
 use wasm_bindgen::prelude::{Closure, wasm_bindgen};
 
-use crate::subscriber::{JsSubscribers, from_js, get, to_js};
+use crate::subscriber::{Answer, JsSubscribers, View, callback_name, from_js, get, to_js};
 
 #[wasm_bindgen]
 extern "C" {
@@ -62,6 +64,72 @@ struct Inner {
     abort: Option<oneshot::Sender<()>>,
     /// The run in flight's flag, set by `abortRun()`, which its subscriber checks per event.
     aborted: Rc<Cell<bool>>,
+    /// The run in flight's pipeline: `messages`, `state` and `pendingInterrupts` read it while
+    /// the run goes on, so they show each event as soon as it is applied.
+    run: Option<Pipeline>,
+    /// What `messages` and `state` show while an event is being delivered to subscribers: the
+    /// conversation as it was before the event, as `@ag-ui/client` publishes its messages and
+    /// state once per event, after its callbacks.
+    published: Option<View>,
+}
+
+impl Inner {
+    /// The conversation as the callbacks see it now.
+    fn view(&self) -> View {
+        match &self.run {
+            Some(pipeline) => {
+                let reducer = pipeline.reducer();
+                let messages: Vec<&Message> = reducer.messages().iter().collect();
+                View::of(&messages, reducer.state())
+            }
+            None => {
+                let messages: Vec<&Message> = self.messages.iter().collect();
+                View::of(&messages, &self.state)
+            }
+        }
+    }
+
+    /// What the `messages` and `state` properties show now.
+    fn shown(&self) -> View {
+        match &self.published {
+            Some(view) => View {
+                messages: view.messages.clone(),
+                state: view.state.clone(),
+            },
+            None => self.view(),
+        }
+    }
+
+    /// Replaces messages or state, of the run in flight if there is one.
+    fn mutate(&mut self, mutation: Mutation) {
+        self.published = None;
+        match &mut self.run {
+            Some(pipeline) => pipeline.apply_mutation(mutation),
+            None => {
+                if let Some(messages) = mutation.messages {
+                    self.messages = messages;
+                }
+                if let Some(state) = mutation.state {
+                    self.state = state;
+                }
+            }
+        }
+    }
+}
+
+thread_local! {
+    /// Whether `HttpAgent.prototype` passes the agent itself to the methods that need it.
+    static BOUND: Cell<bool> = const { Cell::new(false) };
+}
+
+#[wasm_bindgen(inline_js = "export function bind_this(proto, name) {
+  const raw = proto[name];
+  proto[name] = function (...args) { return raw.call(this, this, ...args); };
+}")]
+extern "C" {
+    /// Makes `proto[name](...args)` call the exported method as `name(this, ...args)`: the
+    /// callbacks' `agent` is the very object the page holds.
+    fn bind_this(proto: &JsValue, name: &str);
 }
 
 /// An AG-UI agent over HTTP, for JavaScript: the `HttpAgent` of `@ag-ui/client` (its common
@@ -117,6 +185,26 @@ fn fresh_thread_id() -> String {
     format!("thread-{bits:016x}")
 }
 
+impl HttpAgent {
+    fn with(transport: BrowserAgent, thread_id: String) -> Self {
+        HttpAgent {
+            inner: Rc::new(RefCell::new(Inner {
+                transport,
+                thread_id,
+                messages: Vec::new(),
+                state: Value::Object(serde_json::Map::new()),
+                pending_interrupts: Vec::new(),
+                subscribers: Vec::new(),
+                next_subscriber: 0,
+                abort: None,
+                aborted: Rc::new(Cell::new(false)),
+                run: None,
+                published: None,
+            })),
+        }
+    }
+}
+
 #[wasm_bindgen]
 impl HttpAgent {
     /// `new HttpAgent({ url, headers, threadId, initialMessages, initialState })`.
@@ -159,25 +247,26 @@ impl HttpAgent {
             Some(s) => from_js(&s, "HttpAgent: `initialState`").map_err(|e| type_error(&e))?,
             None => Value::Object(serde_json::Map::new()),
         };
-        Ok(HttpAgent {
-            inner: Rc::new(RefCell::new(Inner {
-                transport,
-                thread_id,
-                messages,
-                state,
-                pending_interrupts: Vec::new(),
-                subscribers: Vec::new(),
-                next_subscriber: 0,
-                abort: None,
-                aborted: Rc::new(Cell::new(false)),
-            })),
-        })
+        if !BOUND.with(Cell::get) {
+            BOUND.with(|b| b.set(true));
+            // A second wrapper of the class, only to reach its prototype.
+            let probe: JsValue = HttpAgent::with(BrowserAgent::new(""), String::new()).into();
+            let proto = js_sys::Object::get_prototype_of(&probe);
+            bind_this(&proto, "runAgent");
+        }
+        let agent = HttpAgent::with(transport, thread_id);
+        {
+            let mut inner = agent.inner.borrow_mut();
+            inner.messages = messages;
+            inner.state = state;
+        }
+        Ok(agent)
     }
 
     /// The conversation's messages (plain objects, a copy).
     #[wasm_bindgen(getter)]
     pub fn messages(&self) -> MessageList {
-        to_js(&self.inner.borrow().messages).into()
+        self.inner.borrow().shown().messages.into()
     }
 
     /// Replaces the messages.
@@ -197,7 +286,9 @@ impl HttpAgent {
     pub fn replace_messages(&self, messages: MessageList) -> Result<(), JsValue> {
         let messages: Vec<Message> =
             from_js(&messages.into(), "messages").map_err(|e| type_error(&e))?;
-        self.inner.borrow_mut().messages = messages;
+        self.inner
+            .borrow_mut()
+            .mutate(Mutation::new().with_messages(messages));
         Ok(())
     }
 
@@ -208,14 +299,25 @@ impl HttpAgent {
     #[wasm_bindgen(js_name = addMessage)]
     pub fn add_message(&self, message: JsMessage) -> Result<(), JsValue> {
         let message: Message = from_js(&message.into(), "message").map_err(|e| type_error(&e))?;
-        self.inner.borrow_mut().messages.push(message);
+        let mut inner = self.inner.borrow_mut();
+        let running: Option<Vec<Message>> = inner
+            .run
+            .as_ref()
+            .map(|p| p.reducer().messages().iter().cloned().collect());
+        match running {
+            Some(mut messages) => {
+                messages.push(message);
+                inner.mutate(Mutation::new().with_messages(messages));
+            }
+            None => inner.messages.push(message),
+        }
         Ok(())
     }
 
     /// The shared state (a copy).
     #[wasm_bindgen(getter)]
     pub fn state(&self) -> JsValue {
-        to_js(&self.inner.borrow().state)
+        self.inner.borrow().shown().state
     }
 
     /// Replaces the state.
@@ -234,7 +336,9 @@ impl HttpAgent {
     #[wasm_bindgen(js_name = setState)]
     pub fn replace_state(&self, state: JsValue) -> Result<(), JsValue> {
         let state: Value = from_js(&state, "state").map_err(|e| type_error(&e))?;
-        self.inner.borrow_mut().state = state;
+        self.inner
+            .borrow_mut()
+            .mutate(Mutation::new().with_state(state));
         Ok(())
     }
 
@@ -247,7 +351,11 @@ impl HttpAgent {
     /// The interrupts the last run ended on, to answer with `runAgent({ resume })`.
     #[wasm_bindgen(getter, js_name = pendingInterrupts)]
     pub fn pending_interrupts(&self) -> JsValue {
-        to_js(&self.inner.borrow().pending_interrupts)
+        let inner = self.inner.borrow();
+        match &inner.run {
+            Some(pipeline) => to_js(pipeline.reducer().pending_interrupts()),
+            None => to_js(&inner.pending_interrupts),
+        }
     }
 
     /// Whether a run is in flight.
@@ -286,17 +394,19 @@ impl HttpAgent {
 
     /// Runs the agent once: resolves to `{ newMessages, result }`, rejects with an `Error`
     /// (its `kind` a stable name such as `transport.http` or `verify`) when the run cannot be
-    /// carried or read.
-    #[wasm_bindgen(js_name = runAgent)]
+    /// carried or read. (`agent`, first, is the object itself, passed by the class's
+    /// prototype: JavaScript calls `runAgent(parameters?, subscriber?)`.)
+    #[wasm_bindgen(js_name = runAgent, skip_typescript)]
     pub fn run_agent(
         &self,
+        agent: JsValue,
         parameters: Option<RunAgentParameters>,
         subscriber: Option<AgentSubscriber>,
     ) -> RunAgentPromise {
         let inner = Rc::clone(&self.inner);
         let parameters: JsValue = parameters.map_or(JsValue::UNDEFINED, Into::into);
         let subscriber: Option<JsValue> = subscriber.map(Into::into);
-        wasm_bindgen_futures::future_to_promise(run(inner, parameters, subscriber))
+        wasm_bindgen_futures::future_to_promise(run(inner, agent, parameters, subscriber))
             .unchecked_into_promise()
     }
 }
@@ -339,6 +449,26 @@ fn prepare(inner: &Inner, parameters: &JsValue) -> Result<RunAgentInput, JsValue
                     open.join(", ")
                 ),
                 Some("run.unanswered-interrupt"),
+                None,
+            ));
+        }
+        // An expired interrupt can only be cancelled (by the page's clock), as natively.
+        let now =
+            std::time::UNIX_EPOCH + Duration::from_millis(js_sys::Date::now().max(0.0) as u64);
+        let answers = resume.as_deref().unwrap_or_default();
+        if let Some(expired) = inner
+            .pending_interrupts
+            .iter()
+            .find(|i| i.answered_after_expiry(answers, now))
+        {
+            return Err(js_error(
+                &format!(
+                    "Interrupt {} expired at {} and can no longer be answered. Cancel it to \
+                     continue the thread.",
+                    expired.id,
+                    expired.expires_at.as_deref().unwrap_or_default()
+                ),
+                Some("run.expired-interrupt"),
                 None,
             ));
         }
@@ -390,6 +520,8 @@ enum Ended {
     Aborted,
     /// The transport failed.
     Transport(TransportError),
+    /// A callback returned messages or state that are not what AG-UI describes.
+    Callback(String),
 }
 
 /// Awaits `future` unless the run is aborted first.
@@ -403,44 +535,282 @@ async fn unless_aborted<F: Future>(
     }
 }
 
-/// Reads the body into the pipeline until the response ends, fails or the run is aborted.
-async fn read(
-    body: &mut impl Body,
-    pipeline: &mut Pipeline,
-    subscribers: &mut JsSubscribers,
-    abort: &mut oneshot::Receiver<()>,
-) -> Ended {
-    loop {
-        let flow = match unless_aborted(body.next(), abort).await {
-            None => return Ended::Aborted,
-            Some(Err(e)) => return Ended::Transport(e),
-            Some(Ok(Some(Piece::Bytes(bytes)))) => pipeline.push_bytes(&bytes, subscribers),
-            Some(Ok(Some(Piece::Frame(data)))) => pipeline.push_frame(&data, subscribers),
-            Some(Ok(Some(Piece::Event(event)))) => pipeline.push_event(*event, subscribers),
-            Some(Ok(Some(Piece::Refused(e)))) => Err(PipelineError::from(e)),
-            Some(Ok(Some(_))) => Ok(Flow::Continue),
-            Some(Ok(None)) => {
-                return Ended::Read(pipeline.finish(subscribers).and_then(|flow| match flow {
-                    Flow::Continue => pipeline.check_end(),
-                    Flow::Stop => Ok(()),
-                }));
+/// What the events applied and the callbacks returned changed.
+#[derive(Default)]
+struct Changes {
+    messages: bool,
+    state: bool,
+}
+
+impl Subscriber for Changes {
+    fn on_applied(&mut self, _: &Event, applied: &Applied, _: &Reducer) -> Flow {
+        self.messages |= !matches!(applied.messages, MessagesChange::Unchanged);
+        self.state |= applied.state_changed;
+        Flow::Continue
+    }
+}
+
+/// Applies what a round of callbacks returned; whether one of them stopped the propagation.
+fn take_answer(
+    inner: &Rc<RefCell<Inner>>,
+    answer: Answer,
+    changes: &mut Changes,
+) -> Result<bool, String> {
+    if let Some(error) = answer.error {
+        return Err(error);
+    }
+    changes.messages |= answer.mutation.messages.is_some();
+    changes.state |= answer.mutation.state.is_some();
+    if !answer.mutation.is_empty() {
+        // Mid-event, the properties keep showing the conversation as it was before it.
+        let mut guard = inner.borrow_mut();
+        let published = guard.published.take();
+        guard.mutate(answer.mutation);
+        guard.published = published;
+    }
+    Ok(answer.stop)
+}
+
+/// Tells `onMessagesChanged` and `onStateChanged` what changed.
+fn notify_changes(inner: &Rc<RefCell<Inner>>, subscribers: &JsSubscribers, changes: &Changes) {
+    if changes.messages {
+        subscribers.notify("onMessagesChanged", || inner.borrow().view(), &[]);
+    }
+    if changes.state {
+        subscribers.notify("onStateChanged", || inner.borrow().view(), &[]);
+    }
+}
+
+/// The parameters of an event's own callback besides `event`, from the conversation before
+/// the event is applied (as `@ag-ui/client` gives them).
+fn event_extra(
+    reducer: &Reducer,
+    event: &Event,
+    event_js: &JsValue,
+) -> Vec<(&'static str, JsValue)> {
+    let id = |key: &str| get(event_js, key).and_then(|v| v.as_string());
+    let mut extra = Vec::new();
+    match event.event_type() {
+        EventType::TextMessageContent | EventType::TextMessageEnd => {
+            let buffer = id("messageId")
+                .and_then(|m| {
+                    reducer
+                        .message(&m)
+                        .and_then(Message::text)
+                        .map(str::to_owned)
+                })
+                .unwrap_or_default();
+            extra.push(("textMessageBuffer", JsValue::from_str(&buffer)));
+        }
+        EventType::ToolCallArgs | EventType::ToolCallEnd => {
+            let call_id = id("toolCallId").unwrap_or_default();
+            let call = reducer.tool_call(&call_id);
+            let name = call.map(|c| c.function.name.clone()).unwrap_or_default();
+            let buffer = call
+                .map(|c| c.function.arguments.clone())
+                .unwrap_or_default();
+            extra.push(("toolCallName", JsValue::from_str(&name)));
+            if event.event_type() == EventType::ToolCallArgs {
+                extra.push(("toolCallBuffer", JsValue::from_str(&buffer)));
+                let partial = reducer.partial_tool_call_args(&call_id);
+                extra.push(("partialToolCallArgs", to_js(&partial)));
+            } else {
+                let args = js_sys::JSON::parse(&buffer).unwrap_or_else(|_| Object::new().into());
+                extra.push(("toolCallArgs", args));
             }
-        };
-        match flow {
-            Ok(Flow::Continue) => {}
-            Ok(Flow::Stop) => return Ended::Read(Ok(())),
-            Err(e) => return Ended::Read(Err(e)),
+        }
+        EventType::RunFinished => {
+            let outcome = get(event_js, "outcome");
+            let kind = outcome
+                .as_ref()
+                .and_then(|o| get(o, "type"))
+                .and_then(|t| t.as_string())
+                .unwrap_or_else(|| "success".to_owned());
+            if kind == "interrupt" {
+                let interrupts = outcome.and_then(|o| get(&o, "interrupts"));
+                extra.push(("interrupts", interrupts.unwrap_or(JsValue::UNDEFINED)));
+            } else if kind == "success" {
+                let result = get(event_js, "result").unwrap_or(JsValue::UNDEFINED);
+                extra.push(("result", result));
+            }
+            extra.push(("outcome", JsValue::from_str(&kind)));
+        }
+        _ => {}
+    }
+    extra
+}
+
+/// What `onNewMessage` / `onNewToolCall` are told after an event is applied.
+enum New {
+    Message(String),
+    ToolCall(String),
+}
+
+/// One verified event: `onEvent`, then its own callback (each awaited), then, unless one of
+/// them stopped it, the event applied, then the notifications. `Flow::Stop` when the run was
+/// aborted meanwhile.
+async fn deliver(
+    inner: &Rc<RefCell<Inner>>,
+    subscribers: &JsSubscribers,
+    event: Event,
+) -> Result<Flow, Ended> {
+    let view = || inner.borrow().view();
+    if subscribers.any() {
+        let before = view();
+        inner.borrow_mut().published = Some(before);
+    }
+    let specific = callback_name(event.event_type());
+    let mut changes = Changes::default();
+    let mut stop = false;
+    if subscribers.has("onEvent") || subscribers.has(&specific) {
+        let event_js = to_js(&event);
+        let answer = subscribers
+            .round("onEvent", view, &[("event", event_js.clone())])
+            .await;
+        stop = take_answer(inner, answer, &mut changes).map_err(Ended::Callback)?;
+        if subscribers.aborted() {
+            return Ok(Flow::Stop);
+        }
+        if !stop {
+            let mut extra = match &inner.borrow().run {
+                Some(pipeline) => event_extra(pipeline.reducer(), &event, &event_js),
+                None => Vec::new(),
+            };
+            extra.insert(0, ("event", event_js));
+            let answer = subscribers.round(&specific, view, &extra).await;
+            stop = take_answer(inner, answer, &mut changes).map_err(Ended::Callback)?;
+            if subscribers.aborted() {
+                return Ok(Flow::Stop);
+            }
         }
     }
+    let new = match &event {
+        Event::TextMessageEnd(e) => Some(New::Message(e.message_id.to_string())),
+        Event::ReasoningMessageEnd(e) => Some(New::Message(e.message_id.to_string())),
+        Event::ToolCallResult(e) if !stop => Some(New::Message(e.message_id.to_string())),
+        Event::ToolCallEnd(e) => Some(New::ToolCall(e.tool_call_id.to_string())),
+        Event::ActivitySnapshot(e) if !stop => {
+            let id = e.message_id.to_string();
+            let existed = inner
+                .borrow()
+                .run
+                .as_ref()
+                .is_some_and(|p| p.reducer().message(&id).is_some());
+            (!existed).then_some(New::Message(id))
+        }
+        _ => None,
+    };
+    if !stop {
+        let mut guard = inner.borrow_mut();
+        if let Some(pipeline) = guard.run.as_mut()
+            && let Err(e) = pipeline.apply_verified(event, &mut changes)
+        {
+            return Err(Ended::Read(Err(e)));
+        }
+    }
+    match new {
+        Some(New::Message(id)) if subscribers.has("onNewMessage") => {
+            let message = match &inner.borrow().run {
+                Some(p) => p.reducer().message(&id).map(to_js),
+                None => None,
+            };
+            if let Some(message) = message {
+                subscribers.notify("onNewMessage", view, &[("message", message)]);
+            }
+        }
+        Some(New::ToolCall(id)) if subscribers.has("onNewToolCall") => {
+            let call = match &inner.borrow().run {
+                Some(p) => p.reducer().tool_call(&id).map(to_js),
+                None => None,
+            };
+            if let Some(call) = call {
+                subscribers.notify("onNewToolCall", view, &[("toolCall", call)]);
+            }
+        }
+        _ => {}
+    }
+    // The event is through: the properties show the conversation as it is now.
+    inner.borrow_mut().published = None;
+    notify_changes(inner, subscribers, &changes);
+    Ok(Flow::Continue)
+}
+
+/// Reads the body into the run's pipeline, delivering each verified event, until the
+/// response ends, fails or the run is aborted.
+async fn read(
+    inner: &Rc<RefCell<Inner>>,
+    body: &mut impl Body,
+    subscribers: &JsSubscribers,
+    abort: &mut oneshot::Receiver<()>,
+) -> Ended {
+    let mut verified = Vec::new();
+    loop {
+        let piece = match unless_aborted(body.next(), abort).await {
+            None => return Ended::Aborted,
+            Some(Err(e)) => return Ended::Transport(e),
+            Some(Ok(piece)) => piece,
+        };
+        let end = piece.is_none();
+        let pushed = {
+            let mut guard = inner.borrow_mut();
+            let Some(pipeline) = guard.run.as_mut() else {
+                return Ended::Aborted;
+            };
+            let pushed = match piece {
+                Some(Piece::Bytes(bytes)) => pipeline.push_bytes(&bytes, &mut ()),
+                Some(Piece::Frame(data)) => pipeline.push_frame(&data, &mut ()),
+                Some(Piece::Event(event)) => pipeline.push_event(*event, &mut ()),
+                Some(Piece::Refused(e)) => Err(PipelineError::from(e)),
+                Some(_) => Ok(Flow::Continue),
+                None => pipeline.finish(&mut ()),
+            };
+            pipeline.take_verified_into(&mut verified);
+            pushed
+        };
+        for event in verified.drain(..) {
+            if subscribers.aborted() {
+                return Ended::Aborted;
+            }
+            match deliver(inner, subscribers, event).await {
+                Ok(Flow::Continue) => {}
+                Ok(Flow::Stop) => return Ended::Aborted,
+                Err(ended) => return ended,
+            }
+        }
+        match pushed {
+            Err(e) => return Ended::Read(Err(e)),
+            Ok(Flow::Stop) => return Ended::Read(Ok(())),
+            Ok(Flow::Continue) if end => {
+                let checked = inner
+                    .borrow()
+                    .run
+                    .as_ref()
+                    .map_or(Ok(()), Pipeline::check_end);
+                return Ended::Read(checked);
+            }
+            Ok(Flow::Continue) => {}
+        }
+    }
+}
+
+/// Applies what `onRunFailed` or `onRunFinalized` returned to the agent, telling
+/// `onMessagesChanged` and `onStateChanged`.
+fn finally_answer(inner: &Rc<RefCell<Inner>>, subscribers: &JsSubscribers, answer: Answer) {
+    let mut changes = Changes::default();
+    if let Err(error) = take_answer(inner, answer, &mut changes) {
+        web_sys::console::error_1(&JsValue::from_str(&error));
+    }
+    notify_changes(inner, subscribers, &changes);
 }
 
 /// One run, start to end.
 async fn run(
     inner: Rc<RefCell<Inner>>,
+    agent: JsValue,
     parameters: JsValue,
     subscriber: Option<JsValue>,
 ) -> Result<JsValue, JsValue> {
-    let (mut input, transport, mut subscribers, mut abort) = {
+    let (mut input, transport, subscribers, mut abort) = {
         let mut guard = inner.borrow_mut();
         if guard.abort.is_some() {
             return Err(js_error(
@@ -455,22 +825,20 @@ async fn run(
         let (abort_tx, abort_rx) = oneshot::channel();
         guard.abort = Some(abort_tx);
         guard.aborted = Rc::new(Cell::new(false));
-        let subscribers = JsSubscribers::new(list, to_js(&input), Rc::clone(&guard.aborted));
+        let subscribers = JsSubscribers::new(list, to_js(&input), agent, Rc::clone(&guard.aborted));
         (input, guard.transport.clone(), subscribers, abort_rx)
     };
-    let outcome = run_inner(&inner, &mut input, &transport, &mut subscribers, &mut abort).await;
+    let outcome = run_inner(&inner, &mut input, &transport, &subscribers, &mut abort).await;
     inner.borrow_mut().abort = None;
-    let (messages, state) = {
-        let guard = inner.borrow();
-        (guard.messages.clone(), guard.state.clone())
-    };
-    let mut params = subscribers.params(&messages, &state);
+    let view = || inner.borrow().view();
     if let Err(error) = &outcome {
-        let _ = Reflect::set(&params, &"error".into(), error);
-        subscribers.call("onRunFailed", &params);
-        params = subscribers.params(&messages, &state);
+        let answer = subscribers
+            .round("onRunFailed", view, &[("error", error.clone())])
+            .await;
+        finally_answer(&inner, &subscribers, answer);
     }
-    subscribers.call("onRunFinalized", &params);
+    let answer = subscribers.round("onRunFinalized", view, &[]).await;
+    finally_answer(&inner, &subscribers, answer);
     outcome
 }
 
@@ -479,50 +847,61 @@ async fn run_inner(
     inner: &Rc<RefCell<Inner>>,
     input: &mut RunAgentInput,
     transport: &BrowserAgent,
-    subscribers: &mut JsSubscribers,
+    subscribers: &JsSubscribers,
     abort: &mut oneshot::Receiver<()>,
 ) -> Result<JsValue, JsValue> {
-    let (messages, state, pending) = {
-        let guard = inner.borrow();
-        (
-            guard.messages.clone(),
-            guard.state.clone(),
-            guard.pending_interrupts.clone(),
-        )
-    };
-    let before: Vec<ag_ui::MessageId> = messages.iter().map(|m| m.id().clone()).collect();
-    let params = subscribers.params(&messages, &state);
-    subscribers.call("onRunInitialized", &params);
-    let mut reducer = Reducer::new()
-        .with_messages(messages)
-        .with_state(state)
-        .with_pending_interrupts(pending);
-    if let Some(mutation) = subscribers.take_mutation() {
-        if let Some(messages) = mutation.messages {
+    // New are the messages the agent did not hold before the run (those `onRunInitialized`
+    // returns included), as `@ag-ui/client` counts them.
+    let before: Vec<ag_ui::MessageId> = inner
+        .borrow()
+        .messages
+        .iter()
+        .map(|m| m.id().clone())
+        .collect();
+    let answer = subscribers
+        .round("onRunInitialized", || inner.borrow().view(), &[])
+        .await;
+    if let Some(error) = answer.error {
+        return Err(type_error(&error));
+    }
+    if !answer.mutation.is_empty() {
+        if let Some(messages) = &answer.mutation.messages {
             input.messages = messages
                 .iter()
                 .filter(|m| !matches!(m, Message::Activity(_)))
                 .cloned()
                 .collect();
-            reducer = reducer.with_messages(messages);
         }
-        if let Some(state) = mutation.state {
+        if let Some(state) = &answer.mutation.state {
             input.state = Some(state.clone());
-            reducer = reducer.with_state(state);
         }
-    }
-    if let Some(error) = subscribers.error.take() {
-        return Err(type_error(&error));
+        finally_answer(inner, subscribers, answer);
     }
     let mut body = match unless_aborted(transport.open(input), abort).await {
         None => return Ok(result_object(None, &[])),
         Some(Err(e)) => return Err(transport_error(&e)),
         Some(Ok(body)) => body,
     };
-    let mut pipeline = Pipeline::new(reducer).with_format(body.format());
-    body.set_max_event_size(pipeline.max_event_size());
-    let ended = read(&mut body, &mut pipeline, subscribers, abort).await;
+    {
+        let mut guard = inner.borrow_mut();
+        let reducer = Reducer::new()
+            .with_messages(std::mem::take(&mut guard.messages))
+            .with_state(std::mem::take(&mut guard.state))
+            .with_pending_interrupts(guard.pending_interrupts.clone());
+        let pipeline = Pipeline::new(reducer).with_format(body.format()).deferred();
+        body.set_max_event_size(pipeline.max_event_size());
+        guard.run = Some(pipeline);
+    }
+    let ended = read(inner, &mut body, subscribers, abort).await;
     drop(body);
+    inner.borrow_mut().published = None;
+    let Some(pipeline) = inner.borrow_mut().run.take() else {
+        return Err(js_error(
+            "the run's pipeline was lost",
+            Some("run.internal"),
+            None,
+        ));
+    };
     let reducer = pipeline.into_reducer();
     let result = match reducer.outcome() {
         Some(RunOutcome::Success { result, .. }) => result.clone(),
@@ -541,9 +920,6 @@ async fn run_inner(
         guard.state = state;
         guard.messages = messages;
     }
-    if let Some(error) = subscribers.error.take() {
-        return Err(type_error(&error));
-    }
     match ended {
         Ended::Read(Ok(())) | Ended::Aborted => Ok(resolved),
         // The agent's RUN_ERROR: told to `onRunErrorEvent`; the run resolves, as with
@@ -551,6 +927,7 @@ async fn run_inner(
         Ended::Read(Err(e)) if e.kind() == PipelineErrorKind::RunFailed => Ok(resolved),
         Ended::Read(Err(e)) => Err(pipeline_error(&e)),
         Ended::Transport(e) => Err(transport_error(&e)),
+        Ended::Callback(e) => Err(type_error(&e)),
     }
 }
 

@@ -16,11 +16,13 @@
 //! ```
 //!
 //! Messages, state and events are plain JavaScript objects in the AG-UI 1.0 JSON shape (what
-//! `@ag-ui/client` 1.0.0 holds on the same stream). Differences from `@ag-ui/client`:
-//! subscriber callbacks are called synchronously (a promise they return is not awaited), their
-//! parameters carry no `agent`, and a returned `stopPropagation` is not honoured (a returned
-//! `messages` or `state` is). Built for the browser by `.ci/wasm` (`wasm-bindgen --target web`
-//! into `crates/ag-ui-wasm/pkg/`); natively this crate compiles but has nothing to call.
+//! `@ag-ui/client` 1.0.0 holds on the same stream). Subscribers are called as `@ag-ui/client`
+//! calls them: one after the other, a returned promise awaited before the next callback or
+//! event, with `{ event, messages, state, agent, input }`; a returned `messages` or `state`
+//! replaces the conversation's, and `stopPropagation: true` skips the later subscribers (and,
+//! from an event's callback, the event). `agent.messages` and `agent.state` show each event as
+//! it is applied. Built for the browser by `.ci/wasm` (`wasm-bindgen --target web` into
+//! `crates/ag-ui-wasm/pkg/`); natively this crate compiles but has nothing to call.
 
 mod agent;
 mod subscriber;
@@ -77,11 +79,25 @@ export interface RunAgentResult {
 export interface AgentSubscriberParams {
   messages: Message[];
   state: any;
+  /** The agent running. */
+  agent: HttpAgent;
   input: any;
 }
 
-/** A callback's answer: replacement messages or state (or nothing). */
-export type AgentStateMutation = { messages?: Message[]; state?: any } | void;
+/** A callback's answer (or a promise of it, awaited before the next callback): replacement
+ * messages or state, and whether the later subscribers (and, from an event's callback, the
+ * event itself) are skipped. */
+export type AgentStateMutation =
+  | { messages?: Message[]; state?: any; stopPropagation?: boolean }
+  | void
+  | Promise<{ messages?: Message[]; state?: any; stopPropagation?: boolean } | void>;
+
+export interface HttpAgent {
+  /** Runs the agent once: resolves to `{ newMessages, result }`; rejects with an `Error` (its
+   * `kind` a stable name such as `transport.http` or `verify`) when the run cannot be carried
+   * or read. */
+  runAgent(parameters?: RunAgentParameters, subscriber?: AgentSubscriber): Promise<RunAgentResult>;
+}
 
 /** Callbacks of a run; every one is optional. Per-event callbacks are named after the event
  * type: `on<Type>Event` (`onTextMessageStartEvent`, `onToolCallResultEvent`, …). */

@@ -1,14 +1,16 @@
-//! The JavaScript subscribers of a run, as one [`Subscriber`] of the pipeline: `onEvent` and
-//! the per-event callbacks before each event is applied, `onMessagesChanged`,
-//! `onStateChanged`, `onNewMessage` and `onNewToolCall` after, each with the conversation as
-//! plain objects.
+//! The JavaScript subscribers of a run, called as `@ag-ui/client` 1.0.0 calls them: one
+//! callback after the other, each awaited when it returns a promise, with `{ messages, state,
+//! agent, input }` (and the event's own parameters); a returned `messages` or `state` replaces
+//! the conversation's (later subscribers see the replacement), and `stopPropagation: true`
+//! skips the subscribers after it for that callback (and, from an event's callback, the event
+//! itself). `onMessagesChanged`, `onStateChanged`, `onNewMessage` and `onNewToolCall` are
+//! notifications: called, not awaited.
 
 use std::cell::Cell;
 use std::rc::Rc;
 
-use ag_ui::client::apply::{Applied, MessagesChange};
-use ag_ui::client::{Flow, Mutation, Reducer, Subscriber};
-use ag_ui::{Event, EventType, Message};
+use ag_ui::client::Mutation;
+use ag_ui::{EventType, Message};
 use js_sys::{Function, Object, Reflect};
 use serde_json::Value;
 use wasm_bindgen::{JsCast, JsValue};
@@ -40,12 +42,12 @@ pub(crate) fn get(object: &JsValue, key: &str) -> Option<JsValue> {
         .filter(|v| !v.is_undefined() && !v.is_null())
 }
 
-fn set(object: &Object, key: &str, value: &JsValue) {
+pub(crate) fn set(object: &Object, key: &str, value: &JsValue) {
     let _ = Reflect::set(object, &JsValue::from_str(key), value);
 }
 
 /// `onTextMessageContentEvent` for `TEXT_MESSAGE_CONTENT`, and so on.
-fn callback_name(event_type: EventType) -> String {
+pub(crate) fn callback_name(event_type: EventType) -> String {
     let mut name = String::from("on");
     for word in event_type.as_str().split('_') {
         let mut chars = word.chars();
@@ -58,26 +60,66 @@ fn callback_name(event_type: EventType) -> String {
     name
 }
 
+/// What one round of callbacks asked for.
+#[derive(Debug, Default)]
+pub(crate) struct Answer {
+    /// The messages or state a callback returned (the last one of each wins).
+    pub(crate) mutation: Mutation,
+    /// A callback returned `stopPropagation: true`.
+    pub(crate) stop: bool,
+    /// A returned `messages` or `state` that is not what AG-UI describes.
+    pub(crate) error: Option<String>,
+}
+
+/// The conversation as the callbacks see it: messages and state as plain objects.
+pub(crate) struct View {
+    pub(crate) messages: JsValue,
+    pub(crate) state: JsValue,
+}
+
+impl View {
+    pub(crate) fn of(messages: &[&Message], state: &Value) -> Self {
+        Self {
+            messages: to_js(messages),
+            state: to_js(state),
+        }
+    }
+}
+
 /// The subscribers of one run.
 pub(crate) struct JsSubscribers {
     subscribers: Vec<JsValue>,
     input: JsValue,
-    mutation: Option<Mutation>,
-    /// The first mutation a callback returned that could not be read: the run fails with it.
-    pub(crate) error: Option<String>,
+    /// The `HttpAgent` object the callbacks get as `agent`.
+    agent: JsValue,
     /// Set by `abortRun()`: no event is applied after it, even one of a piece already read.
     aborted: Rc<Cell<bool>>,
 }
 
+/// Reports a callback's exception (or its promise's rejection) on the console, as
+/// `@ag-ui/client` does; the other callbacks still run.
+fn report(name: &str, error: &JsValue) {
+    web_sys::console::error_2(&JsValue::from_str(&format!("{name}:")), error);
+}
+
 impl JsSubscribers {
-    pub(crate) fn new(subscribers: Vec<JsValue>, input: JsValue, aborted: Rc<Cell<bool>>) -> Self {
+    pub(crate) fn new(
+        subscribers: Vec<JsValue>,
+        input: JsValue,
+        agent: JsValue,
+        aborted: Rc<Cell<bool>>,
+    ) -> Self {
         Self {
             subscribers,
             input,
-            mutation: None,
-            error: None,
+            agent,
             aborted,
         }
+    }
+
+    /// Whether `abortRun()` was called.
+    pub(crate) fn aborted(&self) -> bool {
+        self.aborted.get()
     }
 
     /// The subscribers that have `name`, with it.
@@ -91,153 +133,118 @@ impl JsSubscribers {
             .collect()
     }
 
-    /// The parameters every callback gets.
-    pub(crate) fn params(&self, messages: &[Message], state: &Value) -> Object {
+    /// Whether there is any subscriber.
+    pub(crate) fn any(&self) -> bool {
+        !self.subscribers.is_empty()
+    }
+
+    /// Whether any subscriber has `name`.
+    pub(crate) fn has(&self, name: &str) -> bool {
+        self.subscribers
+            .iter()
+            .any(|s| get(s, name).is_some_and(|f| f.is_function()))
+    }
+
+    fn params(&self, view: &View, extra: &[(&str, JsValue)]) -> Object {
         let params = Object::new();
-        set(&params, "messages", &to_js(messages));
-        set(&params, "state", &to_js(state));
+        for (key, value) in extra {
+            set(&params, key, value);
+        }
+        set(&params, "messages", &view.messages);
+        set(&params, "state", &view.state);
+        set(&params, "agent", &self.agent);
         set(&params, "input", &self.input);
         params
     }
 
-    /// Calls `name` of every subscriber with `params`; keeps the mutations they return. A
-    /// callback that throws is reported on the console; the others still run.
-    pub(crate) fn call(&mut self, name: &str, params: &Object) {
-        for (subscriber, f) in self.with(name) {
-            match f.call1(&subscriber, params) {
-                Ok(returned) => self.keep_mutation(&returned, name),
-                Err(e) => web_sys::console::error_2(&JsValue::from_str(&format!("{name}:")), &e),
+    /// Calls `name` of each subscriber in turn with the conversation (`view()`, asked only
+    /// when one has it) and `extra`, awaiting what it returns when that is a promise; stops
+    /// at `stopPropagation: true`. A callback that throws (or rejects) is reported on the
+    /// console; the others still run.
+    pub(crate) async fn round(
+        &self,
+        name: &str,
+        view: impl FnOnce() -> View,
+        extra: &[(&str, JsValue)],
+    ) -> Answer {
+        let mut answer = Answer::default();
+        let callbacks = self.with(name);
+        if callbacks.is_empty() {
+            return answer;
+        }
+        let mut view = view();
+        for (subscriber, f) in callbacks {
+            let params = self.params(&view, extra);
+            let mut returned = match f.call1(&subscriber, &params) {
+                Ok(returned) => returned,
+                Err(e) => {
+                    report(name, &e);
+                    continue;
+                }
+            };
+            if returned.has_type::<js_sys::Promise>()
+                || get(&returned, "then").is_some_and(|t| t.is_function())
+            {
+                let promise = js_sys::Promise::resolve(&returned);
+                returned = match wasm_bindgen_futures::JsFuture::from(promise).await {
+                    Ok(value) => value,
+                    Err(e) => {
+                        report(name, &e);
+                        continue;
+                    }
+                };
             }
-        }
-    }
-
-    /// Calls `name` with the conversation's parameters and `extra`, if any subscriber has it.
-    fn call_with(&mut self, name: &str, conversation: &Reducer, extra: &[(&str, JsValue)]) {
-        if self.with(name).is_empty() {
-            return;
-        }
-        let messages: Vec<&Message> = conversation.messages().iter().collect();
-        let params = Object::new();
-        set(&params, "messages", &to_js(&messages));
-        set(&params, "state", &to_js(conversation.state()));
-        set(&params, "input", &self.input);
-        for (key, value) in extra {
-            set(&params, key, value);
-        }
-        self.call(name, &params);
-    }
-
-    fn keep_mutation(&mut self, returned: &JsValue, name: &str) {
-        if !returned.is_object() || returned.has_type::<js_sys::Promise>() {
-            return;
-        }
-        let mut mutation = self.mutation.take().unwrap_or_default();
-        if let Some(messages) = get(returned, "messages") {
-            match from_js::<Vec<Message>>(&messages, &format!("the messages {name} returned")) {
-                Ok(messages) => mutation.messages = Some(messages),
-                Err(e) => self.error = self.error.take().or(Some(e)),
+            if !returned.is_object() {
+                continue;
             }
-        }
-        if let Some(state) = get(returned, "state") {
-            match from_js::<Value>(&state, &format!("the state {name} returned")) {
-                Ok(state) => mutation.state = Some(state),
-                Err(e) => self.error = self.error.take().or(Some(e)),
-            }
-        }
-        if mutation.messages.is_some() || mutation.state.is_some() {
-            self.mutation = Some(mutation);
-        }
-    }
-
-    fn flow(&self) -> Flow {
-        if self.error.is_some() || self.aborted.get() {
-            Flow::Stop
-        } else {
-            Flow::Continue
-        }
-    }
-}
-
-impl Subscriber for JsSubscribers {
-    fn on_event(&mut self, event: &Event, conversation: &Reducer) -> Flow {
-        if self.aborted.get() {
-            return Flow::Stop;
-        }
-        if self.subscribers.is_empty() {
-            return Flow::Continue;
-        }
-        let specific = callback_name(event.event_type());
-        if self.with("onEvent").is_empty() && self.with(&specific).is_empty() {
-            return Flow::Continue;
-        }
-        let event_js = to_js(event);
-        let id = |key: &str| get(&event_js, key).and_then(|v| v.as_string());
-        self.call_with("onEvent", conversation, &[("event", event_js.clone())]);
-        let mut extra = vec![("event", event_js.clone())];
-        match event.event_type() {
-            EventType::TextMessageContent | EventType::TextMessageEnd => {
-                let buffer = id("messageId")
-                    .and_then(|m| {
-                        conversation
-                            .message(&m)
-                            .and_then(Message::text)
-                            .map(str::to_owned)
-                    })
-                    .unwrap_or_default();
-                extra.push(("textMessageBuffer", JsValue::from_str(&buffer)));
-            }
-            EventType::ToolCallArgs | EventType::ToolCallEnd => {
-                let call_id = id("toolCallId").unwrap_or_default();
-                let call = conversation.tool_call(&call_id);
-                let name = call.map(|c| c.function.name.clone()).unwrap_or_default();
-                let buffer = call
-                    .map(|c| c.function.arguments.clone())
-                    .unwrap_or_default();
-                extra.push(("toolCallName", JsValue::from_str(&name)));
-                if event.event_type() == EventType::ToolCallArgs {
-                    extra.push(("toolCallBuffer", JsValue::from_str(&buffer)));
-                    let partial = conversation.partial_tool_call_args(&call_id);
-                    extra.push(("partialToolCallArgs", to_js(&partial)));
-                } else {
-                    let args = js_sys::JSON::parse(&buffer).unwrap_or(JsValue::UNDEFINED);
-                    extra.push(("toolCallArgs", args));
+            if let Some(messages) = get(&returned, "messages")
+                && !Object::is(&messages, &view.messages)
+            {
+                match from_js::<Vec<Message>>(&messages, &format!("the messages {name} returned")) {
+                    Ok(list) => {
+                        answer.mutation.messages = Some(list);
+                        view.messages = messages;
+                    }
+                    Err(e) => answer.error = answer.error.take().or(Some(e)),
                 }
             }
-            EventType::RunFinished => {
-                let result = get(&event_js, "result").unwrap_or(JsValue::UNDEFINED);
-                extra.push(("result", result));
+            let state =
+                Reflect::get(&returned, &JsValue::from_str("state")).unwrap_or(JsValue::UNDEFINED);
+            if !state.is_undefined() && !Object::is(&state, &view.state) {
+                match from_js::<Value>(&state, &format!("the state {name} returned")) {
+                    Ok(value) => {
+                        answer.mutation.state = Some(value);
+                        view.state = state;
+                    }
+                    Err(e) => answer.error = answer.error.take().or(Some(e)),
+                }
             }
-            _ => {}
+            if get(&returned, "stopPropagation").and_then(|s| s.as_bool()) == Some(true) {
+                answer.stop = true;
+                break;
+            }
         }
-        self.call_with(&specific, conversation, &extra);
-        self.flow()
+        answer
     }
 
-    fn on_applied(&mut self, _event: &Event, applied: &Applied, conversation: &Reducer) -> Flow {
-        if self.subscribers.is_empty() {
-            return Flow::Continue;
+    /// Calls `name` of every subscriber with the conversation and `extra` without awaiting
+    /// anything (`onMessagesChanged`, `onStateChanged`, `onNewMessage`, `onNewToolCall`).
+    pub(crate) fn notify(
+        &self,
+        name: &str,
+        view: impl FnOnce() -> View,
+        extra: &[(&str, JsValue)],
+    ) {
+        let callbacks = self.with(name);
+        if callbacks.is_empty() {
+            return;
         }
-        if let Some(index) = applied.new_message
-            && let Some(message) = conversation.messages().get(index)
-        {
-            self.call_with("onNewMessage", conversation, &[("message", to_js(message))]);
+        let params = self.params(&view(), extra);
+        for (subscriber, f) in callbacks {
+            if let Err(e) = f.call1(&subscriber, &params) {
+                report(name, &e);
+            }
         }
-        if let Some(id) = &applied.new_tool_call
-            && let Some(call) = conversation.tool_call(id.as_str())
-        {
-            self.call_with("onNewToolCall", conversation, &[("toolCall", to_js(call))]);
-        }
-        if !matches!(applied.messages, MessagesChange::Unchanged) {
-            self.call_with("onMessagesChanged", conversation, &[]);
-        }
-        if applied.state_changed {
-            self.call_with("onStateChanged", conversation, &[]);
-        }
-        self.flow()
-    }
-
-    fn take_mutation(&mut self) -> Option<Mutation> {
-        self.mutation.take()
     }
 }
 

@@ -156,6 +156,28 @@ impl Interrupt {
     pub fn is_expired_at(&self, now: SystemTime) -> bool {
         self.expiry().is_some_and(|at| at <= now)
     }
+
+    /// Whether `resume` answers this interrupt after it expired (at `now`) with something else
+    /// than `cancelled`: an expired interrupt can only be cancelled, so a client refuses such a
+    /// resume without sending it ([`Conversation`](crate::client::Conversation)'s
+    /// `run.expired-interrupt`, and `crates/ag-ui-wasm`'s `HttpAgent`).
+    ///
+    /// ```
+    /// use ag_ui::{Interrupt, ResumeEntry};
+    /// use std::time::SystemTime;
+    ///
+    /// let old = Interrupt::new("i1", "confirmation").with_expires_at("2001-01-01T00:00:00Z");
+    /// let now = SystemTime::now();
+    /// let yes = ResumeEntry::resolved("i1", serde_json::json!({ "ok": true }));
+    /// assert!(old.answered_after_expiry(&[yes], now));
+    /// assert!(!old.answered_after_expiry(&[ResumeEntry::cancelled("i1")], now));
+    /// ```
+    pub fn answered_after_expiry(&self, resume: &[crate::ResumeEntry], now: SystemTime) -> bool {
+        let cancelled = resume
+            .iter()
+            .any(|r| r.interrupt_id == self.id && r.status == crate::ResumeStatus::Cancelled);
+        !cancelled && self.is_expired_at(now)
+    }
 }
 
 /// Milliseconds since the Unix epoch of an ISO 8601 / RFC 3339 date-time

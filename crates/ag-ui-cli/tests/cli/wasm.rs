@@ -6,7 +6,10 @@
 //! stream that ends before its run does and a connection cut mid-stream are rejected with the
 //! messages the native client gives; the same streams through the wasm `HttpAgent` and the
 //! reference `@ag-ui/client` 1.0.0 on one page (`crates/ag-ui-wasm/tests/browser/harness.html`)
-//! end with deep-equal messages and state; and the full pipeline on the benchmark workload is
+//! end with deep-equal messages and state, the same subscribers on both see the same callbacks
+//! in the same order with the same messages and state (promises awaited, `stopPropagation`,
+//! returned messages and state, `agent`), and both refuse to resume an expired interrupt
+//! unless cancelled; and the full pipeline on the benchmark workload is
 //! timed in both, the ratio printed. Recorded (2 shared cores, debug test harness, release wasm
 //! without wasm-opt, Chromium 156): the 97-message workload (9,996 events), best of 3, wasm
 //! `HttpAgent` 30.6 ms against `@ag-ui/client` 3,969 ms (130x; 89x on a busier run).
@@ -486,6 +489,169 @@ async fn benchmark_the_full_pipeline_in_the_browser_against_the_reference() {
             reference * 1000.0,
             reference / wasm
         );
+    })
+    .await;
+}
+
+/// A short run for the subscriber differential: text in three deltas, a tool call with its
+/// result, a state snapshot and a delta, a result.
+fn callback_stream() -> Vec<u8> {
+    let lines = [
+        r#"{"type":"RUN_STARTED","threadId":"thread-diff","runId":"run-diff"}"#,
+        r#"{"type":"TEXT_MESSAGE_START","messageId":"m1","role":"assistant"}"#,
+        r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"one "}"#,
+        r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"two "}"#,
+        r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"three"}"#,
+        r#"{"type":"TEXT_MESSAGE_END","messageId":"m1"}"#,
+        r#"{"type":"TOOL_CALL_START","toolCallId":"c1","toolCallName":"search","parentMessageId":"m1"}"#,
+        r#"{"type":"TOOL_CALL_ARGS","toolCallId":"c1","delta":"{\"q\":\"ag-ui\"}"}"#,
+        r#"{"type":"TOOL_CALL_END","toolCallId":"c1"}"#,
+        r#"{"type":"TOOL_CALL_RESULT","messageId":"r1","toolCallId":"c1","content":"found"}"#,
+        r#"{"type":"STATE_SNAPSHOT","snapshot":{"count":1}}"#,
+        r#"{"type":"STATE_DELTA","delta":[{"op":"replace","path":"/count","value":2}]}"#,
+        r#"{"type":"RUN_FINISHED","threadId":"thread-diff","runId":"run-diff","result":{"ok":true}}"#,
+    ];
+    let events: Vec<Event> = lines
+        .iter()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    sse(&events)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn subscribers_are_called_as_the_reference_client_calls_them() {
+    if skip_without_pkg("wasm subscribers") {
+        return;
+    }
+    let site = site(vec![callback_stream()]).await;
+    let harness = format!("{site}/crates/ag-ui-wasm/tests/browser/harness.html");
+    with_browser(|client| async move {
+        client.goto(&harness).await.unwrap();
+        wait_for(
+            &client,
+            "document.getElementById('status').textContent === 'ready'",
+            LONG,
+        )
+        .await;
+        let report = await_js(
+            &client,
+            &format!("harness.callbacks('{site}/agent/stream/0')"),
+            LONG,
+        )
+        .await;
+        let (wasm, reference) = (&report["wasm"], &report["reference"]);
+        assert_eq!(wasm.get("error"), None, "{wasm}");
+        assert_eq!(reference.get("error"), None, "{reference}");
+        let (ours, theirs) = (
+            wasm["log"].as_array().unwrap(),
+            reference["log"].as_array().unwrap(),
+        );
+        // Entry by entry first, for a readable failure.
+        for (i, (a, b)) in ours.iter().zip(theirs).enumerate() {
+            assert_eq!(a, b, "callback {i} differs");
+        }
+        assert_eq!(ours.len(), theirs.len(), "{wasm}\n{reference}");
+        assert_eq!(wasm["messages"], reference["messages"]);
+        assert_eq!(wasm["state"], reference["state"]);
+        assert_eq!(wasm["newMessages"], reference["newMessages"]);
+        assert_eq!(report["same"], true);
+
+        // What the log must show, so that agreeing is not agreeing on nothing.
+        let names: Vec<String> = ours
+            .iter()
+            .map(|e| {
+                format!(
+                    "{}.{}",
+                    e["who"].as_str().unwrap(),
+                    e["name"].as_str().unwrap()
+                )
+            })
+            .collect();
+        // The timer of the first subscriber's content callback ends before the second
+        // subscriber's content callback starts: the promise was awaited.
+        let timer = names.iter().position(|n| n == "first.timer").unwrap();
+        let second = names
+            .iter()
+            .position(|n| n == "second.onTextMessageContentEvent")
+            .unwrap();
+        assert!(timer < second, "{names:?}");
+        // Two of three deltas reached the second subscriber; the dropped one was not applied.
+        assert_eq!(
+            names
+                .iter()
+                .filter(|n| *n == "second.onTextMessageContentEvent")
+                .count(),
+            2
+        );
+        assert_eq!(wasm["messages"][2]["content"], "one three", "{wasm}");
+        // The stopped STATE_DELTA reached neither the second subscriber nor the state.
+        assert!(!names.contains(&"second.onStateDeltaEvent".to_owned()));
+        // The state onToolCallEndEvent returned was kept (until the snapshot replaced it).
+        assert_eq!(wasm["state"], serde_json::json!({ "count": 1 }), "{wasm}");
+        assert!(
+            ours.iter()
+                .any(|e| e["name"] == "onStateChanged" && e["state"]["ended"] == "search"),
+            "the returned state: {wasm}"
+        );
+        // The returned messages (a system message) were kept.
+        assert_eq!(wasm["messages"][1]["id"], "s1", "{wasm}");
+        // Every callback got the running agent, whose messages and state were current.
+        for entry in ours.iter().filter(|e| e.get("agentIsRunning").is_some()) {
+            assert_eq!(entry["agentIsRunning"], true, "{entry}");
+            assert_eq!(entry["input"], "run-diff", "{entry}");
+        }
+        let changed = ours
+            .iter()
+            .filter(|e| e["name"] == "onMessagesChanged" || e["name"] == "onStateChanged");
+        let mut count = 0;
+        for entry in changed {
+            assert_eq!(entry["agentCurrent"], true, "{entry}");
+            count += 1;
+        }
+        assert!(count >= 6, "{names:?}");
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_expired_interrupt_can_only_be_cancelled_as_with_the_reference_client() {
+    if skip_without_pkg("wasm interrupt expiry") {
+        return;
+    }
+    let lines = [
+        r#"{"type":"RUN_STARTED","threadId":"thread-diff","runId":"run-1"}"#,
+        r#"{"type":"RUN_FINISHED","threadId":"thread-diff","runId":"run-1","outcome":{"type":"interrupt","interrupts":[{"id":"i1","reason":"confirmation","expiresAt":"2001-01-01T00:00:00Z"}]}}"#,
+    ];
+    let events: Vec<Event> = lines
+        .iter()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let site = site(vec![sse(&events)]).await;
+    let harness = format!("{site}/crates/ag-ui-wasm/tests/browser/harness.html");
+    with_browser(|client| async move {
+        client.goto(&harness).await.unwrap();
+        wait_for(
+            &client,
+            "document.getElementById('status').textContent === 'ready'",
+            LONG,
+        )
+        .await;
+        let report = await_js(
+            &client,
+            &format!("harness.expiry('{site}/agent/stream/0')"),
+            LONG,
+        )
+        .await;
+        let (wasm, reference) = (&report["wasm"], &report["reference"]);
+        assert_eq!(wasm["pending"], serde_json::json!(["i1"]), "{report}");
+        assert_eq!(
+            wasm["resolved"]["error"],
+            "Interrupt i1 expired at 2001-01-01T00:00:00Z and can no longer be answered. \
+             Cancel it to continue the thread.",
+            "{report}"
+        );
+        assert_eq!(wasm["cancelled"]["sent"], true, "{report}");
+        assert_eq!(wasm, reference, "{report}");
     })
     .await;
 }

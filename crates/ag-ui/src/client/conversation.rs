@@ -49,8 +49,8 @@ use crate::client::transport::{
 use crate::encoding::Format;
 use crate::trace::TraceOutcome;
 use crate::{
-    Context, Event, Interrupt, Message, MessageId, PROTOCOL_VERSION, ResumeEntry, ResumeStatus,
-    RunAgentInput, ThreadId, Tool, ToolCallId, ToolMessage,
+    Context, Event, Interrupt, Message, MessageId, PROTOCOL_VERSION, ResumeEntry, RunAgentInput,
+    ThreadId, Tool, ToolCallId, ToolMessage,
 };
 
 /// The kinds of [`RunError`]: the layer that failed, and its own kind.
@@ -559,16 +559,14 @@ impl Conversation {
             return Err(RunError::unanswered(open.id.to_string()));
         }
         let now = crate::client::clock::now();
-        for interrupt in &self.pending_interrupts {
-            let expired = interrupt.is_expired_at(now);
-            let cancelled = answers
-                .iter()
-                .any(|r| r.interrupt_id == interrupt.id && r.status == ResumeStatus::Cancelled);
-            if expired && !cancelled {
-                return Err(RunError::expired(interrupt.id.to_string()));
-            }
+        match self
+            .pending_interrupts
+            .iter()
+            .find(|i| i.answered_after_expiry(answers, now))
+        {
+            Some(interrupt) => Err(RunError::expired(interrupt.id.to_string())),
+            None => Ok(()),
         }
-        Ok(())
     }
 
     /// The input of the next run, with the conversation's messages moved into it, and the

@@ -136,6 +136,8 @@ pub struct Pipeline {
     run_id: Option<RunId>,
     /// The `RUN_ERROR` that ended the last run, if it failed: message and code.
     failure: Option<(String, Option<String>)>,
+    /// Set by [`deferred`](Pipeline::deferred): the verified events wait here, unapplied.
+    deferred: Option<Vec<Event>>,
 }
 
 impl fmt::Debug for Pipeline {
@@ -166,7 +168,69 @@ impl Pipeline {
             stopped: false,
             run_id: None,
             failure: None,
+            deferred: None,
         }
+    }
+
+    /// A pipeline whose verified events wait instead of being applied: after each
+    /// [`push_bytes`](Self::push_bytes), [`push_event`](Self::push_event) or
+    /// [`finish`](Self::finish), take them with [`take_verified_into`](
+    /// Self::take_verified_into) and apply each with [`apply_verified`](Self::apply_verified),
+    /// e.g. after awaiting something between two events (the JavaScript subscribers of
+    /// `crates/ag-ui-wasm`, whose callbacks may return promises). Decoding, chunk expansion and
+    /// verification run as they do otherwise; on an error, the events verified before it are
+    /// still there to take.
+    ///
+    /// ```
+    /// use ag_ui::client::{Pipeline, Reducer};
+    /// use ag_ui::Event;
+    ///
+    /// let mut pipeline = Pipeline::new(Reducer::new()).deferred();
+    /// pipeline.push_event(Event::run_started("t", "r"), &mut ())?;
+    /// let mut verified = Vec::new();
+    /// pipeline.take_verified_into(&mut verified);
+    /// assert_eq!(pipeline.reducer().events_applied(), 0);
+    /// for event in verified {
+    ///     pipeline.apply_verified(event, &mut ())?;
+    /// }
+    /// assert_eq!(pipeline.reducer().events_applied(), 1);
+    /// # Ok::<(), ag_ui::client::PipelineError>(())
+    /// ```
+    #[must_use]
+    pub fn deferred(mut self) -> Self {
+        self.deferred = Some(Vec::new());
+        self
+    }
+
+    /// Moves the events verified but not yet applied (of a [`deferred`](Self::deferred)
+    /// pipeline) to the end of `out`, in order.
+    pub fn take_verified_into(&mut self, out: &mut Vec<Event>) {
+        if let Some(waiting) = &mut self.deferred {
+            out.append(waiting);
+        }
+    }
+
+    /// Applies one event taken with [`take_verified_into`](Self::take_verified_into), telling
+    /// `subscriber` as [`push_event`](Self::push_event) does.
+    ///
+    /// # Errors
+    /// The reducer's failure ([`PipelineErrorKind::Apply`]).
+    pub fn apply_verified(
+        &mut self,
+        event: Event,
+        subscriber: &mut impl Subscriber,
+    ) -> Result<Flow, PipelineError> {
+        if self.stopped {
+            return Ok(Flow::Stop);
+        }
+        self.apply_one(event, subscriber)
+    }
+
+    /// Replaces the conversation's messages or state at once (what a subscriber's
+    /// [`Mutation`](crate::client::Mutation) does), e.g. between two
+    /// [`apply_verified`](Self::apply_verified).
+    pub fn apply_mutation(&mut self, mutation: crate::client::Mutation) {
+        mutation.apply_to(&mut self.reducer);
     }
 
     /// Sets the largest SSE frame accepted, in bytes ([`PipelineLimits::max_event_size`], 10 MiB
@@ -445,32 +509,59 @@ impl Pipeline {
     }
 
     fn apply_expanded(&mut self, subscriber: &mut impl Subscriber) -> Result<Flow, PipelineError> {
-        for event in self.expanded.drain(..) {
-            self.verifier.check(&event)?;
-            if subscriber.on_event(&event, &self.reducer) == Flow::Stop {
+        let mut expanded = std::mem::take(&mut self.expanded);
+        let mut flow = Ok(Flow::Continue);
+        for event in expanded.drain(..) {
+            if let Err(e) = self.verifier.check(&event) {
+                flow = Err(e.into());
+                break;
+            }
+            if let Some(waiting) = &mut self.deferred {
+                waiting.push(event);
+                continue;
+            }
+            match self.apply_one(event, subscriber) {
+                Ok(Flow::Continue) => {}
+                other => {
+                    flow = other;
+                    break;
+                }
+            }
+        }
+        expanded.clear();
+        self.expanded = expanded;
+        flow
+    }
+
+    /// Applies one verified event, telling `subscriber` before and after.
+    fn apply_one(
+        &mut self,
+        event: Event,
+        subscriber: &mut impl Subscriber,
+    ) -> Result<Flow, PipelineError> {
+        if subscriber.on_event(&event, &self.reducer) == Flow::Stop {
+            self.stopped = true;
+            return Ok(Flow::Stop);
+        }
+        if let Some(mutation) = subscriber.take_mutation() {
+            mutation.apply_to(&mut self.reducer);
+        }
+        let applied = self.reducer.apply(&event)?;
+        match &event {
+            Event::RunStarted(e) => {
+                self.run_id = Some(e.run_id.clone());
+                self.failure = None;
+            }
+            Event::RunError(e) => self.failure = Some((e.message.clone(), e.code.clone())),
+            _ => {}
+        }
+        if applied.is_changed() || applied.warning.is_some() {
+            if subscriber.on_applied(&event, &applied, &self.reducer) == Flow::Stop {
                 self.stopped = true;
                 return Ok(Flow::Stop);
             }
             if let Some(mutation) = subscriber.take_mutation() {
                 mutation.apply_to(&mut self.reducer);
-            }
-            let applied = self.reducer.apply(&event)?;
-            match &event {
-                Event::RunStarted(e) => {
-                    self.run_id = Some(e.run_id.clone());
-                    self.failure = None;
-                }
-                Event::RunError(e) => self.failure = Some((e.message.clone(), e.code.clone())),
-                _ => {}
-            }
-            if applied.is_changed() || applied.warning.is_some() {
-                if subscriber.on_applied(&event, &applied, &self.reducer) == Flow::Stop {
-                    self.stopped = true;
-                    return Ok(Flow::Stop);
-                }
-                if let Some(mutation) = subscriber.take_mutation() {
-                    mutation.apply_to(&mut self.reducer);
-                }
             }
         }
         Ok(Flow::Continue)
