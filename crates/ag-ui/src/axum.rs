@@ -676,7 +676,9 @@ impl<H: RunHandler> AgentEndpoint<H> {
         body.trace = trace;
         body.permit = permit;
         let mut response = Response::new(Body::from_stream(body));
+        // Sized for the three set here: hyper keeps the map for the connection's life (to reuse).
         let headers = response.headers_mut();
+        *headers = axum::http::HeaderMap::with_capacity(3);
         headers.insert(
             header::CONTENT_TYPE,
             HeaderValue::from_static(encoding.media_type()),

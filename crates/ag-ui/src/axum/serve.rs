@@ -225,17 +225,20 @@ pub async fn serve(
         let mut stop = stop_rx.clone();
         connections.spawn(async move {
             let _permit = permit;
-            let mut builder = hyper::server::conn::http1::Builder::new();
-            builder
-                .timer(TokioTimer::new())
-                .header_read_timeout(config.header_timeout)
-                // The exact cap on the head; the buffer cap alone let a head through up to
-                // the read buffer's spare capacity (about 114 KB for 64 KiB).
-                .max_header_size(config.max_header_bytes)
-                .max_buf_size(config.max_header_bytes)
-                // Body chunks queued, not copied into the head buffer (which never shrinks).
-                .writev(true);
-            let connection = builder.serve_connection(TokioIo::new(stream), service);
+            // Built in a block: a builder in scope would be kept in the task, for nothing.
+            let connection = {
+                let mut builder = hyper::server::conn::http1::Builder::new();
+                builder
+                    .timer(TokioTimer::new())
+                    .header_read_timeout(config.header_timeout)
+                    // The exact cap on the head; the buffer cap alone let a head through up to
+                    // the read buffer's spare capacity (about 114 KB for 64 KiB).
+                    .max_header_size(config.max_header_bytes)
+                    .max_buf_size(config.max_header_bytes)
+                    // Body chunks queued, not copied into the head buffer (which never shrinks).
+                    .writev(true);
+                builder.serve_connection(TokioIo::new(stream), service)
+            };
             let mut connection = std::pin::pin!(connection);
             let stopping = async move {
                 let _ = stop.wait_for(|stop| *stop).await;
