@@ -154,6 +154,10 @@ where
 ///   response streams (hyper's `half_close`) would not release it, and would leave a client
 ///   that hangs up unnoticed until the next write, so the connection is read.
 ///
+/// * the response's header map, emptied and kept to be reused for the next request:
+///   [`AgentEndpoint`] sizes it for the three headers it sets (about 310 bytes, not the 620
+///   of the default growth).
+///
 /// Request bodies are an endpoint's to time out: [`AgentEndpoint`] answers `408` when a body
 /// is not read within its body timeout ([`AgentEndpoint::with_body_timeout`]).
 ///
