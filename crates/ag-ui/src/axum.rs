@@ -670,13 +670,15 @@ impl<H: RunHandler> AgentEndpoint<H> {
         body.coalesce = self
             .config
             .coalesce
-            .map(|(bytes, window)| (Coalescer::new(bytes), window, None));
+            .map(|(bytes, window)| Box::new((Coalescer::new(bytes), window, None)));
         body.live = live;
         body.timestamps = self.config.timestamps;
         body.trace = trace;
         body.permit = permit;
         let mut response = Response::new(Body::from_stream(body));
+        // Sized for the three set here: hyper keeps the map for the connection's life (to reuse).
         let headers = response.headers_mut();
+        *headers = axum::http::HeaderMap::with_capacity(3);
         headers.insert(
             header::CONTENT_TYPE,
             HeaderValue::from_static(encoding.media_type()),
@@ -715,11 +717,12 @@ struct EventBody {
     event_ids: bool,
     next_id: u64,
     done: bool,
-    /// The rewrite for a pre-1.0 client, and its reused frame buffer.
-    downgrade: Option<(Downgrade, Vec<LegacyFrame>)>,
+    /// The rewrite for a pre-1.0 client, and its reused frame buffer (boxed, as the
+    /// coalescer: rarely set, and every open run would carry their room inline).
+    downgrade: Option<Box<(Downgrade, Vec<LegacyFrame>)>>,
     filter: Option<Filter>,
     /// The coalescer, its window, and the timer of the delta it holds.
-    coalesce: Option<Coalescing>,
+    coalesce: Option<Box<Coalescing>>,
     /// Reused buffer for what the coalescer lets through.
     staged: Vec<Event>,
     /// Resumable: the run's log, which numbers the frames.
@@ -754,7 +757,7 @@ impl EventBody {
             event_ids: event_ids && sse,
             next_id: 1,
             done: false,
-            downgrade: downgrade.map(|d| (d, Vec::new())),
+            downgrade: downgrade.map(|d| Box::new((d, Vec::new()))),
             filter: None,
             coalesce: None,
             staged: Vec::new(),
@@ -775,14 +778,14 @@ impl EventBody {
                 None => return,
             },
         };
-        let Some((coalescer, _, _)) = &mut self.coalesce else {
+        let Some((coalescer, _, _)) = self.coalesce.as_deref_mut() else {
             self.emit(event, out);
             return;
         };
         let mut staged = std::mem::take(&mut self.staged);
         coalescer.push(event, &mut staged);
         if !coalescer.is_holding()
-            && let Some((_, _, timer)) = &mut self.coalesce
+            && let Some((_, _, timer)) = self.coalesce.as_deref_mut()
         {
             *timer = None;
         }
@@ -794,7 +797,7 @@ impl EventBody {
 
     /// Writes the delta the coalescer holds, if any.
     fn flush_coalesced(&mut self, out: &mut Vec<u8>) {
-        let Some((coalescer, _, timer)) = &mut self.coalesce else {
+        let Some((coalescer, _, timer)) = self.coalesce.as_deref_mut() else {
             return;
         };
         *timer = None;
@@ -809,7 +812,7 @@ impl EventBody {
     /// Whether the coalescer holds a delta that may wait longer: arms its timer on first call
     /// and answers `false` (flush now) once it fired or when the window is zero.
     fn hold_longer(&mut self, cx: &mut Context<'_>) -> bool {
-        let Some((coalescer, window, timer)) = &mut self.coalesce else {
+        let Some((coalescer, window, timer)) = self.coalesce.as_deref_mut() else {
             return false;
         };
         if !coalescer.is_holding() || window.is_zero() {
@@ -821,7 +824,7 @@ impl EventBody {
 
     /// One event past the filter and the coalescer: downgraded when needed, then encoded.
     fn emit(&mut self, event: Event, out: &mut Vec<u8>) {
-        let Some((downgrade, frames)) = &mut self.downgrade else {
+        let Some((downgrade, frames)) = self.downgrade.as_deref_mut() else {
             match &mut self.live {
                 Some(live) => live.write(&event, self.encoding == Format::Sse, out),
                 None => self.write_event(&event, out),
@@ -839,7 +842,7 @@ impl EventBody {
 
     /// Writes the frames the downgrade produced, emptying its buffer.
     fn write_frames(&mut self, out: &mut Vec<u8>) {
-        let Some((_, frames)) = &mut self.downgrade else {
+        let Some((_, frames)) = self.downgrade.as_deref_mut() else {
             return;
         };
         let mut frames = std::mem::take(frames);
@@ -854,7 +857,7 @@ impl EventBody {
                 }
             }
         }
-        if let Some((_, buffer)) = &mut self.downgrade {
+        if let Some((_, buffer)) = self.downgrade.as_deref_mut() {
             *buffer = frames;
         }
     }
@@ -907,7 +910,7 @@ impl Stream for EventBody {
                 Poll::Ready(None) => {
                     this.done = true;
                     this.flush_coalesced(&mut out);
-                    if let Some((downgrade, frames)) = &mut this.downgrade {
+                    if let Some((downgrade, frames)) = this.downgrade.as_deref_mut() {
                         downgrade.finish(frames);
                         this.write_frames(&mut out);
                     }

@@ -15,7 +15,30 @@
 //! (chunks.md in the protocol notes; the rule kinds are `chunk.*`, R52–R56).
 
 use std::borrow::Borrow;
+use std::collections::hash_map::{DefaultHasher, RandomState};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::hash::BuildHasher;
+use std::sync::OnceLock;
+
+/// The hasher of the per-run tables (the lanes', the verifier's): SipHash keyed once per
+/// process rather than once per table. A `RandomState` is 16 bytes inline in every map, and a
+/// run's emission verifier holds fourteen maps (224 bytes of every open run); the keys stay
+/// random and secret, so ids a peer chooses still cannot aim at one bucket.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Keys;
+
+impl BuildHasher for Keys {
+    type Hasher = DefaultHasher;
+
+    #[inline]
+    fn build_hasher(&self) -> DefaultHasher {
+        static KEYS: OnceLock<RandomState> = OnceLock::new();
+        KEYS.get_or_init(RandomState::new).build_hasher()
+    }
+}
+
+/// A map on [`Keys`].
+pub(crate) type Map<K, V> = HashMap<K, V, Keys>;
 use std::hash::Hash;
 
 use crate::{Event, EventType, SubagentRunId, TextMessageRole};
@@ -256,9 +279,9 @@ pub(crate) struct Lanes<O, S: Stream> {
     by_seq: BTreeMap<u64, Lane<O, S>>,
     next_seq: u64,
     /// The lane of each owner.
-    owners: HashMap<O, u64>,
+    owners: Map<O, u64>,
     /// The lane streaming each id, per kind.
-    ids: [HashMap<S::Key, u64>; 3],
+    ids: [Map<S::Key, u64>; 3],
     /// The lanes streaming each kind, in opening order.
     kinds: [BTreeSet<u64>; 3],
     /// Tests set this to check that the indexes find what a scan finds.
@@ -266,17 +289,28 @@ pub(crate) struct Lanes<O, S: Stream> {
     pub(crate) always_indexed: bool,
 }
 
-impl<O, S: Stream> Default for Lanes<O, S> {
-    fn default() -> Self {
+impl<O, S: Stream> Lanes<O, S> {
+    /// No lane open; allocates nothing.
+    pub(crate) const fn new() -> Self {
         Lanes {
             by_seq: BTreeMap::new(),
             next_seq: 0,
-            owners: HashMap::new(),
-            ids: Default::default(),
-            kinds: Default::default(),
+            owners: Map::with_hasher(Keys),
+            ids: [
+                Map::with_hasher(Keys),
+                Map::with_hasher(Keys),
+                Map::with_hasher(Keys),
+            ],
+            kinds: [BTreeSet::new(), BTreeSet::new(), BTreeSet::new()],
             #[cfg(test)]
             always_indexed: false,
         }
+    }
+}
+
+impl<O, S: Stream> Default for Lanes<O, S> {
+    fn default() -> Self {
+        Self::new()
     }
 }
 
@@ -335,19 +369,11 @@ impl<O: Clone + Default + Hash + Eq, S: Stream> Lanes<O, S> {
         self.remove(seq)
     }
 
-    /// Closes every lane.
-    pub(crate) fn clear(&mut self) {
-        self.by_seq.clear();
-        self.owners.clear();
-        self.ids.iter_mut().for_each(HashMap::clear);
-        self.kinds.iter_mut().for_each(BTreeSet::clear);
-    }
-
     #[cfg_attr(not(feature = "client"), allow(dead_code))]
     /// Every lane, in opening order, leaving none.
     pub(crate) fn drain(&mut self) -> impl Iterator<Item = Lane<O, S>> + use<O, S> {
         self.owners.clear();
-        self.ids.iter_mut().for_each(HashMap::clear);
+        self.ids.iter_mut().for_each(Map::clear);
         self.kinds.iter_mut().for_each(BTreeSet::clear);
         std::mem::take(&mut self.by_seq).into_values()
     }

@@ -273,3 +273,21 @@ async fn connections_over_the_limit_wait_for_a_free_slot() {
     assert_eq!(response.status(), 200);
     drop(second);
 }
+
+/// hyper keeps a response's header map for the connection's life (to reuse it): the
+/// endpoint's map is sized for the headers it sets, not grown to the default room for six.
+#[tokio::test]
+async fn the_streaming_response_header_map_holds_no_spare_room() {
+    use tower::ServiceExt;
+    let input = RunAgentInput::new("t", "r");
+    let request = axum::http::Request::post("/")
+        .header("content-type", "application/json")
+        .header("accept", "text/event-stream")
+        .body(axum::body::Body::from(serde_json::to_vec(&input).unwrap()))
+        .unwrap();
+    let response = app().oneshot(request).await.unwrap();
+    assert_eq!(response.status(), 200);
+    let headers = response.headers();
+    assert_eq!(headers.len(), 3, "{headers:?}");
+    assert_eq!(headers.capacity(), headers.len());
+}

@@ -54,10 +54,40 @@ pub(super) type Lanes = lanes::Lanes<Owner, EmitStream>;
 /// Emission mode only: what each owner has open, and the chunk stream pending in each lane.
 #[derive(Clone, Debug, Default)]
 pub(super) struct Emission {
-    pub(super) text: HashMap<Owner, Box<str>>,
-    pub(super) span: HashMap<Owner, Box<str>>,
-    pub(super) reasoning_message: HashMap<Owner, Box<str>>,
-    pub(super) lanes: Lanes,
+    pub(super) text: Map<Owner, Box<str>>,
+    pub(super) span: Map<Owner, Box<str>>,
+    pub(super) reasoning_message: Map<Owner, Box<str>>,
+    pub(super) lanes: LazyLanes,
+}
+
+/// The lanes, allocated at the first chunk: most runs emit none, and the table is about 230
+/// bytes that every open run would otherwise hold. Reads through `Deref` see an empty table
+/// until then; `DerefMut` allocates; `clear` gives the memory back.
+#[derive(Clone, Debug, Default)]
+pub(super) struct LazyLanes(pub(super) Option<Box<Lanes>>);
+
+/// What a run without chunks reads.
+static NO_LANES: Lanes = Lanes::new();
+
+impl LazyLanes {
+    /// Closes every lane, and frees the table.
+    pub(super) fn clear(&mut self) {
+        self.0 = None;
+    }
+}
+
+impl std::ops::Deref for LazyLanes {
+    type Target = Lanes;
+
+    fn deref(&self) -> &Lanes {
+        self.0.as_deref().unwrap_or(&NO_LANES)
+    }
+}
+
+impl std::ops::DerefMut for LazyLanes {
+    fn deref_mut(&mut self) -> &mut Lanes {
+        self.0.get_or_insert_with(Box::default)
+    }
 }
 
 impl Emission {

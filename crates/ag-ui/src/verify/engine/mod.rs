@@ -7,7 +7,6 @@
 //! list open ids in the order they were opened without keeping a second structure.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
 
 use crate::{
     Event, EventType, Message, ReasoningEncryptedValueSubtype, Role, SubagentRunId,
@@ -21,7 +20,7 @@ use emission::Emission;
 
 use super::OpenEntities;
 use super::violation::{Violation, ViolationKind};
-use crate::lanes::{Fields, LaneKind};
+use crate::lanes::{Fields, LaneKind, Map};
 
 /// An owner: `0` is the parent agent, `n > 0` the `n`-th subagent run id seen in this run.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -38,7 +37,7 @@ impl Owner {
 #[derive(Clone, Debug, Default)]
 struct Owners {
     names: Vec<Box<str>>,
-    index: HashMap<Box<str>, u32>,
+    index: Map<Box<str>, u32>,
 }
 
 impl Owners {
@@ -197,13 +196,13 @@ pub(super) struct Engine {
     phase: Phase,
     seq: u64,
     owners: Owners,
-    messages: HashMap<Box<str>, Entry>,
-    tool_calls: HashMap<Box<str>, Entry>,
-    reasoning: HashMap<Box<str>, ReasoningEntry>,
-    activities: HashMap<Box<str>, Owner>,
+    messages: Map<Box<str>, Entry>,
+    tool_calls: Map<Box<str>, Entry>,
+    reasoning: Map<Box<str>, ReasoningEntry>,
+    activities: Map<Box<str>, Owner>,
     /// Open steps: name → the owners that have it open (with the opener's sequence number).
-    steps: HashMap<Box<str>, Vec<(Owner, u64)>>,
-    subagents: HashMap<Box<str>, Subagent>,
+    steps: Map<Box<str>, Vec<(Owner, u64)>>,
+    subagents: Map<Box<str>, Subagent>,
     open_text: usize,
     open_tools: usize,
     open_spans: usize,
@@ -690,7 +689,7 @@ impl Engine {
                 (seq, label)
             })
         }));
-        let entries = |table: &HashMap<Box<str>, Entry>| {
+        let entries = |table: &Map<Box<str>, Entry>| {
             ordered(
                 table
                     .iter()
@@ -717,7 +716,7 @@ impl Engine {
     }
 }
 
-fn seed_entry(table: &mut HashMap<Box<str>, Entry>, id: &str, owner: Owner, authoritative: bool) {
+fn seed_entry(table: &mut Map<Box<str>, Entry>, id: &str, owner: Owner, authoritative: bool) {
     match table.get_mut(id) {
         Some(entry) => {
             if authoritative {

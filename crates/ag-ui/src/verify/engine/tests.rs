@@ -102,3 +102,38 @@ fn the_recent_entity_cache_is_forgotten_when_it_goes_stale() {
     ];
     assert_eq!(kind(&reasoning), Some((K::ReasoningMessageNotOpen, 4)));
 }
+
+#[test]
+fn emission_lanes_are_allocated_at_the_first_chunk_and_freed_when_they_close() {
+    let lanes = |engine: &super::Engine| engine.emission.as_ref().unwrap().lanes.0.is_some();
+    let mut engine = super::Engine::new(true);
+    engine.step(&Event::run_started("t", "r")).unwrap();
+    engine
+        .step(&Event::text_message_start("m1", TextMessageRole::Assistant))
+        .unwrap();
+    engine
+        .step(&Event::text_message_content("m1", "x"))
+        .unwrap();
+    engine.step(&Event::text_message_end("m1")).unwrap();
+    assert!(!lanes(&engine), "a run without chunks holds no lane table");
+    engine
+        .step(&Event::text_message_chunk(
+            Some("m2".into()),
+            Some("y".into()),
+        ))
+        .unwrap();
+    assert!(lanes(&engine));
+    assert_eq!(engine.emission.as_ref().unwrap().lanes.len(), 1);
+    // RUN_FINISHED closes every lane: the table is given back.
+    engine.step(&Event::run_finished("t", "r")).unwrap();
+    assert!(!lanes(&engine));
+}
+
+#[test]
+fn tables_hash_with_keys_shared_by_every_table_of_the_process() {
+    use std::hash::BuildHasher;
+    let one = crate::lanes::Keys.hash_one("message-1");
+    assert_eq!(one, crate::lanes::Keys.hash_one("message-1"));
+    assert_ne!(one, crate::lanes::Keys.hash_one("message-2"));
+    assert_eq!(std::mem::size_of::<crate::lanes::Keys>(), 0);
+}
