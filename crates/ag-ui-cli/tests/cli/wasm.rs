@@ -183,6 +183,22 @@ async fn site(streams: Vec<Vec<u8>>) -> String {
 
 const LONG: Duration = Duration::from_secs(120);
 
+/// Opens `url` and waits until its page says `ready` (the wasm module loaded).
+async fn open_ready(client: &fantoccini::Client, url: &str) {
+    client.goto(url).await.unwrap();
+    wait_for(
+        client,
+        "document.getElementById('status').textContent === 'ready'",
+        LONG,
+    )
+    .await;
+}
+
+/// The differential harness page, served by `site`.
+fn harness_url(site: &str) -> String {
+    format!("{site}/crates/ag-ui-wasm/tests/browser/harness.html")
+}
+
 /// Runs `script` (a promise-valued expression) in the page; waits for and returns its value.
 async fn await_js(client: &fantoccini::Client, script: &str, timeout: Duration) -> Value {
     js(
@@ -230,13 +246,7 @@ async fn the_example_page_runs_demo_turns_against_ag_ui_serve() {
     let site = site(Vec::new()).await;
     let page = format!("{site}/examples/browser/?agent={}/", server.base);
     with_browser(|client| async move {
-        client.goto(&page).await.unwrap();
-        wait_for(
-            &client,
-            "document.getElementById('status').textContent === 'ready'",
-            LONG,
-        )
-        .await;
+        open_ready(&client, &page).await;
 
         let status = send(&client, "What is AG-UI?").await;
         assert!(status.starts_with("done"), "{status}");
@@ -298,13 +308,7 @@ async fn a_run_aborted_mid_stream_resolves_with_what_was_applied() {
     let site = site(Vec::new()).await;
     let page = format!("{site}/examples/browser/?agent={}/", server.base);
     with_browser(|client| async move {
-        client.goto(&page).await.unwrap();
-        wait_for(
-            &client,
-            "document.getElementById('status').textContent === 'ready'",
-            LONG,
-        )
-        .await;
+        open_ready(&client, &page).await;
         let script = "(() => {
             agent.addMessage({ id: 'u-abort', role: 'user', content: 'Tell me about AG-UI' });
             let deltas = 0;
@@ -366,15 +370,9 @@ async fn bad_responses_are_rejected_as_the_native_client_rejects_them() {
     for (path, _) in cases {
         expected.push(native_error(&format!("{site}/agent/{path}")).await);
     }
-    let harness = format!("{site}/crates/ag-ui-wasm/tests/browser/harness.html");
+    let harness = harness_url(&site);
     with_browser(|client| async move {
-        client.goto(&harness).await.unwrap();
-        wait_for(
-            &client,
-            "document.getElementById('status').textContent === 'ready'",
-            LONG,
-        )
-        .await;
+        open_ready(&client, &harness).await;
         for ((path, kind), native) in cases.iter().zip(&expected) {
             let outcome = await_js(
                 &client,
@@ -419,15 +417,9 @@ async fn the_wasm_agent_ends_with_the_reference_clients_messages_and_state() {
     ];
     let count = streams.len();
     let site = site(streams).await;
-    let harness = format!("{site}/crates/ag-ui-wasm/tests/browser/harness.html");
+    let harness = harness_url(&site);
     with_browser(|client| async move {
-        client.goto(&harness).await.unwrap();
-        wait_for(
-            &client,
-            "document.getElementById('status').textContent === 'ready'",
-            LONG,
-        )
-        .await;
+        open_ready(&client, &harness).await;
         let urls: Vec<String> = (0..count)
             .map(|n| format!("{site}/agent/stream/{n}"))
             .collect();
@@ -460,15 +452,9 @@ async fn benchmark_the_full_pipeline_in_the_browser_against_the_reference() {
     // The shared benchmark workload at its small size: 97 messages, about 10k events.
     let events = crate::inspect::workload::events(97);
     let site = site(vec![sse(&events)]).await;
-    let harness = format!("{site}/crates/ag-ui-wasm/tests/browser/harness.html");
+    let harness = harness_url(&site);
     with_browser(|client| async move {
-        client.goto(&harness).await.unwrap();
-        wait_for(
-            &client,
-            "document.getElementById('status').textContent === 'ready'",
-            LONG,
-        )
-        .await;
+        open_ready(&client, &harness).await;
         let times = await_js(
             &client,
             &format!("harness.benchmark('{site}/agent/stream/0', 3)"),
@@ -524,15 +510,9 @@ async fn subscribers_are_called_as_the_reference_client_calls_them() {
         return;
     }
     let site = site(vec![callback_stream()]).await;
-    let harness = format!("{site}/crates/ag-ui-wasm/tests/browser/harness.html");
+    let harness = harness_url(&site);
     with_browser(|client| async move {
-        client.goto(&harness).await.unwrap();
-        wait_for(
-            &client,
-            "document.getElementById('status').textContent === 'ready'",
-            LONG,
-        )
-        .await;
+        open_ready(&client, &harness).await;
         let report = await_js(
             &client,
             &format!("harness.callbacks('{site}/agent/stream/0')"),
@@ -627,15 +607,9 @@ async fn an_expired_interrupt_can_only_be_cancelled_as_with_the_reference_client
         .map(|line| serde_json::from_str(line).unwrap())
         .collect();
     let site = site(vec![sse(&events)]).await;
-    let harness = format!("{site}/crates/ag-ui-wasm/tests/browser/harness.html");
+    let harness = harness_url(&site);
     with_browser(|client| async move {
-        client.goto(&harness).await.unwrap();
-        wait_for(
-            &client,
-            "document.getElementById('status').textContent === 'ready'",
-            LONG,
-        )
-        .await;
+        open_ready(&client, &harness).await;
         let report = await_js(
             &client,
             &format!("harness.expiry('{site}/agent/stream/0')"),
