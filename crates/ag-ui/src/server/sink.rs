@@ -5,12 +5,12 @@ use std::collections::VecDeque;
 use std::fmt;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::task::{Context, Poll, Waker};
 
 use futures::Stream;
-use tokio::sync::{Notify, watch};
+use tokio::sync::Notify;
 
 use super::{Error, Result};
 use crate::Event;
@@ -124,8 +124,10 @@ fn payload_len(event: &Event) -> usize {
     super::scope::json_len(event)
 }
 
-/// Where the consumer stands, as the agent sees it through `cancelled()`.
+/// Where the consumer stands, as the agent sees it through `cancelled()`. It only moves
+/// forward (`Running`, then `Requested`, then `Gone`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[repr(u8)]
 pub(crate) enum Cancel {
     /// Nobody asked to stop.
     Running,
@@ -133,6 +135,16 @@ pub(crate) enum Cancel {
     Requested,
     /// The consumer dropped the event stream.
     Gone,
+}
+
+impl Cancel {
+    fn from_u8(value: u8) -> Self {
+        match value {
+            0 => Cancel::Running,
+            1 => Cancel::Requested,
+            _ => Cancel::Gone,
+        }
+    }
 }
 
 /// The queue and its bookkeeping, behind the sink's one lock.
@@ -180,11 +192,46 @@ struct Channel {
     /// the lock after each event it hands out, and only then counts the event off (its cost is
     /// computed again then, rather than stored with every event) and reports how far it got.
     waiting: AtomicBool,
-    /// Wakes the emitters waiting in `ready()`.
+    /// Wakes the emitters waiting in `ready()` (also when the cancel state moves).
     drained: Notify,
+    /// The [`Cancel`] state as a `u8`. An atomic and a `Notify` in the allocation the run
+    /// already has, rather than a `tokio::sync::watch` channel of its own: a watch channel
+    /// is a second allocation of some 300 bytes a run (eight notifiers), held while the run
+    /// waits.
+    cancel: AtomicU8,
+    /// Wakes the futures of `cancelled()` and `gone()` when the cancel state moves.
+    cancel_moved: Notify,
 }
 
 impl Channel {
+    fn cancel_state(&self) -> Cancel {
+        Cancel::from_u8(self.cancel.load(Ordering::Acquire))
+    }
+
+    /// Moves the cancel state forward to `to` (never back) and wakes whoever waits on it.
+    fn move_cancel(&self, to: Cancel) {
+        let before = self.cancel.fetch_max(to as u8, Ordering::AcqRel);
+        if before < to as u8 {
+            self.cancel_moved.notify_waiters();
+            // Emitters waiting in `ready()` return once the run is asked to stop.
+            self.drained.notify_waiters();
+        }
+    }
+
+    /// Resolves once the cancel state satisfies `done`.
+    async fn until_cancel(self: Arc<Self>, done: fn(Cancel) -> bool) {
+        loop {
+            let moved = self.cancel_moved.notified();
+            let mut moved = std::pin::pin!(moved);
+            // Registered before the check, so a move in between is not lost.
+            moved.as_mut().enable();
+            if done(self.cancel_state()) {
+                return;
+            }
+            moved.await;
+        }
+    }
+
     #[inline]
     fn lock(&self) -> MutexGuard<'_, Shared> {
         self.shared.lock().unwrap_or_else(PoisonError::into_inner)
@@ -214,7 +261,6 @@ fn overflow_error(backlog: usize, cap: usize) -> Error {
 #[derive(Clone)]
 pub(crate) struct Readiness {
     channel: Arc<Channel>,
-    cancel: watch::Receiver<Cancel>,
 }
 
 impl fmt::Debug for Readiness {
@@ -239,7 +285,6 @@ impl Readiness {
     /// `Backpressure` once the hard cap was hit.
     pub(crate) fn wait(&self) -> impl Future<Output = Result<()>> + Send + use<> {
         let channel = Arc::clone(&self.channel);
-        let mut cancel = self.cancel.clone();
         async move {
             loop {
                 let notified = channel.drained.notified();
@@ -259,15 +304,14 @@ impl Readiness {
                         return Err(Error::disconnected());
                     }
                     if shared.backlog() < shared.limits.high_water
-                        || *cancel.borrow() != Cancel::Running
+                        || channel.cancel_state() != Cancel::Running
                     {
                         return Ok(());
                     }
                     channel.waiting.store(true, Ordering::Release);
                 }
-                let stop = cancel.wait_for(|state| *state != Cancel::Running);
-                let stop = std::pin::pin!(stop);
-                let _ = futures::future::select(notified, stop).await;
+                // Woken by the consumer's progress and by a cancel request alike.
+                notified.await;
             }
         }
     }
@@ -277,13 +321,12 @@ impl Readiness {
 /// the order the verifier saw is the order on the wire.
 pub(crate) struct Sink {
     channel: Arc<Channel>,
-    cancel: watch::Receiver<Cancel>,
 }
 
 impl fmt::Debug for Sink {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Sink")
-            .field("cancel", &*self.cancel.borrow())
+            .field("cancel", &self.channel.cancel_state())
             .finish_non_exhaustive()
     }
 }
@@ -293,7 +336,6 @@ impl Clone for Sink {
         self.channel.lock().senders += 1;
         Self {
             channel: Arc::clone(&self.channel),
-            cancel: self.cancel.clone(),
         }
     }
 }
@@ -318,7 +360,6 @@ impl Drop for Sink {
 impl Sink {
     /// A sink with the given limits and the receiving end of its stream.
     pub(crate) fn channel(limits: Backpressure) -> (Sink, Events) {
-        let (cancel_tx, cancel_rx) = watch::channel(Cancel::Running);
         let channel = Arc::new(Channel {
             shared: Mutex::new(Shared {
                 queue: VecDeque::new(),
@@ -335,16 +376,16 @@ impl Sink {
             }),
             waiting: AtomicBool::new(false),
             drained: Notify::new(),
+            cancel: AtomicU8::new(Cancel::Running as u8),
+            cancel_moved: Notify::new(),
         });
         let sink = Sink {
             channel: Arc::clone(&channel),
-            cancel: cancel_rx,
         };
         let events = Events {
             channel,
             buffer: VecDeque::new(),
             held: 0,
-            cancel: Arc::new(cancel_tx),
         };
         (sink, events)
     }
@@ -481,7 +522,6 @@ impl Sink {
     pub(crate) fn readiness(&self) -> Readiness {
         Readiness {
             channel: Arc::clone(&self.channel),
-            cancel: self.cancel.clone(),
         }
     }
 
@@ -492,25 +532,18 @@ impl Sink {
 
     /// Where the consumer stands right now.
     pub(crate) fn cancel_state(&self) -> Cancel {
-        *self.cancel.borrow()
+        self.channel.cancel_state()
     }
 
     /// A `'static` future that resolves once the consumer dropped the event stream: nobody
     /// will read anything this run emits from then on.
     pub(crate) fn gone(&self) -> impl Future<Output = ()> + Send + 'static {
-        let mut rx = self.cancel.clone();
-        async move {
-            let _ = rx.wait_for(|state| *state == Cancel::Gone).await;
-        }
+        Arc::clone(&self.channel).until_cancel(|state| state == Cancel::Gone)
     }
 
     /// A `'static` future that resolves once the consumer asked to stop or went away.
     pub(crate) fn cancelled(&self) -> impl Future<Output = ()> + Send + 'static {
-        let mut rx = self.cancel.clone();
-        async move {
-            // An error means the sender (the `Events`) is gone: that is cancellation too.
-            let _ = rx.wait_for(|state| *state != Cancel::Running).await;
-        }
+        Arc::clone(&self.channel).until_cancel(|state| state != Cancel::Running)
     }
 }
 
@@ -549,14 +582,13 @@ pub struct Events {
     /// otherwise an over-estimate until the buffer is empty again (memory is never
     /// under-counted).
     held: usize,
-    cancel: Arc<watch::Sender<Cancel>>,
 }
 
 impl fmt::Debug for Events {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Events")
             .field("queued", &self.len())
-            .field("cancel", &*self.cancel.borrow())
+            .field("cancel", &self.channel.cancel_state())
             .finish()
     }
 }
@@ -647,7 +679,7 @@ impl Events {
     /// `ctx.cancelled()` resolve, and the runner ends the run with the `cancelled` outcome.
     pub fn cancel_handle(&self) -> CancelHandle {
         CancelHandle {
-            cancel: Arc::clone(&self.cancel),
+            channel: Arc::clone(&self.channel),
         }
     }
 }
@@ -705,9 +737,8 @@ impl Drop for Events {
             std::mem::take(&mut shared.queue)
         };
         drop(backlog);
-        self.cancel.send_replace(Cancel::Gone);
-        // Emitters waiting in `ready()` find the consumer gone.
-        self.channel.drained.notify_waiters();
+        // Also wakes the emitters waiting in `ready()`: they find the consumer gone.
+        self.channel.move_cancel(Cancel::Gone);
     }
 }
 
@@ -728,13 +759,13 @@ impl Drop for Events {
 /// ```
 #[derive(Clone)]
 pub struct CancelHandle {
-    cancel: Arc<watch::Sender<Cancel>>,
+    channel: Arc<Channel>,
 }
 
 impl fmt::Debug for CancelHandle {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("CancelHandle")
-            .field("cancel", &*self.cancel.borrow())
+            .field("cancel", &self.channel.cancel_state())
             .finish()
     }
 }
@@ -742,18 +773,77 @@ impl fmt::Debug for CancelHandle {
 impl CancelHandle {
     /// Requests cancellation. Idempotent; has no effect once the consumer is gone.
     pub fn cancel(&self) {
-        self.cancel.send_if_modified(|state| {
-            if *state == Cancel::Running {
-                *state = Cancel::Requested;
-                true
-            } else {
-                false
-            }
-        });
+        self.channel.move_cancel(Cancel::Requested);
     }
 
     /// Whether cancellation was requested (or the consumer is gone).
     pub fn is_cancelled(&self) -> bool {
-        *self.cancel.borrow() != Cancel::Running
+        self.channel.cancel_state() != Cancel::Running
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use futures::FutureExt;
+
+    use super::*;
+
+    fn started() -> Event {
+        Event::run_started("t", "r")
+    }
+
+    #[test]
+    fn cancelled_resolves_once_asked_and_gone_only_once_the_consumer_left() {
+        let (sink, events) = Sink::channel(Backpressure::default());
+        let mut cancelled = Box::pin(sink.cancelled());
+        let mut gone = Box::pin(sink.gone());
+        assert!(cancelled.as_mut().now_or_never().is_none());
+        let handle = events.cancel_handle();
+        assert!(!handle.is_cancelled());
+        handle.cancel();
+        assert!(handle.is_cancelled());
+        assert_eq!(sink.cancel_state(), Cancel::Requested);
+        assert!(cancelled.as_mut().now_or_never().is_some());
+        assert!(gone.as_mut().now_or_never().is_none());
+        drop(events);
+        assert_eq!(sink.cancel_state(), Cancel::Gone);
+        assert!(gone.as_mut().now_or_never().is_some());
+    }
+
+    #[test]
+    fn the_cancel_state_never_moves_back() {
+        let (sink, events) = Sink::channel(Backpressure::default());
+        let handle = events.cancel_handle();
+        drop(events);
+        handle.cancel();
+        assert_eq!(sink.cancel_state(), Cancel::Gone);
+        assert!(sink.cancelled().now_or_never().is_some());
+        assert!(sink.gone().now_or_never().is_some());
+    }
+
+    #[tokio::test]
+    async fn a_future_made_before_the_move_wakes_on_another_task() {
+        let (sink, events) = Sink::channel(Backpressure::default());
+        let waiter = tokio::spawn(sink.cancelled());
+        tokio::task::yield_now().await;
+        events.cancel_handle().cancel();
+        tokio::time::timeout(std::time::Duration::from_secs(5), waiter)
+            .await
+            .expect("cancelled() woke")
+            .unwrap();
+    }
+
+    #[test]
+    fn ready_returns_when_the_run_is_asked_to_stop_over_the_high_water_mark() {
+        let (sink, events) = Sink::channel(Backpressure::default().with_high_water(1));
+        sink.begin(started(), true).unwrap();
+        assert!(sink.readiness().is_over());
+        let mut ready = Box::pin(sink.ready());
+        assert!(ready.as_mut().now_or_never().is_none());
+        events.cancel_handle().cancel();
+        assert!(matches!(ready.as_mut().now_or_never(), Some(Ok(()))));
+        drop(events);
+        let error = sink.ready().now_or_never().unwrap().unwrap_err();
+        assert_eq!(error.kind(), super::super::ErrorKind::Disconnected);
     }
 }
