@@ -225,6 +225,8 @@ pub(crate) fn refuse_run_id(run_id: &str) -> Option<Response> {
 pub(crate) struct LiveLog {
     writer: Box<dyn RunWriter>,
     run_id: Arc<str>,
+    /// The JSON of an event logged without an SSE frame (protobuf, pre-1.0 clients): empty,
+    /// and not allocated, for an SSE client.
     json: Vec<u8>,
     retry: Option<Duration>,
     config: ResumeConfig,
@@ -248,7 +250,7 @@ impl LiveLog {
         Self {
             writer,
             run_id: Arc::from(run_id),
-            json: Vec::with_capacity(256),
+            json: Vec::new(),
             retry: Some(resumable.config.retry),
             config: resumable.config,
             detached: Arc::clone(&resumable.detached),

@@ -223,26 +223,27 @@ struct Slot {
 struct Chunk {
     first_seq: u64,
     data: Bytes,
-    starts: Vec<u32>,
-    ends: Vec<u32>,
+    /// Where each entry's JSON lies in `data`: one allocation of the exact size (a paced
+    /// run's chunk usually holds one event, and a run keeps every chunk it wrote).
+    ranges: Box<[(u32, u32)]>,
     skip: usize,
 }
 
 impl Chunk {
     /// The bytes counted for the entries still kept.
     fn size(&self) -> usize {
-        (self.ends.len() - self.skip) * ENTRY_OVERHEAD + self.data.len()
+        (self.ranges.len() - self.skip) * ENTRY_OVERHEAD + self.data.len()
             - self.counted_from(self.skip)
     }
 
     /// Where the bytes counted for entry `i` begin.
     fn counted_from(&self, i: usize) -> usize {
-        if i == 0 { 0 } else { self.ends[i - 1] as usize }
+        if i == 0 { 0 } else { self.ranges[i - 1].1 as usize }
     }
 
     /// The bytes counted for entry `i`.
     fn entry_size(&self, i: usize) -> usize {
-        self.ends[i] as usize - self.counted_from(i) + ENTRY_OVERHEAD
+        self.ranges[i].1 as usize - self.counted_from(i) + ENTRY_OVERHEAD
     }
 
     fn entry(&self, i: usize) -> Entry {
@@ -250,7 +251,7 @@ impl Chunk {
             seq: self.first_seq + i as u64,
             data: self
                 .data
-                .slice(self.starts[i] as usize..self.ends[i] as usize),
+                .slice(self.ranges[i].0 as usize..self.ranges[i].1 as usize),
         }
     }
 }
@@ -343,8 +344,7 @@ impl MemoryLog {
             shared: Arc::clone(shared),
             slot,
             staged: Vec::new(),
-            starts: Vec::new(),
-            ends: Vec::new(),
+            ranges: Vec::new(),
             pending: Vec::new(),
             next_seq: 1,
             finished: false,
@@ -599,7 +599,7 @@ fn drop_front(state: &mut RunState, shared: &Shared) {
     };
     let size = front.entry_size(front.skip);
     front.skip += 1;
-    if front.skip == front.ends.len() {
+    if front.skip == front.ranges.len() {
         shared.recycle(state.chunks.pop_front());
     }
     state.bytes -= size;
@@ -627,7 +627,7 @@ impl RunState {
         };
         let mut offset = (want - self.chunks[index].first_seq) as usize;
         for chunk in self.chunks.range(index..) {
-            while offset < chunk.ends.len() {
+            while offset < chunk.ranges.len() {
                 if batch.len() >= READ_BATCH {
                     return;
                 }
@@ -658,8 +658,7 @@ struct MemoryWriter {
     slot: Arc<Slot>,
     /// The events appended since the last flush, one after the other, and where each is.
     staged: Vec<u8>,
-    starts: Vec<u32>,
-    ends: Vec<u32>,
+    ranges: Vec<(u32, u32)>,
     /// Chunks of shared buffers (`append_shared`) waiting for the flush, in order.
     pending: Vec<Chunk>,
     next_seq: u64,
@@ -676,25 +675,33 @@ impl fmt::Debug for MemoryWriter {
 }
 
 impl MemoryWriter {
+    /// Adds a chunk for the next flush. The room grows one chunk at a time: a flush usually
+    /// stores one chunk, and the writer keeps this room for the whole run (a doubling `Vec`
+    /// would keep four chunks' worth, 256 bytes a run).
+    fn push_pending(&mut self, chunk: Chunk) {
+        self.pending.reserve_exact(1);
+        self.pending.push(chunk);
+    }
+
     /// Turns the copied appends into a pending chunk.
     fn seal_staged(&mut self) {
-        if self.ends.is_empty() {
+        if self.ranges.is_empty() {
             return;
         }
-        let count = self.ends.len() as u64;
+        let count = self.ranges.len() as u64;
         // The next batch is likely the size of this one: no regrowth, little slack.
-        let (bytes, events) = (self.staged.len(), self.ends.len());
+        let bytes = self.staged.len();
         let chunk = Chunk {
             first_seq: self.next_seq - count,
             data: Bytes::from(std::mem::replace(
                 &mut self.staged,
                 Vec::with_capacity(bytes),
             )),
-            starts: std::mem::replace(&mut self.starts, Vec::with_capacity(events)),
-            ends: std::mem::replace(&mut self.ends, Vec::with_capacity(events)),
+            ranges: self.ranges.as_slice().into(),
             skip: 0,
         };
-        self.pending.push(chunk);
+        self.ranges.clear();
+        self.push_pending(chunk);
     }
 }
 
@@ -705,9 +712,9 @@ impl RunWriter for MemoryWriter {
         if self.staged.len() + json.len() > u32::MAX as usize {
             self.seal_staged();
         }
-        self.starts.push(self.staged.len() as u32);
+        let start = self.staged.len() as u32;
         self.staged.extend_from_slice(json);
-        self.ends.push(self.staged.len() as u32);
+        self.ranges.push((start, self.staged.len() as u32));
         seq
     }
 
@@ -719,11 +726,10 @@ impl RunWriter for MemoryWriter {
         self.seal_staged();
         let first_seq = self.next_seq;
         self.next_seq += ranges.len() as u64;
-        self.pending.push(Chunk {
+        self.push_pending(Chunk {
             first_seq,
             data: buffer.clone(),
-            starts: ranges.iter().map(|r| r.0).collect(),
-            ends: ranges.iter().map(|r| r.1).collect(),
+            ranges: ranges.into(),
             skip: 0,
         });
         self.next_seq - 1
