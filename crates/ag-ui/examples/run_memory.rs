@@ -9,11 +9,22 @@
 //!
 //! ```text
 //! cargo run --release -p ag-ui --features axum --example run_memory -- 1000
+//! cargo run --release -p ag-ui --features axum --example run_memory -- 1000 resumable
+//! cargo run --release -p ag-ui --features axum,openai --example run_memory -- 1000 model
 //! ```
+//!
+//! With `resumable`, the endpoint keeps its runs in a `MemoryLog` (room for every run): the
+//! bytes per run then include what the log holds of each run (its first events), which the
+//! output names apart. With `model`, the agent is the model bridge (`LlmAgent`) waiting on a
+//! model in the same process that streamed its first chunk: the bytes per run then include
+//! the model server's side of each connection (the load benchmark measures the bridge alone,
+//! with the model in a process of its own); `dhat-heap.json` tells the two apart by their
+//! stacks (`ag_ui::llm` and `reqwest` for the bridge).
 
 use std::time::Duration;
 
 use ag_ui::axum::{AgentEndpoint, RouterExt, ServeConfig};
+use ag_ui::server::log::{MemoryLog, MemoryLogConfig};
 use ag_ui::server::{Agent, Outcome, Result, RunContext};
 use ag_ui::{Message, RunAgentInput};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -72,6 +83,39 @@ async fn open(addr: std::net::SocketAddr, run: usize, buf: &mut Vec<u8>) -> TcpS
     stream
 }
 
+/// The model bridge before a model (served here) that streams "Thinking " and then waits.
+#[cfg(feature = "openai")]
+async fn bridge() -> ag_ui::llm::LlmAgent<()> {
+    use axum::body::{Body, Bytes};
+    use futures::StreamExt;
+
+    let first = "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":0,\
+                 \"model\":\"m\",\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\
+                 \"content\":\"Thinking \"},\"finish_reason\":null}]}\n\n";
+    let model = axum::Router::new().route(
+        "/v1/chat/completions",
+        axum::routing::post(move |_request: Bytes| async move {
+            let chunks = futures::stream::once(async move {
+                Ok::<_, std::convert::Infallible>(Bytes::from_static(first.as_bytes()))
+            })
+            .chain(futures::stream::pending());
+            axum::response::Response::builder()
+                .header("content-type", "text/event-stream")
+                .body(Body::from_stream(chunks))
+                .expect("a response")
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}/v1", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, model).await });
+    ag_ui::llm::LlmAgent::new(ag_ui::llm::OpenAiClient::new(base), "m")
+}
+
+#[cfg(not(feature = "openai"))]
+async fn bridge() -> Waiting {
+    panic!("the model mode needs the openai feature: --features axum,openai");
+}
+
 fn heap() -> (u64, u64) {
     let stats = dhat::HeapStats::get();
     (stats.curr_bytes as u64, stats.curr_blocks as u64)
@@ -81,6 +125,8 @@ fn main() {
     let runs: usize = std::env::args()
         .nth(1)
         .map_or(100, |n| n.parse().expect("RUNS is a number"));
+    let mode = std::env::args().nth(2);
+    let resumable = mode.as_deref() == Some("resumable");
     let _profiler = dhat::Profiler::new_heap();
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -90,7 +136,15 @@ fn main() {
     runtime.block_on(async move {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
-        let app = axum::Router::new().agent("/", AgentEndpoint::agent(Waiting));
+        let log = MemoryLog::new(MemoryLogConfig::default().with_max_runs(runs + 16));
+        let app = match mode.as_deref() {
+            Some("resumable") => axum::Router::new().agent(
+                "/",
+                AgentEndpoint::agent(Waiting).with_resumable(log.clone()),
+            ),
+            Some("model") => axum::Router::new().agent("/", AgentEndpoint::agent(bridge().await)),
+            _ => axum::Router::new().agent("/", AgentEndpoint::agent(Waiting)),
+        };
         let config = ServeConfig::default().with_max_connections(runs + 16);
         tokio::spawn(ag_ui::axum::serve(
             listener,
@@ -134,6 +188,12 @@ fn main() {
             per_run(waiting.1, idle.1, 0),
             sockets as f64 / runs as f64,
         );
+        if resumable {
+            println!(
+                "the log holds {:.0} bytes of events per run by its count",
+                log.stats().bytes as f64 / runs as f64
+            );
+        }
         drop(clients);
     });
 }

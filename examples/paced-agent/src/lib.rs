@@ -6,11 +6,21 @@
 //! --every-ms 500 --max-connections 12000`, then `ag-ui load http://127.0.0.1:8002/ --runs 1000
 //! --ramp 5 --pid PID`; `bench/load.sh` does both, at 1,000 and 10,000 runs, beside the same
 //! workload on `@ag-ui/encoder` (`interop/bench/paced.mjs`).
+//!
+//! Two more shapes of the same workload, for the memory a run holds beyond the plain
+//! endpoint's: [`resumable_app`] (the same agent behind a resumable endpoint, its
+//! [`MemoryLog`] bounded to the runs of the load) and [`model_app`] (the model bridge,
+//! [`LlmAgent`], waiting on a model that streams the same deltas at the same pace:
+//! [`model::router`], served by the `paced-model` binary).
 
 use std::time::Duration;
 
 use ag_ui::axum::{AgentEndpoint, RouterExt, ServeConfig};
+use ag_ui::llm::{LlmAgent, OpenAiClient};
+use ag_ui::server::log::{MemoryLog, MemoryLogConfig};
 use ag_ui::server::{Agent, Outcome, Result, RunContext};
+
+pub mod model;
 
 /// The words the deltas cycle through (static: a delta costs the agent no formatting).
 const WORDS: [&str; 8] = [
@@ -50,11 +60,16 @@ impl Agent for Paced {
         let mut message = ctx.assistant_message()?;
         for i in 0..self.deltas {
             tokio::time::sleep(self.every).await;
-            message.delta(WORDS[i % WORDS.len()])?;
+            message.delta(word(i))?;
         }
         message.end()?;
         Ok(Outcome::success())
     }
+}
+
+/// The word of delta `i`, shared with the paced model.
+pub fn word(i: usize) -> &'static str {
+    WORDS[i % WORDS.len()]
 }
 
 /// The router: the agent at `/`.
@@ -62,8 +77,95 @@ pub fn app(paced: Paced) -> axum::Router {
     axum::Router::new().agent("/", AgentEndpoint::agent(paced))
 }
 
+/// The log of [`resumable_app`] for a load of `runs` runs: every run kept (and 64 more), each
+/// run's events bounded to 64 KiB, the rest of [`MemoryLogConfig::default`]. What it keeps
+/// is what the configuration lets it keep; [`MemoryLog::stats`] tells how much that is.
+pub fn paced_log(runs: usize) -> MemoryLog {
+    MemoryLog::new(
+        MemoryLogConfig::default()
+            .with_max_runs(runs + 64)
+            .with_max_run_bytes(64 * 1024),
+    )
+}
+
+/// The router of the resumable endpoint: the agent at `/`, its events kept in `log`.
+pub fn resumable_app(paced: Paced, log: MemoryLog) -> axum::Router {
+    axum::Router::new().agent("/", AgentEndpoint::agent(paced).with_resumable(log))
+}
+
+/// The router of the model bridge: an [`LlmAgent`] at `/` asking the OpenAI-compatible
+/// server at `base_url` (for the benchmark, [`model::router`] served by `paced-model`).
+pub fn model_app(base_url: &str) -> axum::Router {
+    let agent: LlmAgent<()> = LlmAgent::new(OpenAiClient::new(base_url), model::MODEL);
+    axum::Router::new().agent("/", AgentEndpoint::agent(agent))
+}
+
 /// The server's configuration: [`ServeConfig::default`] with room for `connections` at once
 /// (the default, 1,024, would hold the rest of a 10,000-run load in the listener's backlog).
 pub fn serve_config(connections: usize) -> ServeConfig {
     ServeConfig::default().with_max_connections(connections)
+}
+
+/// The command line both binaries take: `[ADDR] [--deltas K] [--every-ms P]`, and for the
+/// agent `[--max-connections N] [--resumable] [--model URL]`.
+#[derive(Debug, Clone)]
+pub struct Args {
+    /// Where to listen.
+    pub addr: String,
+    /// The pace.
+    pub paced: Paced,
+    /// Connections served at once.
+    pub connections: usize,
+    /// Serve [`resumable_app`].
+    pub resumable: bool,
+    /// Serve [`model_app`] against this base URL.
+    pub model: Option<String>,
+}
+
+impl Args {
+    /// Reads the arguments after the program's name; `addr` is the default address.
+    ///
+    /// # Errors
+    ///
+    /// `InvalidInput` naming the flag that is unknown or lacks its value.
+    pub fn parse(addr: &str, args: impl IntoIterator<Item = String>) -> std::io::Result<Self> {
+        let usage = |problem: &str| {
+            std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!(
+                    "{problem}; usage: [ADDR] [--deltas K] [--every-ms P] [--max-connections N] \
+                     [--resumable] [--model URL]"
+                ),
+            )
+        };
+        let mut parsed = Self {
+            addr: addr.to_owned(),
+            paced: Paced::default(),
+            connections: 12_000,
+            resumable: false,
+            model: None,
+        };
+        let mut args = args.into_iter();
+        while let Some(arg) = args.next() {
+            let mut value = |name: &str| {
+                args.next()
+                    .ok_or_else(|| usage(&format!("{name} needs a value")))
+            };
+            let mut number = |name: &str| -> std::io::Result<u64> {
+                value(name)?
+                    .parse()
+                    .map_err(|_| usage(&format!("{name} needs a number")))
+            };
+            match arg.as_str() {
+                "--deltas" => parsed.paced.deltas = number("--deltas")? as usize,
+                "--every-ms" => parsed.paced.every = Duration::from_millis(number("--every-ms")?),
+                "--max-connections" => parsed.connections = number("--max-connections")? as usize,
+                "--resumable" => parsed.resumable = true,
+                "--model" => parsed.model = Some(value("--model")?),
+                flag if flag.starts_with("--") => return Err(usage(&format!("unknown {flag}"))),
+                other => other.clone_into(&mut parsed.addr),
+            }
+        }
+        Ok(parsed)
+    }
 }

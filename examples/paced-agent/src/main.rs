@@ -1,42 +1,32 @@
 //! Serves the paced agent. Run with: `cargo run --release -p ag-ui-example-paced-agent --
-//! [ADDR] [--deltas K] [--every-ms P] [--max-connections N]` (defaults: 127.0.0.1:8002, 20,
-//! 500, 12000). Prints its URL, then serves until Ctrl-C.
+//! [ADDR] [--deltas K] [--every-ms P] [--max-connections N] [--resumable] [--model URL]`
+//! (defaults: 127.0.0.1:8002, 20, 500, 12000). Prints its URL, then serves until Ctrl-C; a
+//! resumable server then prints what its log holds (`log: R runs, B bytes`).
+//!
+//! `--resumable` serves the agent behind a resumable endpoint (a `MemoryLog` holding every
+//! run); `--model URL` serves the model bridge instead, asking the OpenAI-compatible server
+//! at URL (`paced-model`, e.g. `http://127.0.0.1:8003/v1`).
 
-use std::time::Duration;
-
-use ag_ui_example_paced_agent::{Paced, app, serve_config};
-
-fn usage(problem: &str) -> std::io::Error {
-    std::io::Error::new(
-        std::io::ErrorKind::InvalidInput,
-        format!("{problem}; usage: [ADDR] [--deltas K] [--every-ms P] [--max-connections N]"),
-    )
-}
+use ag_ui_example_paced_agent::{Args, app, model_app, paced_log, resumable_app, serve_config};
 
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
-    let mut addr = "127.0.0.1:8002".to_owned();
-    let mut paced = Paced::default();
-    let mut connections = 12_000;
-    let mut args = std::env::args().skip(1);
-    while let Some(arg) = args.next() {
-        let mut number = |name: &str| -> std::io::Result<u64> {
-            args.next()
-                .and_then(|v| v.parse().ok())
-                .ok_or_else(|| usage(&format!("{name} needs a number")))
-        };
-        match arg.as_str() {
-            "--deltas" => paced.deltas = number("--deltas")? as usize,
-            "--every-ms" => paced.every = Duration::from_millis(number("--every-ms")?),
-            "--max-connections" => connections = number("--max-connections")? as usize,
-            flag if flag.starts_with("--") => return Err(usage(&format!("unknown {flag}"))),
-            other => other.clone_into(&mut addr),
-        }
-    }
-    let listener = tokio::net::TcpListener::bind(&addr).await?;
+    let args = Args::parse("127.0.0.1:8002", std::env::args().skip(1))?;
+    let log = paced_log(args.connections);
+    let router = match (&args.model, args.resumable) {
+        (Some(url), _) => model_app(url),
+        (None, true) => resumable_app(args.paced, log.clone()),
+        (None, false) => app(args.paced),
+    };
+    let listener = tokio::net::TcpListener::bind(&args.addr).await?;
     println!("paced agent on http://{}/", listener.local_addr()?);
-    ag_ui::axum::serve(listener, app(paced), serve_config(connections), async {
+    let resumable = args.resumable && args.model.is_none();
+    ag_ui::axum::serve(listener, router, serve_config(args.connections), async move {
         let _ = tokio::signal::ctrl_c().await;
+        if resumable {
+            let stats = log.stats();
+            println!("log: {} runs, {} bytes", stats.runs, stats.bytes);
+        }
     })
     .await
 }
