@@ -21,12 +21,17 @@ async fn main() -> std::io::Result<()> {
     let listener = tokio::net::TcpListener::bind(&args.addr).await?;
     println!("paced agent on http://{}/", listener.local_addr()?);
     let resumable = args.resumable && args.model.is_none();
-    ag_ui::axum::serve(listener, router, serve_config(args.connections), async move {
-        let _ = tokio::signal::ctrl_c().await;
-        if resumable {
-            let stats = log.stats();
-            println!("log: {} runs, {} bytes", stats.runs, stats.bytes);
-        }
-    })
+    ag_ui::axum::serve(
+        listener,
+        router,
+        serve_config(args.connections),
+        async move {
+            let _ = tokio::signal::ctrl_c().await;
+            if resumable {
+                let stats = log.stats();
+                println!("log: {} runs, {} bytes", stats.runs, stats.bytes);
+            }
+        },
+    )
     .await
 }

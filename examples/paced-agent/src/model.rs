@@ -63,4 +63,3 @@ pub fn router(paced: Paced) -> axum::Router {
         }),
     )
 }
-

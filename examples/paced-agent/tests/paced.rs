@@ -71,7 +71,14 @@ async fn the_model_bridge_streams_the_paced_model_at_its_pace() {
 fn the_command_line_reads_every_flag_and_names_a_bad_one() {
     let args = |list: &[&str]| Args::parse("a:1", list.iter().map(|s| (*s).to_owned()));
     let parsed = args(&[
-        "b:2", "--deltas", "3", "--every-ms", "7", "--resumable", "--model", "http://m/v1",
+        "b:2",
+        "--deltas",
+        "3",
+        "--every-ms",
+        "7",
+        "--resumable",
+        "--model",
+        "http://m/v1",
     ])
     .unwrap();
     assert_eq!(parsed.addr, "b:2");
@@ -81,9 +88,15 @@ fn the_command_line_reads_every_flag_and_names_a_bad_one() {
     assert_eq!(parsed.model.as_deref(), Some("http://m/v1"));
     assert_eq!(args(&[]).unwrap().addr, "a:1");
     let error = args(&["--deltas", "many"]).unwrap_err();
-    assert!(error.to_string().contains("--deltas needs a number"), "{error}");
+    assert!(
+        error.to_string().contains("--deltas needs a number"),
+        "{error}"
+    );
     let error = args(&["--model"]).unwrap_err();
-    assert!(error.to_string().contains("--model needs a value"), "{error}");
+    assert!(
+        error.to_string().contains("--model needs a value"),
+        "{error}"
+    );
     let error = args(&["--fast"]).unwrap_err();
     assert!(error.to_string().contains("unknown --fast"), "{error}");
 }

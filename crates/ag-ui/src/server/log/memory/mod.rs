@@ -238,7 +238,11 @@ impl Chunk {
 
     /// Where the bytes counted for entry `i` begin.
     fn counted_from(&self, i: usize) -> usize {
-        if i == 0 { 0 } else { self.ranges[i - 1].1 as usize }
+        if i == 0 {
+            0
+        } else {
+            self.ranges[i - 1].1 as usize
+        }
     }
 
     /// The bytes counted for entry `i`.
