@@ -20,9 +20,12 @@
 //! caps drop events one at a time, oldest first, and a run keeps at least its newest event. A
 //! reader holds at most one batch (256 events) of a run, so a slow reader does not grow the
 //! log. The byte figures count each event from the end of the one before it in its chunk (so
-//! a shared write counts whole, its SSE framing included) plus 16 bytes of bookkeeping; a chunk's
-//! buffer is freed with its last event, so the memory held can exceed the figures by the
-//! dropped part of one chunk (at most one write, 64 KiB and an event) per run.
+//! a shared write counts whole, its SSE framing included) plus 16 bytes of bookkeeping, and
+//! each chunk 64 bytes more for its own (its place in the run's queue, its entries' places,
+//! the shared buffer's header), counted with its last event: a run whose writes each carry
+//! one event, as a paced agent's do, is counted at what it holds. A chunk's buffer is freed
+//! with its last event, so the memory held can exceed the figures by the dropped part of one
+//! chunk (at most one write, 64 KiB and an event) per run.
 //!
 //! **Spare buffers.** Once a writer has asked for one, when a full write (64 KiB or more) is
 //! dropped or its run forgotten and nothing else holds it (no reader, no socket), its buffer
@@ -69,6 +72,11 @@ use super::{Entry, EventLog, LogError, LogErrorKind, LogFuture, RunWriter, Tail}
 
 /// Bytes counted for each stored event beyond its JSON (its number and bookkeeping).
 pub(crate) const ENTRY_OVERHEAD: usize = 16;
+
+/// Bytes counted for each chunk beyond its entries: the chunk in the run's queue, the
+/// allocation of its entries' places, the shared buffer's header (a write's `Bytes` is
+/// shared with the socket). Counted with the chunk's last entry, which frees it.
+pub(crate) const CHUNK_OVERHEAD: usize = 64;
 
 /// The smallest buffer kept as a spare: a full write of a resumable endpoint (smaller writes
 /// are not worth the bookkeeping).
@@ -230,10 +238,12 @@ struct Chunk {
 }
 
 impl Chunk {
-    /// The bytes counted for the entries still kept.
+    /// The bytes counted for the entries still kept: the sum of their
+    /// [`entry_size`](Self::entry_size)s.
     fn size(&self) -> usize {
         (self.ranges.len() - self.skip) * ENTRY_OVERHEAD + self.data.len()
             - self.counted_from(self.skip)
+            + CHUNK_OVERHEAD
     }
 
     /// Where the bytes counted for entry `i` begin.
@@ -245,9 +255,15 @@ impl Chunk {
         }
     }
 
-    /// The bytes counted for entry `i`.
+    /// The bytes counted for entry `i`; the last entry also carries what follows it in the
+    /// buffer (an SSE frame's end) and the chunk's own bookkeeping, which go with it.
     fn entry_size(&self, i: usize) -> usize {
-        self.ranges[i].1 as usize - self.counted_from(i) + ENTRY_OVERHEAD
+        let own = self.ranges[i].1 as usize - self.counted_from(i) + ENTRY_OVERHEAD;
+        if i + 1 == self.ranges.len() {
+            own + self.data.len() - self.ranges[i].1 as usize + CHUNK_OVERHEAD
+        } else {
+            own
+        }
     }
 
     fn entry(&self, i: usize) -> Entry {

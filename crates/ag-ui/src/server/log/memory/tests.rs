@@ -51,7 +51,8 @@ fn a_tail_replays_then_follows_live_until_the_end() {
 fn byte_caps_drop_the_oldest_events_and_old_cursors_expire() {
     rt().block_on(async {
         let per_event = 10 + ENTRY_OVERHEAD;
-        let log = MemoryLog::new(MemoryLogConfig::default().with_max_run_bytes(per_event * 3));
+        let cap = per_event * 3 + CHUNK_OVERHEAD;
+        let log = MemoryLog::new(MemoryLogConfig::default().with_max_run_bytes(cap));
         let mut w = log.open("r").await.unwrap();
         // Stored in one chunk (one flush): the cap still drops event by event.
         for _ in 0..10 {
@@ -59,22 +60,27 @@ fn byte_caps_drop_the_oldest_events_and_old_cursors_expire() {
         }
         w.flush();
         let stats = log.stats();
-        assert_eq!(stats.bytes, per_event * 3);
+        assert_eq!(stats.bytes, cap);
         assert_eq!(
             log.read("r", 6).await.err().unwrap().kind(),
             LogErrorKind::Expired
         );
         let mut tail = log.read("r", 7).await.unwrap();
         assert_eq!(tail.next().await.unwrap().unwrap().seq, 8);
-        // Then in chunks of one: the partly dropped chunk goes with its last event.
+        // Then in chunks of one: the partly dropped chunk goes with its last event, and each
+        // chunk's bookkeeping counts: under the same cap one-event chunks keep fewer events.
         for i in 0..5u8 {
             w.append(&[b'a' + i; 10]);
             w.flush();
         }
-        assert_eq!(log.stats().bytes, per_event * 3);
-        let mut tail = log.read("r", 12).await.unwrap();
+        assert_eq!(log.stats().bytes, per_event + CHUNK_OVERHEAD);
+        assert_eq!(
+            log.read("r", 13).await.err().unwrap().kind(),
+            LogErrorKind::Expired
+        );
+        let mut tail = log.read("r", 14).await.unwrap();
         let entry = tail.next().await.unwrap().unwrap();
-        assert_eq!((entry.seq, &entry.data[..]), (13, &b"cccccccccc"[..]));
+        assert_eq!((entry.seq, &entry.data[..]), (15, &b"eeeeeeeeee"[..]));
     });
 }
 
@@ -197,7 +203,11 @@ fn shared_buffers_are_kept_whole_and_read_by_range_in_order_with_copies() {
         assert_eq!(w.append(b"[4]"), 4);
         w.flush();
         // Counted: the copied JSON, and the shared buffer whole (what it holds in memory).
-        assert_eq!(log.stats().bytes, 7 + frames.len() + 3 + 4 * ENTRY_OVERHEAD);
+        // Three chunks: the copy before the shared buffer, the shared buffer, the copy after.
+        assert_eq!(
+            log.stats().bytes,
+            7 + frames.len() + 3 + 4 * ENTRY_OVERHEAD + 3 * CHUNK_OVERHEAD
+        );
         let mut tail = log.read("r", 0).await.unwrap();
         let mut read = Vec::new();
         for _ in 0..4 {
@@ -220,7 +230,8 @@ fn shared_buffers_are_kept_whole_and_read_by_range_in_order_with_copies() {
 fn the_total_cap_forgets_finished_runs_first() {
     rt().block_on(async {
         let per_event = 10 + ENTRY_OVERHEAD;
-        let log = MemoryLog::new(MemoryLogConfig::default().with_max_total_bytes(per_event * 4));
+        let cap = per_event * 4 + 2 * CHUNK_OVERHEAD;
+        let log = MemoryLog::new(MemoryLogConfig::default().with_max_total_bytes(cap));
         let mut a = log.open("a").await.unwrap();
         a.append(b"0123456789");
         a.append(b"0123456789");
@@ -239,7 +250,7 @@ fn the_total_cap_forgets_finished_runs_first() {
             b.append(b"0123456789");
             b.flush();
         }
-        assert!(log.stats().bytes <= per_event * 4);
+        assert!(log.stats().bytes <= cap);
     });
 }
 
@@ -269,5 +280,40 @@ fn finished_runs_expire_after_the_retention() {
                 spare_bytes: 0,
             }
         );
+    });
+}
+
+#[test]
+fn the_count_follows_what_is_kept_write_after_write_without_drift() {
+    rt().block_on(async {
+        // One SSE frame per write, as a paced run's: its framing after the JSON included.
+        let frame = |seq: u64| Bytes::from(format!("id: r:{seq}\ndata: {{\"n\":{seq}}}\n\n"));
+        let counted = |frame: &Bytes| frame.len() + ENTRY_OVERHEAD + CHUNK_OVERHEAD;
+        let first = frame(1);
+        // Room for two writes (the frames grow by a digit at 10 and 100: room to spare).
+        let cap = 2 * counted(&frame(100)) + 1;
+        let log = MemoryLog::new(MemoryLogConfig::default().with_max_run_bytes(cap));
+        let mut w = log.open("r").await.unwrap();
+        let json = |frame: &Bytes| {
+            let start = frame.iter().position(|&b| b == b'{').unwrap() as u32;
+            (start, frame.len() as u32 - 2)
+        };
+        w.append_shared(&first, &[json(&first)]);
+        w.flush();
+        assert_eq!(log.stats().bytes, counted(&first));
+        for seq in 2..=500 {
+            let frame = frame(seq);
+            w.append_shared(&frame, &[json(&frame)]);
+            w.flush();
+        }
+        // The two newest writes, exactly: every dropped write took its framing and its
+        // chunk's bookkeeping with it.
+        assert_eq!(
+            log.stats().bytes,
+            counted(&frame(499)) + counted(&frame(500))
+        );
+        let mut tail = log.read("r", 498).await.unwrap();
+        let entry = tail.next().await.unwrap().unwrap();
+        assert_eq!((entry.seq, &entry.data[..]), (499, &b"{\"n\":499}"[..]));
     });
 }
