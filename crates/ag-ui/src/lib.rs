@@ -205,6 +205,8 @@ mod serde_util;
 #[cfg(feature = "server")]
 #[cfg_attr(docsrs, doc(cfg(feature = "server")))]
 pub mod server;
+#[cfg(any(feature = "http", feature = "openai", feature = "browser"))]
+mod timeouts;
 pub mod trace;
 pub mod verify;
 

@@ -6,8 +6,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use ag_ui::llm::{
-    BackendTool, ChatOptions, LlmAgent, OpenAiClient, ToolError, ToolOutput, from_chat_messages,
-    to_chat_messages,
+    BackendTool, ChatOptions, LlmAgent, OpenAiClient, Timeouts, ToolError, ToolOutput,
+    from_chat_messages, to_chat_messages,
 };
 use ag_ui::server::Runner;
 use ag_ui::{
@@ -391,7 +391,90 @@ async fn a_silent_provider_times_out() {
     let client = client.with_idle_timeout(Duration::from_millis(300));
     let events = run(LlmAgent::<()>::new(client, "mock-model"), input()).await;
     assert_eq!(&events[1..4], &text("r-msg-1", &["Hi"])[..]);
-    assert_eq!(error(&events).code.as_deref(), Some("provider_timeout"));
+    let e = error(&events);
+    assert_eq!(e.code.as_deref(), Some("provider_timeout"));
+    assert!(e.message.contains("(idle time-out)"), "{}", e.message);
+}
+
+#[tokio::test]
+async fn a_request_past_its_total_timeout_is_stopped_there_though_never_idle_that_long() {
+    let (tx, _rx) = tokio::sync::oneshot::channel();
+    let (_, client) = mock(vec![Reply::Hang(
+        vec![format!("data: {}\n\n", chunk(json!({"content": "Hi"}))).into_bytes()],
+        tx,
+    )])
+    .await;
+    let client = client.with_timeouts(Timeouts {
+        idle: Duration::from_secs(30),
+        total: Some(Duration::from_millis(400)),
+        ..Timeouts::default()
+    });
+    let started = std::time::Instant::now();
+    let events = run(LlmAgent::<()>::new(client, "mock-model"), input()).await;
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(&events[1..4], &text("r-msg-1", &["Hi"])[..]);
+    let e = error(&events);
+    assert_eq!(e.code.as_deref(), Some("provider_timeout"));
+    assert!(
+        e.message
+            .contains("took longer than 400ms (total time-out)"),
+        "{}",
+        e.message
+    );
+}
+
+#[tokio::test]
+async fn a_429_asking_to_wait_past_the_total_timeout_is_not_waited_for() {
+    let (mock, client) = mock(vec![
+        Reply::Status(429, vec![("retry-after", "2")], String::new()),
+        Reply::Sse(sse(&[chunk(json!({"content": "late"})), finish("stop")])),
+    ])
+    .await;
+    // Two seconds is within the retry budget (30 s) but not within the total time-out.
+    let client = client.with_timeout(Duration::from_secs(1));
+    let started = std::time::Instant::now();
+    let events = run(LlmAgent::<()>::new(client, "mock-model"), input()).await;
+    assert!(
+        started.elapsed() < Duration::from_secs(1),
+        "{:?}",
+        started.elapsed()
+    );
+    let e = error(&events);
+    assert_eq!(e.code.as_deref(), Some("provider_rate_limited"));
+    assert!(e.message.contains("retry after 2s"), "{}", e.message);
+    assert_eq!(mock.requests.lock().unwrap().len(), 1);
+}
+
+#[tokio::test]
+async fn requests_go_through_the_client_given() {
+    let (mock, client) = mock(vec![Reply::Sse(sse(&[
+        chunk(json!({"content": "ok"})),
+        finish("stop"),
+    ]))])
+    .await;
+    let mut headers = reqwest::header::HeaderMap::new();
+    headers.insert("x-pool", "mine".parse().unwrap());
+    let given = reqwest::Client::builder()
+        .default_headers(headers)
+        .build()
+        .unwrap();
+    // The given client is kept whatever the time-outs set after it.
+    let client = client.with_client(given).with_timeouts(Timeouts {
+        connect: Duration::from_secs(1),
+        ..Timeouts::default()
+    });
+    let events = run(LlmAgent::<()>::new(client, "mock-model"), input()).await;
+    assert_eq!(events.last(), Some(&finished(None, None)));
+    let requests = mock.requests.lock().unwrap();
+    assert_eq!(requests[0].0.get("x-pool").unwrap(), "mine");
+    assert_eq!(
+        requests[0].0.get("authorization").unwrap(),
+        "Bearer test-key"
+    );
 }
 
 #[tokio::test]

@@ -47,9 +47,9 @@ use crate::RunAgentInput;
 use crate::client::transport::{Body, Piece, Timeout, Transport, TransportError};
 use crate::encoding::Format;
 
-/// How long the agent may send nothing by default: before the response headers, then between
-/// two pieces of the body (as [`HttpAgent`](crate::client::HttpAgent)'s default).
-pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(60);
+/// How long the agent may send nothing by default, before the response headers and then
+/// between two pieces of the body: the default of every client of this crate.
+pub use crate::timeouts::DEFAULT_IDLE_TIMEOUT;
 
 /// How many pieces of a body at most wait, read but not yet taken by the pipeline.
 pub(crate) const CHANNEL_PIECES: usize = 8;

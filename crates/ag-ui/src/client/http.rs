@@ -101,59 +101,7 @@ const ACCEPT_SSE: &str = crate::encoding::SSE_MEDIA_TYPE;
 #[cfg(feature = "proto")]
 const ACCEPT_PROTO: &str = crate::encoding::ACCEPT_PROTO_FIRST;
 
-/// The connect timeout of an [`HttpAgent`] unless set: 10 seconds.
-pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
-
-/// The idle timeout of an [`HttpAgent`] unless set: 60 seconds.
-pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(60);
-
-/// The time-outs of an [`HttpAgent`]'s runs (see [the module documentation](self#timeouts)).
-/// Each one that fires is a [`TransportError`] of kind [`Timeout`](crate::client::TransportErrorKind::Timeout) naming it.
-///
-/// ```
-/// use std::time::Duration;
-/// use ag_ui::client::{HttpAgent, Timeouts};
-///
-/// let timeouts = Timeouts {
-///     idle: Duration::from_secs(30),
-///     total: Some(Duration::from_secs(120)),
-///     ..Timeouts::default()
-/// };
-/// let agent = HttpAgent::new("http://127.0.0.1:8000/agent").with_timeouts(timeouts);
-/// assert_eq!(agent.timeouts().connect, Duration::from_secs(10));
-/// // The shortcuts set one field each, in any order.
-/// let a = HttpAgent::new("http://127.0.0.1:8000/agent")
-///     .with_timeout(Duration::from_secs(120))
-///     .with_idle_timeout(Duration::from_secs(30));
-/// let b = HttpAgent::new("http://127.0.0.1:8000/agent")
-///     .with_idle_timeout(Duration::from_secs(30))
-///     .with_timeout(Duration::from_secs(120));
-/// assert_eq!(a.timeouts(), timeouts);
-/// assert_eq!(b.timeouts(), timeouts);
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Timeouts {
-    /// Establishing a connection (default [`DEFAULT_CONNECT_TIMEOUT`]); applies to the
-    /// agent's own client, not to one given with [`HttpAgent::with_client`].
-    pub connect: Duration,
-    /// How long the agent may send nothing (default [`DEFAULT_IDLE_TIMEOUT`]): before the
-    /// response headers, and between any two pieces of the body; the waits before
-    /// reconnecting a resumable stream count too. `Duration::MAX` waits forever.
-    pub idle: Duration,
-    /// A whole run: connecting, sending, and streaming the response (`None`, the default:
-    /// no limit).
-    pub total: Option<Duration>,
-}
-
-impl Default for Timeouts {
-    fn default() -> Self {
-        Self {
-            connect: DEFAULT_CONNECT_TIMEOUT,
-            idle: DEFAULT_IDLE_TIMEOUT,
-            total: None,
-        }
-    }
-}
+pub use crate::timeouts::{DEFAULT_CONNECT_TIMEOUT, DEFAULT_IDLE_TIMEOUT, Timeouts};
 
 /// An AG-UI agent behind an HTTP endpoint. See the [module documentation](self).
 #[derive(Clone, Debug)]
@@ -323,6 +271,27 @@ impl HttpAgent {
     /// Sets every time-out at once (see [`Timeouts`]; the defaults otherwise). The shortcuts
     /// [`with_timeout`](Self::with_timeout) and [`with_idle_timeout`](Self::with_idle_timeout)
     /// set one field each, in any order.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use ag_ui::client::{HttpAgent, Timeouts};
+    ///
+    /// let timeouts = Timeouts {
+    ///     idle: Duration::from_secs(30),
+    ///     total: Some(Duration::from_secs(120)),
+    ///     ..Timeouts::default()
+    /// };
+    /// let agent = HttpAgent::new("http://127.0.0.1:8000/agent").with_timeouts(timeouts);
+    /// assert_eq!(agent.timeouts().connect, Duration::from_secs(10));
+    /// let a = HttpAgent::new("http://127.0.0.1:8000/agent")
+    ///     .with_timeout(Duration::from_secs(120))
+    ///     .with_idle_timeout(Duration::from_secs(30));
+    /// let b = HttpAgent::new("http://127.0.0.1:8000/agent")
+    ///     .with_idle_timeout(Duration::from_secs(30))
+    ///     .with_timeout(Duration::from_secs(120));
+    /// assert_eq!(a.timeouts(), timeouts);
+    /// assert_eq!(b.timeouts(), timeouts);
+    /// ```
     #[must_use]
     pub fn with_timeouts(mut self, timeouts: Timeouts) -> Self {
         if timeouts.connect != self.timeouts.connect {

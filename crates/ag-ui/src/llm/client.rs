@@ -1,6 +1,7 @@
 //! [`OpenAiClient`]: a thin streaming client for `POST {base}/chat/completions`.
 
 use std::fmt;
+use std::sync::OnceLock;
 use std::time::Duration;
 
 use reqwest::StatusCode;
@@ -9,9 +10,7 @@ use reqwest::header::{ACCEPT, CONTENT_TYPE, RETRY_AFTER};
 use super::mapper::{ChunkDecoder, Decoded};
 use super::wire::{ChatChunk, ChatRequest, ErrorBody};
 use super::{LlmError, LlmErrorKind};
-
-/// The default wait for the next bytes of a response (and for its headers): 60 seconds.
-pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(60);
+pub use crate::timeouts::{DEFAULT_CONNECT_TIMEOUT, DEFAULT_IDLE_TIMEOUT, Timeouts};
 
 /// The most of an error response body that is read: 64 KiB.
 const MAX_ERROR_BODY: usize = 64 * 1024;
@@ -36,7 +35,15 @@ enum KeyHeader {
 /// from its error body, read up to 64 KiB), `429` (retried after `Retry-After`, up to
 /// [`with_max_retries`](Self::with_max_retries) times and never waiting longer than
 /// [`with_max_retry_wait`](Self::with_max_retry_wait)), a malformed chunk, a stream that ends
-/// without `[DONE]`, and no bytes within the idle timeout.
+/// without `[DONE]`, no bytes within the idle time-out, and a request longer than its total
+/// time-out ([`Timeouts`], the same knobs as an `HttpAgent`'s).
+///
+/// Requests go through a client built from these settings on first use, or through the
+/// `reqwest::Client` given with [`with_client`](Self::with_client): its connection pool,
+/// proxies, TLS roots and HTTP version are then yours to set. A run waiting on the model holds
+/// one connection to it, so many concurrent runs hold as many connections; a provider that
+/// speaks HTTP/2 lets them share a few (`reqwest::Client::builder().http2_prior_knowledge()`
+/// for a server that only speaks HTTP/2, with reqwest's `http2` feature).
 ///
 /// ```
 /// use ag_ui::llm::OpenAiClient;
@@ -49,17 +56,22 @@ enum KeyHeader {
 ///     .with_api_key("key")
 ///     .with_api_key_header("api-key")
 ///     .with_query("api-version", "2024-10-21")
-///     .with_idle_timeout(Duration::from_secs(30));
+///     .with_idle_timeout(Duration::from_secs(30))
+///     .with_timeout(Duration::from_secs(300));
 /// assert_eq!(
 ///     azure.url(),
 ///     "https://example.openai.azure.com/openai/deployments/gpt-4o/chat/completions?api-version=2024-10-21"
 /// );
 /// assert_eq!(ollama.url(), "http://127.0.0.1:11434/v1/chat/completions");
 /// assert!(!format!("{azure:?}").contains("key\""), "the key is not shown");
+/// assert_eq!(azure.timeouts().total, Some(Duration::from_secs(300)));
 /// ```
 #[derive(Clone)]
 pub struct OpenAiClient {
-    http: Result<reqwest::Client, String>,
+    /// A client given with [`with_client`](Self::with_client).
+    client: Option<reqwest::Client>,
+    /// The client built from these settings, on first use.
+    built: OnceLock<reqwest::Client>,
     base_url: String,
     api_key: Option<String>,
     key_header: KeyHeader,
@@ -67,7 +79,7 @@ pub struct OpenAiClient {
     headers: Vec<(String, String)>,
     max_retries: u32,
     max_retry_wait: Duration,
-    idle_timeout: Duration,
+    timeouts: Timeouts,
 }
 
 impl fmt::Debug for OpenAiClient {
@@ -76,16 +88,9 @@ impl fmt::Debug for OpenAiClient {
             .field("base_url", &self.base_url)
             .field("api_key", &self.api_key.as_ref().map(|_| "<set>"))
             .field("max_retries", &self.max_retries)
-            .field("idle_timeout", &self.idle_timeout)
+            .field("timeouts", &self.timeouts)
             .finish_non_exhaustive()
     }
-}
-
-fn build_http(connect_timeout: Duration) -> Result<reqwest::Client, String> {
-    reqwest::Client::builder()
-        .connect_timeout(connect_timeout)
-        .build()
-        .map_err(|e| format!("the HTTP client could not be built: {e}"))
 }
 
 /// Reads `Retry-After` given in seconds (the HTTP-date form is not used by these providers).
@@ -97,10 +102,11 @@ fn retry_after(response: &reqwest::Response) -> Option<Duration> {
 
 impl OpenAiClient {
     /// A client for the server at `base_url` (for example `https://api.openai.com/v1`), with
-    /// no key, two retries on `429`, and a 60-second idle timeout.
+    /// no key, two retries on `429`, and the default [`Timeouts`].
     pub fn new(base_url: impl Into<String>) -> Self {
         Self {
-            http: build_http(Duration::from_secs(10)),
+            client: None,
+            built: OnceLock::new(),
             base_url: base_url.into(),
             api_key: None,
             key_header: KeyHeader::Bearer,
@@ -108,7 +114,7 @@ impl OpenAiClient {
             headers: Vec::new(),
             max_retries: 2,
             max_retry_wait: Duration::from_secs(30),
-            idle_timeout: DEFAULT_IDLE_TIMEOUT,
+            timeouts: Timeouts::default(),
         }
     }
 
@@ -150,26 +156,92 @@ impl OpenAiClient {
     }
 
     /// The longest wait before a retry (default 30 s). A `Retry-After` asking for more is not
-    /// waited for: the `429` is returned as an error at once.
+    /// waited for, nor one past the total time-out: the `429` is returned as an error at once.
     #[must_use]
     pub fn with_max_retry_wait(mut self, wait: Duration) -> Self {
         self.max_retry_wait = wait;
         self
     }
 
-    /// How long to wait for the response's headers and then for each next piece of its body
-    /// (default [`DEFAULT_IDLE_TIMEOUT`]).
+    /// Sends requests through this client (connection pool, proxies, TLS roots, HTTP/2).
+    /// Its own connect time-out then applies instead of [`Timeouts::connect`]; the idle and
+    /// total time-outs still apply.
     #[must_use]
-    pub fn with_idle_timeout(mut self, timeout: Duration) -> Self {
-        self.idle_timeout = timeout;
+    pub fn with_client(mut self, client: reqwest::Client) -> Self {
+        self.client = Some(client);
         self
     }
 
-    /// The longest wait for a connection (default 10 s).
+    /// Sets every time-out at once (see [`Timeouts`]; the defaults otherwise). The shortcuts
+    /// [`with_idle_timeout`](Self::with_idle_timeout) and [`with_timeout`](Self::with_timeout)
+    /// set one field each, in any order.
+    ///
+    /// ```
+    /// use ag_ui::llm::{OpenAiClient, Timeouts};
+    /// use std::time::Duration;
+    ///
+    /// let timeouts = Timeouts {
+    ///     connect: Duration::from_secs(3),
+    ///     idle: Duration::from_secs(20),
+    ///     total: Some(Duration::from_secs(300)),
+    /// };
+    /// let client = OpenAiClient::new("http://127.0.0.1:11434/v1").with_timeouts(timeouts);
+    /// assert_eq!(client.timeouts(), timeouts);
+    /// let shortcuts = OpenAiClient::new("http://127.0.0.1:11434/v1")
+    ///     .with_timeout(Duration::from_secs(300))
+    ///     .with_idle_timeout(Duration::from_secs(20));
+    /// assert_eq!(shortcuts.timeouts(), Timeouts { connect: Duration::from_secs(10), ..timeouts });
+    /// ```
     #[must_use]
-    pub fn with_connect_timeout(mut self, timeout: Duration) -> Self {
-        self.http = build_http(timeout);
+    pub fn with_timeouts(mut self, timeouts: Timeouts) -> Self {
+        if timeouts.connect != self.timeouts.connect {
+            // The client's own HTTP client is built with the connect time-out.
+            self.built = OnceLock::new();
+        }
+        self.timeouts = timeouts;
         self
+    }
+
+    /// The time-outs requests of this client get.
+    pub fn timeouts(&self) -> Timeouts {
+        self.timeouts
+    }
+
+    /// How long to wait for the response's headers and then for each next piece of its body
+    /// (default [`DEFAULT_IDLE_TIMEOUT`]): [`Timeouts::idle`].
+    #[must_use]
+    pub fn with_idle_timeout(mut self, timeout: Duration) -> Self {
+        self.timeouts.idle = timeout;
+        self
+    }
+
+    /// Limits a whole request (connecting, sending, waiting to retry a `429`, and streaming
+    /// the response) to `timeout` (no limit by default): [`Timeouts::total`].
+    #[must_use]
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeouts.total = Some(timeout);
+        self
+    }
+
+    /// The HTTP client requests go through.
+    fn http(&self) -> Result<&reqwest::Client, LlmError> {
+        if let Some(client) = &self.client {
+            return Ok(client);
+        }
+        if let Some(client) = self.built.get() {
+            return Ok(client);
+        }
+        let client = reqwest::Client::builder()
+            .connect_timeout(self.timeouts.connect)
+            .build()
+            .map_err(|e| {
+                LlmError::new(
+                    LlmErrorKind::Connect,
+                    format!("the HTTP client could not be built: {e}"),
+                )
+                .with_source(e)
+            })?;
+        Ok(self.built.get_or_init(|| client))
     }
 
     /// The URL requests go to.
@@ -192,10 +264,8 @@ impl OpenAiClient {
     /// [`Http`](LlmErrorKind::Http) with the status and the provider's message, or
     /// [`RateLimited`](LlmErrorKind::RateLimited) with the `Retry-After` it asked for.
     pub async fn stream(&self, request: &ChatRequest) -> Result<ChunkStream, LlmError> {
-        let http = self
-            .http
-            .as_ref()
-            .map_err(|e| LlmError::new(LlmErrorKind::Connect, e.clone()))?;
+        let http = self.http()?;
+        let deadline = Deadline::new(self.timeouts.total);
         let body = serde_json::to_vec(request).map_err(|e| {
             LlmError::new(
                 LlmErrorKind::Unsupported,
@@ -219,19 +289,23 @@ impl OpenAiClient {
             for (name, value) in &self.headers {
                 builder = builder.header(name.as_str(), value.as_str());
             }
-            let response = match tokio::time::timeout(self.idle_timeout, builder.send()).await {
+            if let Some(total) = deadline.total {
+                builder = builder.timeout(deadline.left(total)?);
+            }
+            let idle = self.timeouts.idle;
+            let response = match tokio::time::timeout(idle, builder.send()).await {
                 Err(_) => {
                     return Err(LlmError::new(
                         LlmErrorKind::Timeout,
-                        format!("the provider did not answer within {:?}", self.idle_timeout),
+                        format!("the provider did not answer within {idle:?} (idle time-out)"),
                     ));
                 }
                 Ok(Err(e)) if e.is_timeout() => {
-                    return Err(LlmError::new(
-                        LlmErrorKind::Timeout,
-                        format!("the provider timed out: {e}"),
-                    )
-                    .with_source(e));
+                    let message = match deadline.total {
+                        Some(total) if !e.is_connect() => total_message(total),
+                        _ => format!("the provider timed out: {e}"),
+                    };
+                    return Err(LlmError::new(LlmErrorKind::Timeout, message).with_source(e));
                 }
                 Ok(Err(e)) => {
                     return Err(LlmError::new(
@@ -247,7 +321,7 @@ impl OpenAiClient {
                 return Ok(ChunkStream {
                     response,
                     decoder: ChunkDecoder::new(),
-                    idle_timeout: self.idle_timeout,
+                    timeouts: self.timeouts,
                     eof: false,
                     done: false,
                 });
@@ -256,7 +330,10 @@ impl OpenAiClient {
             let message = self.error_message(response).await;
             if status == StatusCode::TOO_MANY_REQUESTS {
                 let wait_for = wait.unwrap_or(Duration::from_millis(500 << attempt.min(6)));
-                if attempt < self.max_retries && wait_for <= self.max_retry_wait {
+                if attempt < self.max_retries
+                    && wait_for <= self.max_retry_wait
+                    && deadline.allows(wait_for)
+                {
                     attempt += 1;
                     tracing::debug!(
                         attempt,
@@ -290,7 +367,7 @@ impl OpenAiClient {
     async fn error_message(&self, mut response: reqwest::Response) -> String {
         let mut body = Vec::new();
         while body.len() < MAX_ERROR_BODY {
-            match tokio::time::timeout(self.idle_timeout, response.chunk()).await {
+            match tokio::time::timeout(self.timeouts.idle, response.chunk()).await {
                 Ok(Ok(Some(bytes))) => body.extend_from_slice(&bytes),
                 _ => break,
             }
@@ -320,7 +397,7 @@ impl OpenAiClient {
 pub struct ChunkStream {
     response: reqwest::Response,
     decoder: ChunkDecoder,
-    idle_timeout: Duration,
+    timeouts: Timeouts,
     eof: bool,
     done: bool,
 }
@@ -333,7 +410,7 @@ impl ChunkStream {
     /// [`MalformedChunk`](LlmErrorKind::MalformedChunk) or [`TooLarge`](LlmErrorKind::TooLarge)
     /// for a bad frame; [`IncompleteStream`](LlmErrorKind::IncompleteStream) when the body
     /// ends (or breaks) before `[DONE]`; [`Timeout`](LlmErrorKind::Timeout) when no bytes came
-    /// within the idle timeout.
+    /// within the idle time-out, or the request went past its total time-out.
     pub async fn next_chunk(&mut self) -> Result<Option<ChatChunk>, LlmError> {
         if self.done {
             return Ok(None);
@@ -353,15 +430,22 @@ impl ChunkStream {
                     "the provider's stream ended without `data: [DONE]`",
                 ));
             }
-            match tokio::time::timeout(self.idle_timeout, self.response.chunk()).await {
+            match tokio::time::timeout(self.timeouts.idle, self.response.chunk()).await {
                 Err(_) => {
                     return Err(LlmError::new(
                         LlmErrorKind::Timeout,
                         format!(
-                            "the provider sent nothing for {:?} in the middle of its stream",
-                            self.idle_timeout
+                            "the provider sent nothing for {:?} in the middle of its stream \
+                             (idle time-out)",
+                            self.timeouts.idle
                         ),
                     ));
+                }
+                Ok(Err(e)) if e.is_timeout() && self.timeouts.total.is_some() => {
+                    let total = self.timeouts.total.unwrap_or_default();
+                    return Err(
+                        LlmError::new(LlmErrorKind::Timeout, total_message(total)).with_source(e)
+                    );
                 }
                 Ok(Err(e)) => {
                     return Err(LlmError::new(
@@ -378,4 +462,39 @@ impl ChunkStream {
             }
         }
     }
+}
+
+/// The total time-out of one request, counted from its start across retries.
+#[derive(Clone, Copy, Debug)]
+struct Deadline {
+    total: Option<Duration>,
+    started: tokio::time::Instant,
+}
+
+impl Deadline {
+    fn new(total: Option<Duration>) -> Self {
+        Self {
+            total,
+            started: tokio::time::Instant::now(),
+        }
+    }
+
+    /// What is left of `total`; an error once nothing is.
+    fn left(&self, total: Duration) -> Result<Duration, LlmError> {
+        match total.checked_sub(self.started.elapsed()) {
+            Some(left) if !left.is_zero() => Ok(left),
+            _ => Err(LlmError::new(LlmErrorKind::Timeout, total_message(total))),
+        }
+    }
+
+    /// Whether a wait of `wait` still leaves time before the deadline.
+    fn allows(&self, wait: Duration) -> bool {
+        self.total
+            .is_none_or(|total| self.started.elapsed().saturating_add(wait) < total)
+    }
+}
+
+/// The message of a request past its total time-out.
+fn total_message(total: Duration) -> String {
+    format!("the model request took longer than {total:?} (total time-out)")
 }

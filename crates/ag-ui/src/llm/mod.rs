@@ -71,7 +71,9 @@ mod mapper;
 pub mod wire;
 
 pub use agent::{BackendTool, DEFAULT_MAX_ITERATIONS, LlmAgent, ToolError, ToolOutput, schema_for};
-pub use client::{ChunkStream, DEFAULT_IDLE_TIMEOUT, OpenAiClient};
+pub use client::{
+    ChunkStream, DEFAULT_CONNECT_TIMEOUT, DEFAULT_IDLE_TIMEOUT, OpenAiClient, Timeouts,
+};
 pub use convert::{ChatOptions, chat_tools, context_message, from_chat_messages, to_chat_messages};
 pub use error::{LlmError, LlmErrorKind};
 pub use mapper::{

@@ -1,0 +1,64 @@
+//! [`Timeouts`]: the time-outs of a streaming HTTP request, one set of knobs for every client
+//! this crate makes — an `HttpAgent`'s runs (`client::Timeouts`) and an `OpenAiClient`'s model
+//! requests (`llm::Timeouts`) — with their defaults.
+
+use std::time::Duration;
+
+/// The connect time-out unless set: 10 seconds.
+#[cfg(any(feature = "http", feature = "openai"))]
+pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The idle time-out unless set: 60 seconds.
+pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// The time-outs of a streaming HTTP request: an `HttpAgent`'s run, an `OpenAiClient`'s
+/// model request. Each one that fires is an error naming it (a `TransportError` of kind
+/// `Timeout`, an `LlmError` of kind `Timeout`).
+///
+/// Set all of them at once with the client's `with_timeouts`, or one at a time with its
+/// `with_idle_timeout` and `with_timeout` shortcuts, in any order.
+///
+/// ```
+/// # #[cfg(any(feature = "http", feature = "openai"))]
+/// # {
+/// # #[cfg(feature = "http")]
+/// # use ag_ui::client::Timeouts;
+/// # #[cfg(all(feature = "openai", not(feature = "http")))]
+/// # use ag_ui::llm::Timeouts;
+/// use std::time::Duration;
+///
+/// let timeouts = Timeouts {
+///     idle: Duration::from_secs(30),
+///     total: Some(Duration::from_secs(120)),
+///     ..Timeouts::default()
+/// };
+/// assert_eq!(timeouts.connect, Duration::from_secs(10));
+/// # }
+/// ```
+#[cfg(any(feature = "http", feature = "openai"))]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Timeouts {
+    /// Establishing a connection (default [`DEFAULT_CONNECT_TIMEOUT`]); applies to the client
+    /// the agent or model client builds for itself, not to one given with its `with_client`.
+    pub connect: Duration,
+    /// How long the peer may send nothing (default [`DEFAULT_IDLE_TIMEOUT`]): from sending
+    /// the request to the response headers (connecting included), then between any two
+    /// pieces of the body. Any byte resets it, so a peer that sends SSE keep-alive comments
+    /// while it thinks is never idle. An `HttpAgent`'s waits before reconnecting a resumable
+    /// stream count too. `Duration::MAX` waits forever.
+    pub idle: Duration,
+    /// A whole request: connecting, sending, and streaming the response (`None`, the
+    /// default: no limit). An `OpenAiClient`'s waits before retrying a `429` count too.
+    pub total: Option<Duration>,
+}
+
+#[cfg(any(feature = "http", feature = "openai"))]
+impl Default for Timeouts {
+    fn default() -> Self {
+        Self {
+            connect: DEFAULT_CONNECT_TIMEOUT,
+            idle: DEFAULT_IDLE_TIMEOUT,
+            total: None,
+        }
+    }
+}
