@@ -40,10 +40,14 @@ enum KeyHeader {
 ///
 /// Requests go through a client built from these settings on first use, or through the
 /// `reqwest::Client` given with [`with_client`](Self::with_client): its connection pool,
-/// proxies, TLS roots and HTTP version are then yours to set. A run waiting on the model holds
-/// one connection to it, so many concurrent runs hold as many connections; a provider that
-/// speaks HTTP/2 lets them share a few (`reqwest::Client::builder().http2_prior_knowledge()`
-/// for a server that only speaks HTTP/2, with reqwest's `http2` feature).
+/// proxies, TLS roots and HTTP version are then yours to set. The crate's own client speaks
+/// HTTP/1.1: a run waiting on the model holds one connection to it (hyper's dispatch channel,
+/// 9 KB, and its two 8 KiB buffers: most of a bridge run's 46 KB measured in the README), so
+/// 1,000 concurrent runs hold 1,000 connections. A client with
+/// reqwest's `http2` feature shares one HTTP/2 connection among them instead, but then at
+/// most the provider's `SETTINGS_MAX_CONCURRENT_STREAMS` (often 100) stream at once and the
+/// rest wait for a stream to end: take it up only where the provider allows as many streams
+/// as you have concurrent runs.
 ///
 /// ```
 /// use ag_ui::llm::OpenAiClient;
