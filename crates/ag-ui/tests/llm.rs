@@ -462,9 +462,11 @@ async fn requests_go_through_the_client_given() {
         .default_headers(headers)
         .build()
         .unwrap();
-    // The given client is kept whatever the time-outs set after it.
+    // The given client is kept whatever the time-outs set after it; the widest total
+    // time-out is no limit, not an overflow.
     let client = client.with_client(given).with_timeouts(Timeouts {
         connect: Duration::from_secs(1),
+        total: Some(Duration::MAX),
         ..Timeouts::default()
     });
     let events = run(LlmAgent::<()>::new(client, "mock-model"), input()).await;

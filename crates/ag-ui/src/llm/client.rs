@@ -293,8 +293,8 @@ impl OpenAiClient {
             for (name, value) in &self.headers {
                 builder = builder.header(name.as_str(), value.as_str());
             }
-            if let Some(total) = deadline.total {
-                builder = builder.timeout(deadline.left(total)?);
+            if let Some(left) = deadline.left()? {
+                builder = builder.timeout(left);
             }
             let idle = self.timeouts.idle;
             let response = match tokio::time::timeout(idle, builder.send()).await {
@@ -445,18 +445,18 @@ impl ChunkStream {
                         ),
                     ));
                 }
-                Ok(Err(e)) if e.is_timeout() && self.timeouts.total.is_some() => {
-                    let total = self.timeouts.total.unwrap_or_default();
-                    return Err(
-                        LlmError::new(LlmErrorKind::Timeout, total_message(total)).with_source(e)
-                    );
-                }
                 Ok(Err(e)) => {
-                    return Err(LlmError::new(
-                        LlmErrorKind::IncompleteStream,
-                        format!("the provider's stream broke before `data: [DONE]`: {e}"),
-                    )
-                    .with_source(e));
+                    let error = match self.timeouts.total {
+                        // reqwest ends the body at the total time-out it was given.
+                        Some(total) if e.is_timeout() => {
+                            LlmError::new(LlmErrorKind::Timeout, total_message(total))
+                        }
+                        _ => LlmError::new(
+                            LlmErrorKind::IncompleteStream,
+                            format!("the provider's stream broke before `data: [DONE]`: {e}"),
+                        ),
+                    };
+                    return Err(error.with_source(e));
                 }
                 Ok(Ok(Some(bytes))) => self.decoder.push(&bytes),
                 Ok(Ok(None)) => {
@@ -483,10 +483,13 @@ impl Deadline {
         }
     }
 
-    /// What is left of `total`; an error once nothing is.
-    fn left(&self, total: Duration) -> Result<Duration, LlmError> {
+    /// What is left of the total time-out (`None` without one); an error once nothing is.
+    fn left(&self) -> Result<Option<Duration>, LlmError> {
+        let Some(total) = self.total else {
+            return Ok(None);
+        };
         match total.checked_sub(self.started.elapsed()) {
-            Some(left) if !left.is_zero() => Ok(left),
+            Some(left) if !left.is_zero() => Ok(Some(left)),
             _ => Err(LlmError::new(LlmErrorKind::Timeout, total_message(total))),
         }
     }
