@@ -13,6 +13,8 @@
 //!   responses, the differential against @ag-ui/client and the benchmark.
 
 mod conformance;
+#[path = "../../../ag-ui/tests/support/hostile.rs"]
+mod hostile;
 mod inspect;
 mod live;
 mod load;
