@@ -1,26 +1,17 @@
 //! The report of `conformance server`: a table for the terminal, JSON (`--json`) and JUnit
-//! XML (`--junit FILE`, one test case per check, so that any CI shows it); and
-//! [`excerpt`], the bounded, printable excerpt of what a server sent that every failure
-//! quotes.
+//! XML (`--junit FILE`, one test case per check, so that any CI shows it); and [`quote`],
+//! what a server sent as every failure quotes it.
 
 use serde_json::json;
 
 use super::{Report, Verdict};
 
-/// The most characters of a peer's bytes a failure quotes.
-pub(crate) const EXCERPT_CHARS: usize = 160;
-
-/// A short excerpt of bytes a peer sent: at most [`EXCERPT_CHARS`] characters (then `…`),
-/// invalid UTF-8 as U+FFFD. Failures quote it with `{:?}`, which writes control characters as
-/// escapes, so nothing a server sends reaches a terminal as a control sequence. (Written here
-/// because the library has no public excerpt helper.)
-pub(crate) fn excerpt(bytes: &[u8]) -> String {
-    let text = String::from_utf8_lossy(&bytes[..bytes.len().min(EXCERPT_CHARS * 4)]);
-    let mut out: String = text.chars().take(EXCERPT_CHARS).collect();
-    if out.len() < text.len() || bytes.len() > EXCERPT_CHARS * 4 {
-        out.push('…');
-    }
-    out
+/// Bytes a peer sent, as text (invalid UTF-8 as U+FFFD), quoted through [`ag_ui::excerpt`]
+/// (the one way the crate quotes peer text: bounded, with the original length). Failures
+/// print it with `{:?}`, which writes control characters as escapes, so nothing a server sends
+/// reaches a terminal as a control sequence.
+pub(crate) fn quote(bytes: &[u8]) -> String {
+    ag_ui::excerpt(&String::from_utf8_lossy(bytes), ag_ui::EXCERPT_BYTES).into_owned()
 }
 
 /// The report as a table: one line per check (verdict, name, time), the failure's or
@@ -46,7 +37,7 @@ pub(crate) fn table(report: &Report, color: bool) -> String {
         .unwrap_or(0);
     let mut out = format!(
         "conformance of {}\n\n",
-        visible(&excerpt(report.url.as_bytes()))
+        visible(&quote(report.url.as_bytes()))
     );
     for check in &report.checks {
         out.push_str(&format!(
@@ -213,16 +204,16 @@ mod tests {
     }
 
     #[test]
-    fn excerpts_are_bounded_and_printable() {
+    fn quotes_are_bounded_and_printable() {
         let long = vec![b'a'; 10_000];
-        let text = excerpt(&long);
-        assert_eq!(text.chars().count(), EXCERPT_CHARS + 1);
-        assert!(text.ends_with('…'));
+        let text = quote(&long);
+        assert!(text.len() < ag_ui::EXCERPT_BYTES + 30, "{text}");
+        assert!(text.ends_with("… (10000 bytes)"), "{text}");
         assert_eq!(
-            format!("{:?}", excerpt(b"a\x1b[2Jb\n")),
+            format!("{:?}", quote(b"a\x1b[2Jb\n")),
             "\"a\\u{1b}[2Jb\\n\""
         );
-        assert_eq!(excerpt(b"\xff"), "\u{fffd}");
+        assert_eq!(quote(b"\xff"), "\u{fffd}");
     }
 
     #[test]

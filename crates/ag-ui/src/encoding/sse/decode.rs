@@ -74,10 +74,22 @@ impl<'a> Frame<'a> {
 
     /// How many `id:` fields the stream had set up to and including this frame (since the
     /// decoder's last [`reset`](FrameDecoder::reset)): a reader that compares it with the
-    /// previous frame's knows whether [`id`](Self::id) was set anew, without comparing the
-    /// ids themselves (a persisting id of a megabyte would cost a megabyte per frame).
-    #[cfg_attr(not(feature = "http"), allow(dead_code))]
-    pub(crate) fn ids_set(&self) -> u64 {
+    /// previous frame's knows whether [`id`](Self::id) was set anew, without comparing or
+    /// copying the ids themselves (a persisting id of a megabyte would cost a megabyte per
+    /// frame).
+    ///
+    /// ```
+    /// use ag_ui::encoding::sse::FrameDecoder;
+    ///
+    /// let mut frames = FrameDecoder::new();
+    /// frames.push(b"id: r:1\ndata: a\n\ndata: b\n\nid: r:1\ndata: c\n\n");
+    /// let a = frames.next_frame().unwrap().unwrap().ids_set();
+    /// let b = frames.next_frame().unwrap().unwrap().ids_set();
+    /// let c = frames.next_frame().unwrap().unwrap().ids_set();
+    /// // `b` repeats `a`'s id without setting one; `c` sets it again.
+    /// assert_eq!((a, b, c), (1, 1, 2));
+    /// ```
+    pub fn ids_set(&self) -> u64 {
         self.ids_set
     }
 }
