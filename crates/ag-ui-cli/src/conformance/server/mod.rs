@@ -2,12 +2,12 @@
 //! ([`probe`]) and one stream checker ([`stream`]).
 //!
 //! Memory: a response is read up to [`probe::MAX_BODY`] (16 MiB); a run's answer goes through
-//! the checker as it arrives, which keeps a few facts and the frame in flight, not the events.
-//! The plain run's body is kept for the suite (the resume replay walks it again), and one more
-//! body at a time is read whole (a Dojo route, the protobuf answer, a run without
-//! `protocolVersion`, an error's body): what a server sends makes the tool hold about two read
-//! bounds, plus the decoders' frame limits and the verifier's entities (README, "Hostile
-//! input").
+//! the checker as it arrives, which keeps a few facts and the frame in flight, never the
+//! events. Only the plain run's body is kept (the resume replay walks it again); the four
+//! concurrent runs are started together and read one after another; answers a check only
+//! quotes are read up to 64 KiB; a Dojo route is applied as it arrives, so the conversation a
+//! client holds is at most what one read brought. What a server sends makes the tool hold a
+//! few read bounds at most (README, "Hostile input").
 
 mod core;
 mod dojo;
