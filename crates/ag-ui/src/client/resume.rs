@@ -194,7 +194,7 @@ impl fmt::Display for Reconnection {
         write!(
             f,
             "reconnecting to run {} after event {} (attempt {}, in {} ms): {}",
-            self.run_id,
+            excerpt(&self.run_id, EXCERPT_BYTES),
             self.after,
             self.attempt,
             self.delay.as_millis(),
