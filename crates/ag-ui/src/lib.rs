@@ -198,6 +198,8 @@ pub mod llm;
 pub mod mcp;
 mod message;
 mod outcome;
+#[cfg(any(feature = "http", feature = "openai"))]
+mod redirects;
 #[cfg(feature = "rig")]
 #[cfg_attr(docsrs, doc(cfg(feature = "rig")))]
 pub mod rig;
