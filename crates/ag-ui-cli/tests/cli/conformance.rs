@@ -112,6 +112,7 @@ fn the_resume_checks_pass_on_a_resumable_ag_ui_serve() {
     }
     let xml = std::fs::read_to_string(&junit).unwrap();
     let _ = std::fs::remove_file(&junit);
+    roxmltree::Document::parse(&xml).unwrap_or_else(|e| panic!("{e}: {xml}"));
     assert_eq!(
         xml.matches("<testcase ").count(),
         report["checks"].as_array().unwrap().len()

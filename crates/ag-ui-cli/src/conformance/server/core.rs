@@ -29,6 +29,7 @@ pub(crate) async fn checks(
     target: &Target,
     runner: &mut Runner,
 ) -> Option<Result<Answered, String>> {
+    runner.group(super::super::Group::Core);
     let main = tokio::time::timeout(runner.budget(), answer(target, input("hello"), true, None))
         .await
         .ok();

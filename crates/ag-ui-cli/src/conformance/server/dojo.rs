@@ -43,6 +43,7 @@ fn user(text: &str) -> Value {
 
 /// Runs the Dojo checks.
 pub(crate) async fn checks(target: &Target, runner: &mut Runner) {
+    runner.group(super::super::Group::Dojo);
     let cases: Vec<(&str, &str, &'static str, Value, Expect)> = vec![
         (
             "dojo.agentic_chat",

@@ -30,6 +30,7 @@ pub(crate) async fn checks(
     runner: &mut Runner,
     main: Option<&Result<Answered, String>>,
 ) {
+    runner.group(super::super::Group::Resume);
     let advertised = tokio::time::timeout(runner.budget(), advertised(target))
         .await
         .unwrap_or(false);

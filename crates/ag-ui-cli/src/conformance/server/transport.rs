@@ -12,6 +12,7 @@ pub(crate) async fn checks(
     runner: &mut Runner,
     main: Option<&Result<Answered, String>>,
 ) {
+    runner.group(super::super::Group::Transport);
     let run = input("hello");
     let body = serde_json::to_vec(&run.value).unwrap_or_default();
     let accept = format!("{PROTO_MEDIA_TYPE}, {SSE_MEDIA_TYPE};q=0.5");
