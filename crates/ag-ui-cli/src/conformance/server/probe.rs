@@ -149,15 +149,7 @@ impl Target {
         accept: &str,
         limit: usize,
     ) -> Result<Reply, String> {
-        let response = self
-            .client
-            .post(url.clone())
-            .header("content-type", "application/json")
-            .header("accept", accept)
-            .body(body)
-            .send()
-            .await
-            .map_err(|e| format!("the request failed: {}", crate::live::chain(&e)))?;
+        let Pending(response) = self.send(url, body, accept).await?;
         Ok(read(response, limit.min(MAX_BODY), None).await.0)
     }
 
