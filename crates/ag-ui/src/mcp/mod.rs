@@ -15,7 +15,7 @@
 //! tools by [`McpTools::add_to_rig_agent`] (both [`McpErrorKind::DuplicateTool`]), and a run
 //! whose frontend tools reuse the name of an MCP tool (or of any other tool of the agent) ends
 //! with `RUN_ERROR` code `tool_name_clash`: both model agents check each run with
-//! [`check_frontend_tools`](crate::server::check_frontend_tools).
+//! [`check_frontend_tools`](crate::server::bridge::check_frontend_tools).
 //!
 //! ## Results and failures
 //!

@@ -193,7 +193,7 @@ where
                 Error::agent(format!("the rig agent's tools could not be listed: {e}"))
                     .with_code("rig_tool_error")
             })?;
-        crate::server::check_frontend_tools(own.iter().map(|d| d.name.as_str()), frontend)?;
+        crate::server::bridge::check_frontend_tools(own.iter().map(|d| d.name.as_str()), frontend)?;
         let server = ToolServer::new().run();
         let mut names = Vec::new();
         for tool in frontend {
