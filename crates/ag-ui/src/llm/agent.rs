@@ -208,12 +208,8 @@ impl<S: Send + 'static> BackendTool<S> {
     ///
     /// The arguments do not parse as the tool's type (serde's message), or the tool failed.
     pub async fn call(&self, arguments: &str, state: S) -> Result<ToolOutput<S>, ToolError> {
-        let future = (self.handler)(arguments, state).map_err(|e| {
-            ToolError::new(format!(
-                "invalid arguments for tool `{}`: {e}",
-                self.tool.name
-            ))
-        })?;
+        let future = (self.handler)(arguments, state)
+            .map_err(|e| ToolError::new(bridge::invalid_arguments(&self.tool.name, &e)))?;
         future.await
     }
 }

@@ -1,17 +1,18 @@
 //! The bridge core: what every model bridge of this project does the same way, in one place.
 //!
 //! A model bridge turns an AG-UI run into requests to a model and the model's answer into
-//! events. This project has two, each on its own wire: [`LlmAgent`] (an OpenAI-compatible Chat
-//! Completions server, feature `openai`) and `ag_ui_rig::RigAgent` (an agent built with
-//! [rig](https://docs.rs/rig-agent), crate `ag-ui-rig`). What the model is shown and how the
-//! loop is bounded is decided here, so one input reads the same to a model through either
-//! bridge, and a bridge of your own (feature `server` is all it needs) can do the same:
+//! events. This project has two, each on its own wire: `ag_ui::llm::LlmAgent` (an
+//! OpenAI-compatible Chat Completions server, feature `openai`) and `ag_ui_rig::RigAgent` (an
+//! agent built with [rig](https://docs.rs/rig-agent), crate `ag-ui-rig`). What the model is
+//! shown and how the loop is bounded is decided here, so one input reads the same to a model
+//! through either bridge, and a bridge of your own (feature `server` is all it needs) can do
+//! the same:
 //!
 //! | job | here |
 //! |---|---|
 //! | the loop's settings: the most model requests a run makes, the names the reported usage carries | [`LoopConfig`], [`DEFAULT_MAX_TURNS`]; a run past its limit ends with `RUN_ERROR` code [`MAX_TURNS_CODE`] |
 //! | the run's context entries and state, shown to the model | [`context_text`]: the text of one system message |
-//! | a tool that failed, a tool the model named that does not exist, a tool message that carries an `error` | [`tool_error_text`], [`unknown_tool_text`], [`tool_message_text`] |
+//! | a tool that failed, arguments a tool does not take, a tool the model named that does not exist, a tool message that carries an `error` | [`tool_error_text`], [`invalid_arguments`], [`unknown_tool_text`], [`tool_message_text`] |
 //! | a message's text parts as one text | [`Content::flatten`]: the text parts joined with `"\n"`, the other parts left out |
 //! | the run's frontend tools (`RunAgentInput.tools`) beside the agent's own | [`check_frontend_tools`]: a name both have ends the run with code [`TOOL_NAME_CLASH`] |
 //! | the usage of several model requests | [`add_usage`]: one `TokenUsage`, each counter summed |
@@ -44,7 +45,6 @@
 //! assert_eq!(parts.flatten(), "Hello\nworld");
 //! ```
 //!
-//! [`LlmAgent`]: https://docs.rs/ag-ui/latest/ag_ui/llm/struct.LlmAgent.html
 //! [`Content::flatten`]: crate::Content::flatten
 
 use serde_json::Value;
@@ -92,7 +92,8 @@ pub struct LoopConfig {
     /// bridge's own (`openai` for `LlmAgent`, `rig` for `RigAgent`).
     pub usage_provider: Option<String>,
     /// The model named in the reported `TokenUsage`; `None` (the default) names the bridge's
-    /// own (the model `LlmAgent` asks; `unknown` for `RigAgent`, whose agent does not say).
+    /// own (for `LlmAgent` the model the provider's answer names, else the one it asks;
+    /// `unknown` for `RigAgent`, whose agent does not say).
     pub usage_model: Option<String>,
 }
 
@@ -219,6 +220,23 @@ pub fn tool_error_text(message: &str) -> String {
 /// ```
 pub fn unknown_tool_text(name: &str) -> String {
     tool_error_text(&format!("there is no tool named `{name}`"))
+}
+
+/// The message of the tool error for arguments the model wrote for the tool `name` that the
+/// tool does not take (`error` says why, as the parser put it):
+/// `invalid arguments for tool `{name}`: {error}`. The model reads it as any tool error,
+/// through [`tool_error_text`].
+///
+/// ```
+/// use ag_ui::server::bridge::{invalid_arguments, tool_error_text};
+///
+/// assert_eq!(
+///     tool_error_text(&invalid_arguments("add", "missing field `b`")),
+///     "Error: invalid arguments for tool `add`: missing field `b`"
+/// );
+/// ```
+pub fn invalid_arguments(name: &str, error: &str) -> String {
+    format!("invalid arguments for tool `{name}`: {error}")
 }
 
 /// The text of a tool message (`Message::Tool`) that carries an `error`: the
