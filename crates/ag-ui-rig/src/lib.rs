@@ -31,7 +31,8 @@
 //! | a frontend tool call | `TOOL_CALL_START` / `ARGS` / `END` at the call's end (rig holds back a call to a tool it does not run), then the run ends with outcome `success` and the call in `pendingToolCallIds` once the turn's agent tools have run; the next run, carrying the client's tool message, continues |
 //! | a call to a tool the run does not have | the call, and a `TOOL_CALL_RESULT` with what the model is told ([`unknown_tool_text`](ag_ui::server::bridge::unknown_tool_text)); the model is asked again |
 //! | the usage of each model request | summed into `RUN_FINISHED.usage`, when the provider reports it |
-//! | a provider error, a tool-server error, the turn limit spent | `RUN_ERROR` with rig's message, code `rig_provider_error`, `rig_tool_error` or `max_turns` |
+//! | a provider error, a tool-server error, the turn limit spent | `RUN_ERROR` with rig's message, code `rig_provider_error`, `rig_tool_error` or `max_turns` (a run whose frontend call is pending when the limit is reached ends with the call pending) |
+//! | no message to answer; a tool message answering a call no earlier message made, a call without a name | `RUN_ERROR` before the model is asked, code `rig_no_messages`, `rig_invalid_messages` |
 //!
 //! The loop's settings are the bridge core's [`LoopConfig`], shared with `ag_ui::llm::LlmAgent`:
 //! at most [`LoopConfig::max_turns`] model requests per run (default 8, whatever the agent's
@@ -189,6 +190,11 @@ impl RigAgent {
                         ctx.ready().await?;
                     }
                     Err(PromptError::Cancelled { reason, .. }) if reason == FRONTEND_STOP => {
+                        return Ok(None);
+                    }
+                    // The turn that called a frontend tool was the last the limit allows: the
+                    // client's call is what the run waits on.
+                    Err(PromptError::MaxTurns { .. }) if lock(&calls).frontend => {
                         return Ok(None);
                     }
                     Err(error) => return Ok(Some(error)),

@@ -1,6 +1,6 @@
 //! rig's stream items → AG-UI events on a run.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use ag_ui::server::bridge::{self, LoopConfig};
 use ag_ui::server::{Result, RunContext, StreamWriter};
@@ -40,7 +40,7 @@ pub(crate) struct ItemMapper {
     parent: Option<MessageId>,
     /// The reasoning parts of this model request that streamed fragments (their end repeats
     /// the whole text, shown only for a part that streamed none).
-    streamed_reasoning: Vec<usize>,
+    streamed_reasoning: HashSet<usize>,
     /// The open tool calls of this model request, by part.
     calls: HashMap<usize, OpenCall>,
     /// rig's id of each call shown (the provider's, or rig's own) → the AG-UI id, for its result.
@@ -56,7 +56,7 @@ impl ItemMapper {
             writer: ctx.stream_writer(),
             open: Open::None,
             parent: None,
-            streamed_reasoning: Vec::new(),
+            streamed_reasoning: HashSet::new(),
             calls: HashMap::new(),
             ids: HashMap::new(),
             pending: Vec::new(),
@@ -140,9 +140,7 @@ impl ItemMapper {
         match event {
             StreamEvent::Text { text, .. } => self.text(text),
             StreamEvent::Reasoning { part, text } => {
-                if !self.streamed_reasoning.contains(&part.index()) {
-                    self.streamed_reasoning.push(part.index());
-                }
+                self.streamed_reasoning.insert(part.index());
                 self.reasoning(text)
             }
             StreamEvent::Start {

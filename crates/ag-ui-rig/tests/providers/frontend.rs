@@ -155,3 +155,22 @@ async fn an_agent_without_tools_of_its_own_offers_the_frontends() {
         );
     }
 }
+
+#[tokio::test]
+async fn a_frontend_call_in_the_last_turn_the_limit_allows_ends_the_run_pending() {
+    for provider in PROVIDERS {
+        let (mock, builder) = provider
+            .serve(vec![provider.turn(&Turn(
+                vec![
+                    Part::Call("call_a", "add", &[r#"{"a":1,"b":2}"#]),
+                    Part::Call("call_f", "confirm", &[r#"{"question":"3?"}"#]),
+                ],
+                (1, 1),
+            ))])
+            .await;
+        let agent = Arc::new(RigAgent::new(builder.tool(Add).build()).with_max_turns(1));
+        let events = run(&agent, input().with_tools(vec![confirm()])).await;
+        assert_eq!(pending(&events), ["r-call-2"], "{provider:?}");
+        assert_eq!(mock.requests.lock().unwrap().len(), 1);
+    }
+}
