@@ -137,13 +137,21 @@ impl AgentHook for RunHook {
                 &message,
             )));
         }
-        let frontend = matches!(event.reason, InvalidToolCallReason::UnknownTool)
-            && self.is_frontend(&event.tool_name);
-        let answer = (!frontend).then(|| bridge::unknown_tool_text(&event.tool_name));
+        let name = &event.tool_name;
+        let (frontend, answer) = match event.reason {
+            InvalidToolCallReason::UnknownTool if self.is_frontend(name) => (true, None),
+            InvalidToolCallReason::DisallowedByToolChoice => (
+                false,
+                Some(bridge::tool_error_text(&format!(
+                    "the tool `{name}` may not be called now"
+                ))),
+            ),
+            _ => (false, Some(bridge::unknown_tool_text(name))),
+        };
         let mut calls = lock(&self.calls);
         calls.frontend |= frontend;
         calls.new.push(HeldCall {
-            name: event.tool_name.clone(),
+            name: name.clone(),
             arguments: event.args.clone().unwrap_or_else(|| "{}".to_owned()),
             answer: answer.clone(),
         });

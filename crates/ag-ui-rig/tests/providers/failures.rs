@@ -162,3 +162,37 @@ async fn a_disconnected_consumer_ends_the_run_quietly() {
             .unwrap();
     }
 }
+
+#[tokio::test]
+async fn arguments_that_are_not_a_json_object_are_answered_as_the_bridge_core_words_it() {
+    for provider in PROVIDERS {
+        let (mock, builder) = provider
+            .serve(vec![
+                provider.turn(&Turn(
+                    vec![Part::Call("call_a", "add", &["[1, 2]"])],
+                    (1, 1),
+                )),
+                provider.turn(&Turn(vec![Part::Text(&["Oops."])], (1, 1))),
+            ])
+            .await;
+        let agent = Arc::new(RigAgent::new(builder.tool(Add).build()));
+        let events = run(&agent, input()).await;
+        let said = match &results(&events)[..] {
+            [(call, Content::Text(said))] if call == "r-call-1" => said.clone(),
+            other => panic!("{provider:?}: {other:?}"),
+        };
+        assert!(
+            said.starts_with(&bridge::tool_error_text(&bridge::invalid_arguments(
+                "add", ""
+            ))),
+            "{provider:?}: {said}"
+        );
+        assert_eq!(text(&events), "Oops.");
+        let requests = mock.requests.lock().unwrap();
+        assert_eq!(
+            provider.results(&requests[1].1),
+            [("call_a".to_owned(), said)],
+            "{provider:?}"
+        );
+    }
+}

@@ -248,8 +248,8 @@ async fn unless_cancelled<T>(
 /// The loop asks the model at most [`LoopConfig::max_turns`] times (the bridge core's
 /// [`LoopConfig`], set with [`with_loop_config`](Self::with_loop_config) or
 /// [`with_max_turns`](Self::with_max_turns)); past that, and on any provider failure, the run
-/// ends with `RUN_ERROR` and the code of the [`LlmErrorKind`]. A truncated answer (`finish_reason: "length"`) and a filtered one are
-/// errors too: they are not a success. A cancelled run drops the provider's request at once,
+/// ends with `RUN_ERROR` and the code of the [`LlmErrorKind`]. A truncated answer
+/// (`finish_reason: "length"`) and a filtered one are errors too: they are not a success. A cancelled run drops the provider's request at once,
 /// and between provider chunks the loop waits on [`RunContext::ready`] so a slow consumer slows
 /// the provider's stream instead of growing the run's backlog.
 pub struct LlmAgent<S = ()> {
