@@ -175,6 +175,9 @@
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+#[cfg(feature = "a2ui")]
+#[cfg_attr(docsrs, doc(cfg(feature = "a2ui")))]
+pub mod a2ui;
 #[cfg(feature = "axum")]
 #[cfg_attr(docsrs, doc(cfg(feature = "axum")))]
 pub mod axum;
