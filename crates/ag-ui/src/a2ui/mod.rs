@@ -20,13 +20,21 @@
 //! A user's action on a surface (a button's event) comes back with the next run
 //! ([`UserAction::from_input`]).
 
+mod builder;
+mod catalog;
 mod error;
 mod ops;
+mod validate;
 
+pub use builder::{Action, Dynamic, FunctionCall, Surface};
+pub use catalog::{Catalog, ComponentSpec, RefField};
 pub use error::{A2uiError, A2uiErrorKind, Finding, Rule};
 pub use ops::{
     Component, ComponentId, CreateSurface, DeleteSurface, Envelope, Operation, SurfaceId,
     UpdateComponents, UpdateDataModel,
+};
+pub use validate::{
+    DEFAULT_MAX_COMPONENTS, DEFAULT_MAX_FINDINGS, ValidateConfig, validate_components,
 };
 
 /// The A2UI version this module speaks, stamped on every operation: `v0.9`.
