@@ -134,6 +134,7 @@ macro_rules! id_type {
     };
 }
 
+#[cfg_attr(not(feature = "a2ui"), allow(unused_imports))]
 pub(crate) use id_type;
 
 /// Reads an id from a JSON string with one allocation, borrowed or not.
