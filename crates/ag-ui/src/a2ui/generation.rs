@@ -54,8 +54,9 @@ pub struct GenerateConfig {
     /// Instructions appended to the sub-agent's prompt: how to compose this application's
     /// components (default none).
     pub guide: Option<String>,
-    /// The catalog surfaces are checked against. `None` (the default): the catalog the page
-    /// sent with the run (its context entry), else only A2UI's structural rules.
+    /// The catalog surfaces are checked against, and the sub-agent is told of. `None` (the
+    /// default): the catalog the page sent with the run (its context entry), else only A2UI's
+    /// structural rules.
     pub catalog: Option<Catalog>,
     /// What the validator checks and how much it takes on.
     pub validate: ValidateConfig,
@@ -362,6 +363,9 @@ impl Generation {
                 }
             }
         }
+        // The model is told the catalog it is checked against: the server's when there is
+        // one, else the page's own text.
+        let catalog_text = catalog_text.filter(|_| config.catalog.is_none());
         generation.base_prompt = base_prompt(
             context,
             catalog_text,

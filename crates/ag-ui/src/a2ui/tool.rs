@@ -16,7 +16,7 @@ use crate::llm::{
     Turn, chat_tools,
 };
 use crate::server::StreamWriter;
-use crate::{Event, MessageId, Metadata};
+use crate::{Event, MessageId, Metadata, ToolCallId};
 
 /// The `generate_a2ui` tool for [`LlmAgent`](crate::llm::LlmAgent): when the planning model
 /// calls it, a sub-agent — the model `model` behind `client`, given only `render_a2ui` and
@@ -187,12 +187,21 @@ impl Inner {
                         ))?;
                     }
                 }
-                Err(error) if error.kind() == LlmErrorKind::Emit => {
+                Err((error, _)) if error.kind() == LlmErrorKind::Emit => {
                     return Err(crate::server::Error::from(error).into());
                 }
-                Err(error) => {
+                Err((error, started)) => {
                     let attempt = generation.record_failure(&error.to_string());
                     last_errors = json!(attempt.errors);
+                    // The calls that began before the break are answered too.
+                    let result = json!({"status": "failed", "errors": attempt.errors}).to_string();
+                    for id in started {
+                        writer.emit(Event::tool_call_result(
+                            writer.next_message_id(),
+                            id,
+                            result.clone(),
+                        ))?;
+                    }
                 }
             }
         }
@@ -222,20 +231,38 @@ impl Inner {
 }
 
 /// Streams one sub-agent turn on the run through `writer`, waiting between chunks while the
-/// consumer is behind.
+/// consumer is behind. A turn that breaks off returns the error and the calls it had started
+/// (their `TOOL_CALL_END` sent by the writer), which the caller answers.
 async fn stream_turn(
     client: &OpenAiClient,
     request: &ChatRequest,
     writer: StreamWriter,
-) -> Result<Turn, LlmError> {
+) -> Result<Turn, (LlmError, Vec<ToolCallId>)> {
     let gate = writer.sibling();
-    let mut stream = client.stream(request).await?;
+    let mut stream = client.stream(request).await.map_err(|e| (e, Vec::new()))?;
     let mut mapper = ChunkMapper::new(writer);
-    while let Some(chunk) = stream.next_chunk().await? {
-        mapper.push(chunk)?;
-        gate.ready().await?;
+    let broken = |mapper: ChunkMapper, error: LlmError| {
+        let started = mapper
+            .started_tool_calls()
+            .map(|(id, _)| id.clone())
+            .collect();
+        drop(mapper);
+        (error, started)
+    };
+    loop {
+        match stream.next_chunk().await {
+            Ok(Some(chunk)) => {
+                if let Err(error) = mapper.push(chunk) {
+                    return Err(broken(mapper, error));
+                }
+                if let Err(error) = gate.ready().await {
+                    return Err(broken(mapper, error.into()));
+                }
+            }
+            Ok(None) => return mapper.finish().map_err(|e| (e, Vec::new())),
+            Err(error) => return Err(broken(mapper, error)),
+        }
     }
-    mapper.finish()
 }
 
 /// The conversation the sub-agent reads: the planner's, without its system prompt and
