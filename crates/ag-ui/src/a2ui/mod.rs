@@ -227,6 +227,7 @@ mod catalog;
 mod error;
 mod generation;
 mod ops;
+mod pointer;
 mod prompt;
 #[cfg(feature = "openai")]
 mod tool;
