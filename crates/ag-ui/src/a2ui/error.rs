@@ -111,7 +111,7 @@ impl fmt::Display for Rule {
 /// One rule a surface breaks: the rule, where (`components[2].child`, a locator in the form
 /// the other SDKs use), the component (when it has an id), and a message for a person or a
 /// model. Text the surface carried (ids, paths, type names) is quoted through
-/// [`excerpt`](crate::excerpt), so a finding stays short whatever the surface holds.
+/// `excerpt`, so a finding stays short whatever the surface holds.
 ///
 /// It serializes as `{"code", "path", "message"}`, the shape of the errors in a
 /// recovery-exhausted result.

@@ -177,6 +177,8 @@ impl Inner {
                             } else {
                                 json!({"status": "invalid", "errors": attempt.errors})
                             }
+                        } else if call.name == RENDER_TOOL_NAME {
+                            json!({"status": "ignored", "reason": "one render_a2ui call is read per attempt, the first"})
                         } else {
                             json!({"error": format!("only {RENDER_TOOL_NAME} can be called here")})
                         };
@@ -211,6 +213,8 @@ impl Inner {
                 Some(operations) => {
                     SurfaceActivity::show_with_id(writer, activity, operations.clone())?;
                 }
+                // An update refused before any attempt showed nothing, and shows nothing.
+                None if outcome.attempts.is_empty() => {}
                 None => {
                     let failure: Value =
                         serde_json::from_str(&outcome.result).unwrap_or(Value::Null);

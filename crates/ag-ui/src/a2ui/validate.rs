@@ -3,7 +3,7 @@
 //! The input is hostile (a model wrote it, or a peer): the sizes are bounded by
 //! [`ValidateConfig`], nothing recurses on the input's depth (the property walk and the cycle
 //! search keep their own stacks), and every finding quotes what it names through
-//! [`excerpt`](crate::excerpt).
+//! `excerpt`.
 
 use std::collections::{HashMap, HashSet};
 

@@ -104,6 +104,9 @@ type Handler<S> = dyn Fn(&str, S, Option<ToolRun>) -> Result<ToolFuture<S>, Stri
 ///     Ok(ToolOutput::text("indexed"))
 /// });
 /// assert!(tool.is_in_run());
+/// // Outside a run there is nothing to give it.
+/// let err = futures::executor::block_on(tool.call("{}", ())).unwrap_err();
+/// assert_eq!(err.message(), "`index` runs only inside an agent's run");
 /// ```
 pub struct ToolRun {
     call_id: ToolCallId,
@@ -289,8 +292,13 @@ impl<S: Send + 'static> BackendTool<S> {
                             state: S,
                             run: Option<ToolRun>|
               -> Result<ToolFuture<S>, String> {
-            let run = run.ok_or_else(|| format!("`{name}` runs only inside an agent's run"))?;
-            Ok(Box::pin(handler(arguments, state, run)))
+            Ok(match run {
+                Some(run) => Box::pin(handler(arguments, state, run)),
+                None => {
+                    let error = ToolError::new(format!("`{name}` runs only inside an agent's run"));
+                    Box::pin(std::future::ready(Err(error)))
+                }
+            })
         };
         Self {
             tool,
