@@ -272,6 +272,16 @@ fn quote(text: &str) -> std::borrow::Cow<'_, str> {
     excerpt(text, EXCERPT_BYTES)
 }
 
+/// A second component with the id `id`, found at `path`.
+fn duplicate(path: String, id: &str) -> Finding {
+    Finding::new(
+        Rule::DuplicateId,
+        path,
+        format!("the id `{}` is used by more than one component", quote(id)),
+    )
+    .on(Some(id))
+}
+
 /// A reference found in a component: where (`child`, `children[2]`, `tabs[0].child`) and
 /// the id, or `None` when the value there is not an id.
 struct Edge {
@@ -371,14 +381,7 @@ fn check<N: Node>(
     for (i, node) in nodes.iter().enumerate() {
         if let Some(id) = node.id().filter(|id| !id.is_empty()) {
             if index.contains_key(id) {
-                findings.push(
-                    Finding::new(
-                        Rule::DuplicateId,
-                        format!("components[id={}]", quote(id)),
-                        format!("the id `{}` is used by more than one component", quote(id)),
-                    )
-                    .on(Some(id)),
-                )?;
+                findings.push(duplicate(format!("components[id={}]", quote(id)), id))?;
             } else {
                 index.insert(id, i);
             }
@@ -697,17 +700,7 @@ fn check_envelope(
                 for (j, component) in update.components.iter().enumerate() {
                     let cid = component.id.as_str();
                     if !seen.insert(cid) {
-                        findings.push(
-                            Finding::new(
-                                Rule::DuplicateId,
-                                format!("{at}.components[{j}].id"),
-                                format!(
-                                    "the id `{}` is used by more than one component",
-                                    quote(cid)
-                                ),
-                            )
-                            .on(Some(cid)),
-                        )?;
+                        findings.push(duplicate(format!("{at}.components[{j}].id"), cid))?;
                         continue;
                     }
                     match surface.by_id.get(cid) {

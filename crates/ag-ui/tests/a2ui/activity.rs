@@ -10,7 +10,7 @@ use ag_ui::{Event, Message, RunAgentInput, verify};
 use futures::StreamExt;
 use serde_json::{Value, json};
 
-use super::{agent, call, dojo, input, reduce, results, run, say};
+use super::{dojo, exhausted, recovered, reduce, results};
 
 /// The Dojo's fixed-schema hotel results: a Row repeating a HotelCard per hotel (the card's
 /// `pricePerNight` reads the hotel's `price`).
@@ -126,18 +126,7 @@ fn contents(events: &[Event], id: &str) -> Vec<Value> {
 
 #[tokio::test]
 async fn generate_a2ui_with_emit_activity_shows_building_retrying_and_the_surface() {
-    let config = GenerateConfig::default().with_emit_activity(true);
-    let (_, agent) = agent(
-        vec![
-            call("generate_a2ui", &json!({}), 1),
-            call("render_a2ui", &dojo("recovery_invalid"), 3),
-            call("render_a2ui", &dojo("recovery_valid"), 3),
-            say("Here."),
-        ],
-        config,
-    )
-    .await;
-    let events = run(agent, input("Compare 3 luxury hotels")).await;
+    let (_, events) = recovered(GenerateConfig::default().with_emit_activity(true)).await;
     let generate = events
         .iter()
         .find_map(|e| match e {
@@ -174,17 +163,7 @@ async fn generate_a2ui_with_emit_activity_shows_the_failure_when_attempts_run_ou
     let config = GenerateConfig::default()
         .with_emit_activity(true)
         .with_max_attempts(2);
-    let (_, agent) = agent(
-        vec![
-            call("generate_a2ui", &json!({}), 1),
-            call("render_a2ui", &dojo("recovery_invalid"), 2),
-            call("render_a2ui", &dojo("recovery_invalid"), 2),
-            say("Sorry."),
-        ],
-        config,
-    )
-    .await;
-    let events = run(agent, input("Compare 3 broken hotels")).await;
+    let (_, events) = exhausted(config, 2).await;
     let messages = reduce(&events);
     let failed = messages
         .iter()

@@ -6,7 +6,10 @@ use ag_ui::{AssistantMessage, Event, EventType, Message, ToolCall};
 use serde_json::{Value, json};
 
 use super::support::openai_mock::{Reply, chunk, sse};
-use super::{DOJO_CATALOG_ID, agent, call, dojo, input, reduce, request, results, run, say};
+use super::{
+    DOJO_CATALOG_ID, agent, call, dojo, exhausted, input, recovered, reduce, request, results, run,
+    say,
+};
 
 /// The operations the valid recovery surface becomes.
 fn recovery_envelope() -> Value {
@@ -20,21 +23,7 @@ fn recovery_envelope() -> Value {
 
 #[tokio::test]
 async fn an_invalid_first_attempt_is_retried_with_its_findings_and_the_second_is_the_result() {
-    let (mock, agent) = agent(
-        vec![
-            call("generate_a2ui", &json!({"intent": "create"}), 1),
-            call("render_a2ui", &dojo("recovery_invalid"), 7),
-            call("render_a2ui", &dojo("recovery_valid"), 9),
-            say("Here is the comparison."),
-        ],
-        GenerateConfig::default(),
-    )
-    .await;
-    let events = run(
-        agent,
-        input("Compare 3 luxury hotels with ratings and prices."),
-    )
-    .await;
+    let (mock, events) = recovered(GenerateConfig::default()).await;
 
     // The sub-agent's calls stream on the run, each argument piece one TOOL_CALL_ARGS, each
     // answered; then generate_a2ui's result: the valid surface.
@@ -138,15 +127,7 @@ async fn an_invalid_first_attempt_is_retried_with_its_findings_and_the_second_is
 
 #[tokio::test]
 async fn a_surface_that_never_becomes_valid_ends_with_the_recovery_exhausted_result() {
-    let mut replies = vec![call("generate_a2ui", &json!({}), 1)];
-    replies.extend((0..3).map(|_| call("render_a2ui", &dojo("recovery_invalid"), 3)));
-    replies.push(say("Sorry, that did not work."));
-    let (mock, agent) = agent(replies, GenerateConfig::default()).await;
-    let events = run(
-        agent,
-        input("Compare 3 broken hotels with ratings and prices."),
-    )
-    .await;
+    let (mock, events) = exhausted(GenerateConfig::default(), 3).await;
 
     let results = results(&events);
     assert_eq!(results.len(), 4);

@@ -150,3 +150,43 @@ pub(crate) fn reduce(events: &[Event]) -> Vec<Message> {
 pub(crate) fn request(mock: &Mock, n: usize) -> Value {
     mock.requests.lock().unwrap()[n].1.clone()
 }
+
+/// The Dojo's recovery demo: the planner calls `generate_a2ui`; the sub-agent's first surface
+/// references a `card` it never defines, its second is whole (each streamed in pieces); the
+/// planner closes. The mock, and the run's events (verified).
+pub(crate) async fn recovered(config: GenerateConfig) -> (std::sync::Arc<Mock>, Vec<Event>) {
+    let (mock, agent) = agent(
+        vec![
+            call("generate_a2ui", &json!({"intent": "create"}), 1),
+            call("render_a2ui", &dojo("recovery_invalid"), 7),
+            call("render_a2ui", &dojo("recovery_valid"), 9),
+            say("Here is the comparison."),
+        ],
+        config,
+    )
+    .await;
+    let events = run(
+        agent,
+        input("Compare 3 luxury hotels with ratings and prices."),
+    )
+    .await;
+    (mock, events)
+}
+
+/// The Dojo's exhaustion demo: every one of `attempts` surfaces references the missing
+/// `card`. The mock, and the run's events (verified).
+pub(crate) async fn exhausted(
+    config: GenerateConfig,
+    attempts: usize,
+) -> (std::sync::Arc<Mock>, Vec<Event>) {
+    let mut replies = vec![call("generate_a2ui", &json!({}), 1)];
+    replies.extend((0..attempts).map(|_| call("render_a2ui", &dojo("recovery_invalid"), 3)));
+    replies.push(say("Sorry, that did not work."));
+    let (mock, agent) = agent(replies, config).await;
+    let events = run(
+        agent,
+        input("Compare 3 broken hotels with ratings and prices."),
+    )
+    .await;
+    (mock, events)
+}

@@ -16,7 +16,10 @@ use serde_json::{Value, json};
 
 use super::activity::hotel_results;
 use super::support::openai_mock;
-use super::{DOJO_CATALOG_ID, agent, call, dojo, input, page_context, results, run, say};
+use super::{
+    DOJO_CATALOG_ID, agent, call, dojo, exhausted, input, page_context, recovered, results, run,
+    say,
+};
 
 /// Runs the middleware (configured with `config`) over `events` for a run whose input is
 /// `run_input`; returns what it printed: `events`, `messages`, `received`.
@@ -136,21 +139,7 @@ async fn a_fixed_schema_tool_result_is_painted_as_the_surface_our_activity_shows
 #[tokio::test]
 async fn a_recovered_generation_is_painted_once_as_the_envelope_after_the_middleware_saw_the_same_finding()
  {
-    let (_, agent) = agent(
-        vec![
-            call("generate_a2ui", &json!({"intent": "create"}), 1),
-            call("render_a2ui", &dojo("recovery_invalid"), 7),
-            call("render_a2ui", &dojo("recovery_valid"), 9),
-            say("Here is the comparison."),
-        ],
-        GenerateConfig::default(),
-    )
-    .await;
-    let events = run(
-        agent,
-        input("Compare 3 luxury hotels with ratings and prices."),
-    )
-    .await;
+    let (_, events) = recovered(GenerateConfig::default()).await;
     let envelope: Value = serde_json::from_str(&results(&events)[2].1).unwrap();
     let ours: Value = serde_json::from_str(&results(&events)[0].1).unwrap();
 
@@ -204,16 +193,8 @@ async fn a_recovered_generation_is_painted_once_as_the_envelope_after_the_middle
 
 #[tokio::test]
 async fn an_exhausted_generation_is_shown_as_the_middlewares_failure_with_our_attempts() {
-    let mut replies = vec![call("generate_a2ui", &json!({}), 1)];
-    replies.extend((0..3).map(|_| call("render_a2ui", &dojo("recovery_invalid"), 3)));
-    replies.push(say("Sorry."));
-    let (_, agent) = agent(replies, GenerateConfig::default()).await;
-    let events = run(
-        agent,
-        input("Compare 3 broken hotels with ratings and prices."),
-    )
-    .await;
-    let exhausted: Value = serde_json::from_str(&results(&events)[3].1).unwrap();
+    let (_, events) = exhausted(GenerateConfig::default(), 3).await;
+    let result: Value = serde_json::from_str(&results(&events)[3].1).unwrap();
 
     let context = serde_json::to_value(page_context()).unwrap();
     let out = through_middleware(&events, json!({}), json!({"context": context}));
@@ -221,7 +202,7 @@ async fn an_exhausted_generation_is_shown_as_the_middlewares_failure_with_our_at
     assert_eq!(painted.len(), 1);
     assert_eq!(
         painted[0].1,
-        json!({"status": "failed", "error": exhausted["error"], "attempts": exhausted["attempts"], "maxAttempts": 3})
+        json!({"status": "failed", "error": result["error"], "attempts": result["attempts"], "maxAttempts": 3})
     );
     // No faulty surface was ever painted.
     assert!(
