@@ -144,7 +144,8 @@ pub enum Intent {
 }
 
 /// The arguments of a `generate_a2ui` call, read leniently (the planner is a model): an
-/// `intent` other than `"update"` is a create, members of the wrong type are ignored.
+/// `intent` other than `"update"`, or an update naming no `target_surface_id`, is a create;
+/// members of the wrong type are ignored.
 ///
 /// ```
 /// use ag_ui::a2ui::{GenerateArgs, Intent};
