@@ -17,8 +17,8 @@ use super::mapper::{ChunkMapper, FinishReason, Turn};
 use super::wire::{ChatContent, ChatFunctionCall, ChatMessage, ChatRequest, ChatToolCall};
 use super::{LlmError, LlmErrorKind};
 use crate::server::bridge::{self, LoopConfig};
-use crate::server::{Agent, Outcome, RunContext};
-use crate::{Content, TokenUsage, Tool};
+use crate::server::{Agent, Outcome, RunContext, StreamWriter};
+use crate::{Content, TokenUsage, Tool, ToolCallId};
 
 /// What a backend tool returns: the content the model (and the frontend, as
 /// `TOOL_CALL_RESULT`) receives, and optionally the run's new state.
@@ -87,7 +87,83 @@ impl ToolError {
 }
 
 type ToolFuture<S> = Pin<Box<dyn Future<Output = Result<ToolOutput<S>, ToolError>> + Send>>;
-type Handler<S> = dyn Fn(&str, S) -> Result<ToolFuture<S>, String> + Send + Sync;
+type Handler<S> = dyn Fn(&str, S, Option<ToolRun>) -> Result<ToolFuture<S>, String> + Send + Sync;
+
+/// What a tool made with [`BackendTool::in_run`] sees of the run that called it: the call's
+/// id, the run's context, the conversation as the model had it when it made the call (the call
+/// included), and a [`StreamWriter`] to emit on the run — a sub-call's stream, progress, an
+/// activity.
+///
+/// ```
+/// use ag_ui::llm::{BackendTool, ToolOutput, ToolRun};
+/// use ag_ui::{Event, Tool};
+/// use serde_json::json;
+///
+/// // A tool that reports its progress on the run while it works.
+/// let tool = BackendTool::<()>::in_run(Tool::new("index", "Indexes the documents"), |_args, _state, run: ToolRun| async move {
+///     run.writer().emit(Event::custom("indexing", json!({"call": run.call_id().as_str()}))).ok();
+///     Ok(ToolOutput::text("indexed"))
+/// });
+/// assert!(tool.is_in_run());
+/// // Outside a run there is nothing to give it.
+/// let err = futures::executor::block_on(tool.call("{}", ())).unwrap_err();
+/// assert_eq!(err.message(), "`index` runs only inside an agent's run");
+/// ```
+pub struct ToolRun {
+    call_id: ToolCallId,
+    context: Vec<crate::Context>,
+    messages: Vec<ChatMessage>,
+    writer: StreamWriter,
+}
+
+impl fmt::Debug for ToolRun {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolRun")
+            .field("call_id", &self.call_id)
+            .field("messages", &self.messages.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl ToolRun {
+    /// What a tool sees of a run: for an agent loop of your own calling [`BackendTool`]s made
+    /// with [`in_run`](BackendTool::in_run) ([`LlmAgent`] builds it itself).
+    pub fn new(
+        call_id: impl Into<ToolCallId>,
+        context: Vec<crate::Context>,
+        messages: Vec<ChatMessage>,
+        writer: StreamWriter,
+    ) -> Self {
+        Self {
+            call_id: call_id.into(),
+            context,
+            messages,
+            writer,
+        }
+    }
+
+    /// The id of the call being answered.
+    pub fn call_id(&self) -> &ToolCallId {
+        &self.call_id
+    }
+
+    /// The run's context (`RunAgentInput.context`).
+    pub fn context(&self) -> &[crate::Context] {
+        &self.context
+    }
+
+    /// The conversation as the model had it when it made the call, in the Chat Completions
+    /// form: the system prompt and context message, the history, the assistant turn with this
+    /// call, and the results of the calls answered before it.
+    pub fn messages(&self) -> &[ChatMessage] {
+        &self.messages
+    }
+
+    /// A writer on the run, attributed like the agent's events.
+    pub fn writer(&self) -> &StreamWriter {
+        &self.writer
+    }
+}
 
 /// A tool that runs in the agent: an async Rust function with typed arguments `A`, whose JSON
 /// Schema (`Tool.parameters`) is generated from `A` by `schemars` — never written by hand.
@@ -120,6 +196,7 @@ type Handler<S> = dyn Fn(&str, S) -> Result<ToolFuture<S>, String> + Send + Sync
 pub struct BackendTool<S> {
     tool: Tool,
     handler: Arc<Handler<S>>,
+    in_run: bool,
 }
 
 impl<S> Clone for BackendTool<S> {
@@ -127,6 +204,7 @@ impl<S> Clone for BackendTool<S> {
         Self {
             tool: self.tool.clone(),
             handler: Arc::clone(&self.handler),
+            in_run: self.in_run,
         }
     }
 }
@@ -166,18 +244,20 @@ impl<S: Send + 'static> BackendTool<S> {
         Fut: Future<Output = Result<ToolOutput<S>, ToolError>> + Send + 'static,
     {
         let tool = Tool::new(name, description).with_parameters(schema_for::<A>());
-        let handler = move |arguments: &str, state: S| -> Result<ToolFuture<S>, String> {
-            let arguments = if arguments.trim().is_empty() {
-                "{}"
-            } else {
-                arguments
+        let handler =
+            move |arguments: &str, state: S, _: Option<ToolRun>| -> Result<ToolFuture<S>, String> {
+                let arguments = if arguments.trim().is_empty() {
+                    "{}"
+                } else {
+                    arguments
+                };
+                let args = serde_json::from_str::<A>(arguments).map_err(|e| e.to_string())?;
+                Ok(Box::pin(handler(args, state)))
             };
-            let args = serde_json::from_str::<A>(arguments).map_err(|e| e.to_string())?;
-            Ok(Box::pin(handler(args, state)))
-        };
         Self {
             tool,
             handler: Arc::new(handler),
+            in_run: false,
         }
     }
 
@@ -188,13 +268,49 @@ impl<S: Send + 'static> BackendTool<S> {
         F: Fn(&str, S) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<ToolOutput<S>, ToolError>> + Send + 'static,
     {
-        let handler = move |arguments: &str, state: S| -> Result<ToolFuture<S>, String> {
-            Ok(Box::pin(handler(arguments, state)))
+        let handler =
+            move |arguments: &str, state: S, _: Option<ToolRun>| -> Result<ToolFuture<S>, String> {
+                Ok(Box::pin(handler(arguments, state)))
+            };
+        Self {
+            tool,
+            handler: Arc::new(handler),
+            in_run: false,
+        }
+    }
+
+    /// A tool declared by `tool` whose `handler` receives the raw argument text, the state,
+    /// and the run that called it ([`ToolRun`]): to read the run's context and conversation,
+    /// or emit on the run while it works (`ag_ui::a2ui`'s `generate_a2ui` streams a sub-agent's
+    /// call this way).
+    pub fn in_run<F, Fut>(tool: Tool, handler: F) -> Self
+    where
+        F: Fn(&str, S, ToolRun) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<ToolOutput<S>, ToolError>> + Send + 'static,
+    {
+        let name = tool.name.clone();
+        let handler = move |arguments: &str,
+                            state: S,
+                            run: Option<ToolRun>|
+              -> Result<ToolFuture<S>, String> {
+            Ok(match run {
+                Some(run) => Box::pin(handler(arguments, state, run)),
+                None => {
+                    let error = ToolError::new(format!("`{name}` runs only inside an agent's run"));
+                    Box::pin(std::future::ready(Err(error)))
+                }
+            })
         };
         Self {
             tool,
             handler: Arc::new(handler),
+            in_run: true,
         }
+    }
+
+    /// Whether the tool was made with [`in_run`](Self::in_run).
+    pub fn is_in_run(&self) -> bool {
+        self.in_run
     }
 
     /// The declaration offered to the model (and its generated schema).
@@ -208,7 +324,22 @@ impl<S: Send + 'static> BackendTool<S> {
     ///
     /// The arguments do not parse as the tool's type (serde's message), or the tool failed.
     pub async fn call(&self, arguments: &str, state: S) -> Result<ToolOutput<S>, ToolError> {
-        let future = (self.handler)(arguments, state)
+        self.call_in_run(arguments, state, None).await
+    }
+
+    /// Parses `arguments` and calls the tool, in `run` when it was made with
+    /// [`in_run`](Self::in_run) (other tools ignore it).
+    ///
+    /// # Errors
+    ///
+    /// As [`call`](Self::call); an [`in_run`](Self::in_run) tool called without a run.
+    pub async fn call_in_run(
+        &self,
+        arguments: &str,
+        state: S,
+        run: Option<ToolRun>,
+    ) -> Result<ToolOutput<S>, ToolError> {
+        let future = (self.handler)(arguments, state, run)
             .map_err(|e| ToolError::new(bridge::invalid_arguments(&self.tool.name, &e)))?;
         future.await
     }
@@ -491,7 +622,15 @@ where
             for call in &turn.tool_calls {
                 let content =
                     if let Some(tool) = self.tools.iter().find(|t| t.tool.name == call.name) {
-                        let work = tool.call(&call.arguments, ctx.state().clone());
+                        let run = tool.in_run.then(|| {
+                            ToolRun::new(
+                                call.id.clone(),
+                                ctx.input().context.clone(),
+                                request.messages.clone(),
+                                ctx.stream_writer(),
+                            )
+                        });
+                        let work = tool.call_in_run(&call.arguments, ctx.state().clone(), run);
                         let Some(result) = unless_cancelled(ctx.cancelled(), work).await else {
                             return Ok(Outcome::cancelled());
                         };
