@@ -3,19 +3,19 @@
 //! [`McpTools`] gathers the tools of several servers, refusing a name two of them share.
 //!
 //! With feature `openai`, [`McpTools::backend_tools`] gives them to
-//! [`LlmAgent`](crate::llm::LlmAgent) as backend tools; with feature `rig`,
-//! [`McpTools::add_to_rig_agent`] adds them to a built rig agent, which
-//! [`RigAgent`](crate::rig::RigAgent) serves. A call then streams like any backend tool's:
-//! `TOOL_CALL_START` / `ARGS` / `END` from the model, `TOOL_CALL_RESULT` with the MCP result.
+//! [`LlmAgent`](crate::llm::LlmAgent) as backend tools; the crate `ag-ui-rig` (feature `mcp`)
+//! adds them to a rig agent through [`McpTools::call`]. A call then streams like any backend
+//! tool's: `TOOL_CALL_START` / `ARGS` / `END` from the model, `TOOL_CALL_RESULT` with the MCP
+//! result.
 //!
 //! ## Tool names
 //!
 //! Every tool the model is offered has one name: two servers offering the same name are
-//! refused by [`McpTools::new`], an MCP tool with the name of one of the rig agent's own
-//! tools by [`McpTools::add_to_rig_agent`] (both [`McpErrorKind::DuplicateTool`]), and a run
+//! refused by [`McpTools::new`] ([`McpErrorKind::DuplicateTool`]), an MCP tool with the name
+//! of one of a rig agent's own tools by `ag_ui_rig::mcp::add_tools`, and a run
 //! whose frontend tools reuse the name of an MCP tool (or of any other tool of the agent) ends
 //! with `RUN_ERROR` code `tool_name_clash`: both model agents check each run with
-//! [`check_frontend_tools`](crate::server::check_frontend_tools).
+//! [`check_frontend_tools`](crate::server::bridge::check_frontend_tools).
 //!
 //! ## Results and failures
 //!
@@ -63,8 +63,6 @@
 
 mod content;
 mod listing;
-#[cfg(feature = "rig")]
-mod rig;
 mod stdio;
 
 use content::result_content;
@@ -189,11 +187,8 @@ pub enum McpErrorKind {
     /// The server lists more tools, pages or bytes of declarations than
     /// [`McpConfig::max_tools`] or [`McpConfig::max_tool_bytes`] allow.
     TooManyTools,
-    /// Two servers offer a tool with the same name, or an MCP tool has the name of one of
-    /// the rig agent's own tools.
+    /// Two servers offer a tool with the same name.
     DuplicateTool,
-    /// The rig agent's tool server did not list its tools or take the MCP tools.
-    RigToolServer,
 }
 
 impl McpErrorKind {
@@ -205,7 +200,6 @@ impl McpErrorKind {
             Self::ListTools => "mcp_list_tools",
             Self::TooManyTools => "mcp_too_many_tools",
             Self::DuplicateTool => "mcp_duplicate_tool",
-            Self::RigToolServer => "mcp_rig_tool_server",
         }
     }
 }
@@ -533,6 +527,8 @@ fn host_of(url: &str) -> String {
 pub struct McpTools {
     /// Each tool's declaration and its server.
     tools: Vec<(Tool, Arc<McpServer>)>,
+    /// Where each name is in `tools`.
+    index: HashMap<String, usize>,
 }
 
 impl McpTools {
@@ -543,32 +539,48 @@ impl McpTools {
     /// [`McpErrorKind::DuplicateTool`] when two servers (or one, twice) offer the same name.
     pub fn new(servers: Vec<McpServer>) -> Result<Self, McpError> {
         let mut tools: Vec<(Tool, Arc<McpServer>)> = Vec::new();
-        // Each name once, looked up in a set (listings of thousands of tools).
-        let mut seen: HashMap<String, Arc<McpServer>> = HashMap::new();
+        // Each name once, looked up in a map (listings of thousands of tools).
+        let mut index: HashMap<String, usize> = HashMap::new();
         for server in servers {
             let server = Arc::new(server);
             for tool in server.tools() {
-                if let Some(other) = seen.get(&tool.name) {
+                if let Some(&at) = index.get(&tool.name) {
                     return Err(McpError::new(
                         McpErrorKind::DuplicateTool,
                         format!(
                             "the tool `{}` is offered by both `{}` and `{}`",
                             excerpt(&tool.name, EXCERPT_BYTES),
-                            other.label(),
+                            tools[at].1.label(),
                             server.label()
                         ),
                     ));
                 }
-                seen.insert(tool.name.clone(), Arc::clone(&server));
+                index.insert(tool.name.clone(), tools.len());
                 tools.push((tool, Arc::clone(&server)));
             }
         }
-        Ok(Self { tools })
+        Ok(Self { tools, index })
     }
 
     /// The declarations, in server then listing order.
     pub fn declarations(&self) -> Vec<Tool> {
         self.tools.iter().map(|(t, _)| t.clone()).collect()
+    }
+
+    /// Calls the tool `name` on the server that offers it, with `arguments` (JSON object
+    /// text; empty means `{}`), as [`McpServer::call`] does.
+    ///
+    /// # Errors
+    ///
+    /// A message for the model: no server offers `name`, or [`McpServer::call`]'s.
+    pub async fn call(&self, name: &str, arguments: &str) -> Result<Content, String> {
+        match self.index.get(name).map(|&at| &self.tools[at]) {
+            Some((_, server)) => server.call(name, arguments).await,
+            None => Err(format!(
+                "no MCP server offers a tool named `{}`",
+                excerpt(name, EXCERPT_BYTES)
+            )),
+        }
     }
 
     /// The tools as [`BackendTool`](crate::llm::BackendTool)s for
