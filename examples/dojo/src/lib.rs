@@ -212,6 +212,7 @@ pub fn router(config: Config) -> axum::Router {
             "/predictive_state_updates",
             AgentEndpoint::agent(predictive_state_updates::PredictiveStateUpdates { pace }),
         )
+        .with_json_errors()
         .layer(cors())
 }
 
