@@ -1,0 +1,319 @@
+//! The Rust lane of the official AG-UI conformance corpus (`spec/1.1/conformance/streams`, in
+//! `crates/ag-ui-conformance/corpus/official/`): every fixture's stream served as SSE frames
+//! over a real socket on 127.0.0.1 (a `timestamp` filled in where absent or `null`, as the
+//! TypeScript lane's replay server does) into `HttpAgent` + `Conversation`, and every `expect`
+//! key checked on what the client delivered, holds and sent.
+//!
+//! The corpus is written for the TypeScript client at protocol 1.1. Where this client is held to
+//! something else, it is named below with its reason, as the corpus names a lane's differences
+//! (`expectOverrides`):
+//!
+//! - [`VERSION`]: this client speaks protocol 1.0. A fixture's own version (`"1.1"`, declared
+//!   by its producer and expected in the request) is read as this client's; `1.2` stays newer.
+//! - [`REASONS`]: `errorContains` is the TypeScript client's wording (the corpus README says
+//!   so); this client's rejection names its rule kind or the field at fault instead.
+//! - [`WARNING_WORDING`]: `warnings` likewise, where the text is prose rather than a JSON
+//!   Pointer or an event type.
+//! - The `typescript` overrides apply (this client expands chunks as the TypeScript one does, so
+//!   the order they pin is observable here too); the `dotnet` ones do not.
+//!
+//! Everything else is held as written: `noWarnings` (a conformant stream makes this client say
+//! nothing), the `era-*` fixtures' translations (the peer shims of `client::peer`), and the
+//! admitted gap `unknown-enum-value-role-fatal` (this client refuses an unknown role too).
+#![cfg(all(feature = "http", feature = "axum"))]
+
+use std::sync::{Arc, Mutex};
+
+use ag_ui::client::{
+    Conversation, Flow, HttpAgent, PeerVersion, Reducer, RunError, RunErrorKind, Subscriber,
+    Warning,
+};
+use ag_ui::{Context, Event, Message, Tool};
+use ag_ui_conformance::{Expect, Fixture, Frame, Item, Observed, Outcome, corpus, frames};
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::response::IntoResponse;
+use serde_json::{Value, json};
+
+use crate::support::http::spawn_url;
+
+/// The protocol version the corpus's client speaks, read as this client's
+/// ([`ag_ui::PROTOCOL_VERSION`]).
+const VERSION: &str = "1.1";
+
+/// Fixtures whose `errorContains` is the TypeScript client's message: what this client's
+/// rejection says instead (its rule kind, or the decode error's kind and field). A fixture whose
+/// `errorContains` names an id or a field this client names too is not here.
+const REASONS: &[(&str, &str)] = &[
+    ("chunk-conflicting-role-fatal", "chunk.field-mismatch"),
+    ("chunk-conflicting-tool-name-fatal", "chunk.field-mismatch"),
+    ("content-without-start-fatal", "text.not-open"),
+    ("custom-closes-chunk-stream-fatal", "chunk.missing-id"),
+    ("event-after-run-finished-fatal", "run.after-finished"),
+    ("first-chunk-missing-id-fatal", "chunk.missing-id"),
+    ("first-event-not-run-started-fatal", "run.first-event"),
+    ("first-tool-chunk-missing-name-fatal", "chunk.missing-name"),
+    ("nested-run-started-fatal", "run.already-active"),
+    (
+        "open-message-at-run-finished-fatal",
+        "run.unclosed-text-messages",
+    ),
+    (
+        "reasoning-discipline-verified",
+        "reasoning.message-not-open",
+    ),
+    ("reasoning-message-wrong-role-fatal", "schema.invalid role"),
+    ("step-finished-without-start-fatal", "step.not-open"),
+    ("subagent-attribution-mismatch-fatal", "owner.mismatch"),
+    ("unknown-outcome-array-fatal", "schema.invalid outcome"),
+];
+
+/// Warnings the corpus words in the TypeScript client's prose: the words of this client's.
+const WARNING_WORDING: &[(&str, &str)] =
+    &[("Failed to apply state patch", "apply.state-patch-failed")];
+
+/// What the replay server saw and serves.
+#[derive(Clone)]
+struct Replay {
+    frames: Arc<Vec<Vec<u8>>>,
+    request: Arc<Mutex<Option<Value>>>,
+}
+
+async fn replay(State(replay): State<Replay>, body: Bytes) -> impl IntoResponse {
+    *replay.request.lock().unwrap() = serde_json::from_slice(&body).ok();
+    let mut out = Vec::new();
+    for frame in replay.frames.iter() {
+        out.extend_from_slice(frame);
+    }
+    ([("content-type", "text/event-stream")], out)
+}
+
+/// Serves `stream` as SSE frames, one per event.
+async fn serve(stream: &[Item]) -> (String, Arc<Mutex<Option<Value>>>) {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64);
+    let frames: Vec<Vec<u8>> = frames(stream, now)
+        .into_iter()
+        .map(|frame| match frame {
+            Frame::Json(json) => {
+                let mut out = Vec::new();
+                ag_ui::encoding::sse::write_frame_with(&mut out, |o| o.extend_from_slice(&json));
+                out
+            }
+            Frame::Raw(raw) => raw.as_bytes().to_vec(),
+        })
+        .collect();
+    let request = Arc::new(Mutex::new(None));
+    let app = Router::new()
+        .route("/", axum::routing::post(replay))
+        .with_state(Replay {
+            frames: Arc::new(frames),
+            request: Arc::clone(&request),
+        });
+    (format!("{}/", spawn_url(app).await), request)
+}
+
+/// What reaches the application: every event delivered, every warning, the last `RUN_ERROR`.
+#[derive(Default)]
+struct Seen {
+    events: Vec<Value>,
+    warnings: Vec<String>,
+    run_error: Option<String>,
+}
+
+impl Subscriber for Seen {
+    fn on_event(&mut self, event: &Event, _: &Reducer) -> Flow {
+        if let Event::RunError(e) = event {
+            self.run_error = Some(e.message.clone());
+        }
+        self.events.push(serde_json::to_value(event).unwrap());
+        Flow::Continue
+    }
+
+    fn on_warning(&mut self, warning: &Warning) -> Flow {
+        self.warnings.push(warning.to_string());
+        Flow::Continue
+    }
+}
+
+/// The reason this client's rejection gives: its rule kind, or the decode error's kind and
+/// field, then the whole error.
+fn reason(error: &RunError) -> String {
+    let pipeline = error.pipeline();
+    let kind = match pipeline {
+        Some(p) if p.violation().is_some() => p.violation().unwrap().kind().as_str().to_owned(),
+        Some(p) if p.chunk().is_some() => p.chunk().unwrap().kind().as_str().to_owned(),
+        Some(p) if p.decode().is_some() => {
+            let d = p.decode().unwrap();
+            format!("{} {}", d.kind().as_str(), d.field().unwrap_or(""))
+        }
+        _ => error.kind().as_str().to_owned(),
+    };
+    let mut text = format!("{kind}: {error}");
+    let mut source = std::error::Error::source(error);
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}
+
+/// `fixture` read as this client's version (see [`VERSION`]).
+fn at_our_version(mut fixture: Fixture) -> Fixture {
+    let ours = Value::from(ag_ui::PROTOCOL_VERSION);
+    for item in &mut fixture.stream {
+        if let Item::Event(event) = item
+            && event.get("protocolVersion") == Some(&Value::from(VERSION))
+        {
+            event.insert("protocolVersion".into(), ours.clone());
+        }
+    }
+    let expect = |e: &mut Expect| {
+        if let Some(Value::Object(request)) = &mut e.request
+            && request.get("protocolVersion") == Some(&Value::from(VERSION))
+        {
+            request.insert("protocolVersion".into(), ours.clone());
+        }
+        for warning in &mut e.warnings {
+            if warning == VERSION {
+                *warning = ag_ui::PROTOCOL_VERSION.to_owned();
+            }
+        }
+    };
+    expect(&mut fixture.expect);
+    for (_, e) in &mut fixture.overrides {
+        expect(e);
+    }
+    fixture
+}
+
+/// Runs `fixture` through `HttpAgent` + `Conversation` over a socket: what the client ended
+/// with.
+async fn run(fixture: &Fixture) -> Observed {
+    let (url, request) = serve(&fixture.stream).await;
+    let peer: Option<PeerVersion> = fixture
+        .max_protocol_version
+        .as_deref()
+        .map(|v| v.parse().unwrap());
+    let agent = HttpAgent::new(url).with_peer_version(peer);
+    let messages: Vec<Message> =
+        serde_json::from_value(Value::Array(fixture.input.messages.clone())).unwrap();
+    let tools: Vec<Tool> =
+        serde_json::from_value(Value::Array(fixture.input.tools.clone())).unwrap();
+    let context: Vec<Context> =
+        serde_json::from_value(Value::Array(fixture.input.context.clone())).unwrap();
+    let mut conversation = Conversation::new(fixture.thread_id().unwrap_or("t-conformance"))
+        .with_messages(messages)
+        .with_tools(tools)
+        .with_context(context);
+    if let Some(props) = &fixture.input.forwarded_props {
+        conversation = conversation.with_forwarded_props(props.clone());
+    }
+    let mut seen = Seen::default();
+    let result = conversation.run(&agent, &mut seen).await;
+    let (outcome, error) = match &result {
+        Ok(_) => (Outcome::Completed, None),
+        // The agent's own RUN_ERROR: the stream was consumed (the corpus's `runError`).
+        Err(e) if e.kind() == RunErrorKind::Agent => (Outcome::Completed, None),
+        Err(e) => (Outcome::Failed, Some(reason(e))),
+    };
+    // The run report holds the warnings the subscriber was told.
+    let summary = match &result {
+        Ok(summary) => Some(summary),
+        Err(e) => e.summary(),
+    };
+    if let Some(summary) = summary {
+        let reported: Vec<String> = summary.warnings.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            reported, seen.warnings,
+            "{}: the run report's warnings",
+            fixture.name
+        );
+    }
+    let mut observed = Observed::default();
+    observed.outcome = Some(outcome);
+    observed.error = error;
+    observed.run_error = seen.run_error;
+    observed.events = seen.events;
+    observed.warnings = seen.warnings;
+    observed.messages = conversation
+        .messages()
+        .iter()
+        .map(|m| serde_json::to_value(m).unwrap())
+        .collect();
+    observed.state = conversation.state().clone();
+    observed.request = request.lock().unwrap().clone();
+    observed
+}
+
+/// The expectations this lane holds `fixture` to: the `typescript` lane's, with this client's
+/// reasons and warning wording in place of the TypeScript client's.
+fn expectations(fixture: &Fixture) -> Expect {
+    let mut expect = fixture.expect_for("typescript").clone();
+    if let Some((_, ours)) = REASONS.iter().find(|(name, _)| *name == fixture.name) {
+        expect.error_contains = Some((*ours).to_owned());
+    }
+    for warning in &mut expect.warnings {
+        if let Some((_, ours)) = WARNING_WORDING.iter().find(|(theirs, _)| theirs == warning) {
+            *warning = (*ours).to_owned();
+        }
+    }
+    expect
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_official_fixture_passes_on_this_client() {
+    let fixtures = corpus::official().unwrap();
+    assert_eq!(fixtures.len(), 68);
+    let mut failures = Vec::new();
+    for fixture in fixtures {
+        let fixture = at_our_version(fixture);
+        let observed = run(&fixture).await;
+        for mismatch in expectations(&fixture).check(&observed) {
+            failures.push(format!("{}: {mismatch}", fixture.name));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// Each named difference is needed: the TypeScript wording is not what this client says (so
+/// the entry is not stale), and it names a fixture of the corpus that expects a failure.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_named_difference_is_still_one() {
+    let fixtures = corpus::official().unwrap();
+    for (name, _) in REASONS {
+        let fixture = fixtures
+            .iter()
+            .find(|f| f.name == *name)
+            .unwrap_or_else(|| panic!("{name}"));
+        let theirs = fixture.expect.error_contains.as_deref().unwrap();
+        let observed = run(&at_our_version(fixture.clone())).await;
+        let ours = observed.error.unwrap_or_default();
+        assert!(
+            !ours.contains(theirs),
+            "{name}: {theirs:?} is in our error, drop the entry"
+        );
+    }
+    for (theirs, _) in WARNING_WORDING {
+        assert!(
+            fixtures
+                .iter()
+                .any(|f| f.expect.warnings.iter().any(|w| w == theirs)),
+            "{theirs}"
+        );
+    }
+    // The version substitution changes something: most fixtures declare the corpus's version.
+    let declaring = fixtures
+        .iter()
+        .filter(|f| f.stream.iter().any(|i| matches!(i, Item::Event(e) if e.get("protocolVersion") == Some(&json!(VERSION)))))
+        .count();
+    assert!(declaring > 30, "{declaring}");
+}
