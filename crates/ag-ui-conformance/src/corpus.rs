@@ -420,7 +420,166 @@ const OFFICIAL: &[(&str, &str)] = &[
 ];
 
 /// This project's scenarios: (name, file) for each, in name order.
-const OURS: &[(&str, &str)] = &[];
+const OURS: &[(&str, &str)] = &[
+    ("activity", include_str!("../corpus/ours/activity.json")),
+    (
+        "cut-before-finish",
+        include_str!("../corpus/ours/cut-before-finish.json"),
+    ),
+    (
+        "cut-mid-run",
+        include_str!("../corpus/ours/cut-mid-run.json"),
+    ),
+    ("interrupt", include_str!("../corpus/ours/interrupt.json")),
+    (
+        "interrupt-resume",
+        include_str!("../corpus/ours/interrupt-resume.json"),
+    ),
+    (
+        "messages-snapshot",
+        include_str!("../corpus/ours/messages-snapshot.json"),
+    ),
+    (
+        "order-after-finish",
+        include_str!("../corpus/ours/order-after-finish.json"),
+    ),
+    (
+        "order-content-before-run",
+        include_str!("../corpus/ours/order-content-before-run.json"),
+    ),
+    (
+        "order-content-before-start",
+        include_str!("../corpus/ours/order-content-before-start.json"),
+    ),
+    (
+        "order-subagent-owner-mismatch",
+        include_str!("../corpus/ours/order-subagent-owner-mismatch.json"),
+    ),
+    (
+        "order-tool-end-unopened",
+        include_str!("../corpus/ours/order-tool-end-unopened.json"),
+    ),
+    (
+        "order-unclosed-at-finish",
+        include_str!("../corpus/ours/order-unclosed-at-finish.json"),
+    ),
+    (
+        "patch-array-end-and-index",
+        include_str!("../corpus/ours/patch-array-end-and-index.json"),
+    ),
+    (
+        "patch-escaped-pointers",
+        include_str!("../corpus/ours/patch-escaped-pointers.json"),
+    ),
+    (
+        "patch-move-copy",
+        include_str!("../corpus/ours/patch-move-copy.json"),
+    ),
+    (
+        "patch-null-values",
+        include_str!("../corpus/ours/patch-null-values.json"),
+    ),
+    (
+        "patch-test-passes",
+        include_str!("../corpus/ours/patch-test-passes.json"),
+    ),
+    (
+        "patch-whole-document",
+        include_str!("../corpus/ours/patch-whole-document.json"),
+    ),
+    (
+        "protobuf-reasoning-subagent",
+        include_str!("../corpus/ours/protobuf-reasoning-subagent.json"),
+    ),
+    (
+        "protobuf-text",
+        include_str!("../corpus/ours/protobuf-text.json"),
+    ),
+    (
+        "protobuf-tools-state",
+        include_str!("../corpus/ours/protobuf-tools-state.json"),
+    ),
+    ("reasoning", include_str!("../corpus/ours/reasoning.json")),
+    (
+        "reasoning-chunks",
+        include_str!("../corpus/ours/reasoning-chunks.json"),
+    ),
+    ("run-error", include_str!("../corpus/ours/run-error.json")),
+    (
+        "sse-comments-and-framing",
+        include_str!("../corpus/ours/sse-comments-and-framing.json"),
+    ),
+    (
+        "state-delta-add-replace-remove",
+        include_str!("../corpus/ours/state-delta-add-replace-remove.json"),
+    ),
+    (
+        "state-snapshot",
+        include_str!("../corpus/ours/state-snapshot.json"),
+    ),
+    (
+        "state-snapshots-replace",
+        include_str!("../corpus/ours/state-snapshots-replace.json"),
+    ),
+    (
+        "steps-custom-raw",
+        include_str!("../corpus/ours/steps-custom-raw.json"),
+    ),
+    (
+        "subagent-chunks",
+        include_str!("../corpus/ours/subagent-chunks.json"),
+    ),
+    (
+        "subagents-concurrent",
+        include_str!("../corpus/ours/subagents-concurrent.json"),
+    ),
+    (
+        "surrogates-text",
+        include_str!("../corpus/ours/surrogates-text.json"),
+    ),
+    (
+        "surrogates-tool-args",
+        include_str!("../corpus/ours/surrogates-tool-args.json"),
+    ),
+    ("text-basic", include_str!("../corpus/ours/text-basic.json")),
+    (
+        "text-chunks",
+        include_str!("../corpus/ours/text-chunks.json"),
+    ),
+    (
+        "text-chunks-new-id",
+        include_str!("../corpus/ours/text-chunks-new-id.json"),
+    ),
+    (
+        "text-empty-deltas",
+        include_str!("../corpus/ours/text-empty-deltas.json"),
+    ),
+    (
+        "text-two-messages",
+        include_str!("../corpus/ours/text-two-messages.json"),
+    ),
+    ("tool-call", include_str!("../corpus/ours/tool-call.json")),
+    (
+        "tool-call-chunks",
+        include_str!("../corpus/ours/tool-call-chunks.json"),
+    ),
+    (
+        "tool-call-no-parent",
+        include_str!("../corpus/ours/tool-call-no-parent.json"),
+    ),
+    (
+        "tool-call-result",
+        include_str!("../corpus/ours/tool-call-result.json"),
+    ),
+    (
+        "tool-calls-interleaved",
+        include_str!("../corpus/ours/tool-calls-interleaved.json"),
+    ),
+    (
+        "unknown-event-type",
+        include_str!("../corpus/ours/unknown-event-type.json"),
+    ),
+];
 
 #[cfg(test)]
 mod tests {

@@ -94,11 +94,14 @@ pub struct Expect {
     pub request: Option<Value>,
     /// `requestAbsentPaths`.
     pub request_absent_paths: Vec<String>,
+    /// Not a key of the corpus: dotted paths that must be present in the request sent, what a
+    /// relaxed expectation keeps of a value it no longer compares ([`third_party`](
+    /// crate::third_party)).
+    pub request_present_paths: Vec<String>,
 }
 
-/// What a client ended with, as a lane observes it.
+/// What a client ended with, as a lane observes it (a plain record a lane fills in).
 #[derive(Clone, Debug, Default, PartialEq)]
-#[non_exhaustive]
 pub struct Observed {
     /// Whether it consumed the stream.
     pub outcome: Option<Outcome>,
@@ -407,6 +410,13 @@ impl Expect {
                     "request",
                     format!("expected a subset {want}, the client sent {got}"),
                 ),
+                None => fail("request", "the request was not seen".into()),
+            }
+        }
+        for path in &self.request_present_paths {
+            match &observed.request {
+                Some(got) if read_path(got, path).is_some() => {}
+                Some(_) => fail("request", format!("{path} is not in the request sent")),
                 None => fail("request", "the request was not seen".into()),
             }
         }

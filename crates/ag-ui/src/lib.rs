@@ -212,6 +212,11 @@ pub mod verify;
 
 pub use capabilities::AgentCapabilities;
 pub use decode::{DecodeError, DecodeErrorKind};
+// JSON from JavaScript with lone UTF-16 surrogate escapes, made readable: the decoder's own
+// repair, public for the `ag-ui` command (the conformance kit reads observations from any
+// client), not part of the documented API.
+#[doc(hidden)]
+pub use decode::repair_lone_surrogates;
 pub use event::*;
 // Bounded quoting of peer text in error messages: the crate's own helper, public for the
 // `ag-ui` command, not part of the documented API.

@@ -344,6 +344,13 @@ pub(crate) fn repair_surrogates(json: &[u8], lone: Lone) -> Option<Vec<u8>> {
     Some(buf)
 }
 
+/// `json` with every escape of a lone UTF-16 surrogate read as U+FFFD (`None` when it has
+/// none), as the decoder reads an event: for JSON that JavaScript's `JSON.stringify` wrote from
+/// strings cut by code units, which serde_json refuses.
+pub fn repair_lone_surrogates(json: &[u8]) -> Option<Vec<u8>> {
+    repair_surrogates(json, Lone::Replace)
+}
+
 impl Event {
     /// Reads one event from JSON bytes.
     ///

@@ -24,18 +24,14 @@
 
 use std::sync::{Arc, Mutex};
 
-use ag_ui::client::{
-    Conversation, Flow, HttpAgent, PeerVersion, Reducer, RunError, RunErrorKind, Subscriber,
-    Warning,
-};
-use ag_ui::{Context, Event, Message, Tool};
-use ag_ui_conformance::{Expect, Fixture, Frame, Item, Observed, Outcome, corpus, frames};
+use ag_ui_conformance::{Expect, Fixture, Frame, Item, Observed, corpus, frames};
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::response::IntoResponse;
 use serde_json::{Value, json};
 
+use crate::support::corpus::run_fixture;
 use crate::support::http::spawn_url;
 
 /// The protocol version the corpus's client speaks, read as this client's
@@ -115,52 +111,6 @@ async fn serve(stream: &[Item]) -> (String, Arc<Mutex<Option<Value>>>) {
     (format!("{}/", spawn_url(app).await), request)
 }
 
-/// What reaches the application: every event delivered, every warning, the last `RUN_ERROR`.
-#[derive(Default)]
-struct Seen {
-    events: Vec<Value>,
-    warnings: Vec<String>,
-    run_error: Option<String>,
-}
-
-impl Subscriber for Seen {
-    fn on_event(&mut self, event: &Event, _: &Reducer) -> Flow {
-        if let Event::RunError(e) = event {
-            self.run_error = Some(e.message.clone());
-        }
-        self.events.push(serde_json::to_value(event).unwrap());
-        Flow::Continue
-    }
-
-    fn on_warning(&mut self, warning: &Warning) -> Flow {
-        self.warnings.push(warning.to_string());
-        Flow::Continue
-    }
-}
-
-/// The reason this client's rejection gives: its rule kind, or the decode error's kind and
-/// field, then the whole error.
-fn reason(error: &RunError) -> String {
-    let pipeline = error.pipeline();
-    let kind = match pipeline {
-        Some(p) if p.violation().is_some() => p.violation().unwrap().kind().as_str().to_owned(),
-        Some(p) if p.chunk().is_some() => p.chunk().unwrap().kind().as_str().to_owned(),
-        Some(p) if p.decode().is_some() => {
-            let d = p.decode().unwrap();
-            format!("{} {}", d.kind().as_str(), d.field().unwrap_or(""))
-        }
-        _ => error.kind().as_str().to_owned(),
-    };
-    let mut text = format!("{kind}: {error}");
-    let mut source = std::error::Error::source(error);
-    while let Some(cause) = source {
-        text.push_str(": ");
-        text.push_str(&cause.to_string());
-        source = cause.source();
-    }
-    text
-}
-
 /// `fixture` read as this client's version (see [`VERSION`]).
 fn at_our_version(mut fixture: Fixture) -> Fixture {
     let ours = Value::from(ag_ui::PROTOCOL_VERSION);
@@ -191,60 +141,10 @@ fn at_our_version(mut fixture: Fixture) -> Fixture {
 }
 
 /// Runs `fixture` through `HttpAgent` + `Conversation` over a socket: what the client ended
-/// with.
+/// with, and the request it sent.
 async fn run(fixture: &Fixture) -> Observed {
     let (url, request) = serve(&fixture.stream).await;
-    let peer: Option<PeerVersion> = fixture
-        .max_protocol_version
-        .as_deref()
-        .map(|v| v.parse().unwrap());
-    let agent = HttpAgent::new(url).with_peer_version(peer);
-    let messages: Vec<Message> =
-        serde_json::from_value(Value::Array(fixture.input.messages.clone())).unwrap();
-    let tools: Vec<Tool> =
-        serde_json::from_value(Value::Array(fixture.input.tools.clone())).unwrap();
-    let context: Vec<Context> =
-        serde_json::from_value(Value::Array(fixture.input.context.clone())).unwrap();
-    let mut conversation = Conversation::new(fixture.thread_id().unwrap_or("t-conformance"))
-        .with_messages(messages)
-        .with_tools(tools)
-        .with_context(context);
-    if let Some(props) = &fixture.input.forwarded_props {
-        conversation = conversation.with_forwarded_props(props.clone());
-    }
-    let mut seen = Seen::default();
-    let result = conversation.run(&agent, &mut seen).await;
-    let (outcome, error) = match &result {
-        Ok(_) => (Outcome::Completed, None),
-        // The agent's own RUN_ERROR: the stream was consumed (the corpus's `runError`).
-        Err(e) if e.kind() == RunErrorKind::Agent => (Outcome::Completed, None),
-        Err(e) => (Outcome::Failed, Some(reason(e))),
-    };
-    // The run report holds the warnings the subscriber was told.
-    let summary = match &result {
-        Ok(summary) => Some(summary),
-        Err(e) => e.summary(),
-    };
-    if let Some(summary) = summary {
-        let reported: Vec<String> = summary.warnings.iter().map(ToString::to_string).collect();
-        assert_eq!(
-            reported, seen.warnings,
-            "{}: the run report's warnings",
-            fixture.name
-        );
-    }
-    let mut observed = Observed::default();
-    observed.outcome = Some(outcome);
-    observed.error = error;
-    observed.run_error = seen.run_error;
-    observed.events = seen.events;
-    observed.warnings = seen.warnings;
-    observed.messages = conversation
-        .messages()
-        .iter()
-        .map(|m| serde_json::to_value(m).unwrap())
-        .collect();
-    observed.state = conversation.state().clone();
+    let mut observed = run_fixture(fixture, ag_ui::client::HttpAgent::new(url)).await;
     observed.request = request.lock().unwrap().clone();
     observed
 }
