@@ -15,6 +15,9 @@ pub enum Set {
     Official,
     /// This project's scenarios, in the corpus's format.
     Ours,
+    /// Four fixtures of the next specification's draft: the rules this project's verifier
+    /// enforces ahead of the reference (`corpus/draft/ORIGIN.md`).
+    Draft,
 }
 
 impl Set {
@@ -23,6 +26,7 @@ impl Set {
         match self {
             Set::Official => "official",
             Set::Ours => "ours",
+            Set::Draft => "draft",
         }
     }
 }
@@ -50,11 +54,20 @@ pub fn ours() -> Result<Vec<Fixture>, FixtureError> {
     read_embedded(OURS)
 }
 
+/// The draft fixtures, compiled in: `corpus/draft/MANIFEST.txt`.
+///
+/// # Errors
+/// As [`official`].
+pub fn draft() -> Result<Vec<Fixture>, FixtureError> {
+    read_embedded(DRAFT)
+}
+
 /// The names of the compiled-in fixtures of `set`, in order.
 pub fn names(set: Set) -> impl Iterator<Item = &'static str> {
     match set {
         Set::Official => OFFICIAL,
         Set::Ours => OURS,
+        Set::Draft => DRAFT,
     }
     .iter()
     .map(|(name, _)| *name)
@@ -581,6 +594,26 @@ const OURS: &[(&str, &str)] = &[
     ),
 ];
 
+/// The draft fixtures: (name, file) for each, in name order.
+const DRAFT: &[(&str, &str)] = &[
+    (
+        "duplicate-interrupt-id-fatal",
+        include_str!("../corpus/draft/duplicate-interrupt-id-fatal.json"),
+    ),
+    (
+        "run-finished-wrong-run-id-fatal",
+        include_str!("../corpus/draft/run-finished-wrong-run-id-fatal.json"),
+    ),
+    (
+        "run-finished-wrong-thread-id-fatal",
+        include_str!("../corpus/draft/run-finished-wrong-thread-id-fatal.json"),
+    ),
+    (
+        "second-run-on-another-thread-fatal",
+        include_str!("../corpus/draft/second-run-on-another-thread-fatal.json"),
+    ),
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -589,7 +622,11 @@ mod tests {
     /// fixture that disappears, or one added without being listed, is a failure.
     #[test]
     fn the_lists_are_the_directories_and_the_manifests() {
-        for (set, dir) in [(Set::Official, "official"), (Set::Ours, "ours")] {
+        for (set, dir) in [
+            (Set::Official, "official"),
+            (Set::Ours, "ours"),
+            (Set::Draft, "draft"),
+        ] {
             let root = Path::new(env!("CARGO_MANIFEST_DIR"))
                 .join("corpus")
                 .join(dir);
@@ -612,6 +649,8 @@ mod tests {
             assert_eq!(in_manifest, listed, "{dir}: MANIFEST.txt");
         }
         assert_eq!(official().unwrap().len(), 68);
+        assert_eq!(ours().unwrap().len(), 44);
+        assert_eq!(draft().unwrap().len(), 4);
     }
 
     #[test]
