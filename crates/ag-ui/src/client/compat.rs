@@ -145,6 +145,7 @@ impl Compat {
 
     /// A stage that keeps what it leaves out or translates as [`Warning`]s (without their
     /// event index, which the pipeline knows), for [`take_notes`](Self::take_notes).
+    #[cfg_attr(not(feature = "sse"), allow(dead_code))]
     pub(crate) fn reporting() -> Self {
         Self {
             notes: Some(Vec::new()),
@@ -153,6 +154,7 @@ impl Compat {
     }
 
     /// Moves the warnings of the events read since the last call to the end of `out`.
+    #[cfg_attr(not(feature = "sse"), allow(dead_code))]
     pub(crate) fn take_notes(&mut self, out: &mut Vec<Warning>) {
         if let Some(notes) = &mut self.notes {
             out.append(notes);

@@ -29,6 +29,9 @@
 //! assert!("latest".parse::<PeerVersion>().is_err());
 //! ```
 
+// The shims and the version check are the pipeline's and the conversation's (feature `sse`).
+#![cfg_attr(not(feature = "sse"), allow(dead_code))]
+
 use std::cmp::Ordering;
 use std::fmt;
 use std::str::FromStr;

@@ -134,6 +134,7 @@ impl Warning {
 
     /// At the event with index `index`.
     #[must_use]
+    #[cfg_attr(not(feature = "sse"), allow(dead_code))]
     pub(crate) fn at(mut self, index: u64) -> Self {
         self.index = Some(index);
         self
@@ -229,6 +230,7 @@ impl Warnings {
     }
 
     /// Counts `warning`, keeping it if fewer than [`MAX_KEPT`](Self::MAX_KEPT) are kept.
+    #[cfg_attr(not(feature = "sse"), allow(dead_code))]
     pub(crate) fn push(&mut self, warning: Warning) {
         self.total += 1;
         if self.kept.len() < Self::MAX_KEPT {
@@ -237,6 +239,7 @@ impl Warnings {
     }
 
     /// Counts `n` more warnings that were not kept.
+    #[cfg_attr(not(feature = "sse"), allow(dead_code))]
     pub(crate) fn count_more(&mut self, n: u64) {
         self.total += n;
     }

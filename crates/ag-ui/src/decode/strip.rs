@@ -104,6 +104,7 @@ thread_local! {
 
 /// Runs `read` with a collector installed and moves what it left out to the end of `found`.
 /// Nested calls collect into the outer one.
+#[cfg_attr(not(feature = "client"), allow(dead_code))]
 pub(crate) fn collecting<R>(found: &mut Vec<Stripped>, read: impl FnOnce() -> R) -> R {
     let outer = COLLECTOR.with(|c| {
         let mut c = c.borrow_mut();

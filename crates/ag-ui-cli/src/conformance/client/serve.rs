@@ -185,24 +185,24 @@ async fn fixture(State(shared): State<Shared>, Path(name): Path<String>) -> Resp
 }
 
 /// Reads a JSON object body of at most [`MAX_BODY`] bytes.
-fn object_body(body: &Bytes, what: &str) -> Result<Value, Response> {
+fn object_body(body: &Bytes, what: &str) -> Result<Value, Box<Response>> {
     if body.len() > MAX_BODY {
-        return Err(error(
+        return Err(Box::new(error(
             StatusCode::PAYLOAD_TOO_LARGE,
             "too-large",
             &format!("the {what} is over 1 MiB"),
-        ));
+        )));
     }
     // A JavaScript client's deltas may hold lone surrogate halves, which `JSON.stringify`
     // writes as escapes serde_json refuses: they read as U+FFFD, as the decoder reads them.
     let repaired = ag_ui::repair_lone_surrogates(body);
     match serde_json::from_slice(repaired.as_deref().unwrap_or(body)) {
         Ok(Value::Object(object)) => Ok(Value::Object(object)),
-        _ => Err(error(
+        _ => Err(Box::new(error(
             StatusCode::BAD_REQUEST,
             "invalid-input",
             &format!("the body is not a {what} JSON object"),
-        )),
+        ))),
     }
 }
 
@@ -220,7 +220,7 @@ async fn play(
     };
     let input = match object_body(&body, "RunAgentInput") {
         Ok(input) => input,
-        Err(response) => return response,
+        Err(response) => return *response,
     };
     if !(input["threadId"].is_string() && input["runId"].is_string()) {
         return error(
@@ -258,7 +258,7 @@ async fn verdict(State(shared): State<Shared>, Path(name): Path<String>, body: B
     };
     let value = match object_body(&body, "observation") {
         Ok(value) => value,
-        Err(response) => return response,
+        Err(response) => return *response,
     };
     let mut observed = match Observed::from_json(&value) {
         Ok(observed) => observed,
