@@ -463,7 +463,15 @@ impl Pipeline {
             let event = match read {
                 Ok(event) => event,
                 Err(e) if e.kind() == ProtoErrorKind::UnknownEventType => {
-                    tracing::warn!(error = %e, "skipping an event of unknown type");
+                    let index = e.index().unwrap_or_default();
+                    self.notes.push(Warning::new(
+                        crate::client::warning::WarningKind::UnknownEvent,
+                        Some(index),
+                        "dropped a protobuf event of a type AG-UI 1.0 does not define",
+                    ));
+                    if self.tell(index, subscriber) == Flow::Stop {
+                        return Ok(Flow::Stop);
+                    }
                     continue;
                 }
                 Err(e) => return Err(crate::DecodeError::from(e).into()),
@@ -834,6 +842,29 @@ mod tests {
         assert_eq!(messages[1].id().as_str(), "thinking-1");
         assert_eq!(log.events.len(), 9);
         assert_eq!(log.events[1], EventType::TextMessageStart);
+    }
+
+    /// A protobuf event of a type 1.0 does not define is left out with a warning, as in SSE.
+    #[cfg(feature = "proto")]
+    #[test]
+    fn an_unknown_protobuf_event_is_a_warning() {
+        use crate::client::warning::WarningKind;
+        use crate::encoding::proto;
+        let mut bytes = Vec::new();
+        proto::encode_into(&Event::run_started("t", "r"), &mut bytes);
+        // A frame whose only arm is an unknown one carrying a message: a future event.
+        let unknown = [0x82, 0x02, 0x02, 0x08, 0x0a];
+        bytes.extend_from_slice(&u32::try_from(unknown.len()).unwrap().to_be_bytes());
+        bytes.extend_from_slice(&unknown);
+        proto::encode_into(&Event::run_finished("t", "r"), &mut bytes);
+        let mut pipeline = Pipeline::new(Reducer::new()).with_format(Format::Proto);
+        pipeline.push_bytes(&bytes, &mut ()).unwrap();
+        pipeline.finish(&mut ()).unwrap();
+        assert!(pipeline.check_end().unwrap().agent_error().is_none());
+        let warnings: Vec<_> = pipeline.warnings().iter().collect();
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert_eq!(warnings[0].kind(), WarningKind::UnknownEvent);
+        assert_eq!(warnings[0].index(), Some(1));
     }
 
     #[test]

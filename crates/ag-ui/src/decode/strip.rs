@@ -90,7 +90,7 @@ enum Segment {
     Index(usize),
 }
 
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct Collector {
     /// Whether a read is being collected.
     active: bool,
@@ -99,24 +99,27 @@ struct Collector {
 }
 
 thread_local! {
-    static COLLECTOR: RefCell<Collector> = RefCell::new(Collector::default());
+    // `const`: no lazy initialisation to check, on a path every event of a pipeline takes.
+    static COLLECTOR: RefCell<Collector> = const {
+        RefCell::new(Collector { active: false, path: Vec::new(), found: Vec::new() })
+    };
 }
 
 /// Runs `read` with a collector installed and moves what it left out to the end of `found`.
 /// Nested calls collect into the outer one.
 #[cfg_attr(not(feature = "client"), allow(dead_code))]
+#[inline]
 pub(crate) fn collecting<R>(found: &mut Vec<Stripped>, read: impl FnOnce() -> R) -> R {
-    let outer = COLLECTOR.with(|c| {
-        let mut c = c.borrow_mut();
-        std::mem::replace(&mut c.active, true)
-    });
+    let outer = COLLECTOR.with(|c| std::mem::replace(&mut c.borrow_mut().active, true));
     let result = read();
     if !outer {
         COLLECTOR.with(|c| {
             let mut c = c.borrow_mut();
             c.active = false;
             c.path.clear();
-            found.append(&mut c.found);
+            if !c.found.is_empty() {
+                found.append(&mut c.found);
+            }
         });
     }
     result

@@ -39,9 +39,14 @@ use serde_json::{Map, Value};
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct PatchOps {
     ops: Vec<PatchOperation>,
-    /// The extra members of the operations that had some: (index, members), by index.
-    extras: Vec<(usize, Map<String, Value>)>,
+    /// The extra members of the operations that had some: (index, members), by index; `None`
+    /// when there are none (never an empty list). Boxed: they are rare, and every `Event` is as
+    /// large as its largest variant.
+    extras: Option<Box<Extras>>,
 }
+
+/// The extra members of a patch's operations: (index, members), by index.
+type Extras = Vec<(usize, Map<String, Value>)>;
 
 impl PatchOps {
     /// No operation.
@@ -56,16 +61,18 @@ impl PatchOps {
 
     /// The members operation `index` carried beyond what RFC 6902 defines for it, if any.
     pub fn extra(&self, index: usize) -> Option<&Map<String, Value>> {
-        self.extras
+        let extras = self.extras.as_deref()?;
+        extras
             .binary_search_by_key(&index, |(i, _)| *i)
             .ok()
-            .map(|at| &self.extras[at].1)
+            .map(|at| &extras[at].1)
     }
 
     /// Appends an operation, with the members it carried beyond RFC 6902 (`None`: none).
     pub fn push(&mut self, op: PatchOperation, extra: Option<Map<String, Value>>) {
         if let Some(extra) = extra.filter(|e| !e.is_empty()) {
-            self.extras.push((self.ops.len(), extra));
+            let at = self.ops.len();
+            self.extras.get_or_insert_default().push((at, extra));
         }
         self.ops.push(op);
     }
@@ -86,10 +93,7 @@ impl Deref for PatchOps {
 
 impl From<Vec<PatchOperation>> for PatchOps {
     fn from(ops: Vec<PatchOperation>) -> Self {
-        Self {
-            ops,
-            extras: Vec::new(),
-        }
+        Self { ops, extras: None }
     }
 }
 
@@ -110,14 +114,14 @@ impl<'a> IntoIterator for &'a PatchOps {
 
 impl PartialEq<Vec<PatchOperation>> for PatchOps {
     fn eq(&self, other: &Vec<PatchOperation>) -> bool {
-        self.extras.is_empty() && &self.ops == other
+        self.extras.is_none() && &self.ops == other
     }
 }
 
 impl Serialize for PatchOps {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut seq = serializer.serialize_seq(Some(self.ops.len()))?;
-        let mut extras = self.extras.iter().peekable();
+        let mut extras = self.extras.iter().flat_map(|e| e.iter()).peekable();
         for (index, op) in self.ops.iter().enumerate() {
             match extras.next_if(|(i, _)| *i == index) {
                 None => seq.serialize_element(op)?,
@@ -151,5 +155,17 @@ impl Serialize for WithExtra<'_> {
             }
         }
         map.end()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// Every event is as large as the largest variant, and moves through the pipeline by value:
+    /// a patch's rare extra members must not make all of them larger.
+    #[cfg(target_pointer_width = "64")]
+    #[test]
+    fn patch_ops_keep_the_event_at_128_bytes() {
+        assert_eq!(std::mem::size_of::<super::PatchOps>(), 32);
+        assert!(std::mem::size_of::<crate::Event>() <= 128);
     }
 }

@@ -24,7 +24,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use ag_ui_conformance::{Expect, Fixture, Frame, Item, Observed, corpus, frames};
+use ag_ui_conformance::{Expect, Fixture, Frame, Item, Observed, Outcome, corpus, frames};
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::State;
@@ -216,4 +216,35 @@ async fn each_named_difference_is_still_one() {
         .filter(|f| f.stream.iter().any(|i| matches!(i, Item::Event(e) if e.get("protocolVersion") == Some(&json!(VERSION)))))
         .count();
     assert!(declaring > 30, "{declaring}");
+}
+
+/// The corpus's `draft` fixtures (`corpus/draft`): rules no official client enforces yet, which
+/// this client's verifier does (D1–D3 of `ag_ui::verify`). Each is rejected, with the draft
+/// rule's kind in place of the draft's wording.
+const DRAFT_REASONS: &[(&str, &str)] = &[
+    ("duplicate-interrupt-id-fatal", "interrupt.duplicate-id"),
+    ("run-finished-wrong-run-id-fatal", "run.id-mismatch"),
+    ("run-finished-wrong-thread-id-fatal", "run.thread-mismatch"),
+    ("second-run-on-another-thread-fatal", "run.thread-mismatch"),
+];
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_draft_fixture_is_rejected_by_its_draft_rule() {
+    let fixtures = corpus::draft().unwrap();
+    assert_eq!(fixtures.len(), DRAFT_REASONS.len());
+    let mut failures = Vec::new();
+    for fixture in fixtures {
+        let (_, kind) = DRAFT_REASONS
+            .iter()
+            .find(|(name, _)| *name == fixture.name)
+            .unwrap_or_else(|| panic!("{}: no draft rule named", fixture.name));
+        let mut expect = fixture.expect.clone();
+        assert_eq!(expect.outcome, Some(Outcome::Failed), "{}", fixture.name);
+        expect.error_contains = Some((*kind).to_owned());
+        let observed = run(&at_our_version(fixture.clone())).await;
+        for mismatch in expect.check(&observed) {
+            failures.push(format!("{}: {mismatch}", fixture.name));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

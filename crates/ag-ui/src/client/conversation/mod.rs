@@ -55,7 +55,7 @@
 //!
 //! What the client left out of a response (an event type, a member, an outcome, a part, a
 //! message or a patch operation this version does not know) or could not apply is no silent
-//! matter either: each [`Warning`](crate::client::Warning) is told to the subscriber
+//! matter either: each [`Warning`] is told to the subscriber
 //! ([`Subscriber::on_warning`]) and kept in [`RunSummary::warnings`].
 //!
 //! ```
@@ -224,8 +224,8 @@ impl Conversation {
     /// Sets every limit of its runs' pipelines at once (see [`PipelineLimits`]; the defaults
     /// otherwise): the largest frame, on every path (the reconnecting reader's too), and what
     /// the events may build, an event over one ending the run with a
-    /// [`PipelineErrorKind::Apply`]. The shortcut [`with_max_event_size`](Self::with_max_event_size)
-    /// sets one field.
+    /// [`PipelineErrorKind::Apply`](crate::client::PipelineErrorKind::Apply). The shortcut
+    /// [`with_max_event_size`](Self::with_max_event_size) sets one field.
     #[must_use]
     pub fn with_limits(mut self, limits: PipelineLimits) -> Self {
         self.limits = limits;
@@ -425,7 +425,7 @@ impl Conversation {
         // Told before anything is sent; the run is read whatever the subscribers answer (a
         // `Flow::Stop` is for the response, whose first event can be stopped at).
         for warning in &shaped {
-            let _ = self.callbacks.on_warning(warning);
+            let _ = Subscriber::on_warning(&mut self.callbacks, warning);
             let _ = subscriber.on_warning(warning);
         }
         let warnings = request_warnings(shaped);
