@@ -304,6 +304,37 @@ async fn an_http_error_carries_the_providers_message() {
     );
 }
 
+/// A `307` to another origin is not followed: the conversation is not posted there (it was,
+/// with Authorization stripped), and the run ends with the provider's answer, as `HttpAgent`
+/// refuses such a redirect.
+#[tokio::test]
+async fn a_redirect_to_another_origin_is_not_followed() {
+    let (elsewhere_mock, elsewhere) = openai_mock::serve(vec![Reply::Sse(sse(&[
+        chunk(json!({"content": "stolen"})),
+        finish("stop"),
+    ]))])
+    .await;
+    let location: &'static str =
+        Box::leak(format!("{elsewhere}/chat/completions").into_boxed_str());
+    let (mock, client) = mock(vec![Reply::Status(
+        307,
+        vec![("location", location)],
+        String::new(),
+    )])
+    .await;
+    let events = run(LlmAgent::<()>::new(client, "mock-model"), input()).await;
+    let e = error(&events);
+    assert_eq!(
+        e.code.as_deref(),
+        Some("provider_http_error"),
+        "{}",
+        e.message
+    );
+    assert!(e.message.contains("307"), "{}", e.message);
+    assert_eq!(mock.requests.lock().unwrap().len(), 1);
+    assert!(elsewhere_mock.requests.lock().unwrap().is_empty());
+}
+
 #[tokio::test]
 async fn an_error_object_mid_stream_closes_the_message_and_ends_with_run_error() {
     let mut body = sse(&[
@@ -602,7 +633,7 @@ async fn the_loop_runs_backend_tools_updates_state_and_feeds_results_back() {
 }
 
 #[tokio::test]
-async fn the_loop_stops_at_its_iteration_cap_with_an_error() {
+async fn the_loop_stops_at_its_turn_limit_with_an_error() {
     let again = || {
         Reply::Sse(sse(&[
             call(0, "add_todo", r#"{"item":"x"}"#),
@@ -610,9 +641,25 @@ async fn the_loop_stops_at_its_iteration_cap_with_an_error() {
         ]))
     };
     let (mock, client) = mock(vec![again(), again(), again()]).await;
-    let events = run(todo_agent(client).with_max_iterations(2), input()).await;
-    assert_eq!(error(&events).code.as_deref(), Some("max_iterations"));
+    let events = run(todo_agent(client).with_max_turns(2), input()).await;
+    assert_eq!(error(&events).code.as_deref(), Some("max_turns"));
     assert_eq!(mock.requests.lock().unwrap().len(), 2);
+}
+
+#[tokio::test]
+async fn a_turn_limit_of_zero_set_on_the_field_still_asks_the_model_once() {
+    let again = || {
+        Reply::Sse(sse(&[
+            call(0, "add_todo", r#"{"item":"x"}"#),
+            finish("tool_calls"),
+        ]))
+    };
+    let (mock, client) = mock(vec![again(), again()]).await;
+    let mut config = ag_ui::server::bridge::LoopConfig::default();
+    config.max_turns = 0;
+    let events = run(todo_agent(client).with_loop_config(config), input()).await;
+    assert_eq!(error(&events).code.as_deref(), Some("max_turns"));
+    assert_eq!(mock.requests.lock().unwrap().len(), 1);
 }
 
 #[tokio::test]

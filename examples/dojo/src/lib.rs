@@ -63,8 +63,8 @@ use std::fmt;
 use std::str::FromStr;
 use std::time::Duration;
 
+use ag_ui::Message;
 use ag_ui::axum::{AgentEndpoint, RouterExt};
-use ag_ui::{Content, ContentPart, Message};
 use serde::Serialize;
 use tower_http::cors::{Any, CorsLayer};
 
@@ -212,6 +212,7 @@ pub fn router(config: Config) -> axum::Router {
             "/predictive_state_updates",
             AgentEndpoint::agent(predictive_state_updates::PredictiveStateUpdates { pace }),
         )
+        .with_json_errors()
         .layer(cors())
 }
 
@@ -225,24 +226,14 @@ fn cors() -> CorsLayer {
 }
 
 /// The text of a message as the reference reads it: a string as is, the text parts of a list
-/// joined with newlines (media parts skipped); `None` for a message without content.
+/// joined with newlines (media parts skipped; [`ag_ui::Content::flatten`],
+/// the rule the crate's model bridges share); `None` for a message without content.
 pub fn message_text(message: &Message) -> Option<String> {
-    let content = match message {
-        Message::User(m) => &m.content,
-        Message::Tool(m) => &m.content,
-        other => return other.text().map(str::to_owned),
-    };
-    Some(match content {
-        Content::Text(text) => text.clone(),
-        Content::Parts(parts) => parts
-            .iter()
-            .filter_map(|part| match part {
-                ContentPart::Text(t) => Some(t.text.as_str()),
-                _ => None,
-            })
-            .collect::<Vec<_>>()
-            .join("\n"),
-    })
+    match message {
+        Message::User(m) => Some(m.content.flatten()),
+        Message::Tool(m) => Some(m.content.flatten()),
+        other => other.text().map(str::to_owned),
+    }
 }
 
 /// JSON text spaced as Python's `json.dumps` writes it (`", "` between items, `": "` after a

@@ -16,8 +16,9 @@ use super::convert::{ChatOptions, chat_tools, context_message, to_chat_messages}
 use super::mapper::{ChunkMapper, FinishReason, Turn};
 use super::wire::{ChatContent, ChatFunctionCall, ChatMessage, ChatRequest, ChatToolCall};
 use super::{LlmError, LlmErrorKind};
-use crate::server::{Agent, Outcome, RunContext};
-use crate::{Content, TokenUsage, Tool};
+use crate::server::bridge::{self, LoopConfig};
+use crate::server::{Agent, Outcome, RunContext, StreamWriter};
+use crate::{Content, TokenUsage, Tool, ToolCallId};
 
 /// What a backend tool returns: the content the model (and the frontend, as
 /// `TOOL_CALL_RESULT`) receives, and optionally the run's new state.
@@ -64,7 +65,7 @@ impl<S> ToolOutput<S> {
 }
 
 /// A backend tool failed; its message goes back to the model as the tool's result
-/// (`Error: {message}`), and the loop goes on.
+/// ([`bridge::tool_error_text`]: `Error: {message}`), and the loop goes on.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{message}")]
 pub struct ToolError {
@@ -86,7 +87,83 @@ impl ToolError {
 }
 
 type ToolFuture<S> = Pin<Box<dyn Future<Output = Result<ToolOutput<S>, ToolError>> + Send>>;
-type Handler<S> = dyn Fn(&str, S) -> Result<ToolFuture<S>, String> + Send + Sync;
+type Handler<S> = dyn Fn(&str, S, Option<ToolRun>) -> Result<ToolFuture<S>, String> + Send + Sync;
+
+/// What a tool made with [`BackendTool::in_run`] sees of the run that called it: the call's
+/// id, the run's context, the conversation as the model had it when it made the call (the call
+/// included), and a [`StreamWriter`] to emit on the run — a sub-call's stream, progress, an
+/// activity.
+///
+/// ```
+/// use ag_ui::llm::{BackendTool, ToolOutput, ToolRun};
+/// use ag_ui::{Event, Tool};
+/// use serde_json::json;
+///
+/// // A tool that reports its progress on the run while it works.
+/// let tool = BackendTool::<()>::in_run(Tool::new("index", "Indexes the documents"), |_args, _state, run: ToolRun| async move {
+///     run.writer().emit(Event::custom("indexing", json!({"call": run.call_id().as_str()}))).ok();
+///     Ok(ToolOutput::text("indexed"))
+/// });
+/// assert!(tool.is_in_run());
+/// // Outside a run there is nothing to give it.
+/// let err = futures::executor::block_on(tool.call("{}", ())).unwrap_err();
+/// assert_eq!(err.message(), "`index` runs only inside an agent's run");
+/// ```
+pub struct ToolRun {
+    call_id: ToolCallId,
+    context: Vec<crate::Context>,
+    messages: Vec<ChatMessage>,
+    writer: StreamWriter,
+}
+
+impl fmt::Debug for ToolRun {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolRun")
+            .field("call_id", &self.call_id)
+            .field("messages", &self.messages.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl ToolRun {
+    /// What a tool sees of a run: for an agent loop of your own calling [`BackendTool`]s made
+    /// with [`in_run`](BackendTool::in_run) ([`LlmAgent`] builds it itself).
+    pub fn new(
+        call_id: impl Into<ToolCallId>,
+        context: Vec<crate::Context>,
+        messages: Vec<ChatMessage>,
+        writer: StreamWriter,
+    ) -> Self {
+        Self {
+            call_id: call_id.into(),
+            context,
+            messages,
+            writer,
+        }
+    }
+
+    /// The id of the call being answered.
+    pub fn call_id(&self) -> &ToolCallId {
+        &self.call_id
+    }
+
+    /// The run's context (`RunAgentInput.context`).
+    pub fn context(&self) -> &[crate::Context] {
+        &self.context
+    }
+
+    /// The conversation as the model had it when it made the call, in the Chat Completions
+    /// form: the system prompt and context message, the history, the assistant turn with this
+    /// call, and the results of the calls answered before it.
+    pub fn messages(&self) -> &[ChatMessage] {
+        &self.messages
+    }
+
+    /// A writer on the run, attributed like the agent's events.
+    pub fn writer(&self) -> &StreamWriter {
+        &self.writer
+    }
+}
 
 /// A tool that runs in the agent: an async Rust function with typed arguments `A`, whose JSON
 /// Schema (`Tool.parameters`) is generated from `A` by `schemars` — never written by hand.
@@ -119,6 +196,7 @@ type Handler<S> = dyn Fn(&str, S) -> Result<ToolFuture<S>, String> + Send + Sync
 pub struct BackendTool<S> {
     tool: Tool,
     handler: Arc<Handler<S>>,
+    in_run: bool,
 }
 
 impl<S> Clone for BackendTool<S> {
@@ -126,6 +204,7 @@ impl<S> Clone for BackendTool<S> {
         Self {
             tool: self.tool.clone(),
             handler: Arc::clone(&self.handler),
+            in_run: self.in_run,
         }
     }
 }
@@ -165,18 +244,20 @@ impl<S: Send + 'static> BackendTool<S> {
         Fut: Future<Output = Result<ToolOutput<S>, ToolError>> + Send + 'static,
     {
         let tool = Tool::new(name, description).with_parameters(schema_for::<A>());
-        let handler = move |arguments: &str, state: S| -> Result<ToolFuture<S>, String> {
-            let arguments = if arguments.trim().is_empty() {
-                "{}"
-            } else {
-                arguments
+        let handler =
+            move |arguments: &str, state: S, _: Option<ToolRun>| -> Result<ToolFuture<S>, String> {
+                let arguments = if arguments.trim().is_empty() {
+                    "{}"
+                } else {
+                    arguments
+                };
+                let args = serde_json::from_str::<A>(arguments).map_err(|e| e.to_string())?;
+                Ok(Box::pin(handler(args, state)))
             };
-            let args = serde_json::from_str::<A>(arguments).map_err(|e| e.to_string())?;
-            Ok(Box::pin(handler(args, state)))
-        };
         Self {
             tool,
             handler: Arc::new(handler),
+            in_run: false,
         }
     }
 
@@ -187,13 +268,49 @@ impl<S: Send + 'static> BackendTool<S> {
         F: Fn(&str, S) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<ToolOutput<S>, ToolError>> + Send + 'static,
     {
-        let handler = move |arguments: &str, state: S| -> Result<ToolFuture<S>, String> {
-            Ok(Box::pin(handler(arguments, state)))
+        let handler =
+            move |arguments: &str, state: S, _: Option<ToolRun>| -> Result<ToolFuture<S>, String> {
+                Ok(Box::pin(handler(arguments, state)))
+            };
+        Self {
+            tool,
+            handler: Arc::new(handler),
+            in_run: false,
+        }
+    }
+
+    /// A tool declared by `tool` whose `handler` receives the raw argument text, the state,
+    /// and the run that called it ([`ToolRun`]): to read the run's context and conversation,
+    /// or emit on the run while it works (`ag_ui::a2ui`'s `generate_a2ui` streams a sub-agent's
+    /// call this way).
+    pub fn in_run<F, Fut>(tool: Tool, handler: F) -> Self
+    where
+        F: Fn(&str, S, ToolRun) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<ToolOutput<S>, ToolError>> + Send + 'static,
+    {
+        let name = tool.name.clone();
+        let handler = move |arguments: &str,
+                            state: S,
+                            run: Option<ToolRun>|
+              -> Result<ToolFuture<S>, String> {
+            Ok(match run {
+                Some(run) => Box::pin(handler(arguments, state, run)),
+                None => {
+                    let error = ToolError::new(format!("`{name}` runs only inside an agent's run"));
+                    Box::pin(std::future::ready(Err(error)))
+                }
+            })
         };
         Self {
             tool,
             handler: Arc::new(handler),
+            in_run: true,
         }
+    }
+
+    /// Whether the tool was made with [`in_run`](Self::in_run).
+    pub fn is_in_run(&self) -> bool {
+        self.in_run
     }
 
     /// The declaration offered to the model (and its generated schema).
@@ -207,12 +324,23 @@ impl<S: Send + 'static> BackendTool<S> {
     ///
     /// The arguments do not parse as the tool's type (serde's message), or the tool failed.
     pub async fn call(&self, arguments: &str, state: S) -> Result<ToolOutput<S>, ToolError> {
-        let future = (self.handler)(arguments, state).map_err(|e| {
-            ToolError::new(format!(
-                "invalid arguments for tool `{}`: {e}",
-                self.tool.name
-            ))
-        })?;
+        self.call_in_run(arguments, state, None).await
+    }
+
+    /// Parses `arguments` and calls the tool, in `run` when it was made with
+    /// [`in_run`](Self::in_run) (other tools ignore it).
+    ///
+    /// # Errors
+    ///
+    /// As [`call`](Self::call); an [`in_run`](Self::in_run) tool called without a run.
+    pub async fn call_in_run(
+        &self,
+        arguments: &str,
+        state: S,
+        run: Option<ToolRun>,
+    ) -> Result<ToolOutput<S>, ToolError> {
+        let future = (self.handler)(arguments, state, run)
+            .map_err(|e| ToolError::new(bridge::invalid_arguments(&self.tool.name, &e)))?;
         future.await
     }
 }
@@ -228,23 +356,6 @@ async fn unless_cancelled<T>(
     }
 }
 
-fn add_usage(total: &mut Option<TokenUsage>, turn: TokenUsage) {
-    let Some(sum) = total else {
-        *total = Some(turn);
-        return;
-    };
-    let add = |a: &mut Option<u64>, b: Option<u64>| {
-        if let Some(b) = b {
-            *a = Some(a.unwrap_or(0) + b);
-        }
-    };
-    add(&mut sum.input_tokens, turn.input_tokens);
-    add(&mut sum.output_tokens, turn.output_tokens);
-    add(&mut sum.total_tokens, turn.total_tokens);
-    add(&mut sum.reasoning_tokens, turn.reasoning_tokens);
-    add(&mut sum.cached_input_tokens, turn.cached_input_tokens);
-}
-
 /// A model-backed AG-UI agent: streams an OpenAI-compatible model, runs backend tools, hands
 /// frontend tools to the client, and stops when the model does.
 ///
@@ -254,29 +365,30 @@ fn add_usage(total: &mut Option<TokenUsage>, turn: TokenUsage) {
 ///    context and the current state, then the conversation ([`to_chat_messages`]); the tools
 ///    are the backend tools and the input's frontend tools (a frontend tool with a backend
 ///    tool's name ends the run with `RUN_ERROR` code `tool_name_clash`, see
-///    [`check_frontend_tools`](crate::server::check_frontend_tools));
+///    [`bridge::check_frontend_tools`]);
 /// 2. streams the model's turn into the run ([`ChunkMapper`]);
 /// 3. when the turn called tools: runs each backend tool (emitting `TOOL_CALL_RESULT`, and
-///    `STATE_DELTA` when the tool changed the state), answers unknown tools and invalid
-///    arguments with an error result, and asks the model again — unless a frontend tool was
+///    `STATE_DELTA` when the tool changed the state), answers a failed tool, invalid
+///    arguments and unknown tools with an error result ([`bridge::tool_error_text`],
+///    [`bridge::unknown_tool_text`]), and asks the model again — unless a frontend tool was
 ///    called: then the run ends with outcome `success` and `pendingToolCallIds`, and the next
 ///    run, carrying the client's tool message, continues the conversation;
 /// 4. stops when the model answers without tool calls, with the token usage of all its turns
 ///    on `RUN_FINISHED`.
 ///
-/// The loop asks the model at most [`with_max_iterations`](Self::with_max_iterations) times;
-/// past that, and on any provider failure, the run ends with `RUN_ERROR` and the code of the
-/// [`LlmErrorKind`]. A truncated answer (`finish_reason: "length"`) and a filtered one are
-/// errors too: they are not a success. A cancelled run drops the provider's request at once,
+/// The loop asks the model at most [`LoopConfig::max_turns`] times (the bridge core's
+/// [`LoopConfig`], set with [`with_loop_config`](Self::with_loop_config) or
+/// [`with_max_turns`](Self::with_max_turns)); past that, and on any provider failure, the run
+/// ends with `RUN_ERROR` and the code of the [`LlmErrorKind`]. A truncated answer
+/// (`finish_reason: "length"`) and a filtered one are errors too: they are not a success. A cancelled run drops the provider's request at once,
 /// and between provider chunks the loop waits on [`RunContext::ready`] so a slow consumer slows
 /// the provider's stream instead of growing the run's backlog.
 pub struct LlmAgent<S = ()> {
     client: OpenAiClient,
     model: String,
-    provider: String,
     system_prompt: Option<String>,
     tools: Vec<BackendTool<S>>,
-    max_iterations: u32,
+    config: LoopConfig,
     temperature: Option<f64>,
     options: ChatOptions,
     extra: Map<String, Value>,
@@ -288,25 +400,22 @@ impl<S> fmt::Debug for LlmAgent<S> {
             .field("client", &self.client)
             .field("model", &self.model)
             .field("tools", &self.tools)
-            .field("max_iterations", &self.max_iterations)
+            .field("config", &self.config)
             .finish_non_exhaustive()
     }
 }
 
-/// The default cap on model requests per run.
-pub const DEFAULT_MAX_ITERATIONS: u32 = 8;
-
 impl<S> LlmAgent<S> {
-    /// An agent asking `model` through `client`; no system prompt, no backend tools, at most
-    /// [`DEFAULT_MAX_ITERATIONS`] requests per run, usage reported for provider `openai`.
+    /// An agent asking `model` through `client`; no system prompt, no backend tools, the
+    /// default [`LoopConfig`] (at most [`bridge::DEFAULT_MAX_TURNS`] requests per run, usage
+    /// reported for provider `openai`).
     pub fn new(client: OpenAiClient, model: impl Into<String>) -> Self {
         Self {
             client,
             model: model.into(),
-            provider: "openai".to_owned(),
             system_prompt: None,
             tools: Vec::new(),
-            max_iterations: DEFAULT_MAX_ITERATIONS,
+            config: LoopConfig::default(),
             temperature: None,
             options: ChatOptions::default(),
             extra: Map::new(),
@@ -327,11 +436,33 @@ impl<S> LlmAgent<S> {
         self
     }
 
-    /// Caps the model requests of one run (at least 1).
+    /// Sets how the loop runs: the most model requests per run, the names in the reported
+    /// usage.
+    ///
+    /// ```
+    /// use ag_ui::llm::{LlmAgent, OpenAiClient};
+    /// use ag_ui::server::bridge::LoopConfig;
+    ///
+    /// let agent = LlmAgent::<()>::new(OpenAiClient::new("http://127.0.0.1:11434/v1"), "llama3.2")
+    ///     .with_loop_config(LoopConfig::default().with_max_turns(3).with_usage_provider("ollama"));
+    /// assert_eq!(agent.loop_config().max_turns, 3);
+    /// ```
     #[must_use]
-    pub fn with_max_iterations(mut self, max: u32) -> Self {
-        self.max_iterations = max.max(1);
+    pub fn with_loop_config(mut self, config: LoopConfig) -> Self {
+        self.config = config;
         self
+    }
+
+    /// Sets [`LoopConfig::max_turns`] alone: the most model requests of one run (at least 1).
+    #[must_use]
+    pub fn with_max_turns(mut self, max: u32) -> Self {
+        self.config = self.config.with_max_turns(max);
+        self
+    }
+
+    /// How the loop runs.
+    pub fn loop_config(&self) -> &LoopConfig {
+        &self.config
     }
 
     /// Sets the sampling temperature.
@@ -345,13 +476,6 @@ impl<S> LlmAgent<S> {
     #[must_use]
     pub fn with_chat_options(mut self, options: ChatOptions) -> Self {
         self.options = options;
-        self
-    }
-
-    /// Names the provider in the reported `TokenUsage` (default `openai`).
-    #[must_use]
-    pub fn with_provider_name(mut self, provider: impl Into<String>) -> Self {
-        self.provider = provider.into();
         self
     }
 
@@ -386,7 +510,7 @@ where
     }
 
     async fn run_loop(&self, ctx: &mut RunContext<S>) -> Result<Outcome, crate::server::Error> {
-        crate::server::check_frontend_tools(
+        bridge::check_frontend_tools(
             self.tools.iter().map(|t| t.tool.name.as_str()),
             &ctx.input().tools,
         )?;
@@ -419,8 +543,9 @@ where
         request.extra = self.extra.clone();
 
         let mut usage: Option<TokenUsage> = None;
-        for iteration in 0..self.max_iterations {
-            if iteration > 0 {
+        let turns = self.config.turn_limit();
+        for index in 0..turns {
+            if index > 0 {
                 // Show the model the state as the tools left it.
                 let state = serde_json::to_value(ctx.state()).unwrap_or(Value::Null);
                 match (
@@ -444,8 +569,12 @@ where
                 return Ok(Outcome::cancelled());
             };
             let turn = turn?;
-            if let Some(turn_usage) = turn.token_usage(&self.provider, &self.model) {
-                add_usage(&mut usage, turn_usage);
+            let provider = self.config.usage_provider.as_deref().unwrap_or("openai");
+            if let Some(mut turn_usage) = turn.token_usage(provider, &self.model) {
+                if let Some(model) = &self.config.usage_model {
+                    turn_usage.model = Some(model.clone());
+                }
+                bridge::add_usage(&mut usage, turn_usage);
             }
             let finish = |outcome: Outcome| match &usage {
                 Some(usage) => outcome.with_usage(vec![usage.clone()]),
@@ -493,7 +622,15 @@ where
             for call in &turn.tool_calls {
                 let content =
                     if let Some(tool) = self.tools.iter().find(|t| t.tool.name == call.name) {
-                        let work = tool.call(&call.arguments, ctx.state().clone());
+                        let run = tool.in_run.then(|| {
+                            ToolRun::new(
+                                call.id.clone(),
+                                ctx.input().context.clone(),
+                                request.messages.clone(),
+                                ctx.stream_writer(),
+                            )
+                        });
+                        let work = tool.call_in_run(&call.arguments, ctx.state().clone(), run);
                         let Some(result) = unless_cancelled(ctx.cancelled(), work).await else {
                             return Ok(Outcome::cancelled());
                         };
@@ -505,13 +642,13 @@ where
                                 }
                                 output.content
                             }
-                            Err(error) => Content::Text(format!("Error: {error}")),
+                            Err(error) => Content::Text(bridge::tool_error_text(error.message())),
                         }
                     } else if frontend.contains(&call.name) {
                         pending.push(call.id.clone());
                         continue;
                     } else {
-                        Content::Text(format!("Error: there is no tool named `{}`", call.name))
+                        Content::Text(bridge::unknown_tool_text(&call.name))
                     };
                 ctx.tool_result(call.id.clone(), content.clone())?;
                 let content = match content {
@@ -537,10 +674,9 @@ where
             }
         }
         Err(LlmError::new(
-            LlmErrorKind::MaxIterations,
+            LlmErrorKind::MaxTurns,
             format!(
-                "the model still wanted tools after {} requests, the most this agent makes in one run",
-                self.max_iterations
+                "the model still wanted tools after {turns} requests, the most this agent makes in one run"
             ),
         )
         .into())

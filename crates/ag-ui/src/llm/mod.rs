@@ -70,7 +70,7 @@ mod error;
 mod mapper;
 pub mod wire;
 
-pub use agent::{BackendTool, DEFAULT_MAX_ITERATIONS, LlmAgent, ToolError, ToolOutput, schema_for};
+pub use agent::{BackendTool, LlmAgent, ToolError, ToolOutput, ToolRun, schema_for};
 pub use client::{
     ChunkStream, DEFAULT_CONNECT_TIMEOUT, DEFAULT_IDLE_TIMEOUT, OpenAiClient, Timeouts,
 };

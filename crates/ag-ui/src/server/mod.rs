@@ -302,6 +302,7 @@
 //! # }
 //! ```
 
+pub mod bridge;
 mod context;
 pub mod downgrade;
 pub mod emit;
@@ -316,7 +317,7 @@ mod writer;
 
 pub use context::RunContext;
 pub use emit::{MessageHandle, ReasoningHandle, StepHandle, ToolCallHandle};
-pub use error::{Error, ErrorKind, Result, TOOL_NAME_CLASH, check_frontend_tools};
+pub use error::{Error, ErrorKind, Result};
 pub use runner::{Agent, Outcome, Runner, run};
 pub use scope::Detached;
 pub use sink::{Backpressure, CancelHandle, DEFAULT_HARD_CAP, DEFAULT_HIGH_WATER, Events};
