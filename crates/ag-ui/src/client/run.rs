@@ -83,10 +83,9 @@ use crate::{Event, RunId};
 /// ```
 /// use ag_ui::client::{Conversation, Limits, Pipeline, PipelineLimits, Reducer};
 ///
-/// let limits = PipelineLimits {
-///     max_event_size: 64 * 1024,
-///     reducer: Limits::new().with_max_depth(16),
-/// };
+/// let limits = PipelineLimits::default()
+///     .with_max_event_size(64 * 1024)
+///     .with_reducer(Limits::new().with_max_depth(16));
 /// let pipeline = Pipeline::new(Reducer::new()).with_limits(limits);
 /// assert_eq!(pipeline.limits(), limits);
 /// let conversation = Conversation::new("t").with_limits(limits);
@@ -97,6 +96,7 @@ use crate::{Event, RunId};
 /// assert_eq!(conversation.limits().reducer, Limits::new());
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct PipelineLimits {
     /// The largest SSE (or protobuf) frame accepted, in bytes (default
     /// [`DEFAULT_MAX_EVENT_SIZE`](crate::encoding::sse::DEFAULT_MAX_EVENT_SIZE), 10 MiB); a
@@ -105,6 +105,22 @@ pub struct PipelineLimits {
     /// What the events may build in the reducer (default [`Limits::new`]); an event over one is
     /// a [`PipelineErrorKind::Apply`] of kind `Limit`.
     pub reducer: Limits,
+}
+
+impl PipelineLimits {
+    /// These limits with frames of at most `bytes` accepted.
+    #[must_use]
+    pub fn with_max_event_size(mut self, bytes: usize) -> Self {
+        self.max_event_size = bytes;
+        self
+    }
+
+    /// These limits with what the events may build in the reducer bounded by `limits`.
+    #[must_use]
+    pub fn with_reducer(mut self, limits: Limits) -> Self {
+        self.reducer = limits;
+        self
+    }
 }
 
 impl Default for PipelineLimits {
