@@ -1,221 +1,25 @@
-//! [`LlmAgent`]: the agent loop, and [`BackendTool`]: typed Rust tools.
+//! [`LlmAgent`]: the agent loop.
 
+use std::collections::HashMap;
 use std::fmt;
 use std::future::Future;
-use std::pin::{Pin, pin};
-use std::sync::Arc;
+use std::pin::pin;
 
 use futures::future::{Either, select};
-use schemars::JsonSchema;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
+use tokio::sync::mpsc;
 
 use super::client::OpenAiClient;
 use super::convert::{ChatOptions, chat_tools, context_message, to_chat_messages};
 use super::mapper::{ChunkMapper, FinishReason, Turn};
+use super::tool::{BackendTool, ToolError, ToolOutput, ToolRun};
 use super::wire::{ChatContent, ChatFunctionCall, ChatMessage, ChatRequest, ChatToolCall};
 use super::{LlmError, LlmErrorKind};
-use crate::server::{Agent, Outcome, RunContext};
-use crate::{Content, TokenUsage, Tool};
-
-/// What a backend tool returns: the content the model (and the frontend, as
-/// `TOOL_CALL_RESULT`) receives, and optionally the run's new state.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ToolOutput<S> {
-    content: Content,
-    state: Option<S>,
-}
-
-impl<S> ToolOutput<S> {
-    /// Text for the model.
-    pub fn text(text: impl Into<String>) -> Self {
-        Self {
-            content: Content::Text(text.into()),
-            state: None,
-        }
-    }
-
-    /// A JSON value for the model, as its JSON text.
-    pub fn json(value: &Value) -> Self {
-        Self::text(value.to_string())
-    }
-
-    /// Content for the model: text, or content parts.
-    pub fn from_content(content: Content) -> Self {
-        Self {
-            content,
-            state: None,
-        }
-    }
-
-    /// Replaces the run's state with `state`; the agent then publishes what changed
-    /// (`STATE_DELTA`).
-    #[must_use]
-    pub fn with_state(mut self, state: S) -> Self {
-        self.state = Some(state);
-        self
-    }
-
-    /// The content.
-    pub fn content(&self) -> &Content {
-        &self.content
-    }
-}
-
-/// A backend tool failed; its message goes back to the model as the tool's result
-/// (`Error: {message}`), and the loop goes on.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{message}")]
-pub struct ToolError {
-    message: String,
-}
-
-impl ToolError {
-    /// A failure with `message`.
-    pub fn new(message: impl Into<String>) -> Self {
-        Self {
-            message: message.into(),
-        }
-    }
-
-    /// The message.
-    pub fn message(&self) -> &str {
-        &self.message
-    }
-}
-
-type ToolFuture<S> = Pin<Box<dyn Future<Output = Result<ToolOutput<S>, ToolError>> + Send>>;
-type Handler<S> = dyn Fn(&str, S) -> Result<ToolFuture<S>, String> + Send + Sync;
-
-/// A tool that runs in the agent: an async Rust function with typed arguments `A`, whose JSON
-/// Schema (`Tool.parameters`) is generated from `A` by `schemars` — never written by hand.
-///
-/// The function receives the parsed arguments and a copy of the run's state, and returns a
-/// [`ToolOutput`] (with a new state if it changed one) or a [`ToolError`]. Arguments that do not
-/// parse as `A` never reach it: the model gets an error result naming what was wrong, and can
-/// try again.
-///
-/// ```
-/// use ag_ui::llm::{BackendTool, ToolOutput};
-/// use schemars::JsonSchema;
-/// use serde::Deserialize;
-///
-/// /// Arguments of `weather`.
-/// #[derive(Deserialize, JsonSchema)]
-/// struct WeatherArgs {
-///     /// The city.
-///     city: String,
-/// }
-///
-/// let tool = BackendTool::<()>::new("weather", "Current weather", |args: WeatherArgs, _state| async move {
-///     Ok(ToolOutput::text(format!("Sunny in {}", args.city)))
-/// });
-/// let schema = tool.tool().parameters.as_ref().unwrap();
-/// assert_eq!(schema["type"], "object");
-/// assert_eq!(schema["properties"]["city"]["type"], "string");
-/// assert_eq!(schema["required"][0], "city");
-/// ```
-pub struct BackendTool<S> {
-    tool: Tool,
-    handler: Arc<Handler<S>>,
-}
-
-impl<S> Clone for BackendTool<S> {
-    fn clone(&self) -> Self {
-        Self {
-            tool: self.tool.clone(),
-            handler: Arc::clone(&self.handler),
-        }
-    }
-}
-
-impl<S> fmt::Debug for BackendTool<S> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("BackendTool")
-            .field("name", &self.tool.name)
-            .finish_non_exhaustive()
-    }
-}
-
-/// The JSON Schema of `A`, inlined (no `$defs`), without `$schema` and `title`, which some
-/// servers refuse in a tool declaration.
-pub fn schema_for<A: JsonSchema>() -> Value {
-    let generator = schemars::generate::SchemaSettings::draft2020_12()
-        .with(|s| s.inline_subschemas = true)
-        .into_generator();
-    let mut schema: Value = generator.into_root_schema_for::<A>().into();
-    if let Some(object) = schema.as_object_mut() {
-        object.remove("$schema");
-        object.remove("title");
-    }
-    schema
-}
-
-impl<S: Send + 'static> BackendTool<S> {
-    /// A tool named `name`, described to the model by `description`, running `handler`.
-    pub fn new<A, F, Fut>(
-        name: impl Into<String>,
-        description: impl Into<String>,
-        handler: F,
-    ) -> Self
-    where
-        A: JsonSchema + DeserializeOwned + Send + 'static,
-        F: Fn(A, S) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<ToolOutput<S>, ToolError>> + Send + 'static,
-    {
-        let tool = Tool::new(name, description).with_parameters(schema_for::<A>());
-        let handler = move |arguments: &str, state: S| -> Result<ToolFuture<S>, String> {
-            let arguments = if arguments.trim().is_empty() {
-                "{}"
-            } else {
-                arguments
-            };
-            let args = serde_json::from_str::<A>(arguments).map_err(|e| e.to_string())?;
-            Ok(Box::pin(handler(args, state)))
-        };
-        Self {
-            tool,
-            handler: Arc::new(handler),
-        }
-    }
-
-    /// A tool declared by `tool` as it is (its JSON Schema written elsewhere, as an MCP
-    /// server's), whose `handler` receives the raw argument text.
-    pub fn from_declaration<F, Fut>(tool: Tool, handler: F) -> Self
-    where
-        F: Fn(&str, S) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<ToolOutput<S>, ToolError>> + Send + 'static,
-    {
-        let handler = move |arguments: &str, state: S| -> Result<ToolFuture<S>, String> {
-            Ok(Box::pin(handler(arguments, state)))
-        };
-        Self {
-            tool,
-            handler: Arc::new(handler),
-        }
-    }
-
-    /// The declaration offered to the model (and its generated schema).
-    pub fn tool(&self) -> &Tool {
-        &self.tool
-    }
-
-    /// Parses `arguments` and calls the tool.
-    ///
-    /// # Errors
-    ///
-    /// The arguments do not parse as the tool's type (serde's message), or the tool failed.
-    pub async fn call(&self, arguments: &str, state: S) -> Result<ToolOutput<S>, ToolError> {
-        let future = (self.handler)(arguments, state).map_err(|e| {
-            ToolError::new(format!(
-                "invalid arguments for tool `{}`: {e}",
-                self.tool.name
-            ))
-        })?;
-        future.await
-    }
-}
+use crate::json::partial::PartialJson;
+use crate::server::{Agent, Outcome, PredictState, RunContext};
+use crate::{Content, TokenUsage, Tool, ToolCallId};
 
 /// Runs `work` unless the run is cancelled first; `None` then, and `work` is dropped.
 async fn unless_cancelled<T>(
@@ -257,10 +61,12 @@ fn add_usage(total: &mut Option<TokenUsage>, turn: TokenUsage) {
 ///    [`check_frontend_tools`](crate::server::check_frontend_tools));
 /// 2. streams the model's turn into the run ([`ChunkMapper`]);
 /// 3. when the turn called tools: runs each backend tool (emitting `TOOL_CALL_RESULT`, and
-///    `STATE_DELTA` when the tool changed the state), answers unknown tools and invalid
-///    arguments with an error result, and asks the model again — unless a frontend tool was
-///    called: then the run ends with outcome `success` and `pendingToolCallIds`, and the next
-///    run, carrying the client's tool message, continues the conversation;
+///    `STATE_DELTA` when the tool changed the state — also while it works, for a tool made
+///    with [`BackendTool::with_run`]), answers unknown tools and invalid arguments with an
+///    error result, and asks the model again — unless a frontend tool was called, or a backend
+///    tool handed the turn to the person ([`ToolOutput::with_frontend_call`]): then the run
+///    ends with outcome `success` and `pendingToolCallIds`, and the next run, carrying the
+///    client's tool message, continues the conversation;
 /// 4. stops when the model answers without tool calls, with the token usage of all its turns
 ///    on `RUN_FINISHED`.
 ///
@@ -270,6 +76,16 @@ fn add_usage(total: &mut Option<TokenUsage>, turn: TokenUsage) {
 /// errors too: they are not a success. A cancelled run drops the provider's request at once,
 /// and between provider chunks the loop waits on [`RunContext::ready`] so a slow consumer slows
 /// the provider's stream instead of growing the run's backlog.
+///
+/// ## Predicted state
+///
+/// With [`with_predicted_state`](Self::with_predicted_state), a tool call's argument becomes
+/// part of the state while the model is still writing it: each run begins with the `CUSTOM`
+/// `PredictState` event (for clients that predict on their own), and as the named tool's
+/// arguments stream, the agent reads them as far as they parse and publishes the argument as
+/// the state's key (`STATE_DELTA` with one `add` of the whole value per provider chunk that
+/// changed it, so a long argument costs its length times the number of chunks). The typed
+/// state is not changed by a prediction: the tool's own result decides what the state becomes.
 pub struct LlmAgent<S = ()> {
     client: OpenAiClient,
     model: String,
@@ -280,6 +96,7 @@ pub struct LlmAgent<S = ()> {
     temperature: Option<f64>,
     options: ChatOptions,
     extra: Map<String, Value>,
+    predicted: Vec<PredictState>,
 }
 
 impl<S> fmt::Debug for LlmAgent<S> {
@@ -289,6 +106,7 @@ impl<S> fmt::Debug for LlmAgent<S> {
             .field("model", &self.model)
             .field("tools", &self.tools)
             .field("max_iterations", &self.max_iterations)
+            .field("predicted", &self.predicted)
             .finish_non_exhaustive()
     }
 }
@@ -310,6 +128,7 @@ impl<S> LlmAgent<S> {
             temperature: None,
             options: ChatOptions::default(),
             extra: Map::new(),
+            predicted: Vec::new(),
         }
     }
 
@@ -362,10 +181,40 @@ impl<S> LlmAgent<S> {
         self
     }
 
+    /// Predicts the state's `predict.state_key` from `predict.tool`'s arguments while the
+    /// model writes them (see [Predicted state](Self#predicted-state)); several may be given.
+    ///
+    /// ```
+    /// use ag_ui::llm::{LlmAgent, OpenAiClient};
+    /// use ag_ui::server::PredictState;
+    ///
+    /// let agent = LlmAgent::<serde_json::Value>::new(OpenAiClient::new("http://127.0.0.1:11434/v1"), "llama3.2")
+    ///     .with_predicted_state(
+    ///         PredictState::new("document", "write_document").with_tool_argument("document"),
+    ///     );
+    /// # let _ = agent;
+    /// ```
+    #[must_use]
+    pub fn with_predicted_state(mut self, predict: PredictState) -> Self {
+        self.predicted.push(predict);
+        self
+    }
+
     /// The backend tools.
     pub fn tools(&self) -> &[BackendTool<S>] {
         &self.tools
     }
+}
+
+/// The predicting calls' arguments read so far: per call, the scanner and how many bytes of
+/// the arguments it has read.
+type Predicting = HashMap<ToolCallId, (PartialJson, usize)>;
+
+/// A step of a running tool: it returned (`None` when the run was cancelled), or it published
+/// a state (`None` when it dropped its [`ToolRun`]).
+enum ToolStep<S> {
+    Returned(Option<Result<ToolOutput<S>, ToolError>>),
+    Published(Option<S>),
 }
 
 impl<S> LlmAgent<S>
@@ -373,11 +222,15 @@ where
     S: Default + Serialize + DeserializeOwned + Clone + Send + Sync + 'static,
 {
     /// Streams one model turn into the run.
-    async fn turn(&self, ctx: &RunContext<S>, request: &ChatRequest) -> Result<Turn, LlmError> {
+    async fn turn(&self, ctx: &mut RunContext<S>, request: &ChatRequest) -> Result<Turn, LlmError> {
         let mut stream = self.client.stream(request).await?;
         let mut mapper = ChunkMapper::new(ctx.stream_writer());
+        let mut predicting = Predicting::new();
         while let Some(chunk) = stream.next_chunk().await? {
             mapper.push(chunk)?;
+            if !self.predicted.is_empty() {
+                self.predict(ctx, &mapper, &mut predicting)?;
+            }
             // The readiness point: between provider chunks, wait while the consumer is behind,
             // so a slow reader slows the provider's stream instead of growing the backlog.
             ctx.ready().await?;
@@ -385,13 +238,83 @@ where
         mapper.finish()
     }
 
+    /// Publishes what the predicting calls' arguments now say.
+    fn predict(
+        &self,
+        ctx: &mut RunContext<S>,
+        mapper: &ChunkMapper,
+        predicting: &mut Predicting,
+    ) -> Result<(), LlmError> {
+        for (id, name, arguments) in mapper.tool_calls() {
+            if !self.predicted.iter().any(|p| p.tool == name) {
+                continue;
+            }
+            let (scanner, read) = predicting
+                .entry(id.clone())
+                .or_insert_with(|| (PartialJson::new(), 0));
+            if arguments.len() == *read {
+                continue;
+            }
+            // The arguments only grow, by whole strings: `read` is a character boundary.
+            scanner.push(&arguments[*read..]);
+            *read = arguments.len();
+            let value = scanner.value();
+            for predict in self.predicted.iter().filter(|p| p.tool == name) {
+                if let Some(predicted) = predict.value_in(&value) {
+                    ctx.publish_predicted(&predict.state_key, predicted.clone())?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs `tool` with `arguments`; what it publishes while it works becomes the run's state
+    /// as it comes. `None` when the run was cancelled first.
+    async fn run_tool(
+        &self,
+        ctx: &mut RunContext<S>,
+        tool: &BackendTool<S>,
+        arguments: &str,
+    ) -> Result<Option<Result<ToolOutput<S>, ToolError>>, crate::server::Error> {
+        let (updates, mut published) = mpsc::channel(1);
+        let run = ToolRun::new(ctx.state().clone(), updates);
+        let mut work = pin!(unless_cancelled(
+            ctx.cancelled(),
+            tool.call_in(arguments, run)
+        ));
+        loop {
+            let step = match select(work.as_mut(), pin!(published.recv())).await {
+                Either::Left((returned, _)) => ToolStep::Returned(returned),
+                Either::Right((state, _)) => ToolStep::Published(state),
+            };
+            match step {
+                ToolStep::Returned(returned) => {
+                    // What it published just before it returned.
+                    while let Ok(state) = published.try_recv() {
+                        *ctx.state_mut() = state;
+                        ctx.publish_state_delta()?;
+                    }
+                    return Ok(returned);
+                }
+                ToolStep::Published(Some(state)) => {
+                    *ctx.state_mut() = state;
+                    ctx.publish_state_delta()?;
+                }
+                ToolStep::Published(None) => return Ok(work.await),
+            }
+        }
+    }
+
     async fn run_loop(&self, ctx: &mut RunContext<S>) -> Result<Outcome, crate::server::Error> {
         crate::server::check_frontend_tools(
-            self.tools.iter().map(|t| t.tool.name.as_str()),
+            self.tools.iter().map(|t| t.tool().name.as_str()),
             &ctx.input().tools,
         )?;
+        if !self.predicted.is_empty() {
+            ctx.emit(PredictState::event(&self.predicted))?;
+        }
         let frontend: Vec<String> = ctx.input().tools.iter().map(|t| t.name.clone()).collect();
-        let mut declared: Vec<Tool> = self.tools.iter().map(|t| t.tool.clone()).collect();
+        let mut declared: Vec<Tool> = self.tools.iter().map(|t| t.tool().clone()).collect();
         declared.extend(ctx.input().tools.iter().cloned());
         let mut messages = Vec::new();
         if let Some(prompt) = &self.system_prompt {
@@ -490,11 +413,11 @@ where
                 return Ok(finish(Outcome::success()));
             }
             let mut pending = Vec::new();
+            let mut handed_over = Vec::new();
             for call in &turn.tool_calls {
                 let content =
-                    if let Some(tool) = self.tools.iter().find(|t| t.tool.name == call.name) {
-                        let work = tool.call(&call.arguments, ctx.state().clone());
-                        let Some(result) = unless_cancelled(ctx.cancelled(), work).await else {
+                    if let Some(tool) = self.tools.iter().find(|t| t.tool().name == call.name) {
+                        let Some(result) = self.run_tool(ctx, tool, &call.arguments).await? else {
                             return Ok(Outcome::cancelled());
                         };
                         match result {
@@ -503,6 +426,7 @@ where
                                     *ctx.state_mut() = state;
                                     ctx.publish_state_delta()?;
                                 }
+                                handed_over.extend(output.frontend_call);
                                 output.content
                             }
                             Err(error) => Content::Text(format!("Error: {error}")),
@@ -531,6 +455,10 @@ where
                     content,
                     tool_call_id: call.id.as_str().to_owned(),
                 });
+            }
+            // A tool handed the turn to the person: its frontend call, then the run waits.
+            for (name, arguments) in handed_over {
+                pending.push(ctx.call_tool(name, &arguments)?);
             }
             if !pending.is_empty() {
                 return Ok(finish(Outcome::success().with_pending_tool_calls(pending)));

@@ -485,6 +485,14 @@ impl ChunkMapper {
         self.close_calls()
     }
 
+    /// The tool calls of the turn so far, in the order they began: their id, their function
+    /// name (whole once their arguments began) and their arguments' text as it has streamed.
+    pub fn tool_calls(&self) -> impl Iterator<Item = (&ToolCallId, &str, &str)> {
+        self.calls
+            .iter()
+            .map(|c| (&c.id, c.name.as_str(), c.arguments.as_str()))
+    }
+
     /// Ends the turn (the stream said `[DONE]`): starts the calls still waiting for their
     /// arguments, closes what is open, and returns what the turn produced.
     ///

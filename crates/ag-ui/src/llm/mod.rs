@@ -68,9 +68,10 @@ mod client;
 mod convert;
 mod error;
 mod mapper;
+mod tool;
 pub mod wire;
 
-pub use agent::{BackendTool, DEFAULT_MAX_ITERATIONS, LlmAgent, ToolError, ToolOutput, schema_for};
+pub use agent::{DEFAULT_MAX_ITERATIONS, LlmAgent};
 pub use client::{
     ChunkStream, DEFAULT_CONNECT_TIMEOUT, DEFAULT_IDLE_TIMEOUT, OpenAiClient, Timeouts,
 };
@@ -83,3 +84,4 @@ pub use mapper::{
 /// The `schemars` crate, re-exported so tool argument types derive `JsonSchema` from the same
 /// version this crate generates schemas with.
 pub use schemars;
+pub use tool::{BackendTool, ToolError, ToolOutput, ToolRun, schema_for};

@@ -218,6 +218,48 @@ impl<S: Serialize> StateSlot<S> {
     }
 }
 
+impl<S> StateSlot<S> {
+    /// `STATE_DELTA` setting the top-level `key` to `value` in what the client holds (a
+    /// predicted value: the typed state is not changed), so that later deltas are diffed from
+    /// what the client has. Nothing when the client already holds that value.
+    pub(crate) fn predict(&mut self, emitter: &Emitter, key: &str, value: Value) -> Result<()> {
+        let published = self
+            .published
+            .get_or_insert_with(|| Value::Object(serde_json::Map::new()));
+        let Value::Object(object) = published else {
+            return Err(Error::new(
+                ErrorKind::State,
+                format!(
+                    "the state is not an object, so its key `{}` cannot be predicted",
+                    crate::excerpt(key, 60)
+                ),
+            ));
+        };
+        if object.get(key) == Some(&value) {
+            return Ok(());
+        }
+        let depth = measure(&value, usize::MAX, MAX_DEPTH).depth;
+        if depth >= MAX_DEPTH {
+            return Err(Error::new(
+                ErrorKind::State,
+                format!(
+                    "the predicted value of `{}` nests more than {MAX_DEPTH} levels: clients \
+                     refuse it, so it is not published",
+                    crate::excerpt(key, 60)
+                ),
+            ));
+        }
+        let path = json_patch::jsonptr::PointerBuf::from_tokens([key]);
+        let op = json_patch::PatchOperation::Add(json_patch::AddOperation {
+            path,
+            value: value.clone(),
+        });
+        emitter.send(Event::state_delta(vec![op]))?;
+        object.insert(key.to_owned(), value);
+        Ok(())
+    }
+}
+
 /// The state parameter of handles opened from a [`SubagentContext`](super::SubagentContext).
 ///
 /// The run's typed state lives with the parent agent; a subagent, which may run on another
