@@ -24,7 +24,7 @@ use std::process::{ChildStdout, Command, Stdio};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
-use ag_ui_dojo::features::{
+use ag_ui_dojo::scripted::{
     agentic_chat, backend_tool_rendering, human_in_the_loop, predictive_state_updates,
     shared_state, tool_based_generative_ui,
 };
@@ -86,10 +86,9 @@ async fn record(State(received): State<Received>, request: Request, next: Next) 
 /// The routes on a free port at `pace`, recording what they receive.
 async fn dojo(pace: Pace) -> (String, Received) {
     let received = Received::default();
-    let app = router(Config::with_pace(pace)).layer(axum::middleware::from_fn_with_state(
-        received.clone(),
-        record,
-    ));
+    let app = router(Config::default().with_pace(pace)).layer(
+        axum::middleware::from_fn_with_state(received.clone(), record),
+    );
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
     tokio::spawn(async move { axum::serve(listener, app).await });
