@@ -4,10 +4,11 @@
 // (fixtures/ours). Strict: a request no fixture answers gets a 503, so a test never passes on
 // a reply nobody wrote. Used by examples/dojo/tests/model (crates/ag-ui/tests/support/aimock.rs).
 //
-//   node serve.mjs [--latency MS] [--chunk-size CHARS]
+//   node serve.mjs [--port N] [--latency MS] [--chunk-size CHARS] [--exit-with-stdin]
 //
-// Prints "aimock: http://127.0.0.1:PORT/v1" once it listens (a free port), and exits when its
-// standard input closes (so it never outlives the test process that started it).
+// Prints "aimock: http://127.0.0.1:PORT/v1" once it listens (port 0, the default, picks a free
+// one). With --exit-with-stdin it exits when its standard input closes, so it never outlives
+// the test process that started it.
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 
@@ -15,15 +16,17 @@ import { LLMock } from "@copilotkit/aimock";
 
 const { values } = parseArgs({
   options: {
+    port: { type: "string", default: "0" },
     latency: { type: "string", default: "5" },
     "chunk-size": { type: "string", default: "20" },
+    "exit-with-stdin": { type: "boolean", default: false },
   },
 });
 
 const fixtures = new URL("./fixtures/", import.meta.url).pathname;
 const mock = new LLMock({
   host: "127.0.0.1",
-  port: 0,
+  port: Number(values.port),
   strict: true,
   latency: Number(values.latency),
   chunkSize: Number(values["chunk-size"]),
@@ -38,8 +41,10 @@ mock.loadFixtureDir(join(fixtures, "dojo"));
 const url = await mock.start();
 console.log(`aimock: ${url}/v1`);
 
-process.stdin.resume();
-process.stdin.on("end", async () => {
-  await mock.stop();
-  process.exit(0);
-});
+if (values["exit-with-stdin"]) {
+  process.stdin.resume();
+  process.stdin.on("end", async () => {
+    await mock.stop();
+    process.exit(0);
+  });
+}

@@ -14,6 +14,8 @@ export const FEATURES = [
   "tool_based_generative_ui",
   "shared_state",
   "predictive_state_updates",
+  "agentic_chat_reasoning",
+  "agentic_chat_multimodal",
 ];
 
 /** A node:http listener serving the runtime under /api/copilotkit, agents at `agentBase`. */

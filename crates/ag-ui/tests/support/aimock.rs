@@ -67,7 +67,7 @@ pub(crate) fn aimock() -> &'static Aimock {
         );
         let mut child = Command::new("node")
             .arg(dir.join("aimock/serve.mjs"))
-            .args(["--latency", &LATENCY_MS.to_string()])
+            .args(["--latency", &LATENCY_MS.to_string(), "--exit-with-stdin"])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())

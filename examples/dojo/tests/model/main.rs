@@ -2,18 +2,23 @@
 //! the Dojo's fixtures (`interop/aimock`, started once for this binary), `ag-ui-dojo`'s model
 //! backend pointed at it, every route driven through this crate's client (`client`: the
 //! events, the final messages and state, and what the model received) and through the
-//! CopilotKit app in Chromium (`copilotkit`: what a person sees on each page).
+//! CopilotKit app in Chromium (`pages`: what a person sees on each page).
 //!
-//! Needs `npm ci --prefix interop` (aimock) and, for `copilotkit`, `npm ci --prefix
+//! Needs `npm ci --prefix interop` (aimock) and, for `pages`, `npm ci --prefix
 //! interop/copilotkit`, chromium and chromedriver (see `tests/copilotkit.rs`).
 
 #[path = "../../../../crates/ag-ui/tests/support/aimock.rs"]
 mod aimock;
+#[path = "../../../../crates/ag-ui/tests/support/browser.rs"]
+mod browser;
+#[path = "../../../../crates/ag-ui/tests/support/copilotkit.rs"]
+mod copilotkit;
 #[path = "../../../../crates/ag-ui/tests/support/http.rs"]
 #[allow(dead_code, unreachable_pub)]
 mod http;
 
 mod client;
+mod pages;
 
 use ag_ui::server::downgrade::ClientVersion;
 use ag_ui_dojo::model::ModelConfig;
