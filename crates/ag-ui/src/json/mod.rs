@@ -61,7 +61,6 @@
 // The reducer (client) uses all of it, the server the depth.
 #[cfg_attr(not(feature = "client"), allow(dead_code))]
 pub(crate) mod measure;
-#[cfg_attr(not(any(feature = "client", feature = "openai")), allow(dead_code))]
 pub(crate) mod partial;
 mod patch;
 mod read;

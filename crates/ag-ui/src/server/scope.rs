@@ -222,6 +222,7 @@ impl<S> StateSlot<S> {
     /// `STATE_DELTA` setting the top-level `key` to `value` in what the client holds (a
     /// predicted value: the typed state is not changed), so that later deltas are diffed from
     /// what the client has. Nothing when the client already holds that value.
+    #[cfg_attr(not(feature = "openai"), allow(dead_code))]
     pub(crate) fn predict(&mut self, emitter: &Emitter, key: &str, value: Value) -> Result<()> {
         let published = self
             .published

@@ -10,7 +10,7 @@
 
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
-use std::process::{ChildStdin, ChildStdout, Command, Stdio};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::sync::{Mutex, OnceLock};
 
 use serde_json::Value;
@@ -26,9 +26,11 @@ pub(crate) const LATENCY_MS: u64 = 20;
 /// A running mock: its base URL (`…/v1`).
 pub(crate) struct Aimock {
     url: String,
-    // Kept open: the mock exits when its standard input closes, i.e. with this process.
+    // Kept open: the mock exits when its standard input closes, i.e. with this process (a
+    // static is never dropped, so it is not killed: it leaves on its own).
     _stdin: Mutex<ChildStdin>,
     _stdout: Mutex<BufReader<ChildStdout>>,
+    _child: Mutex<Child>,
 }
 
 impl Aimock {
@@ -86,6 +88,7 @@ pub(crate) fn aimock() -> &'static Aimock {
             url,
             _stdin: Mutex::new(stdin),
             _stdout: Mutex::new(stdout),
+            _child: Mutex::new(child),
         }
     })
 }

@@ -4,7 +4,7 @@
 //! Each route sends what that reference backend sends (the texts, the tool calls and how their
 //! arguments stream, the state and its deltas, the pauses), written the way an agent built on
 //! `ag_ui` is written: an [`Agent`](ag_ui::server::Agent) per route, its
-//! [`RunContext`](ag_ui::server::RunContext), the RAII handles that close what they open, typed
+//! [`RunContext`], the RAII handles that close what they open, typed
 //! state structs published as snapshots and deltas, and `MESSAGES_SNAPSHOT` where the reference
 //! sends the whole conversation back.
 //!

@@ -232,7 +232,7 @@ fn open_reasoning_is_closed_before_the_run_ends() {
 /// and reasoning messages in snapshots; every other rule still applies.
 #[test]
 fn naming_a_client_that_reads_reasoning_keeps_it_and_nothing_else() {
-    let reasoning = vec![
+    let reasoning = [
         Event::reasoning_start("s1"),
         Event::reasoning_message_start("m1"),
         Event::reasoning_message_content("m1", "hmm"),
