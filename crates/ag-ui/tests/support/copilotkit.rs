@@ -31,12 +31,27 @@ pub(crate) fn app_dir() -> PathBuf {
     dir
 }
 
-/// The page, bundled once per test binary into `target/tmp/copilotkit-page`.
+/// Whether the bundle in `out` is newer than everything it is built from (the page, the build
+/// script, the lockfile): then the test binaries after the first reuse it.
+fn fresh(out: &Path, dir: &Path) -> bool {
+    let modified = |path: &Path| std::fs::metadata(path).and_then(|m| m.modified()).ok();
+    let Some(built) = modified(&out.join("app.js")) else {
+        return false;
+    };
+    ["app.jsx", "build.mjs", "package-lock.json"]
+        .iter()
+        .all(|source| modified(&dir.join(source)).is_some_and(|m| m <= built))
+}
+
+/// The page, bundled into `target/tmp/copilotkit-page` once (again when a source changed).
 pub(crate) fn page() -> &'static Path {
     static PAGE: OnceLock<PathBuf> = OnceLock::new();
     PAGE.get_or_init(|| {
         let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("copilotkit-page");
         let dir = app_dir();
+        if fresh(&out, &dir) {
+            return out;
+        }
         let status = Command::new("node")
             .arg(dir.join("build.mjs"))
             .arg(&out)
