@@ -26,7 +26,8 @@ const params = new URLSearchParams(location.search);
 const feature = params.get("feature") ?? "agentic_chat";
 const direct = params.get("agent");
 
-function AgenticChat() {
+// The page's frontend tool `change_background`: the background it paints.
+function useBackground() {
   const [background, setBackground] = useState("rgb(255, 255, 255)");
   useFrontendTool({
     name: "change_background",
@@ -37,6 +38,11 @@ function AgenticChat() {
       return { status: "success", message: `background changed to ${background}` };
     },
   });
+  return background;
+}
+
+function AgenticChat() {
+  const background = useBackground();
   return (
     <div data-testid="background" style={{ background, minHeight: "100vh" }}>
       <CopilotChat agentId={feature} />
@@ -255,16 +261,7 @@ function AgenticGenerativeUi() {
 
 function AgenticChatReasoning() {
   const { agent } = useAgent({ agentId: feature });
-  const [background, setBackground] = useState("rgb(255, 255, 255)");
-  useFrontendTool({
-    name: "change_background",
-    description: "Change the page's background (any CSS background value).",
-    parameters: z.object({ background: z.string() }),
-    handler: async ({ background }) => {
-      setBackground(background);
-      return { status: "success", message: `background changed to ${background}` };
-    },
-  });
+  const background = useBackground();
   return (
     <div data-testid="background" style={{ background, minHeight: "100vh" }}>
       <label>
@@ -285,7 +282,12 @@ function AgenticChatReasoning() {
 }
 
 function AgenticChatMultimodal() {
-  return <CopilotChat agentId={feature} attachments={{ enabled: true, accept: "image/*" }} />;
+  const background = useBackground();
+  return (
+    <div data-testid="background" style={{ background, minHeight: "100vh" }}>
+      <CopilotChat agentId={feature} attachments={{ enabled: true, accept: "image/*" }} />
+    </div>
+  );
 }
 
 const pages = {

@@ -34,7 +34,9 @@ use axum::extract::{Request, State};
 use axum::middleware::Next;
 use axum::response::Response;
 use browser::{js, skip_without_browser, with_browser};
-use copilotkit::{WAIT, app, click, open, screenshot, send, texts, wait_for, wait_for_reply};
+use copilotkit::{
+    WAIT, answer_changes, app, click, open, screenshot, send, texts, wait_for, wait_for_reply,
+};
 use fantoccini::Client;
 use serde_json::Value;
 
@@ -268,24 +270,7 @@ async fn every_feature(client: &Client, pages: &Pages, received: &Received, labe
                 .any(|name| written == format!("{} ", predictive_state_updates::story(name))),
             "{label}: the document: {written:?}"
         );
-        click(client, button).await;
-        wait_for(
-            client,
-            outcome,
-            &format!(
-                "document.querySelectorAll('[data-testid=\"changes-outcome\"]').length === {}",
-                round + 1
-            ),
-        )
-        .await;
-        assert_eq!(
-            texts(client, "changes-outcome")
-                .await
-                .last()
-                .map(String::as_str),
-            Some(outcome),
-            "{label}"
-        );
+        answer_changes(client, button, outcome, round).await;
         wait_for_reply(client, predictive_state_updates::DONE, round + 1).await;
     }
     screenshot(client, &format!("{label}-predictive_state_updates")).await;

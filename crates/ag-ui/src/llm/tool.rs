@@ -268,15 +268,9 @@ impl<S: Send + 'static> BackendTool<S> {
         F: Fn(A, S) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<ToolOutput<S>, ToolError>> + Send + 'static,
     {
-        let tool = Tool::new(name, description).with_parameters(schema_for::<A>());
-        let handler = move |arguments: &str, run: ToolRun<S>| -> Result<ToolFuture<S>, String> {
-            let args = parse::<A>(arguments)?;
-            Ok(Box::pin(handler(args, run.into_state())))
-        };
-        Self {
-            tool,
-            handler: Arc::new(handler),
-        }
+        Self::with_run(name, description, move |args: A, run: ToolRun<S>| {
+            handler(args, run.into_state())
+        })
     }
 
     /// A tool that works on the run: `handler` gets the parsed arguments and a [`ToolRun`],

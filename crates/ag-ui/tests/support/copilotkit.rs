@@ -196,6 +196,29 @@ pub(crate) async fn send(client: &Client, message: &str) {
     click(client, "copilot-send-button").await;
 }
 
+/// Answers the document page's `confirm_changes` with `button` (`confirm-changes` or
+/// `reject-changes`) and waits for the page to show the `outcome` (`Accepted` or `Rejected`) of
+/// its `round`-th answer (from 0).
+pub(crate) async fn answer_changes(client: &Client, button: &str, outcome: &str, round: usize) {
+    click(client, button).await;
+    wait_for(
+        client,
+        outcome,
+        &format!(
+            "document.querySelectorAll('[data-testid=\"changes-outcome\"]').length === {}",
+            round + 1
+        ),
+    )
+    .await;
+    assert_eq!(
+        texts(client, "changes-outcome")
+            .await
+            .last()
+            .map(String::as_str),
+        Some(outcome)
+    );
+}
+
 /// Opens the page of `feature`.
 pub(crate) async fn open(client: &Client, page: &str, feature: &str) {
     let separator = if page.contains('?') { '&' } else { '?' };

@@ -3,12 +3,10 @@
 //!
 //! The model calls `generate_task_steps_generative_ui` with the steps; the tool puts them in
 //! the state, all `pending` (`STATE_SNAPSHOT`), then completes them one at a time, each a
-//! second of simulated work ([`STEP_WORK`], scaled by the [`Pace`]) followed by a
+//! second of simulated work ([`STEP_PAUSE`], the scripts' pause, scaled by the [`Pace`]) followed by a
 //! `STATE_DELTA` turning its status to `completed`, before it returns. The page's task
 //! progress card follows `state.steps`; the model, given the tool's result, then says in a
 //! sentence what it did.
-
-use std::time::Duration;
 
 use ag_ui::llm::{BackendTool, LlmAgent, ToolOutput, ToolRun};
 use schemars::JsonSchema;
@@ -17,6 +15,7 @@ use serde_json::{Map, Value};
 
 use super::ModelConfig;
 use crate::Pace;
+pub use crate::scripted::agentic_generative_ui::{STEP_PAUSE, Step, StepStatus};
 
 /// The system prompt.
 pub const SYSTEM_PROMPT: &str = "You are a helpful assistant who gets things done. When asked \
@@ -24,32 +23,8 @@ to do something, call generate_task_steps_generative_ui with the steps it takes 
 each, in gerund form); the tool performs them and the user watches. Afterwards do not repeat \
 the steps: say in one sentence, with an emoji or two, that you did them.";
 
-/// The simulated work of one step, at [`Pace::REFERENCE`].
-pub const STEP_WORK: Duration = Duration::from_secs(1);
-
 /// What the tool tells the model once every step is done.
 pub const STEPS_EXECUTED: &str = "Steps executed.";
-
-/// Where a step is.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum StepStatus {
-    /// Not done yet.
-    #[default]
-    Pending,
-    /// Done.
-    Completed,
-}
-
-/// One step of the plan.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Step {
-    /// What the step does.
-    pub description: String,
-    /// Whether it is done.
-    #[serde(default)]
-    pub status: StepStatus,
-}
 
 /// The state the page shows: the steps, and whatever else the page keeps.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -77,7 +52,7 @@ pub struct Plan {
 }
 
 /// The `generate_task_steps_generative_ui` tool: the plan into the state, then each step
-/// completed after [`STEP_WORK`] scaled by `pace`.
+/// completed after [`STEP_PAUSE`] scaled by `pace`.
 pub fn generate_task_steps(pace: Pace) -> BackendTool<PlanState> {
     BackendTool::with_run(
         "generate_task_steps_generative_ui",
@@ -94,7 +69,7 @@ pub fn generate_task_steps(pace: Pace) -> BackendTool<PlanState> {
                 .collect();
             run.publish(state.clone()).await?;
             for i in 0..state.steps.len() {
-                pace.pause(STEP_WORK).await;
+                pace.pause(STEP_PAUSE).await;
                 state.steps[i].status = StepStatus::Completed;
                 run.publish(state.clone()).await?;
             }

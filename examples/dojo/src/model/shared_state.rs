@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::ModelConfig;
+pub use crate::scripted::shared_state::Ingredient;
 
 /// The system prompt.
 pub const SYSTEM_PROMPT: &str = "You are a cooking assistant sharing a recipe with the user, \
@@ -20,20 +21,6 @@ who can edit it too; the current recipe is in the application's state. When aske
 change or improve the recipe, call generate_recipe with the whole recipe (title, skill level, \
 cooking time, special preferences, every ingredient with an icon, name and amount, and the \
 steps), keeping what the user added. When only asked about it, answer in words.";
-
-/// One ingredient.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub struct Ingredient {
-    /// An emoji for it.
-    #[serde(default)]
-    pub icon: String,
-    /// What.
-    #[serde(default)]
-    pub name: String,
-    /// How much.
-    #[serde(default)]
-    pub amount: String,
-}
 
 /// A recipe, as the Dojo's page edits it.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]

@@ -13,7 +13,7 @@ use serde_json::Value;
 use super::aimock::aimock;
 use super::browser::{js, skip_without_browser, with_browser};
 use super::copilotkit::{
-    REPLIES, app, click, open, screenshot, send, texts, wait_for, wait_for_reply,
+    REPLIES, answer_changes, app, click, open, screenshot, send, texts, wait_for, wait_for_reply,
 };
 use super::dojo;
 
@@ -202,23 +202,7 @@ async fn predictive_state_updates(client: &Client, page: &str) {
             drafts.as_u64().is_some_and(|n| n > 3),
             "drafts shown: {drafts}"
         );
-        click(client, button).await;
-        wait_for(
-            client,
-            outcome,
-            &format!(
-                "document.querySelectorAll('[data-testid=\"changes-outcome\"]').length === {}",
-                round + 1
-            ),
-        )
-        .await;
-        assert_eq!(
-            texts(client, "changes-outcome")
-                .await
-                .last()
-                .map(String::as_str),
-            Some(outcome)
-        );
+        answer_changes(client, button, outcome, round).await;
         wait_for_reply(client, DONE, round + 1).await;
     }
     screenshot(client, "model-predictive_state_updates").await;
