@@ -198,9 +198,6 @@ pub mod llm;
 pub mod mcp;
 mod message;
 mod outcome;
-#[cfg(feature = "rig")]
-#[cfg_attr(docsrs, doc(cfg(feature = "rig")))]
-pub mod rig;
 mod serde_util;
 #[cfg(feature = "server")]
 #[cfg_attr(docsrs, doc(cfg(feature = "server")))]

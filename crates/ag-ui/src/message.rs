@@ -107,7 +107,7 @@ impl From<TextMessageRole> for Role {
 /// use ag_ui::Content;
 ///
 /// let c: Content = serde_json::from_str(r#"[{"type":"text","text":"a"},{"type":"text","text":"b"}]"#).unwrap();
-/// assert_eq!(c.flatten(), "ab");
+/// assert_eq!(c.flatten(), "a\nb");
 /// assert_eq!(Content::from("plain").flatten(), "plain");
 /// ```
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -120,18 +120,28 @@ pub enum Content {
 }
 
 impl Content {
-    /// The text of this content: the string itself, or the concatenated text of its text parts
-    /// (other parts dropped, no placeholders), as a string-only peer would see it.
+    /// The text of this content, as a string-only peer (a model, a pre-1.0 client) reads it:
+    /// the string itself, or the text of its text parts joined with `"\n"` (each part is a
+    /// block of its own; other parts are left out, with no placeholder). This is the one rule
+    /// the crate joins text parts by, in its model bridges
+    /// (`server::bridge`) and its version downgrade alike.
     pub fn flatten(&self) -> String {
         match self {
             Content::Text(text) => text.clone(),
-            Content::Parts(parts) => parts
-                .iter()
-                .filter_map(|p| match p {
-                    ContentPart::Text(t) => Some(t.text.as_str()),
-                    _ => None,
-                })
-                .collect(),
+            Content::Parts(parts) => {
+                let mut text = String::new();
+                let mut first = true;
+                for part in parts {
+                    if let ContentPart::Text(t) = part {
+                        if !first {
+                            text.push('\n');
+                        }
+                        first = false;
+                        text.push_str(&t.text);
+                    }
+                }
+                text
+            }
         }
     }
 

@@ -8,24 +8,12 @@ use ag_ui::mcp::{McpConfig, McpErrorKind, McpServer, McpTools};
 use ag_ui::server::Runner;
 use ag_ui::{Content, ContentPart, Event, Message, RunAgentInput, Tool, verify};
 use futures::StreamExt;
-use rmcp::ServiceExt;
 use serde_json::json;
 
 mod support;
+use support::mcp_pipe::in_process;
 use support::mcp_server::DemoServer;
 use support::openai_mock::{self, Reply, chunk, finish, sse};
-
-async fn in_process(config: McpConfig) -> McpServer {
-    let (server_side, client_side) = tokio::io::duplex(64 * 1024);
-    tokio::spawn(async move {
-        if let Ok(running) = DemoServer::new().serve(server_side).await {
-            let _ = running.waiting().await;
-        }
-    });
-    McpServer::connect("demo", client_side, config)
-        .await
-        .unwrap()
-}
 
 #[tokio::test]
 async fn lists_names_descriptions_and_schemas() {
@@ -61,6 +49,19 @@ async fn calls_return_text_parts_or_tool_errors() {
         }
         other => panic!("{other:?}"),
     }
+}
+
+#[tokio::test]
+async fn the_tools_of_several_servers_are_called_by_name() {
+    let tools = McpTools::new(vec![in_process(McpConfig::default()).await]).unwrap();
+    assert_eq!(
+        tools.call("add", r#"{"a":1,"b":2}"#).await.unwrap(),
+        Content::Text("3".into())
+    );
+    let failed = tools.call("fail", "{}").await.unwrap_err();
+    assert!(failed.contains("the disk is full"), "{failed}");
+    let unknown = tools.call("nope", "{}").await.unwrap_err();
+    assert_eq!(unknown, "no MCP server offers a tool named `nope`");
 }
 
 #[tokio::test]
@@ -186,56 +187,6 @@ async fn llm_agent_streams_mcp_calls_and_results_and_errors_reach_the_model() {
     assert!(declared.contains(&"add".to_owned()) && declared.contains(&"slow".to_owned()));
 }
 
-#[cfg(feature = "rig")]
-#[tokio::test]
-async fn a_rig_agent_calls_mcp_tools() {
-    use ag_ui::rig::RigAgent;
-    use ag_ui::rig::rig_core::client::CompletionClient;
-    use ag_ui::rig::rig_core::providers::openai;
-
-    let tools = McpTools::new(vec![in_process(McpConfig::default()).await]).unwrap();
-    let (mock, base) = openai_mock::serve(vec![
-        Reply::Sse(sse(&[
-            call(0, "call_a", "add", r#"{"a":2,"b":3}"#),
-            call(1, "call_f", "fail", "{}"),
-            finish("tool_calls"),
-        ])),
-        Reply::Sse(sse(&[chunk(json!({"content": "5."})), finish("stop")])),
-    ])
-    .await;
-    let client = openai::CompletionsClient::builder()
-        .api_key("test-key")
-        .base_url(&base)
-        .build()
-        .unwrap();
-    let agent = client.agent("mock-model").build();
-    tools.add_to_rig_agent(&agent).await.unwrap();
-    let input = RunAgentInput::new("t", "r").with_messages(vec![Message::user("u1", "Hi")]);
-    let events: Vec<Event> = Runner::new(RigAgent::new(agent))
-        .run(input)
-        .unwrap()
-        .collect()
-        .await;
-    verify::verify_all(&events).unwrap_or_else(|v| panic!("{v}\n{events:#?}"));
-    let results: Vec<_> = events
-        .iter()
-        .filter_map(|e| match e {
-            Event::ToolCallResult(r) => {
-                Some((r.tool_call_id.as_str().to_owned(), r.content.clone()))
-            }
-            _ => None,
-        })
-        .collect();
-    assert_eq!(results[0], ("call_a".to_owned(), Content::Text("5".into())));
-    let Content::Text(failed) = &results[1].1 else {
-        panic!("{results:?}")
-    };
-    assert!(failed.contains("the disk is full"), "{failed}");
-    assert!(matches!(events.last(), Some(Event::RunFinished(_))));
-    let second = &mock.requests.lock().unwrap()[1].1["messages"];
-    assert!(second.to_string().contains("the disk is full"));
-}
-
 #[tokio::test]
 async fn streamable_http_lists_and_calls() {
     use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
@@ -267,57 +218,4 @@ async fn streamable_http_lists_and_calls() {
         .await
         .unwrap_err();
     assert_eq!(error.kind(), McpErrorKind::Connect);
-}
-
-#[cfg(feature = "rig")]
-#[tokio::test]
-async fn a_rig_agent_refuses_mcp_tools_with_its_own_names_and_frontend_tools_with_theirs() {
-    use ag_ui::rig::RigAgent;
-    use ag_ui::rig::rig_core::client::CompletionClient;
-    use ag_ui::rig::rig_core::providers::openai;
-
-    let (mock, base) = openai_mock::serve(vec![]).await;
-    let client = openai::CompletionsClient::builder()
-        .api_key("test-key")
-        .base_url(&base)
-        .build()
-        .unwrap();
-    let agent = client.agent("mock-model").build();
-    let first = McpTools::new(vec![in_process(McpConfig::default()).await]).unwrap();
-    first.add_to_rig_agent(&agent).await.unwrap();
-    let count = |agent: &ag_ui::rig::rig_core::agent::Agent<_>| {
-        let handle = agent.tool_server_handle.clone();
-        async move { handle.get_tool_defs(None).await.unwrap().len() }
-    };
-    let before = count(&agent).await;
-    assert_eq!(before, first.declarations().len());
-
-    // A second server with the same tools: refused at construction, nothing added.
-    let second = McpTools::new(vec![in_process(McpConfig::default()).await]).unwrap();
-    let error = second.add_to_rig_agent(&agent).await.unwrap_err();
-    assert_eq!(error.kind(), McpErrorKind::DuplicateTool);
-    assert!(
-        error.to_string().contains("of the MCP server `demo`"),
-        "{error}"
-    );
-    assert_eq!(count(&agent).await, before);
-
-    // A frontend tool with an MCP tool's name: RUN_ERROR before the model is asked.
-    let input = RunAgentInput::new("t", "r")
-        .with_messages(vec![Message::user("u1", "Hi")])
-        .with_tools(vec![Tool::new("slow", "the client's slow")]);
-    let events: Vec<Event> = Runner::new(RigAgent::new(agent))
-        .run(input)
-        .unwrap()
-        .collect()
-        .await;
-    verify::verify_all(&events).unwrap_or_else(|v| panic!("{v}\n{events:#?}"));
-    match events.last() {
-        Some(Event::RunError(e)) => {
-            assert_eq!(e.code.as_deref(), Some("tool_name_clash"));
-            assert!(e.message.contains("`slow`"), "{}", e.message);
-        }
-        other => panic!("{other:?}"),
-    }
-    assert!(mock.requests.lock().unwrap().is_empty());
 }

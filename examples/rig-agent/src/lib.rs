@@ -1,10 +1,11 @@
 //! A rig agent with one rig tool, `add`, built on rig's OpenAI provider through the Chat
-//! Completions API (what Ollama, vLLM and LiteLLM speak), for [`ag_ui::rig::RigAgent`].
+//! Completions API (what Ollama, vLLM and LiteLLM speak), for [`ag_ui_rig::RigAgent`].
 
-use ag_ui::rig::RigAgent;
-use ag_ui::rig::rig_core::client::CompletionClient;
-use ag_ui::rig::rig_core::providers::openai;
-use ag_ui::rig::rig_core::tool::Tool;
+use ag_ui::server::bridge::LoopConfig;
+use ag_ui_rig::RigAgent;
+use ag_ui_rig::rig_agent::AgentBuilder;
+use ag_ui_rig::rig_core::providers::openai::OpenAIConfig;
+use ag_ui_rig::rig_core::tool::PortableTool;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -26,11 +27,11 @@ pub struct Add;
 #[error("add failed")]
 pub struct AddError;
 
-impl Tool for Add {
+impl PortableTool for Add {
     const NAME: &'static str = "add";
-    type Error = AddError;
     type Args = AddArgs;
     type Output = f64;
+    type Error = AddError;
 
     fn description(&self) -> String {
         "Adds two numbers and returns their sum.".to_owned()
@@ -54,23 +55,18 @@ impl Tool for Add {
 
 /// The served agent: `model` at `base_url` (including its `/v1`), with `api_key` when the
 /// server needs one; the frontend's tools are offered beside `add` on every run.
-///
-/// # Errors
-///
-/// rig refuses the client configuration (an invalid base URL or key).
-pub fn rig_agent(
-    base_url: &str,
-    api_key: &str,
-    model: &str,
-) -> Result<RigAgent<openai::completion::CompletionModel>, Box<dyn std::error::Error>> {
-    let client = openai::CompletionsClient::builder()
-        .api_key(api_key)
-        .base_url(base_url)
-        .build()?;
-    let agent = client
-        .agent(model)
+pub fn rig_agent(base_url: &str, api_key: &str, model: &str) -> RigAgent {
+    let model_handle = OpenAIConfig::new(api_key)
+        .with_base_url(base_url)
+        .client()
+        .chat(model);
+    let agent = AgentBuilder::new(model_handle)
         .preamble("You are a helpful assistant. Use `add` for arithmetic.")
         .tool(Add)
         .build();
-    Ok(RigAgent::new(agent).with_usage_names("openai", model))
+    RigAgent::new(agent).with_loop_config(
+        LoopConfig::default()
+            .with_usage_provider("openai")
+            .with_usage_model(model),
+    )
 }

@@ -17,7 +17,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         std::env::var("OPENAI_BASE_URL").unwrap_or_else(|_| "https://api.openai.com/v1".to_owned());
     let model = std::env::var("MODEL").unwrap_or_else(|_| "gpt-4o-mini".to_owned());
     let key = std::env::var("OPENAI_API_KEY").unwrap_or_default();
-    let agent = rig_agent(&base_url, &key, &model)?;
+    let agent = rig_agent(&base_url, &key, &model);
     let listener = tokio::net::TcpListener::bind(&addr).await?;
     let app = axum::Router::new().agent("/", AgentEndpoint::agent(agent));
     println!("rig agent ({model}) on http://{}/", listener.local_addr()?);

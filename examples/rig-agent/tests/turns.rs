@@ -50,7 +50,7 @@ async fn text_the_add_tool_and_a_frontend_tool_over_two_runs() {
         ])),
     ])
     .await;
-    let agent = rig_agent(&base, "test-key", "mock-model").unwrap();
+    let agent = rig_agent(&base, "test-key", "mock-model");
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/", listener.local_addr().unwrap());
     let app = axum::Router::new().agent("/", AgentEndpoint::agent(agent));
@@ -77,22 +77,29 @@ async fn text_the_add_tool_and_a_frontend_tool_over_two_runs() {
         })
         .collect();
     assert_eq!(text, "Adding.");
-    let result = seen
+    // The calls, by name: their ids are the run's.
+    let id_of = |name: &str| {
+        seen.0
+            .iter()
+            .find_map(|e| match e {
+                Event::ToolCallStart(s) if s.tool_call_name == name => {
+                    Some(s.tool_call_id.as_str().to_owned())
+                }
+                _ => None,
+            })
+            .unwrap_or_else(|| panic!("no call to {name}"))
+    };
+    let (add, confirm) = (id_of("add"), id_of("confirm"));
+    let results: Vec<_> = seen
         .0
         .iter()
-        .find_map(|e| match e {
+        .filter_map(|e| match e {
             Event::ToolCallResult(r) => Some((r.tool_call_id.as_str(), &r.content)),
             _ => None,
         })
-        .expect("the rig tool answered");
-    assert_eq!(result, ("call_add", &Content::Text("5.0".into())));
-    assert!(
-        !seen
-            .0
-            .iter()
-            .any(|e| matches!(e, Event::ToolCallResult(r) if r.tool_call_id.as_str() == "call_ok")),
-        "the frontend call is answered by the client"
-    );
+        .collect();
+    // The rig tool answered; the frontend call is answered by the client.
+    assert_eq!(results, [(add.as_str(), &Content::Text("5.0".into()))]);
     // The wire's own list, not the client's fallback (calls without a result).
     let finished = match seen.0.last() {
         Some(Event::RunFinished(done)) => done,
@@ -103,7 +110,7 @@ async fn text_the_add_tool_and_a_frontend_tool_over_two_runs() {
             pending_tool_call_ids: Some(ids),
         }) => assert_eq!(
             ids.iter().map(|i| i.as_str()).collect::<Vec<_>>(),
-            ["call_ok"]
+            [confirm.as_str()]
         ),
         other => panic!("{other:?}"),
     }
@@ -113,7 +120,7 @@ async fn text_the_add_tool_and_a_frontend_tool_over_two_runs() {
             .iter()
             .map(|i| i.as_str())
             .collect::<Vec<_>>(),
-        ["call_ok"]
+        [confirm.as_str()]
     );
 
     assert_eq!(conversation.run_tools(), 1);
@@ -130,7 +137,7 @@ async fn text_the_add_tool_and_a_frontend_tool_over_two_runs() {
         .iter()
         .map(|t| t["function"]["name"].as_str().unwrap().to_owned())
         .collect();
-    assert_eq!(offered, ["confirm", "add"]);
+    assert_eq!(offered, ["add", "confirm"]);
     let last = requests[2].1["messages"]
         .as_array()
         .unwrap()
@@ -138,7 +145,7 @@ async fn text_the_add_tool_and_a_frontend_tool_over_two_runs() {
         .unwrap();
     assert_eq!(
         (last["role"].as_str(), last["tool_call_id"].as_str()),
-        (Some("tool"), Some("call_ok"))
+        (Some("tool"), Some(confirm.as_str()))
     );
     assert!(
         last["content"].to_string().contains("yes, Is it 5?"),

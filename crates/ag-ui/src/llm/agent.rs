@@ -18,6 +18,7 @@ use super::tool::{BackendTool, ToolError, ToolOutput, ToolRun};
 use super::wire::{ChatContent, ChatFunctionCall, ChatMessage, ChatRequest, ChatToolCall};
 use super::{LlmError, LlmErrorKind};
 use crate::json::partial::PartialJson;
+use crate::server::bridge::{self, LoopConfig};
 use crate::server::{Agent, Outcome, PredictState, RunContext};
 use crate::{Content, TokenUsage, Tool, ToolCallId};
 
@@ -32,23 +33,6 @@ async fn unless_cancelled<T>(
     }
 }
 
-fn add_usage(total: &mut Option<TokenUsage>, turn: TokenUsage) {
-    let Some(sum) = total else {
-        *total = Some(turn);
-        return;
-    };
-    let add = |a: &mut Option<u64>, b: Option<u64>| {
-        if let Some(b) = b {
-            *a = Some(a.unwrap_or(0) + b);
-        }
-    };
-    add(&mut sum.input_tokens, turn.input_tokens);
-    add(&mut sum.output_tokens, turn.output_tokens);
-    add(&mut sum.total_tokens, turn.total_tokens);
-    add(&mut sum.reasoning_tokens, turn.reasoning_tokens);
-    add(&mut sum.cached_input_tokens, turn.cached_input_tokens);
-}
-
 /// A model-backed AG-UI agent: streams an OpenAI-compatible model, runs backend tools, hands
 /// frontend tools to the client, and stops when the model does.
 ///
@@ -58,22 +42,24 @@ fn add_usage(total: &mut Option<TokenUsage>, turn: TokenUsage) {
 ///    context and the current state, then the conversation ([`to_chat_messages`]); the tools
 ///    are the backend tools and the input's frontend tools (a frontend tool with a backend
 ///    tool's name ends the run with `RUN_ERROR` code `tool_name_clash`, see
-///    [`check_frontend_tools`](crate::server::check_frontend_tools));
+///    [`bridge::check_frontend_tools`]);
 /// 2. streams the model's turn into the run ([`ChunkMapper`]);
 /// 3. when the turn called tools: runs each backend tool (emitting `TOOL_CALL_RESULT`, and
 ///    `STATE_DELTA` when the tool changed the state — also while it works, for a tool made
-///    with [`BackendTool::with_run`]), answers unknown tools and invalid arguments with an
-///    error result, and asks the model again — unless a frontend tool was called, or a backend
-///    tool handed the turn to the person ([`ToolOutput::with_frontend_call`]): then the run
-///    ends with outcome `success` and `pendingToolCallIds`, and the next run, carrying the
-///    client's tool message, continues the conversation;
+///    with [`BackendTool::with_run`]), answers a failed tool, invalid arguments and unknown
+///    tools with an error result ([`bridge::tool_error_text`], [`bridge::unknown_tool_text`]),
+///    and asks the model again — unless a frontend tool was called, or a backend tool handed
+///    the turn to the person ([`ToolOutput::with_frontend_call`]): then the run ends with
+///    outcome `success` and `pendingToolCallIds`, and the next run, carrying the client's tool
+///    message, continues the conversation;
 /// 4. stops when the model answers without tool calls, with the token usage of all its turns
 ///    on `RUN_FINISHED`.
 ///
-/// The loop asks the model at most [`with_max_iterations`](Self::with_max_iterations) times;
-/// past that, and on any provider failure, the run ends with `RUN_ERROR` and the code of the
-/// [`LlmErrorKind`]. A truncated answer (`finish_reason: "length"`) and a filtered one are
-/// errors too: they are not a success. A cancelled run drops the provider's request at once,
+/// The loop asks the model at most [`LoopConfig::max_turns`] times (the bridge core's
+/// [`LoopConfig`], set with [`with_loop_config`](Self::with_loop_config) or
+/// [`with_max_turns`](Self::with_max_turns)); past that, and on any provider failure, the run
+/// ends with `RUN_ERROR` and the code of the [`LlmErrorKind`]. A truncated answer
+/// (`finish_reason: "length"`) and a filtered one are errors too: they are not a success. A cancelled run drops the provider's request at once,
 /// and between provider chunks the loop waits on [`RunContext::ready`] so a slow consumer slows
 /// the provider's stream instead of growing the run's backlog.
 ///
@@ -89,10 +75,9 @@ fn add_usage(total: &mut Option<TokenUsage>, turn: TokenUsage) {
 pub struct LlmAgent<S = ()> {
     client: OpenAiClient,
     model: String,
-    provider: String,
     system_prompt: Option<String>,
     tools: Vec<BackendTool<S>>,
-    max_iterations: u32,
+    config: LoopConfig,
     temperature: Option<f64>,
     options: ChatOptions,
     extra: Map<String, Value>,
@@ -105,26 +90,23 @@ impl<S> fmt::Debug for LlmAgent<S> {
             .field("client", &self.client)
             .field("model", &self.model)
             .field("tools", &self.tools)
-            .field("max_iterations", &self.max_iterations)
+            .field("config", &self.config)
             .field("predicted", &self.predicted)
             .finish_non_exhaustive()
     }
 }
 
-/// The default cap on model requests per run.
-pub const DEFAULT_MAX_ITERATIONS: u32 = 8;
-
 impl<S> LlmAgent<S> {
-    /// An agent asking `model` through `client`; no system prompt, no backend tools, at most
-    /// [`DEFAULT_MAX_ITERATIONS`] requests per run, usage reported for provider `openai`.
+    /// An agent asking `model` through `client`; no system prompt, no backend tools, the
+    /// default [`LoopConfig`] (at most [`bridge::DEFAULT_MAX_TURNS`] requests per run, usage
+    /// reported for provider `openai`).
     pub fn new(client: OpenAiClient, model: impl Into<String>) -> Self {
         Self {
             client,
             model: model.into(),
-            provider: "openai".to_owned(),
             system_prompt: None,
             tools: Vec::new(),
-            max_iterations: DEFAULT_MAX_ITERATIONS,
+            config: LoopConfig::default(),
             temperature: None,
             options: ChatOptions::default(),
             extra: Map::new(),
@@ -146,11 +128,33 @@ impl<S> LlmAgent<S> {
         self
     }
 
-    /// Caps the model requests of one run (at least 1).
+    /// Sets how the loop runs: the most model requests per run, the names in the reported
+    /// usage.
+    ///
+    /// ```
+    /// use ag_ui::llm::{LlmAgent, OpenAiClient};
+    /// use ag_ui::server::bridge::LoopConfig;
+    ///
+    /// let agent = LlmAgent::<()>::new(OpenAiClient::new("http://127.0.0.1:11434/v1"), "llama3.2")
+    ///     .with_loop_config(LoopConfig::default().with_max_turns(3).with_usage_provider("ollama"));
+    /// assert_eq!(agent.loop_config().max_turns, 3);
+    /// ```
     #[must_use]
-    pub fn with_max_iterations(mut self, max: u32) -> Self {
-        self.max_iterations = max.max(1);
+    pub fn with_loop_config(mut self, config: LoopConfig) -> Self {
+        self.config = config;
         self
+    }
+
+    /// Sets [`LoopConfig::max_turns`] alone: the most model requests of one run (at least 1).
+    #[must_use]
+    pub fn with_max_turns(mut self, max: u32) -> Self {
+        self.config = self.config.with_max_turns(max);
+        self
+    }
+
+    /// How the loop runs.
+    pub fn loop_config(&self) -> &LoopConfig {
+        &self.config
     }
 
     /// Sets the sampling temperature.
@@ -164,13 +168,6 @@ impl<S> LlmAgent<S> {
     #[must_use]
     pub fn with_chat_options(mut self, options: ChatOptions) -> Self {
         self.options = options;
-        self
-    }
-
-    /// Names the provider in the reported `TokenUsage` (default `openai`).
-    #[must_use]
-    pub fn with_provider_name(mut self, provider: impl Into<String>) -> Self {
-        self.provider = provider.into();
         self
     }
 
@@ -306,7 +303,7 @@ where
     }
 
     async fn run_loop(&self, ctx: &mut RunContext<S>) -> Result<Outcome, crate::server::Error> {
-        crate::server::check_frontend_tools(
+        bridge::check_frontend_tools(
             self.tools.iter().map(|t| t.tool().name.as_str()),
             &ctx.input().tools,
         )?;
@@ -342,8 +339,9 @@ where
         request.extra = self.extra.clone();
 
         let mut usage: Option<TokenUsage> = None;
-        for iteration in 0..self.max_iterations {
-            if iteration > 0 {
+        let turns = self.config.turn_limit();
+        for index in 0..turns {
+            if index > 0 {
                 // Show the model the state as the tools left it.
                 let state = serde_json::to_value(ctx.state()).unwrap_or(Value::Null);
                 match (
@@ -367,8 +365,12 @@ where
                 return Ok(Outcome::cancelled());
             };
             let turn = turn?;
-            if let Some(turn_usage) = turn.token_usage(&self.provider, &self.model) {
-                add_usage(&mut usage, turn_usage);
+            let provider = self.config.usage_provider.as_deref().unwrap_or("openai");
+            if let Some(mut turn_usage) = turn.token_usage(provider, &self.model) {
+                if let Some(model) = &self.config.usage_model {
+                    turn_usage.model = Some(model.clone());
+                }
+                bridge::add_usage(&mut usage, turn_usage);
             }
             let finish = |outcome: Outcome| match &usage {
                 Some(usage) => outcome.with_usage(vec![usage.clone()]),
@@ -429,13 +431,13 @@ where
                                 handed_over.extend(output.frontend_call);
                                 output.content
                             }
-                            Err(error) => Content::Text(format!("Error: {error}")),
+                            Err(error) => Content::Text(bridge::tool_error_text(error.message())),
                         }
                     } else if frontend.contains(&call.name) {
                         pending.push(call.id.clone());
                         continue;
                     } else {
-                        Content::Text(format!("Error: there is no tool named `{}`", call.name))
+                        Content::Text(bridge::unknown_tool_text(&call.name))
                     };
                 ctx.tool_result(call.id.clone(), content.clone())?;
                 let content = match content {
@@ -465,10 +467,9 @@ where
             }
         }
         Err(LlmError::new(
-            LlmErrorKind::MaxIterations,
+            LlmErrorKind::MaxTurns,
             format!(
-                "the model still wanted tools after {} requests, the most this agent makes in one run",
-                self.max_iterations
+                "the model still wanted tools after {turns} requests, the most this agent makes in one run"
             ),
         )
         .into())

@@ -7,6 +7,7 @@ use super::wire::{
     FileRef, ImageUrl, InputAudio,
 };
 use super::{LlmError, LlmErrorKind};
+use crate::server::bridge;
 use crate::{
     AssistantMessage, Content, ContentPart, Context, DeveloperMessage, MediaPart, Message,
     MessageId, PartSource, ReasoningMessage, SystemMessage, TextPart, Tool, ToolCall, ToolMessage,
@@ -207,7 +208,8 @@ fn content_from_chat(content: &ChatContent) -> Content {
 ///   metadata is passed on); wav or mp3 audio as `input_audio`.
 /// * `assistant`: its text and tool calls (ids, names and argument text as they are).
 /// * `tool`: its content, answering its `toolCallId`; an `error` is put in front of the
-///   content as `Error: …`, since the chat format has no field for it.
+///   content as `Error: …` ([`bridge::tool_message_text`]), since the chat format has no
+///   field for it.
 /// * `reasoning`: dropped, unless [`ChatOptions::replay_reasoning`]: then it becomes the
 ///   `reasoning_content` of the assistant message that follows (or of an assistant message of
 ///   its own when none follows).
@@ -278,16 +280,9 @@ pub fn to_chat_messages(
                 name: m.name.clone(),
             }),
             Message::Tool(m) => {
-                let content = match (&m.error, &m.content) {
-                    (None, content) => content_to_chat(content, i)?,
-                    (Some(error), content) => {
-                        let body = content.flatten();
-                        ChatContent::Text(if body.is_empty() {
-                            format!("Error: {error}")
-                        } else {
-                            format!("Error: {error}\n{body}")
-                        })
-                    }
+                let content = match &m.error {
+                    None => content_to_chat(&m.content, i)?,
+                    Some(error) => ChatContent::Text(bridge::tool_message_text(error, &m.content)),
                 };
                 out.push(ChatMessage::Tool {
                     content,
@@ -399,22 +394,12 @@ pub fn from_chat_messages(
     out
 }
 
-/// The system message that offers the model the run's context entries and state, or `None`
-/// when there are none (state absent, `null` or `{}`).
+/// The system message that shows the model the run's context entries and state, or `None`
+/// when there are none (state absent, `null` or `{}`): the bridge core's
+/// [`context_text`](bridge::context_text), which documents the layout, as a chat message.
 ///
-/// Its text is a fixed, documented layout:
-///
-/// ```text
-/// Context from the application:
-/// - {description}: {value}
-///
-/// The application's current state (JSON):
-/// {state}
-/// ```
-///
-/// Either section is left out when empty. An [`LlmAgent`](super::LlmAgent) puts this message
-/// right after its own system prompt and rewrites it each time it asks the model, so the model
-/// sees the state as the tools left it.
+/// An [`LlmAgent`](super::LlmAgent) puts this message right after its own system prompt and
+/// rewrites it each time it asks the model, so the model sees the state as the tools left it.
 ///
 /// ```
 /// use ag_ui::Context;
@@ -431,26 +416,8 @@ pub fn from_chat_messages(
 /// assert!(context_message(&[], Some(&json!({}))).is_none());
 /// ```
 pub fn context_message(context: &[Context], state: Option<&Value>) -> Option<ChatMessage> {
-    let mut text = String::new();
-    if !context.is_empty() {
-        text.push_str("Context from the application:");
-        for entry in context {
-            text.push_str("\n- ");
-            text.push_str(&entry.description);
-            text.push_str(": ");
-            text.push_str(&entry.value);
-        }
-    }
-    let state = state.filter(|s| !s.is_null() && s.as_object().is_none_or(|o| !o.is_empty()));
-    if let Some(state) = state {
-        if !text.is_empty() {
-            text.push_str("\n\n");
-        }
-        text.push_str("The application's current state (JSON):\n");
-        text.push_str(&state.to_string());
-    }
-    (!text.is_empty()).then_some(ChatMessage::System {
-        content: text,
+    bridge::context_text(context, state).map(|content| ChatMessage::System {
+        content,
         name: None,
     })
 }

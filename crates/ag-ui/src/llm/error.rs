@@ -28,8 +28,9 @@ pub enum LlmErrorKind {
     Length,
     /// The provider's content filter stopped the answer.
     ContentFilter,
-    /// The agent loop reached its cap on model requests.
-    MaxIterations,
+    /// The agent loop reached its cap on model requests
+    /// ([`LoopConfig::max_turns`](crate::server::bridge::LoopConfig::max_turns)).
+    MaxTurns,
     /// A message of the conversation has content the chat format cannot carry.
     Unsupported,
     /// The AG-UI stream refused an event (the run is gone, or a bug in the bridge).
@@ -50,7 +51,7 @@ impl LlmErrorKind {
             LlmErrorKind::TooLarge => "provider_too_large",
             LlmErrorKind::Length => "model_length",
             LlmErrorKind::ContentFilter => "model_content_filter",
-            LlmErrorKind::MaxIterations => "max_iterations",
+            LlmErrorKind::MaxTurns => crate::server::bridge::MAX_TURNS_CODE,
             LlmErrorKind::Unsupported => "unsupported_content",
             LlmErrorKind::Emit => "emit",
         }

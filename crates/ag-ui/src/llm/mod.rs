@@ -71,7 +71,7 @@ mod mapper;
 mod tool;
 pub mod wire;
 
-pub use agent::{DEFAULT_MAX_ITERATIONS, LlmAgent};
+pub use agent::LlmAgent;
 pub use client::{
     ChunkStream, DEFAULT_CONNECT_TIMEOUT, DEFAULT_IDLE_TIMEOUT, OpenAiClient, Timeouts,
 };

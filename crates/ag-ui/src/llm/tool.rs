@@ -11,6 +11,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use tokio::sync::mpsc;
 
+use crate::server::bridge;
 use crate::{Content, Tool};
 
 /// What a backend tool returns: the content the model (and the frontend, as
@@ -76,7 +77,7 @@ impl<S> ToolOutput<S> {
 }
 
 /// A backend tool failed; its message goes back to the model as the tool's result
-/// (`Error: {message}`), and the loop goes on.
+/// ([`bridge::tool_error_text`]: `Error: {message}`), and the loop goes on.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{message}")]
 pub struct ToolError {
@@ -334,12 +335,8 @@ impl<S: Send + 'static> BackendTool<S> {
         arguments: &str,
         run: ToolRun<S>,
     ) -> Result<ToolOutput<S>, ToolError> {
-        let future = (self.handler)(arguments, run).map_err(|e| {
-            ToolError::new(format!(
-                "invalid arguments for tool `{}`: {e}",
-                self.tool.name
-            ))
-        })?;
+        let future = (self.handler)(arguments, run)
+            .map_err(|e| ToolError::new(bridge::invalid_arguments(&self.tool.name, &e)))?;
         future.await
     }
 }

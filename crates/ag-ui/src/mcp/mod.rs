@@ -3,19 +3,19 @@
 //! [`McpTools`] gathers the tools of several servers, refusing a name two of them share.
 //!
 //! With feature `openai`, [`McpTools::backend_tools`] gives them to
-//! [`LlmAgent`](crate::llm::LlmAgent) as backend tools; with feature `rig`,
-//! [`McpTools::add_to_rig_agent`] adds them to a built rig agent, which
-//! [`RigAgent`](crate::rig::RigAgent) serves. A call then streams like any backend tool's:
-//! `TOOL_CALL_START` / `ARGS` / `END` from the model, `TOOL_CALL_RESULT` with the MCP result.
+//! [`LlmAgent`](crate::llm::LlmAgent) as backend tools; the crate `ag-ui-rig` (feature `mcp`)
+//! adds them to a rig agent through [`McpTools::call`]. A call then streams like any backend
+//! tool's: `TOOL_CALL_START` / `ARGS` / `END` from the model, `TOOL_CALL_RESULT` with the MCP
+//! result.
 //!
 //! ## Tool names
 //!
 //! Every tool the model is offered has one name: two servers offering the same name are
-//! refused by [`McpTools::new`], an MCP tool with the name of one of the rig agent's own
-//! tools by [`McpTools::add_to_rig_agent`] (both [`McpErrorKind::DuplicateTool`]), and a run
+//! refused by [`McpTools::new`] ([`McpErrorKind::DuplicateTool`]), an MCP tool with the name
+//! of one of a rig agent's own tools by `ag_ui_rig::mcp::add_tools`, and a run
 //! whose frontend tools reuse the name of an MCP tool (or of any other tool of the agent) ends
 //! with `RUN_ERROR` code `tool_name_clash`: both model agents check each run with
-//! [`check_frontend_tools`](crate::server::check_frontend_tools).
+//! [`check_frontend_tools`](crate::server::bridge::check_frontend_tools).
 //!
 //! ## Results and failures
 //!
@@ -49,9 +49,6 @@
 //! # Ok(())
 //! # }
 //! ```
-
-#[cfg(feature = "rig")]
-mod rig;
 
 use std::fmt;
 use std::sync::Arc;
@@ -107,11 +104,8 @@ pub enum McpErrorKind {
     Connect,
     /// Listing the server's tools failed.
     ListTools,
-    /// Two servers offer a tool with the same name, or an MCP tool has the name of one of
-    /// the rig agent's own tools.
+    /// Two servers offer a tool with the same name.
     DuplicateTool,
-    /// The rig agent's tool server did not list its tools or take the MCP tools.
-    RigToolServer,
 }
 
 impl McpErrorKind {
@@ -122,7 +116,6 @@ impl McpErrorKind {
             Self::Connect => "mcp_connect",
             Self::ListTools => "mcp_list_tools",
             Self::DuplicateTool => "mcp_duplicate_tool",
-            Self::RigToolServer => "mcp_rig_tool_server",
         }
     }
 }
@@ -432,6 +425,19 @@ impl McpTools {
     /// The declarations, in server then listing order.
     pub fn declarations(&self) -> Vec<Tool> {
         self.tools.iter().map(|(t, _)| t.clone()).collect()
+    }
+
+    /// Calls the tool `name` on the server that offers it, with `arguments` (JSON object
+    /// text; empty means `{}`), as [`McpServer::call`] does.
+    ///
+    /// # Errors
+    ///
+    /// A message for the model: no server offers `name`, or [`McpServer::call`]'s.
+    pub async fn call(&self, name: &str, arguments: &str) -> Result<Content, String> {
+        match self.tools.iter().find(|(t, _)| t.name == name) {
+            Some((_, server)) => server.call(name, arguments).await,
+            None => Err(format!("no MCP server offers a tool named `{name}`")),
+        }
     }
 
     /// The tools as [`BackendTool`](crate::llm::BackendTool)s for

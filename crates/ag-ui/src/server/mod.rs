@@ -302,6 +302,7 @@
 //! # }
 //! ```
 
+pub mod bridge;
 mod context;
 pub mod downgrade;
 pub mod emit;
@@ -317,7 +318,7 @@ mod writer;
 
 pub use context::RunContext;
 pub use emit::{MessageHandle, ReasoningHandle, StepHandle, ToolCallHandle};
-pub use error::{Error, ErrorKind, Result, TOOL_NAME_CLASH, check_frontend_tools};
+pub use error::{Error, ErrorKind, Result};
 pub use predict::{PREDICT_STATE_EVENT, PredictState};
 pub use runner::{Agent, Outcome, Runner, run};
 pub use scope::Detached;

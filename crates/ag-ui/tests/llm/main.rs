@@ -606,7 +606,7 @@ async fn the_loop_runs_backend_tools_updates_state_and_feeds_results_back() {
 }
 
 #[tokio::test]
-async fn the_loop_stops_at_its_iteration_cap_with_an_error() {
+async fn the_loop_stops_at_its_turn_limit_with_an_error() {
     let again = || {
         Reply::Sse(sse(&[
             call(0, "add_todo", r#"{"item":"x"}"#),
@@ -614,9 +614,25 @@ async fn the_loop_stops_at_its_iteration_cap_with_an_error() {
         ]))
     };
     let (mock, client) = mock(vec![again(), again(), again()]).await;
-    let events = run(todo_agent(client).with_max_iterations(2), input()).await;
-    assert_eq!(error(&events).code.as_deref(), Some("max_iterations"));
+    let events = run(todo_agent(client).with_max_turns(2), input()).await;
+    assert_eq!(error(&events).code.as_deref(), Some("max_turns"));
     assert_eq!(mock.requests.lock().unwrap().len(), 2);
+}
+
+#[tokio::test]
+async fn a_turn_limit_of_zero_set_on_the_field_still_asks_the_model_once() {
+    let again = || {
+        Reply::Sse(sse(&[
+            call(0, "add_todo", r#"{"item":"x"}"#),
+            finish("tool_calls"),
+        ]))
+    };
+    let (mock, client) = mock(vec![again(), again()]).await;
+    let mut config = ag_ui::server::bridge::LoopConfig::default();
+    config.max_turns = 0;
+    let events = run(todo_agent(client).with_loop_config(config), input()).await;
+    assert_eq!(error(&events).code.as_deref(), Some("max_turns"));
+    assert_eq!(mock.requests.lock().unwrap().len(), 1);
 }
 
 #[tokio::test]

@@ -11,6 +11,8 @@ pub mod http;
 #[cfg(feature = "axum")]
 pub mod load;
 #[cfg(feature = "mcp")]
+pub mod mcp_pipe;
+#[cfg(feature = "mcp")]
 pub mod mcp_server;
 #[cfg(feature = "axum")]
 pub mod openai_mock;

@@ -1,5 +1,8 @@
-//! A mock OpenAI-compatible Chat Completions server (axum on 127.0.0.1:0) replaying canned
-//! streams shaped like real providers', shared by the model bridges' tests.
+//! A mock model provider (axum on 127.0.0.1:0) replaying canned answers: an OpenAI-compatible
+//! Chat Completions server (`serve`, and the chunk builders below), or any other provider's
+//! route (`serve_at`, with `anthropic_mock.rs`'s Messages API events). Shared by the model
+//! bridges' tests and benchmarks: this crate's, and crates/ag-ui-rig's, which include this
+//! file by path.
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
@@ -79,17 +82,24 @@ async fn completions(State(mock): State<Arc<Mock>>, headers: HeaderMap, body: By
 /// Serves `replies` in order on `POST /v1/chat/completions` at 127.0.0.1:0; returns the mock
 /// (its recorded requests) and the base URL, `/v1` included.
 pub async fn serve(replies: Vec<Reply>) -> (Arc<Mock>, String) {
+    let (mock, origin) = serve_at("/v1/chat/completions", replies).await;
+    (mock, format!("{origin}/v1"))
+}
+
+/// Serves `replies` in order on `POST {path}` at 127.0.0.1:0; returns the mock (its recorded
+/// requests) and the server's origin (`http://127.0.0.1:PORT`).
+pub async fn serve_at(path: &str, replies: Vec<Reply>) -> (Arc<Mock>, String) {
     let mock = Arc::new(Mock {
         replies: Mutex::new(replies.into()),
         requests: Mutex::default(),
     });
     let app = axum::Router::new()
-        .route("/v1/chat/completions", axum::routing::post(completions))
+        .route(path, axum::routing::post(completions))
         .with_state(Arc::clone(&mock));
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
-    (mock, format!("http://{addr}/v1"))
+    (mock, format!("http://{addr}"))
 }
 
 /// An SSE body: one `data:` frame per chunk, then `[DONE]`.

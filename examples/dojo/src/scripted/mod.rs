@@ -40,7 +40,7 @@ pub mod shared_state;
 pub mod tool_based_generative_ui;
 
 use ag_ui::server::{Result, RunContext};
-use ag_ui::{AssistantMessage, Content, ContentPart, Event, Message, ToolCall};
+use ag_ui::{AssistantMessage, Event, Message, ToolCall};
 use serde::Serialize;
 
 use crate::Pace;
@@ -107,24 +107,14 @@ pub(crate) fn snapshot_with_tool_result<S>(
 }
 
 /// The text of a message as the reference reads it: a string as is, the text parts of a list
-/// joined with newlines (media parts skipped); `None` for a message without content.
+/// joined with newlines (media parts skipped; [`ag_ui::Content::flatten`],
+/// the rule the crate's model bridges share); `None` for a message without content.
 pub fn message_text(message: &Message) -> Option<String> {
-    let content = match message {
-        Message::User(m) => &m.content,
-        Message::Tool(m) => &m.content,
-        other => return other.text().map(str::to_owned),
-    };
-    Some(match content {
-        Content::Text(text) => text.clone(),
-        Content::Parts(parts) => parts
-            .iter()
-            .filter_map(|part| match part {
-                ContentPart::Text(t) => Some(t.text.as_str()),
-                _ => None,
-            })
-            .collect::<Vec<_>>()
-            .join("\n"),
-    })
+    match message {
+        Message::User(m) => Some(m.content.flatten()),
+        Message::Tool(m) => Some(m.content.flatten()),
+        other => other.text().map(str::to_owned),
+    }
 }
 
 /// JSON text spaced as Python's `json.dumps` writes it (`", "` between items, `": "` after a

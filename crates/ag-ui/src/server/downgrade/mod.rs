@@ -107,7 +107,7 @@
 //! | `RUN_FINISHED` with an interrupt outcome | **the outcome is kept**, and an assistant message [`interrupt_notice`] (id `{runId}-interrupt`) comes before it | 0.0.59 reads the interrupt (pending interrupts, `resume` on the next run) and shows the notice too; 0.0.42 and 0.0.52 cannot represent an interrupt, and see the pause as that message instead of a plain success |
 //! | `RUN_FINISHED.outcome` success with `pendingToolCallIds` | `{"type": "success"}` | the pending tool call ids (0.0.59's strict schema rejects them) |
 //! | `RUN_FINISHED.outcome` cancelled | removed | yes: a cancellation reads as success (0.0.59 rejects `cancelled`) |
-//! | media parts in user messages (`MESSAGES_SNAPSHOT`, `RUN_STARTED.input`) | the message's content flattened to its text (text parts concatenated) | yes: images, audio, video, documents (0.0.42 rejects them; a legacy `binary` part would carry a URL or data to all three, and is not written yet) |
+//! | media parts in user messages (`MESSAGES_SNAPSHOT`, `RUN_STARTED.input`) | the message's content flattened to its text (its text parts joined with newlines, `Content::flatten`) | yes: images, audio, video, documents (0.0.42 rejects them; a legacy `binary` part would carry a URL or data to all three, and is not written yet) |
 //! | content parts of tool messages and `TOOL_CALL_RESULT.content` | flattened to their text | yes: media |
 //! | `reasoning` messages in `MESSAGES_SNAPSHOT` and `RUN_STARTED.input` | dropped | yes: 0.0.42 rejects the role |
 //! | a run cut off with reasoning open | the thinking message and span are closed before the stream ends | no |

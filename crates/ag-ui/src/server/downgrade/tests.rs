@@ -31,7 +31,7 @@ fn what_the_old_schema_rejects_is_dropped_or_rewritten() {
     let mut user = Message::user(
         "u1",
         Content::Parts(vec![
-            ContentPart::text("look "),
+            ContentPart::text("look"),
             ContentPart::Image(MediaPart::new(PartSource::Url {
                 value: "https://x/y.png".into(),
                 mime_type: None,
@@ -70,7 +70,7 @@ fn what_the_old_schema_rejects_is_dropped_or_rewritten() {
             r#"{"type":"TEXT_MESSAGE_END","messageId":"m1"}"#,
             r#"{"type":"STEP_STARTED","stepName":"top"}"#,
             r#"{"type":"STEP_FINISHED","stepName":"top"}"#,
-            r#"{"type":"MESSAGES_SNAPSHOT","messages":[{"role":"user","id":"u1","content":"look here","subagentRunId":"sub-1"}]}"#,
+            r#"{"type":"MESSAGES_SNAPSHOT","messages":[{"role":"user","id":"u1","content":"look\nhere","subagentRunId":"sub-1"}]}"#,
             // The pause, as a message every client shows, then the outcome 0.0.59 reads.
             r#"{"type":"TEXT_MESSAGE_START","messageId":"r-interrupt","role":"assistant"}"#,
             r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"r-interrupt","delta":"Paused, waiting for your answer (confirmation): interrupt i1"}"#,
