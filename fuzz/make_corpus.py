@@ -2,8 +2,9 @@
 """Writes the seed corpus of every fuzz target (fuzz/corpus/<target>/) from the repository's
 own test streams: the verifier's differential corpus (crates/ag-ui/tests/data/verify_corpus.json),
 the chunk corpus (interop/chunks/corpus.jsonl), the reducer corpus (interop/apply/corpus.jsonl),
-a few hand-written streams with lone UTF-16 surrogates, and hostile state shapes for the reducer
-(a state or activity nested one level per patch, front inserts and removes on a long array). Deterministic; run from anywhere:
+a few hand-written streams with lone UTF-16 surrogates, hostile state shapes for the reducer
+(a state or activity nested one level per patch, front inserts and removes on a long array), and
+the A2UI fixtures (crates/ag-ui/tests/fixtures/a2ui/). Deterministic; run from anywhere:
 
     python3 fuzz/make_corpus.py
 """
@@ -60,6 +61,26 @@ def pick(items, count):
     return [items[int(i * step)] for i in range(count)]
 
 
+def a2ui_seeds():
+    """The A2UI target's seeds: the spec examples' messages as envelopes, the Dojo's render
+    arguments (whole, and their components alone), the basic catalog, user actions."""
+    fixtures = ROOT / "crates/ag-ui/tests/fixtures/a2ui"
+    seeds = []
+    for path in sorted((fixtures / "spec").glob("[0-9]*.json"))[:6]:
+        messages = json.loads(path.read_text())["messages"]
+        seeds.append(compact({"a2ui_operations": messages}))
+    dojo = json.loads((fixtures / "dojo_tool_arguments.json").read_text())
+    for name in ("render_a2ui_hotel-comparison", "recovery_invalid", "recovery_valid"):
+        seeds.append(compact(dojo[name]))
+        seeds.append(compact(dojo[name]["components"]))
+    seeds.append((fixtures / "spec/basic_catalog.json").read_text())
+    seeds.append(compact({"name": "book", "surfaceId": "s", "sourceComponentId": "c", "context": {"k": 1}}))
+    seeds.append(compact({"intent": "update", "target_surface_id": "hotel-comparison"}))
+    seeds.append(compact([{"id": "root", "component": "Card", "child": "root"},
+                          {"id": "a", "component": "Text", "text": {"path": "/x~2"}}]))
+    return seeds
+
+
 def write(target, seeds):
     directory = OUT / target
     shutil.rmtree(directory, ignore_errors=True)
@@ -94,6 +115,7 @@ def main():
     def sse(stream, piece):
         return chr(piece) + "".join(f"data: {compact(e)}\n\n" for e in stream[:20])
 
+    write("a2ui", a2ui_seeds())
     write("sse_decoder", [sse(s, i % 16) for i, s in enumerate(pick(verify_streams, 25))]
           + [chr(3) + "".join(f"data: {l}\r\n\r\n" for l in SURROGATES)])
 

@@ -16,13 +16,12 @@
 //! assert_eq!(call.to_string(), "call-1");
 //! ```
 
-use std::borrow::Borrow;
 use std::fmt;
 use std::sync::Arc;
 
-use serde::de::{self, Deserializer, Visitor};
-use serde::{Deserialize, Serialize, Serializer};
+use serde::de::{self, Visitor};
 
+/// Declares an id newtype (used here and by `a2ui`).
 macro_rules! id_type {
     ($(#[$doc:meta])* $name:ident) => {
         $(#[$doc])*
@@ -30,12 +29,12 @@ macro_rules! id_type {
         /// Shared, not copied: cloning an id (as every CONTENT event of a stream does) bumps a
         /// reference count instead of allocating.
         #[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
-        pub struct $name(Arc<str>);
+        pub struct $name(::std::sync::Arc<str>);
 
         impl $name {
             /// Wraps a string as this kind of id. Any string is a valid id.
             pub fn new(id: impl AsRef<str>) -> Self {
-                Self(Arc::from(id.as_ref()))
+                Self(::std::sync::Arc::from(id.as_ref()))
             }
 
             /// The id as a string slice.
@@ -55,27 +54,27 @@ macro_rules! id_type {
             }
         }
 
-        impl fmt::Debug for $name {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                fmt::Debug::fmt(&*self.0, f)
+        impl ::std::fmt::Debug for $name {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                ::std::fmt::Debug::fmt(&*self.0, f)
             }
         }
 
-        impl fmt::Display for $name {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        impl ::std::fmt::Display for $name {
+            fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str(&self.0)
             }
         }
 
-        impl Serialize for $name {
-            fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        impl ::serde::Serialize for $name {
+            fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
                 serializer.serialize_str(&self.0)
             }
         }
 
-        impl<'de> Deserialize<'de> for $name {
-            fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-                deserializer.deserialize_str(IdVisitor).map(Self)
+        impl<'de> ::serde::Deserialize<'de> for $name {
+            fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                deserializer.deserialize_str($crate::ids::IdVisitor).map(Self)
             }
         }
 
@@ -87,7 +86,7 @@ macro_rules! id_type {
 
         impl From<String> for $name {
             fn from(id: String) -> Self {
-                Self(Arc::from(id))
+                Self(::std::sync::Arc::from(id))
             }
         }
 
@@ -115,7 +114,7 @@ macro_rules! id_type {
             }
         }
 
-        impl Borrow<str> for $name {
+        impl ::std::borrow::Borrow<str> for $name {
             fn borrow(&self) -> &str {
                 &self.0
             }
@@ -135,8 +134,11 @@ macro_rules! id_type {
     };
 }
 
+#[cfg_attr(not(feature = "a2ui"), allow(unused_imports))]
+pub(crate) use id_type;
+
 /// Reads an id from a JSON string with one allocation, borrowed or not.
-struct IdVisitor;
+pub(crate) struct IdVisitor;
 
 impl Visitor<'_> for IdVisitor {
     type Value = Arc<str>;

@@ -56,6 +56,7 @@
 //! | `server` | `RunContext`, RAII emit handles, subagents, the `Agent` trait and the runner | `server` |
 //! | `axum` | serving agents with axum 0.8 | `axum` |
 //! | `llm` | an OpenAI-compatible model bridge, typed backend tools, the `LlmAgent` loop | `openai` |
+//! | `a2ui` | generative UI with A2UI v0.9: operations, a surface builder, a catalog validator, the `a2ui-surface` activity; the `generate_a2ui` tool of `LlmAgent` | `a2ui` (+ `openai` for the tool) |
 //!
 //! ## Server quick start
 //!
@@ -175,6 +176,9 @@
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+#[cfg(feature = "a2ui")]
+#[cfg_attr(docsrs, doc(cfg(feature = "a2ui")))]
+pub mod a2ui;
 #[cfg(feature = "axum")]
 #[cfg_attr(docsrs, doc(cfg(feature = "axum")))]
 pub mod axum;

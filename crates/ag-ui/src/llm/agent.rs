@@ -13,7 +13,7 @@ use tokio::sync::mpsc;
 
 use super::client::OpenAiClient;
 use super::convert::{ChatOptions, chat_tools, context_message, to_chat_messages};
-use super::mapper::{ChunkMapper, FinishReason, Turn};
+use super::mapper::{ChunkMapper, FinishReason, Turn, TurnToolCall};
 use super::tool::{BackendTool, ToolError, ToolOutput, ToolRun};
 use super::wire::{ChatContent, ChatFunctionCall, ChatMessage, ChatRequest, ChatToolCall};
 use super::{LlmError, LlmErrorKind};
@@ -242,7 +242,7 @@ where
         mapper: &ChunkMapper,
         predicting: &mut Predicting,
     ) -> Result<(), LlmError> {
-        for (id, name, arguments) in mapper.tool_calls() {
+        for (id, name, arguments) in mapper.started_tool_calls() {
             if !self.predicted.iter().any(|p| p.tool == name) {
                 continue;
             }
@@ -265,19 +265,33 @@ where
         Ok(())
     }
 
-    /// Runs `tool` with `arguments`; what it publishes while it works becomes the run's state
-    /// as it comes. `None` when the run was cancelled first.
+    /// Runs `tool` on `call`; a tool that works on its run gets a [`ToolRun`] (the run's
+    /// context, `messages` as the model had them, a writer on the run, the state), and what it
+    /// publishes while it works becomes the run's state as it comes. `None` when the run was
+    /// cancelled first.
     async fn run_tool(
         &self,
         ctx: &mut RunContext<S>,
         tool: &BackendTool<S>,
-        arguments: &str,
+        call: &TurnToolCall,
+        messages: &[ChatMessage],
     ) -> Result<Option<Result<ToolOutput<S>, ToolError>>, crate::server::Error> {
+        if !tool.is_in_run() {
+            let work = tool.call(&call.arguments, ctx.state().clone());
+            return Ok(unless_cancelled(ctx.cancelled(), work).await);
+        }
         let (updates, mut published) = mpsc::channel(1);
-        let run = ToolRun::new(ctx.state().clone(), updates);
+        let run = ToolRun::new(
+            call.id.clone(),
+            ctx.input().context.clone(),
+            messages.to_vec(),
+            ctx.stream_writer(),
+            ctx.state().clone(),
+        )
+        .with_updates(updates);
         let mut work = pin!(unless_cancelled(
             ctx.cancelled(),
-            tool.call_in(arguments, run)
+            tool.call_in_run(&call.arguments, run)
         ));
         loop {
             let step = match select(work.as_mut(), pin!(published.recv())).await {
@@ -419,7 +433,8 @@ where
             for call in &turn.tool_calls {
                 let content =
                     if let Some(tool) = self.tools.iter().find(|t| t.tool().name == call.name) {
-                        let Some(result) = self.run_tool(ctx, tool, &call.arguments).await? else {
+                        let run = self.run_tool(ctx, tool, call, &request.messages).await?;
+                        let Some(result) = run else {
                             return Ok(Outcome::cancelled());
                         };
                         match result {

@@ -243,6 +243,17 @@ impl ChunkMapper {
         self
     }
 
+    /// The tool calls whose `TOOL_CALL_START` was sent so far, in order: their id, name and
+    /// arguments' text as it has streamed. What a caller answers when the turn breaks off (the
+    /// writer closes the calls when the mapper is dropped; their results are the caller's), and
+    /// what it reads from arguments still being written.
+    pub fn started_tool_calls(&self) -> impl Iterator<Item = (&ToolCallId, &str, &str)> {
+        self.calls
+            .iter()
+            .filter(|c| c.state != CallState::Pending)
+            .map(|c| (&c.id, c.name.as_str(), c.arguments.as_str()))
+    }
+
     /// Maps one chunk.
     ///
     /// # Errors
@@ -483,14 +494,6 @@ impl ChunkMapper {
         self.close_reasoning()?;
         self.close_text()?;
         self.close_calls()
-    }
-
-    /// The tool calls of the turn so far, in the order they began: their id, their function
-    /// name (whole once their arguments began) and their arguments' text as it has streamed.
-    pub fn tool_calls(&self) -> impl Iterator<Item = (&ToolCallId, &str, &str)> {
-        self.calls
-            .iter()
-            .map(|c| (&c.id, c.name.as_str(), c.arguments.as_str()))
     }
 
     /// Ends the turn (the stream said `[DONE]`): starts the calls still waiting for their

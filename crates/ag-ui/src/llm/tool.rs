@@ -11,8 +11,9 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use tokio::sync::mpsc;
 
-use crate::server::bridge;
-use crate::{Content, Tool};
+use super::wire::ChatMessage;
+use crate::server::{StreamWriter, bridge};
+use crate::{Content, Context, Tool, ToolCallId};
 
 /// What a backend tool returns: the content the model (and the frontend, as
 /// `TOOL_CALL_RESULT`) receives, optionally the run's new state, and optionally a call of a
@@ -98,13 +99,18 @@ impl ToolError {
     }
 }
 
-/// What a tool made with [`BackendTool::with_run`] sees of the run while it works: the state
-/// when it was called, and a way to publish the state as it changes, before the tool returns.
+/// What a tool that works on its run ([`BackendTool::with_run`], [`BackendTool::in_run`]) sees
+/// of the run that called it: the call's id, the run's context, the conversation as the model
+/// had it when it made the call (the call included), a [`StreamWriter`] to emit on the run (a
+/// sub-call's stream, progress, an activity), and the run's state, which it can publish as it
+/// changes before it returns.
 ///
 /// ```
-/// use ag_ui::llm::{BackendTool, ToolOutput};
+/// use ag_ui::llm::{BackendTool, ToolOutput, ToolRun};
+/// use ag_ui::{Event, Tool};
 /// use schemars::JsonSchema;
 /// use serde::Deserialize;
+/// use serde_json::json;
 ///
 /// /// Arguments of `count`.
 /// #[derive(Deserialize, JsonSchema)]
@@ -114,37 +120,91 @@ impl ToolError {
 /// }
 ///
 /// // The client watches the count go up, one state delta per number.
-/// let tool = BackendTool::<u32>::with_run("count", "Count up", |args: Count, mut run| async move {
+/// let count = BackendTool::<u32>::with_run("count", "Count up", |args: Count, mut run: ToolRun<u32>| async move {
 ///     for n in 1..=args.to {
 ///         run.publish(n).await?;
 ///     }
 ///     Ok(ToolOutput::text("counted"))
 /// });
-/// # let _ = tool;
+/// // A tool that reports its progress on the run while it works.
+/// let index = BackendTool::<()>::in_run(Tool::new("index", "Indexes the documents"), |_args, run: ToolRun<()>| async move {
+///     run.writer().emit(Event::custom("indexing", json!({"call": run.call_id().as_str()}))).ok();
+///     Ok(ToolOutput::text("indexed"))
+/// });
+/// assert!(count.is_in_run() && index.is_in_run());
+/// // Outside a run there is nothing to give them.
+/// let err = futures::executor::block_on(index.call("{}", ())).unwrap_err();
+/// assert_eq!(err.message(), "`index` runs only inside an agent's run");
 /// ```
-#[derive(Debug)]
 pub struct ToolRun<S> {
+    call_id: ToolCallId,
+    context: Vec<Context>,
+    messages: Vec<ChatMessage>,
+    writer: StreamWriter,
     state: S,
     updates: Option<mpsc::Sender<S>>,
 }
 
+impl<S> fmt::Debug for ToolRun<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ToolRun")
+            .field("call_id", &self.call_id)
+            .field("messages", &self.messages.len())
+            .finish_non_exhaustive()
+    }
+}
+
 impl<S> ToolRun<S> {
-    /// A tool run outside any agent run (see [`BackendTool::call`]): publishing only changes
-    /// [`state`](Self::state).
-    pub(crate) fn detached(state: S) -> Self {
+    /// What a tool sees of a run, the run's `state` included: for an agent loop of your own
+    /// calling [`BackendTool`]s that work on their run ([`LlmAgent`](super::LlmAgent) builds
+    /// it itself). What the tool publishes only changes this copy of the state unless the loop
+    /// reads it with [`with_updates`](Self::with_updates).
+    pub fn new(
+        call_id: impl Into<ToolCallId>,
+        context: Vec<Context>,
+        messages: Vec<ChatMessage>,
+        writer: StreamWriter,
+        state: S,
+    ) -> Self {
         Self {
+            call_id: call_id.into(),
+            context,
+            messages,
+            writer,
             state,
             updates: None,
         }
     }
 
-    /// A tool run whose publications go to `updates`, which the agent reads while the tool
-    /// works.
-    pub(crate) fn new(state: S, updates: mpsc::Sender<S>) -> Self {
-        Self {
-            state,
-            updates: Some(updates),
-        }
+    /// Sends each state the tool [publishes](Self::publish) to `updates` (a bounded channel:
+    /// the tool waits while the loop has not taken the previous one), for the loop to publish
+    /// on its run as it comes.
+    #[must_use]
+    pub fn with_updates(mut self, updates: mpsc::Sender<S>) -> Self {
+        self.updates = Some(updates);
+        self
+    }
+
+    /// The id of the call being answered.
+    pub fn call_id(&self) -> &ToolCallId {
+        &self.call_id
+    }
+
+    /// The run's context (`RunAgentInput.context`).
+    pub fn context(&self) -> &[Context] {
+        &self.context
+    }
+
+    /// The conversation as the model had it when it made the call, in the Chat Completions
+    /// form: the system prompt and context message, the history, the assistant turn with this
+    /// call, and the results of the calls answered before it.
+    pub fn messages(&self) -> &[ChatMessage] {
+        &self.messages
+    }
+
+    /// A writer on the run, attributed like the agent's events.
+    pub fn writer(&self) -> &StreamWriter {
+        &self.writer
     }
 
     /// The run's state, as last published (or as it was when the tool was called).
@@ -159,10 +219,10 @@ impl<S> ToolRun<S> {
 }
 
 impl<S: Clone> ToolRun<S> {
-    /// Makes `state` the run's state now: the agent publishes what changed (`STATE_DELTA`, or
-    /// `STATE_SNAPSHOT` when that is smaller) while the tool goes on. Waits while the agent
-    /// has not taken the previous publication yet, so a fast tool is held to the pace of the
-    /// run's consumer.
+    /// Makes `state` the run's state now: [`LlmAgent`](super::LlmAgent) publishes what changed
+    /// (`STATE_DELTA`, or `STATE_SNAPSHOT` when that is smaller) while the tool goes on. Waits
+    /// while the agent has not taken the previous publication yet, so a fast tool is held to
+    /// the pace of the run's consumer.
     ///
     /// # Errors
     ///
@@ -179,8 +239,20 @@ impl<S: Clone> ToolRun<S> {
     }
 }
 
+/// How a tool is called: outside a run, with the state alone, or inside one.
+enum Call<S> {
+    Detached(S),
+    InRun(ToolRun<S>),
+}
+
 type ToolFuture<S> = Pin<Box<dyn Future<Output = Result<ToolOutput<S>, ToolError>> + Send>>;
-type Handler<S> = dyn Fn(&str, ToolRun<S>) -> Result<ToolFuture<S>, String> + Send + Sync;
+type Handler<S> = dyn Fn(&str, Call<S>) -> Result<ToolFuture<S>, String> + Send + Sync;
+
+/// The answer of a tool that works on its run, called outside one.
+fn outside_a_run<S: Send + 'static>(name: &str) -> ToolFuture<S> {
+    let error = ToolError::new(format!("`{name}` runs only inside an agent's run"));
+    Box::pin(std::future::ready(Err(error)))
+}
 
 /// A tool that runs in the agent: an async Rust function with typed arguments `A`, whose JSON
 /// Schema (`Tool.parameters`) is generated from `A` by `schemars` — never written by hand.
@@ -214,6 +286,7 @@ type Handler<S> = dyn Fn(&str, ToolRun<S>) -> Result<ToolFuture<S>, String> + Se
 pub struct BackendTool<S> {
     tool: Tool,
     handler: Arc<Handler<S>>,
+    in_run: bool,
 }
 
 impl<S> Clone for BackendTool<S> {
@@ -221,6 +294,7 @@ impl<S> Clone for BackendTool<S> {
         Self {
             tool: self.tool.clone(),
             handler: Arc::clone(&self.handler),
+            in_run: self.in_run,
         }
     }
 }
@@ -269,14 +343,21 @@ impl<S: Send + 'static> BackendTool<S> {
         F: Fn(A, S) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<ToolOutput<S>, ToolError>> + Send + 'static,
     {
-        Self::with_run(name, description, move |args: A, run: ToolRun<S>| {
-            handler(args, run.into_state())
+        let tool = Tool::new(name, description).with_parameters(schema_for::<A>());
+        Self::make(tool, false, move |arguments: &str, call: Call<S>| {
+            let args = parse::<A>(arguments)?;
+            let state = match call {
+                Call::Detached(state) => state,
+                Call::InRun(run) => run.into_state(),
+            };
+            Ok(Box::pin(handler(args, state)) as ToolFuture<S>)
         })
     }
 
-    /// A tool that works on the run: `handler` gets the parsed arguments and a [`ToolRun`],
+    /// A tool that works on its run: `handler` gets the parsed arguments and a [`ToolRun`],
     /// through which it publishes the state as it changes while it works (a plan's steps
-    /// completed one by one, a long job's progress).
+    /// completed one by one, a long job's progress), reads the run, or emits on it. It runs
+    /// only inside an agent's run.
     pub fn with_run<A, F, Fut>(
         name: impl Into<String>,
         description: impl Into<String>,
@@ -288,14 +369,14 @@ impl<S: Send + 'static> BackendTool<S> {
         Fut: Future<Output = Result<ToolOutput<S>, ToolError>> + Send + 'static,
     {
         let tool = Tool::new(name, description).with_parameters(schema_for::<A>());
-        let handler = move |arguments: &str, run: ToolRun<S>| -> Result<ToolFuture<S>, String> {
+        let name = tool.name.clone();
+        Self::make(tool, true, move |arguments: &str, call: Call<S>| {
             let args = parse::<A>(arguments)?;
-            Ok(Box::pin(handler(args, run)))
-        };
-        Self {
-            tool,
-            handler: Arc::new(handler),
-        }
+            Ok(match call {
+                Call::InRun(run) => Box::pin(handler(args, run)) as ToolFuture<S>,
+                Call::Detached(_) => outside_a_run(&name),
+            })
+        })
     }
 
     /// A tool declared by `tool` as it is (its JSON Schema written elsewhere, as an MCP
@@ -305,13 +386,49 @@ impl<S: Send + 'static> BackendTool<S> {
         F: Fn(&str, S) -> Fut + Send + Sync + 'static,
         Fut: Future<Output = Result<ToolOutput<S>, ToolError>> + Send + 'static,
     {
-        let handler = move |arguments: &str, run: ToolRun<S>| -> Result<ToolFuture<S>, String> {
-            Ok(Box::pin(handler(arguments, run.into_state())))
-        };
+        Self::make(tool, false, move |arguments: &str, call: Call<S>| {
+            let state = match call {
+                Call::Detached(state) => state,
+                Call::InRun(run) => run.into_state(),
+            };
+            Ok(Box::pin(handler(arguments, state)) as ToolFuture<S>)
+        })
+    }
+
+    /// A tool declared by `tool` whose `handler` receives the raw argument text and the run
+    /// that called it ([`ToolRun`]): to read the run's context and conversation, emit on the
+    /// run while it works (`ag_ui::a2ui`'s `generate_a2ui` streams a sub-agent's call this
+    /// way), or publish the state as it goes. It runs only inside an agent's run.
+    pub fn in_run<F, Fut>(tool: Tool, handler: F) -> Self
+    where
+        F: Fn(&str, ToolRun<S>) -> Fut + Send + Sync + 'static,
+        Fut: Future<Output = Result<ToolOutput<S>, ToolError>> + Send + 'static,
+    {
+        let name = tool.name.clone();
+        Self::make(tool, true, move |arguments: &str, call: Call<S>| {
+            Ok(match call {
+                Call::InRun(run) => Box::pin(handler(arguments, run)) as ToolFuture<S>,
+                Call::Detached(_) => outside_a_run(&name),
+            })
+        })
+    }
+
+    fn make(
+        tool: Tool,
+        in_run: bool,
+        handler: impl Fn(&str, Call<S>) -> Result<ToolFuture<S>, String> + Send + Sync + 'static,
+    ) -> Self {
         Self {
             tool,
             handler: Arc::new(handler),
+            in_run,
         }
+    }
+
+    /// Whether the tool works on its run ([`with_run`](Self::with_run),
+    /// [`in_run`](Self::in_run)): it is then called with a [`ToolRun`].
+    pub fn is_in_run(&self) -> bool {
+        self.in_run
     }
 
     /// The declaration offered to the model (and its generated schema).
@@ -319,23 +436,32 @@ impl<S: Send + 'static> BackendTool<S> {
         &self.tool
     }
 
-    /// Parses `arguments` and calls the tool, outside any run (what a tool made with
-    /// [`with_run`](Self::with_run) publishes goes nowhere).
+    /// Parses `arguments` and calls the tool outside any run, with `state` (a tool that works
+    /// on its run answers with an error).
     ///
     /// # Errors
     ///
     /// The arguments do not parse as the tool's type (serde's message), or the tool failed.
     pub async fn call(&self, arguments: &str, state: S) -> Result<ToolOutput<S>, ToolError> {
-        self.call_in(arguments, ToolRun::detached(state)).await
+        self.invoke(arguments, Call::Detached(state)).await
     }
 
-    /// Parses `arguments` and calls the tool on `run`.
-    pub(crate) async fn call_in(
+    /// Parses `arguments` and calls the tool in `run` (a tool that does not work on its run
+    /// gets the run's state alone).
+    ///
+    /// # Errors
+    ///
+    /// As [`call`](Self::call).
+    pub async fn call_in_run(
         &self,
         arguments: &str,
         run: ToolRun<S>,
     ) -> Result<ToolOutput<S>, ToolError> {
-        let future = (self.handler)(arguments, run)
+        self.invoke(arguments, Call::InRun(run)).await
+    }
+
+    async fn invoke(&self, arguments: &str, call: Call<S>) -> Result<ToolOutput<S>, ToolError> {
+        let future = (self.handler)(arguments, call)
             .map_err(|e| ToolError::new(bridge::invalid_arguments(&self.tool.name, &e)))?;
         future.await
     }

@@ -82,43 +82,53 @@ impl Emitter {
 
     /// `emit`: the general form, for the families that need no bracket of their own.
     pub(crate) fn emit_unordered(&self, event: Event) -> Result<()> {
-        use EventType::*;
-        match event.event_type() {
-            RunStarted | RunFinished | RunError => Err(Error::misuse(format!(
-                "{} frames the run and is emitted by the runner, not by the agent",
-                event.event_type()
-            ))),
-            SubagentStarted | SubagentFinished | SubagentError => Err(Error::misuse(format!(
-                "{} is emitted by a subagent context (`ctx.subagent(..)`), not by hand",
-                event.event_type()
-            ))),
-            TextMessageStart
-            | TextMessageContent
-            | TextMessageEnd
-            | ToolCallStart
-            | ToolCallArgs
-            | ToolCallEnd
-            | ReasoningStart
-            | ReasoningMessageStart
-            | ReasoningMessageContent
-            | ReasoningMessageEnd
-            | ReasoningEnd
-            | StepStarted
-            | StepFinished => {
-                // Refused either way; say why the verifier would refuse it when it would.
-                let event = attribute(event, self.attribution.as_ref());
-                if let Some(violation) = self.sink.dry_check(&event) {
-                    return Err(Error::protocol(violation));
-                }
-                Err(Error::misuse(format!(
-                    "{} belongs to a bracketed block; open it with its handle \
-                     (`assistant_message`, `tool_call`, `reasoning`, `step`) so it is always \
-                     closed",
-                    event.event_type()
-                )))
+        emit_unordered(&self.sink, self.attribution.as_ref(), event)
+    }
+}
+
+/// `emit` of a context or a [`StreamWriter`](super::StreamWriter): sends an event of a family
+/// that needs no bracket (attributed to `owner`), and refuses the others, saying why.
+pub(crate) fn emit_unordered(
+    sink: &Sink,
+    owner: Option<&SubagentRunId>,
+    event: Event,
+) -> Result<()> {
+    use EventType::*;
+    match event.event_type() {
+        RunStarted | RunFinished | RunError => Err(Error::misuse(format!(
+            "{} frames the run and is emitted by the runner, not by the agent",
+            event.event_type()
+        ))),
+        SubagentStarted | SubagentFinished | SubagentError => Err(Error::misuse(format!(
+            "{} is emitted by a subagent context (`ctx.subagent(..)`), not by hand",
+            event.event_type()
+        ))),
+        TextMessageStart
+        | TextMessageContent
+        | TextMessageEnd
+        | ToolCallStart
+        | ToolCallArgs
+        | ToolCallEnd
+        | ReasoningStart
+        | ReasoningMessageStart
+        | ReasoningMessageContent
+        | ReasoningMessageEnd
+        | ReasoningEnd
+        | StepStarted
+        | StepFinished => {
+            // Refused either way; say why the verifier would refuse it when it would.
+            let event = attribute(event, owner);
+            if let Some(violation) = sink.dry_check(&event) {
+                return Err(Error::protocol(violation));
             }
-            _ => self.send(event),
+            Err(Error::misuse(format!(
+                "{} belongs to a bracketed block; open it with its handle \
+                 (`assistant_message`, `tool_call`, `reasoning`, `step`) so it is always \
+                 closed",
+                event.event_type()
+            )))
         }
+        _ => sink.send(attribute(event, owner)),
     }
 }
 

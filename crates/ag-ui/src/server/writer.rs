@@ -5,7 +5,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use super::Result;
-use super::scope::{Emitter, Mint, attribute};
+use super::scope::{Emitter, Mint, attribute, emit_unordered};
 use super::sink::Sink;
 use crate::{Event, MessageId, SubagentRunId, TextMessageRole, ToolCallId, ToolCallStartEvent};
 
@@ -105,6 +105,54 @@ impl StreamWriter {
     /// A fresh tool call id from the context's counter (`{run id}-call-{n}`).
     pub fn next_tool_call_id(&self) -> ToolCallId {
         self.mint.next_tool_call_id()
+    }
+
+    /// Another writer on the same run and owner (same attribution, same id counters), with
+    /// nothing open: for a second stream of blocks that closes on its own, as a sub-call's.
+    pub fn sibling(&self) -> StreamWriter {
+        Self {
+            sink: self.sink.clone(),
+            attribution: self.attribution.clone(),
+            mint: Arc::clone(&self.mint),
+            open: Vec::new(),
+        }
+    }
+
+    /// Sends one event of a family that needs no bracket (`TOOL_CALL_RESULT`, `ACTIVITY_*`,
+    /// `STATE_*`, `CUSTOM`, …), attributed like the writer's other events: the same as
+    /// [`RunContext::emit`](crate::server::RunContext::emit).
+    ///
+    /// # Errors
+    ///
+    /// As [`RunContext::emit`](crate::server::RunContext::emit): a bracketed or lifecycle type
+    /// is [`ErrorKind::Misuse`](crate::server::ErrorKind::Misuse), an event the verifier refuses
+    /// is [`ErrorKind::Protocol`](crate::server::ErrorKind::Protocol), and the run may be gone.
+    ///
+    /// ```
+    /// use ag_ui::{Event, RunAgentInput};
+    /// use ag_ui::server::{ErrorKind, RunContext};
+    ///
+    /// let (ctx, mut events) = RunContext::<()>::new(RunAgentInput::new("t", "r")).unwrap();
+    /// let writer = ctx.stream_writer();
+    /// let id = writer.next_message_id();
+    /// writer.emit(Event::custom("progress", 1.into())).unwrap();
+    /// let err = writer.emit(Event::text_message_end(id)).unwrap_err();
+    /// assert_eq!(err.kind(), ErrorKind::Protocol); // no such message is open
+    /// assert_eq!(events.drain().len(), 1);
+    /// ```
+    pub fn emit(&self, event: impl Into<Event>) -> Result<()> {
+        emit_unordered(&self.sink, self.attribution.as_ref(), event.into())
+    }
+
+    /// Waits while the run's backlog is at or above its high-water mark, as
+    /// [`RunContext::ready`](crate::server::RunContext::ready) does; the future borrows
+    /// nothing.
+    ///
+    /// # Errors
+    ///
+    /// As [`RunContext::ready`](crate::server::RunContext::ready).
+    pub fn ready(&self) -> impl std::future::Future<Output = Result<()>> + Send + 'static {
+        self.sink.ready()
     }
 
     /// Whether anything opened through this writer is still open.
