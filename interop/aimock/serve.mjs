@@ -33,8 +33,10 @@ const mock = new LLMock({
   journalMaxEntries: 0,
 });
 // First match wins. As in the Dojo's setup: the tool-result turn and the fixtures it writes in
-// code, then human-in-the-loop.json (it shares words with agentic-gen-ui.json), then the rest.
+// code (the A2UI ones scoped by the tools a request declares), then human-in-the-loop.json (it
+// shares words with agentic-gen-ui.json), then the rest.
 mock.loadFixtureFile(join(fixtures, "ours", "first.json"));
+mock.loadFixtureFile(join(fixtures, "ours", "a2ui.json"));
 mock.loadFixtureFile(join(fixtures, "dojo", "human-in-the-loop.json"));
 mock.loadFixtureDir(join(fixtures, "dojo"));
 

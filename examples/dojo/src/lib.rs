@@ -23,6 +23,9 @@
 //! | `/predictive_state_updates` | `write_document_local`'s document streamed into the state, then `confirm_changes` | a streamed story |
 //! | `/agentic_chat_reasoning` | the model's reasoning (`REASONING_*`), then its answer | — |
 //! | `/agentic_chat_multimodal` | text and image parts reaching the model as multimodal content | — |
+//! | `/a2ui_fixed_schema` | A2UI surfaces of a fixed layout (flights, hotels) filled with the model's data | — |
+//! | `/a2ui_dynamic_schema`, `/a2ui_advanced` | A2UI surfaces the model designs (`generate_a2ui`) | — |
+//! | `/a2ui_recovery` | a generated surface recovered after an invalid attempt, or the failure | — |
 //! | `/` | — | "Hello world!" |
 //!
 //! ([`FEATURES`] is the table.) Every run is framed by `RUN_STARTED` / `RUN_FINISHED` with the
@@ -86,6 +89,10 @@ pub const FEATURES: &[Feature] = &[
     Feature::both("predictive_state_updates"),
     Feature::model("agentic_chat_reasoning"),
     Feature::model("agentic_chat_multimodal"),
+    Feature::model("a2ui_fixed_schema"),
+    Feature::model("a2ui_dynamic_schema"),
+    Feature::model("a2ui_advanced"),
+    Feature::model("a2ui_recovery"),
 ];
 
 /// One Dojo feature: its route, and which backends serve it.

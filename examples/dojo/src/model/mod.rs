@@ -19,11 +19,19 @@
 //! | `/predictive_state_updates` | [`predictive_state_updates`] | `write_document_local` | `document` |
 //! | `/agentic_chat_reasoning` | [`agentic_chat_reasoning`] | — | whatever the page keeps |
 //! | `/agentic_chat_multimodal` | [`agentic_chat_multimodal`] | — | — |
+//! | `/a2ui_fixed_schema` | [`a2ui_fixed_schema`] | `search_flights`, `search_hotels` | — |
+//! | `/a2ui_dynamic_schema` | [`a2ui_dynamic_schema`] | `generate_a2ui` (the Dojo's catalog, a guide) | — |
+//! | `/a2ui_advanced` | [`a2ui_advanced`] | `generate_a2ui` (the page's catalog) | — |
+//! | `/a2ui_recovery` | [`a2ui_recovery`] | `generate_a2ui` (3 attempts) | — |
 //!
 //! The tests run every route against `@copilotkit/aimock`, the mock model of the Dojo's own
 //! end-to-end suite, loaded with the Dojo's fixtures (`interop/aimock/`): the tool names, the
 //! argument shapes and the prompts here are the ones those fixtures answer.
 
+pub mod a2ui_advanced;
+pub mod a2ui_dynamic_schema;
+pub mod a2ui_fixed_schema;
+pub mod a2ui_recovery;
 pub mod agentic_chat;
 pub mod agentic_chat_multimodal;
 pub mod agentic_chat_reasoning;
@@ -125,13 +133,18 @@ impl ModelConfig {
         self
     }
 
+    /// A client of this model's server.
+    pub fn client(&self) -> OpenAiClient {
+        let client = OpenAiClient::new(self.base_url.as_str());
+        match &self.api_key {
+            Some(key) => client.with_api_key(key.as_str()),
+            None => client,
+        }
+    }
+
     /// An agent asking this model, with `system_prompt`.
     pub fn agent<S>(&self, system_prompt: &str) -> LlmAgent<S> {
-        let mut client = OpenAiClient::new(self.base_url.as_str());
-        if let Some(key) = &self.api_key {
-            client = client.with_api_key(key.as_str());
-        }
-        LlmAgent::new(client, self.model.as_str()).with_system_prompt(system_prompt)
+        LlmAgent::new(self.client(), self.model.as_str()).with_system_prompt(system_prompt)
     }
 }
 
@@ -166,4 +179,8 @@ pub(crate) fn routes(routes: Routes, model: &ModelConfig, pace: Pace) -> Routes 
             "agentic_chat_multimodal",
             agentic_chat_multimodal::agent(model),
         )
+        .agent("a2ui_fixed_schema", a2ui_fixed_schema::agent(model))
+        .agent("a2ui_dynamic_schema", a2ui_dynamic_schema::agent(model))
+        .agent("a2ui_advanced", a2ui_advanced::agent(model))
+        .agent("a2ui_recovery", a2ui_recovery::agent(model))
 }

@@ -18,11 +18,11 @@ use super::aimock::aimock;
 use super::dojo;
 
 /// The answer of the Dojo's mock to a turn that carries a tool's result.
-const DONE: &str = "Done! I've completed that for you.";
+pub(super) const DONE: &str = "Done! I've completed that for you.";
 
 /// Every event of a run, as the client verified it.
 #[derive(Default)]
-struct Recorded(Vec<Event>);
+pub(super) struct Recorded(pub(super) Vec<Event>);
 
 impl Subscriber for Recorded {
     fn on_event(&mut self, event: &Event, _: &Reducer) -> Flow {
@@ -32,13 +32,17 @@ impl Subscriber for Recorded {
 }
 
 impl Recorded {
-    fn types(&self) -> Vec<EventType> {
+    pub(super) fn types(&self) -> Vec<EventType> {
         self.0.iter().map(Event::event_type).collect()
     }
 }
 
 /// One run of `conversation` on `route`: its summary and its events.
-async fn turn(conversation: &mut Conversation, base: &str, route: &str) -> (RunSummary, Recorded) {
+pub(super) async fn turn(
+    conversation: &mut Conversation,
+    base: &str,
+    route: &str,
+) -> (RunSummary, Recorded) {
     let agent = HttpAgent::new(format!("{base}/{route}"));
     let mut recorded = Recorded::default();
     let summary = conversation
@@ -50,7 +54,7 @@ async fn turn(conversation: &mut Conversation, base: &str, route: &str) -> (RunS
 }
 
 /// The text of the conversation's last message.
-fn last_text(conversation: &Conversation) -> Option<&str> {
+pub(super) fn last_text(conversation: &Conversation) -> Option<&str> {
     conversation.messages().last().and_then(Message::text)
 }
 

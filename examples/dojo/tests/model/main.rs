@@ -17,6 +17,7 @@ mod copilotkit;
 #[allow(dead_code, unreachable_pub)]
 mod http;
 
+mod a2ui;
 mod client;
 mod pages;
 
