@@ -2,7 +2,8 @@
 // own chat (CopilotChat) and its v2 hooks, the way the Dojo's pages use them: a frontend tool
 // (useFrontendTool), tool rendering (useRenderTool), human in the loop (useHumanInTheLoop), the
 // agent's state (useAgent: the recipe, the task's progress, the document), the model's reasoning
-// (CopilotChat's "Thought for …"), attachments (CopilotChat's file input). Each page serves both
+// (CopilotChat's "Thought for …"), attachments (CopilotChat's file input), A2UI surfaces painted
+// from the page's catalogs (a2ui.jsx) by @copilotkit/a2ui-renderer. Each page serves both
 // backends of ag-ui-dojo: the scripts and the model-driven agents. The agent is reached through
 // the runtime at /api/copilotkit, or, with ?agent=URL, straight from the page: an HttpAgent of
 // @ag-ui/client 1.0.0 posting to URL/<feature> (another origin: the agent must answer CORS
@@ -18,6 +19,8 @@ import {
   useRenderTool,
 } from "@copilotkit/react-core/v2";
 import { HttpAgent } from "ag-ui-client-1";
+
+import { A2UI_PAGES } from "./a2ui.jsx";
 import { useRef, useState } from "react";
 import { createRoot } from "react-dom/client";
 import { z } from "zod";
@@ -290,6 +293,27 @@ function AgenticChatMultimodal() {
   );
 }
 
+// An A2UI page: the chat, the surfaces painted in it (and, while render_a2ui streams,
+// CopilotKit's own progress).
+function A2ui() {
+  return <CopilotChat agentId={feature} />;
+}
+
+// The advanced page draws the generated surface's progress itself while render_a2ui streams
+// (useRenderTool), as the Dojo's does.
+function A2uiAdvanced() {
+  useRenderTool({
+    name: "render_a2ui",
+    parameters: z.any(),
+    render: ({ status, parameters }) => {
+      if (status === "complete") return <></>;
+      const components = Array.isArray(parameters?.components) ? parameters.components.length : 0;
+      return <div data-testid="a2ui-progress">Custom A2UI progress: {components} components</div>;
+    },
+  });
+  return <CopilotChat agentId={feature} />;
+}
+
 const pages = {
   agentic_chat: AgenticChat,
   backend_tool_rendering: Weather,
@@ -300,6 +324,10 @@ const pages = {
   predictive_state_updates: PredictiveStateUpdates,
   agentic_chat_reasoning: AgenticChatReasoning,
   agentic_chat_multimodal: AgenticChatMultimodal,
+  a2ui_fixed_schema: A2ui,
+  a2ui_dynamic_schema: A2ui,
+  a2ui_advanced: A2uiAdvanced,
+  a2ui_recovery: A2ui,
 };
 
 function App() {
@@ -308,13 +336,13 @@ function App() {
   if (direct) {
     const agents = { [feature]: new HttpAgent({ url: `${direct.replace(/\/$/, "")}/${feature}` }) };
     return (
-      <CopilotKit selfManagedAgents={agents}>
+      <CopilotKit selfManagedAgents={agents} a2ui={A2UI_PAGES[feature]}>
         <Page />
       </CopilotKit>
     );
   }
   return (
-    <CopilotKit runtimeUrl="/api/copilotkit" useSingleEndpoint={false}>
+    <CopilotKit runtimeUrl="/api/copilotkit" useSingleEndpoint={false} a2ui={A2UI_PAGES[feature]}>
       <Page />
     </CopilotKit>
   );

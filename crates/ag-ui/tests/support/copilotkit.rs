@@ -38,7 +38,7 @@ fn fresh(out: &Path, dir: &Path) -> bool {
     let Some(built) = modified(&out.join("app.js")) else {
         return false;
     };
-    ["app.jsx", "build.mjs", "package-lock.json"]
+    ["app.jsx", "a2ui.jsx", "build.mjs", "package-lock.json"]
         .iter()
         .all(|source| modified(&dir.join(source)).is_some_and(|m| m <= built))
 }

@@ -18,6 +18,7 @@ mod copilotkit;
 mod http;
 
 mod a2ui;
+mod a2ui_pages;
 mod client;
 mod pages;
 
