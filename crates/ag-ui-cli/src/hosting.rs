@@ -216,6 +216,7 @@ pub(crate) fn router<T: RunHandler>(
     Ok(registry
         .into_router()
         .agent(path, endpoint(root, options))
+        .with_json_errors()
         .layer(cors))
 }
 

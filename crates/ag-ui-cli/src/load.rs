@@ -149,22 +149,55 @@ impl<'a> Transport for Timed<'a> {
     }
 }
 
-/// The events of one run, as they passed the pipeline: when the first came, and the gap
-/// before each later one.
-#[derive(Debug, Default)]
+/// Latencies in microseconds, from 1 µs to an hour (longer ones count as an hour), to three
+/// significant digits: a fixed footprint (about 200 KB) whatever the number of values, where a
+/// list grew by 8 bytes per event.
+#[derive(Debug)]
+struct Latencies(hdrhistogram::Histogram<u64>);
+
+impl Latencies {
+    /// An hour, in microseconds.
+    const HIGHEST: u64 = 3_600_000_000;
+
+    fn new() -> Self {
+        Self(
+            hdrhistogram::Histogram::new_with_bounds(1, Self::HIGHEST, 3)
+                .expect("the bounds are valid"),
+        )
+    }
+
+    fn record(&mut self, micros: u64) {
+        self.0.saturating_record(micros.clamp(1, Self::HIGHEST));
+    }
+
+    /// `p50`, `p99` and the largest value, in milliseconds (each to three significant
+    /// digits); `None` when there are none.
+    fn spread(&self) -> Option<[f64; 3]> {
+        if self.0.is_empty() {
+            return None;
+        }
+        let at = |q: f64| self.0.value_at_quantile(q) as f64 / 1000.0;
+        Some([at(0.50), at(0.99), at(1.0)])
+    }
+}
+
+/// The events of one run, as they passed the pipeline: when the first came; the gap before
+/// each later one goes into the histogram all runs share.
+#[derive(Debug)]
 struct Recorder {
     first: Option<Instant>,
     last: Option<Instant>,
-    /// Microseconds between consecutive events.
-    gaps: Vec<u64>,
+    gaps: Arc<std::sync::Mutex<Latencies>>,
     events: u64,
 }
 
 impl Subscriber for Recorder {
     fn on_event(&mut self, _: &Event, _: &Reducer) -> Flow {
         let now = Instant::now();
-        if let Some(last) = self.last {
-            self.gaps.push(micros(now - last));
+        if let Some(last) = self.last
+            && let Ok(mut gaps) = self.gaps.lock()
+        {
+            gaps.record(micros(now - last));
         }
         self.first.get_or_insert(now);
         self.last = Some(now);
@@ -180,7 +213,6 @@ struct Record {
     first_byte: Option<u64>,
     /// Microseconds from the start of the run to its first event out of the pipeline.
     first_event: Option<u64>,
-    gaps: Vec<u64>,
     events: u64,
     error: Option<String>,
 }
@@ -190,14 +222,24 @@ fn micros(duration: Duration) -> u64 {
 }
 
 /// One run: a conversation turn through the pipeline, within `timeout`.
-async fn one_run(agent: &HttpAgent, message: &str, timeout: Duration) -> Record {
+async fn one_run(
+    agent: &HttpAgent,
+    message: &str,
+    timeout: Duration,
+    gaps: Arc<std::sync::Mutex<Latencies>>,
+) -> Record {
     let clock = Clock {
         started: Instant::now(),
         first_byte: OnceLock::new(),
     };
     let mut conversation = Conversation::new(unique("thread"));
     conversation.add_user_message(message);
-    let mut recorder = Recorder::default();
+    let mut recorder = Recorder {
+        first: None,
+        last: None,
+        gaps,
+        events: 0,
+    };
     let transport = Timed {
         agent,
         clock: &clock,
@@ -217,25 +259,9 @@ async fn one_run(agent: &HttpAgent, message: &str, timeout: Duration) -> Record 
     Record {
         first_byte: clock.first_byte.get().copied().map(since_start),
         first_event: recorder.first.map(since_start),
-        gaps: recorder.gaps,
         events: recorder.events,
         error,
     }
-}
-
-/// `p50`, `p99` and the largest of `values` (microseconds), in milliseconds; `None` when
-/// there are none.
-fn spread(values: &mut [u64]) -> Option<[f64; 3]> {
-    if values.is_empty() {
-        return None;
-    }
-    values.sort_unstable();
-    // Nearest rank.
-    let rank = |p: f64| {
-        let at = (p * values.len() as f64).ceil() as usize;
-        values[at.clamp(1, values.len()) - 1] as f64 / 1000.0
-    };
-    Some([rank(0.50), rank(0.99), rank(1.0)])
 }
 
 /// A figure of `/proc/PID/status`, in KiB (`VmRSS`, `VmHWM`).
@@ -397,14 +423,15 @@ pub(crate) async fn load(options: LoadOptions) -> Result<(), Failure> {
     let start = tokio::time::Instant::from_std(started);
     let mut tasks = tokio::task::JoinSet::new();
     let mut records = Vec::with_capacity(options.runs);
+    let gaps = Arc::new(std::sync::Mutex::new(Latencies::new()));
     for i in 0..options.runs {
         let offset = options.ramp.mul_f64(i as f64 / options.runs as f64);
         tokio::time::sleep_until(start + offset).await;
         let (agent, message, open) = (Arc::clone(&agent), Arc::clone(&message), Arc::clone(&open));
-        let timeout = options.timeout;
+        let (timeout, gaps) = (options.timeout, Arc::clone(&gaps));
         tasks.spawn(async move {
             open.enter();
-            let record = one_run(&agent, &message, timeout).await;
+            let record = one_run(&agent, &message, timeout, gaps).await;
             open.leave();
             record
         });
@@ -422,9 +449,11 @@ pub(crate) async fn load(options: LoadOptions) -> Result<(), Failure> {
     }
     let client_cpu = client_cpu.zip(cpu_seconds("self")).map(|(a, b)| b - a);
 
+    let gaps = gaps.lock().map(|g| g.spread()).unwrap_or_default();
     let report = Report::new(
         &options,
         records,
+        gaps,
         elapsed,
         open.most.load(Ordering::Relaxed),
     );
@@ -472,15 +501,19 @@ impl Report {
     fn new(
         options: &LoadOptions,
         records: Vec<Record>,
+        gaps: Option<[f64; 3]>,
         elapsed: Duration,
         most_open: usize,
     ) -> Self {
-        let (mut first_byte, mut first_event, mut gaps) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut first_byte, mut first_event) = (Latencies::new(), Latencies::new());
         let (mut failed, mut events, mut reasons) = (0, 0, Vec::new());
         for record in records {
-            first_byte.extend(record.first_byte);
-            first_event.extend(record.first_event);
-            gaps.extend(record.gaps);
+            if let Some(micros) = record.first_byte {
+                first_byte.record(micros);
+            }
+            if let Some(micros) = record.first_event {
+                first_event.record(micros);
+            }
             events += record.events;
             if let Some(error) = record.error {
                 failed += 1;
@@ -500,9 +533,9 @@ impl Report {
             completed: options.runs - failed,
             failed,
             reasons,
-            first_byte: spread(&mut first_byte),
-            first_event: spread(&mut first_event),
-            gaps: spread(&mut gaps),
+            first_byte: first_byte.spread(),
+            first_event: first_event.spread(),
+            gaps,
             events,
             elapsed,
             most_open,
@@ -614,11 +647,35 @@ mod tests {
     use super::*;
 
     #[test]
-    fn spreads_are_nearest_rank_in_milliseconds() {
-        let mut values: Vec<u64> = (1..=100).map(|v| v * 1000).collect();
-        assert_eq!(spread(&mut values), Some([50.0, 99.0, 100.0]));
-        assert_eq!(spread(&mut [7000]), Some([7.0, 7.0, 7.0]));
-        assert_eq!(spread(&mut []), None);
+    fn spreads_are_ranks_in_milliseconds_in_a_fixed_footprint() {
+        let mut latencies = Latencies::new();
+        assert_eq!(latencies.spread(), None);
+        for v in 1..=100 {
+            latencies.record(v * 1000);
+        }
+        // Within the three significant digits kept.
+        let close = |got: Option<[f64; 3]>, want: [f64; 3]| {
+            let got = got.unwrap();
+            assert!(
+                got.iter()
+                    .zip(want)
+                    .all(|(g, w)| (g - w).abs() <= w * 0.001),
+                "{got:?} against {want:?}"
+            );
+        };
+        close(latencies.spread(), [50.0, 99.0, 100.0]);
+        let mut one = Latencies::new();
+        one.record(7000);
+        close(one.spread(), [7.0, 7.0, 7.0]);
+        // A million more values, and a day, take no more room than the first hundred.
+        let room = latencies.0.distinct_values();
+        for v in 0..1_000_000 {
+            latencies.record(v % 5_000);
+        }
+        latencies.record(86_400_000_000);
+        assert_eq!(latencies.0.distinct_values(), room);
+        assert_eq!(latencies.0.len(), 1_000_101);
+        close(latencies.spread(), [2.5, 4.95, 3_600_000.0]);
     }
 
     #[test]

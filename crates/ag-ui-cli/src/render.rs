@@ -120,6 +120,12 @@ fn one_line(text: &str) -> Cow<'_, str> {
     visible(text, false)
 }
 
+/// An id the agent chose, for a line of prose: one line, at most [`ag_ui::EXCERPT_BYTES`] of
+/// it (a 2 MB id is shown as its start and its length).
+fn id_line(id: &str) -> String {
+    one_line(&ag_ui::excerpt(id, ag_ui::EXCERPT_BYTES)).into_owned()
+}
+
 /// The kinds of streams: each has its own id space.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Kind {
@@ -387,8 +393,8 @@ impl<W: Write> Renderer<W> {
                     None,
                     &s.dim(&format!(
                         "● run {} on thread {}",
-                        one_line(e.run_id.as_str()),
-                        one_line(e.thread_id.as_str())
+                        id_line(e.run_id.as_str()),
+                        id_line(e.thread_id.as_str())
                     )),
                 )?
             }
@@ -574,7 +580,7 @@ impl<W: Write> Renderer<W> {
     fn subagent_name(&self, id: &str) -> String {
         match self.subagents.get(id) {
             Some(name) => name.clone(),
-            None => one_line(id).into_owned(),
+            None => id_line(id),
         }
     }
 
@@ -591,11 +597,24 @@ impl<W: Write> Renderer<W> {
                         None,
                         &format!(
                             "  {} ({}) {}",
-                            s.bold(&one_line(i.id.as_str())),
+                            s.bold(&id_line(i.id.as_str())),
                             one_line(&i.reason),
                             message.unwrap_or_default()
                         ),
                     )?;
+                }
+                let ids = std::iter::once(e.thread_id.as_str())
+                    .chain(interrupts.iter().map(|i| i.id.as_str()));
+                if ids.into_iter().any(|id| id.len() > ag_ui::EXCERPT_BYTES) {
+                    // A command with the ids cut would resume nothing: say where they are.
+                    return self.say(
+                        None,
+                        &s.dim(&format!(
+                            "  resume with --thread and --resume (an id is over {} bytes; \
+                             --json shows it whole)",
+                            ag_ui::EXCERPT_BYTES
+                        )),
+                    );
                 }
                 let command = [
                     "ag-ui".to_owned(),
@@ -765,6 +784,25 @@ assistant: Hello world
             .lines()
             .map(|line| Event::from_json(line).unwrap())
             .collect()
+    }
+
+    /// Ids of a megabyte are shown as bounded excerpts, once each (a 2 MB id was printed
+    /// whole, in the run line and again in the resume command).
+    #[test]
+    fn huge_ids_are_quoted_as_excerpts() {
+        let huge = "i".repeat(2 << 20);
+        let out = render(&[
+            Event::run_started(huge.as_str(), huge.as_str()),
+            ag_ui::RunFinishedEvent::new(huge.as_str(), huge.as_str())
+                .with_outcome(RunFinishedOutcome::interrupt(vec![Interrupt::new(
+                    huge.as_str(),
+                    "confirmation",
+                )]))
+                .into(),
+        ]);
+        assert!(out.len() < 2048, "{} bytes", out.len());
+        assert_eq!(out.matches("(2097152 bytes)").count(), 3, "{out}");
+        assert!(out.contains("--json shows it whole"), "{out}");
     }
 
     #[test]

@@ -724,11 +724,52 @@ pub trait RouterExt<S> {
     /// Serves `endpoint` at `path` (`POST`), beside the router's other routes.
     #[must_use]
     fn agent<H: RunHandler>(self, path: &str, endpoint: AgentEndpoint<H>) -> Self;
+
+    /// Answers what no route takes with the JSON error body the endpoints send (axum's own
+    /// answers have none): a path no route has is `404` (`not-found`), a method a route does
+    /// not take `405` (`method-not-allowed`). Add it after the routes.
+    ///
+    /// ```
+    /// use ag_ui::axum::{AgentEndpoint, RouterExt};
+    /// use ag_ui::{Event, RunAgentInput};
+    ///
+    /// fn echo(input: RunAgentInput) -> impl futures::Stream<Item = Event> + Send + 'static {
+    ///     futures::stream::iter([Event::run_started(input.thread_id, input.run_id)])
+    /// }
+    ///
+    /// let app: axum::Router = axum::Router::new()
+    ///     .agent("/agent", AgentEndpoint::new(echo))
+    ///     .with_json_errors();
+    /// # let _ = app;
+    /// ```
+    #[must_use]
+    fn with_json_errors(self) -> Self;
 }
 
 impl<S: Clone + Send + Sync + 'static> RouterExt<S> for Router<S> {
     fn agent<H: RunHandler>(self, path: &str, endpoint: AgentEndpoint<H>) -> Self {
         self.route(path, endpoint.into_method_router())
+    }
+
+    fn with_json_errors(self) -> Self {
+        self.fallback(|method: Method, uri: ::axum::http::Uri| async move {
+            input::error_response(
+                StatusCode::NOT_FOUND,
+                "not-found",
+                &format!("no route serves {method} {}", uri.path()),
+                None,
+            )
+        })
+        .method_not_allowed_fallback(
+            |method: Method, uri: ::axum::http::Uri| async move {
+                input::error_response(
+                    StatusCode::METHOD_NOT_ALLOWED,
+                    RejectionKind::MethodNotAllowed.as_str(),
+                    &format!("{method} is not allowed on {}", uri.path()),
+                    None,
+                )
+            },
+        )
     }
 }
 

@@ -202,6 +202,8 @@ pub mod llm;
 pub mod mcp;
 mod message;
 mod outcome;
+#[cfg(any(feature = "http", feature = "openai"))]
+mod redirects;
 mod serde_util;
 #[cfg(feature = "server")]
 #[cfg_attr(docsrs, doc(cfg(feature = "server")))]

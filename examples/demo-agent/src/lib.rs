@@ -130,9 +130,16 @@ fn check_resume(ctx: &RunContext<DemoState>) -> Result<()> {
     if unknown.is_empty() {
         return Ok(());
     }
+    // The ids are the client's: quoted as bounded excerpts, whatever their size.
+    let quoted: Vec<String> = unknown
+        .iter()
+        .map(|id| format!("{:?}", ag_ui::excerpt(id, ag_ui::EXCERPT_BYTES)))
+        .collect();
     Err(Error::agent(format!(
-        "unknown interrupt {unknown:?}: the only interrupt this agent raises on thread {:?} is {expected:?}",
-        ctx.thread_id().as_str()
+        "unknown interrupt {}: the only interrupt this agent raises on thread {:?} is {:?}",
+        ag_ui::excerpt_list(&quoted),
+        ag_ui::excerpt(ctx.thread_id().as_str(), ag_ui::EXCERPT_BYTES),
+        ag_ui::excerpt(&expected, ag_ui::EXCERPT_BYTES)
     ))
     .with_code("unknown-interrupt"))
 }

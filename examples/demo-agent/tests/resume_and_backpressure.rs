@@ -53,6 +53,22 @@ async fn a_resume_of_an_interrupt_it_did_not_raise_is_a_run_error() {
     assert!(
         matches!(events.last(), Some(Event::RunError(e)) if e.code.as_deref() == Some("unknown-interrupt"))
     );
+
+    // A megabyte id, on a thread of a megabyte, is quoted as a bounded excerpt (it was echoed
+    // whole, twice).
+    let huge = "i".repeat(1 << 20);
+    let input = RunAgentInput::new("t".repeat(1 << 20), "r4")
+        .with_resume(vec![ResumeEntry::resolved(huge, json!({"approved": true}))]);
+    let events = run(input).await;
+    let Some(Event::RunError(error)) = events.last() else {
+        panic!("{:?}", events.last())
+    };
+    assert!(error.message.len() < 1024, "{} bytes", error.message.len());
+    assert!(
+        error.message.contains("(1048576 bytes)"),
+        "{}",
+        error.message
+    );
 }
 
 #[tokio::test]

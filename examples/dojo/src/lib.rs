@@ -190,7 +190,7 @@ pub fn router(config: Config) -> axum::Router {
         Backend::Scripted => scripted::routes(routes, config.pace),
         Backend::Model(model) => model::routes(routes, model, config.pace),
     };
-    routes.router.layer(cors())
+    routes.router.with_json_errors().layer(cors())
 }
 
 /// The routes being mounted, each with the endpoint settings every route shares.

@@ -654,3 +654,29 @@ async fn a_page_on_another_origin_passes_the_preflight() {
     assert_eq!(response.status(), 200);
     assert_eq!(response.headers()["access-control-allow-origin"], "*");
 }
+
+/// An unknown route and a method a route does not take get JSON errors, as the runs' own
+/// rejections do.
+#[tokio::test]
+async fn framework_4xx_answers_are_json() {
+    let base = serve(Pace::INSTANT).await;
+    let client = reqwest::Client::new();
+    for (method, route, status, kind) in [
+        (reqwest::Method::GET, "/no_such_feature", 404, "not-found"),
+        (
+            reqwest::Method::GET,
+            "/agentic_chat",
+            405,
+            "method-not-allowed",
+        ),
+    ] {
+        let response = client
+            .request(method.clone(), format!("{base}{route}"))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status().as_u16(), status, "{method} {route}");
+        let body: Value = serde_json::from_slice(&response.bytes().await.unwrap()).unwrap();
+        assert_eq!(body["error"]["kind"], kind, "{method} {route}: {body}");
+    }
+}

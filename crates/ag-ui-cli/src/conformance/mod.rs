@@ -114,11 +114,32 @@ impl Verdict {
     }
 }
 
+/// The group a check belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Group {
+    Core,
+    Transport,
+    Resume,
+    Dojo,
+}
+
+impl Group {
+    /// `core`, `transport`, `resume` or `dojo`.
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Group::Core => "core",
+            Group::Transport => "transport",
+            Group::Resume => "resume",
+            Group::Dojo => "dojo",
+        }
+    }
+}
+
 /// One check of the report.
 #[derive(Clone, Debug)]
 pub(crate) struct Check {
-    /// Its group: `core`, `transport`, `resume`, `dojo`.
-    pub(crate) group: &'static str,
+    /// Its group.
+    pub(crate) group: Group,
     /// Its stable name, `group.what` (`core.run-framing`).
     pub(crate) name: String,
     /// What it checks, in a sentence.
@@ -139,18 +160,25 @@ pub(crate) struct Report {
 }
 
 impl Report {
-    /// How many checks had this verdict kind (`pass`, `fail`, `skip`).
-    pub(crate) fn count(&self, kind: &str) -> usize {
-        self.checks
-            .iter()
-            .filter(|c| c.verdict.as_str() == kind)
-            .count()
+    /// How many checks passed, failed and were skipped.
+    pub(crate) fn counts(&self) -> [usize; 3] {
+        let mut counts = [0; 3];
+        for check in &self.checks {
+            counts[match check.verdict {
+                Verdict::Pass => 0,
+                Verdict::Fail(_) => 1,
+                Verdict::Skip(_) => 2,
+            }] += 1;
+        }
+        counts
     }
 }
 
 /// Runs checks one after the other, each under the per-probe time-out, none started after the
 /// total time-out (those are skipped, saying so).
 pub(crate) struct Runner {
+    /// The group of the checks run now.
+    group: Group,
     per_probe: Duration,
     deadline: Instant,
     total: Duration,
@@ -161,6 +189,7 @@ impl Runner {
     fn new(per_probe: Duration) -> Self {
         let total = per_probe.saturating_mul(10);
         Self {
+            group: Group::Core,
             per_probe,
             deadline: Instant::now() + total,
             total,
@@ -175,12 +204,17 @@ impl Runner {
             .min(self.deadline.saturating_duration_since(Instant::now()))
     }
 
+    /// Records the checks that follow in `group`.
+    pub(crate) fn group(&mut self, group: Group) {
+        self.group = group;
+    }
+
     /// Runs one check and records its verdict.
     pub(crate) async fn check<F>(&mut self, name: &str, about: &'static str, probe: F)
     where
         F: std::future::Future<Output = Verdict>,
     {
-        let group = group_of(name);
+        let group = self.group;
         let start = Instant::now();
         let verdict = if start >= self.deadline {
             Verdict::Skip(format!(
@@ -209,22 +243,12 @@ impl Runner {
     /// Records a check that was not run.
     pub(crate) fn skip(&mut self, name: &str, about: &'static str, why: String) {
         self.checks.push(Check {
-            group: group_of(name),
+            group: self.group,
             name: name.to_owned(),
             about,
             verdict: Verdict::Skip(why),
             elapsed: Duration::ZERO,
         });
-    }
-}
-
-/// The group of a check, from its name (`transport.accept-protobuf` → `transport`).
-fn group_of(name: &str) -> &'static str {
-    match name.split('.').next().unwrap_or("core") {
-        "transport" => "transport",
-        "resume" => "resume",
-        "dojo" => "dojo",
-        _ => "core",
     }
 }
 
@@ -267,7 +291,7 @@ pub(crate) fn main(target: Target, color: bool) -> ExitCode {
                 report::table(&report, color)
             };
             println!("{text}");
-            if report.count("fail") == 0 {
+            if report.counts()[1] == 0 {
                 ExitCode::SUCCESS
             } else {
                 ExitCode::from(1)

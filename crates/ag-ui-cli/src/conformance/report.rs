@@ -1,26 +1,19 @@
 //! The report of `conformance server`: a table for the terminal, JSON (`--json`) and JUnit
-//! XML (`--junit FILE`, one test case per check, so that any CI shows it); and
-//! [`excerpt`], the bounded, printable excerpt of what a server sent that every failure
-//! quotes.
+//! XML (`--junit FILE`, one test case per check, so that any CI shows it); and [`quote`],
+//! what a server sent as every failure quotes it.
 
 use serde_json::json;
 
-use super::{Report, Verdict};
+use quick_junit::{NonSuccessKind, TestCase, TestCaseStatus, TestSuite};
 
-/// The most characters of a peer's bytes a failure quotes.
-pub(crate) const EXCERPT_CHARS: usize = 160;
+use super::{Group, Report, Verdict};
 
-/// A short excerpt of bytes a peer sent: at most [`EXCERPT_CHARS`] characters (then `…`),
-/// invalid UTF-8 as U+FFFD. Failures quote it with `{:?}`, which writes control characters as
-/// escapes, so nothing a server sends reaches a terminal as a control sequence. (Written here
-/// because the library has no public excerpt helper.)
-pub(crate) fn excerpt(bytes: &[u8]) -> String {
-    let text = String::from_utf8_lossy(&bytes[..bytes.len().min(EXCERPT_CHARS * 4)]);
-    let mut out: String = text.chars().take(EXCERPT_CHARS).collect();
-    if out.len() < text.len() || bytes.len() > EXCERPT_CHARS * 4 {
-        out.push('…');
-    }
-    out
+/// Bytes a peer sent, as text (invalid UTF-8 as U+FFFD), quoted through [`ag_ui::excerpt`]
+/// (the one way the crate quotes peer text: bounded, with the original length). Failures
+/// print it with `{:?}`, which writes control characters as escapes, so nothing a server sends
+/// reaches a terminal as a control sequence.
+pub(crate) fn quote(bytes: &[u8]) -> String {
+    ag_ui::excerpt(&String::from_utf8_lossy(bytes), ag_ui::EXCERPT_BYTES).into_owned()
 }
 
 /// The report as a table: one line per check (verdict, name, time), the failure's or
@@ -46,7 +39,7 @@ pub(crate) fn table(report: &Report, color: bool) -> String {
         .unwrap_or(0);
     let mut out = format!(
         "conformance of {}\n\n",
-        visible(&excerpt(report.url.as_bytes()))
+        visible(&quote(report.url.as_bytes()))
     );
     for check in &report.checks {
         out.push_str(&format!(
@@ -61,11 +54,9 @@ pub(crate) fn table(report: &Report, color: bool) -> String {
             out.push_str(&format!("      {:width$}  └ {}\n", "", visible(detail)));
         }
     }
+    let [passed, failed, skipped] = report.counts();
     out.push_str(&format!(
-        "\n{} passed, {} failed, {} skipped",
-        report.count("pass"),
-        report.count("fail"),
-        report.count("skip")
+        "\n{passed} passed, {failed} failed, {skipped} skipped"
     ));
     out
 }
@@ -80,7 +71,7 @@ pub(crate) fn json(report: &Report) -> String {
         .map(|c| {
             json!({
                 "name": c.name,
-                "group": c.group,
+                "group": c.group.as_str(),
                 "about": c.about,
                 "verdict": c.verdict.as_str(),
                 "detail": c.verdict.detail(),
@@ -88,83 +79,70 @@ pub(crate) fn json(report: &Report) -> String {
             })
         })
         .collect();
+    let [passed, failed, skipped] = report.counts();
     let value = json!({
         "url": report.url,
-        "passed": report.count("pass"),
-        "failed": report.count("fail"),
-        "skipped": report.count("skip"),
+        "passed": passed,
+        "failed": failed,
+        "skipped": skipped,
         "checks": checks,
     });
     serde_json::to_string_pretty(&value).unwrap_or_default()
 }
 
-/// The report as JUnit XML: one `<testsuite>` per group, one `<testcase>` per check, with
-/// `<failure>` or `<skipped>` carrying the reason.
+/// The report as JUnit XML, written by `quick-junit`: one `<testsuite>` per group, one
+/// `<testcase>` per check, with `<failure>` or `<skipped>` carrying the reason. What a server
+/// sent is made XML text first ([`xml_text`]).
 pub(crate) fn junit(report: &Report) -> String {
-    let mut groups: Vec<&str> = Vec::new();
+    let mut groups: Vec<Group> = Vec::new();
     for check in &report.checks {
         if !groups.contains(&check.group) {
             groups.push(check.group);
         }
     }
-    let total: f64 = report.checks.iter().map(|c| c.elapsed.as_secs_f64()).sum();
-    let mut out = format!(
-        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"ag-ui conformance {}\" \
-         tests=\"{}\" failures=\"{}\" skipped=\"{}\" time=\"{total:.3}\">\n",
-        xml(&report.url),
-        report.checks.len(),
-        report.count("fail"),
-        report.count("skip"),
-    );
+    let mut out = quick_junit::Report::new(xml_text(&format!("ag-ui conformance {}", report.url)));
+    out.set_time(report.checks.iter().map(|c| c.elapsed).sum());
     for group in groups {
-        let checks: Vec<_> = report.checks.iter().filter(|c| c.group == group).collect();
-        let count = |kind: &str| checks.iter().filter(|c| c.verdict.as_str() == kind).count();
-        let time: f64 = checks.iter().map(|c| c.elapsed.as_secs_f64()).sum();
-        out.push_str(&format!(
-            "  <testsuite name=\"{group}\" tests=\"{}\" failures=\"{}\" skipped=\"{}\" \
-             time=\"{time:.3}\">\n",
-            checks.len(),
-            count("fail"),
-            count("skip"),
-        ));
-        for check in checks {
-            out.push_str(&format!(
-                "    <testcase classname=\"conformance.{group}\" name=\"{}\" time=\"{:.3}\"",
-                xml(&check.name),
-                check.elapsed.as_secs_f64()
-            ));
-            match &check.verdict {
-                Verdict::Pass => out.push_str("/>\n"),
-                Verdict::Fail(why) => out.push_str(&format!(
-                    ">\n      <failure message=\"{}\">{}</failure>\n    </testcase>\n",
-                    xml(why),
-                    xml(check.about)
-                )),
-                Verdict::Skip(why) => out.push_str(&format!(
-                    ">\n      <skipped message=\"{}\"/>\n    </testcase>\n",
-                    xml(why)
-                )),
-            }
+        let mut suite = TestSuite::new(group.as_str());
+        let checks = || report.checks.iter().filter(move |c| c.group == group);
+        suite.set_time(checks().map(|c| c.elapsed).sum());
+        for check in checks() {
+            let status = match &check.verdict {
+                Verdict::Pass => TestCaseStatus::success(),
+                Verdict::Fail(why) => {
+                    let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
+                    status.set_message(xml_text(why));
+                    status.set_description(xml_text(check.about));
+                    status
+                }
+                Verdict::Skip(why) => {
+                    let mut status = TestCaseStatus::skipped();
+                    status.set_message(xml_text(why));
+                    status
+                }
+            };
+            let mut case = TestCase::new(xml_text(&check.name), status);
+            case.set_classname(format!("conformance.{}", group.as_str()));
+            case.set_time(check.elapsed);
+            suite.add_test_case(case);
         }
-        out.push_str("  </testsuite>\n");
+        out.add_test_suite(suite);
     }
-    out.push_str("</testsuites>\n");
-    out
+    out.to_string().unwrap_or_default()
 }
 
-/// Text escaped for an XML attribute or element; characters XML 1.0 cannot hold at all
-/// (most control characters) are written as `\u{…}`.
-fn xml(text: &str) -> String {
+/// `text` with every character XML 1.0 cannot hold (control characters but tab, line feed
+/// and carriage return; U+FFFE and U+FFFF) written as `\u{…}`, so that what a server sent
+/// reads in the report instead of being dropped or making the file ill-formed. (quick-junit
+/// escapes markup and drops control characters, but passes U+FFFE and U+FFFF.)
+fn xml_text(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
             '\t' | '\n' | '\r' => out.push(c),
-            c if c.is_control() => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c if c.is_control() || c == '\u{FFFE}' || c == '\u{FFFF}' => {
+                out.push_str(&format!("\\u{{{:x}}}", c as u32));
+            }
             c => out.push(c),
         }
     }
@@ -193,7 +171,7 @@ mod tests {
 
     fn report() -> Report {
         let check = |name: &str, verdict| Check {
-            group: "core",
+            group: Group::Core,
             name: name.to_owned(),
             about: "about",
             verdict,
@@ -213,26 +191,49 @@ mod tests {
     }
 
     #[test]
-    fn excerpts_are_bounded_and_printable() {
+    fn quotes_are_bounded_and_printable() {
         let long = vec![b'a'; 10_000];
-        let text = excerpt(&long);
-        assert_eq!(text.chars().count(), EXCERPT_CHARS + 1);
-        assert!(text.ends_with('…'));
+        let text = quote(&long);
+        assert!(text.len() < ag_ui::EXCERPT_BYTES + 30, "{text}");
+        assert!(text.ends_with("… (10000 bytes)"), "{text}");
         assert_eq!(
-            format!("{:?}", excerpt(b"a\x1b[2Jb\n")),
+            format!("{:?}", quote(b"a\x1b[2Jb\n")),
             "\"a\\u{1b}[2Jb\\n\""
         );
-        assert_eq!(excerpt(b"\xff"), "\u{fffd}");
+        assert_eq!(quote(b"\xff"), "\u{fffd}");
     }
 
+    /// Whatever a server's text holds, the report is well-formed XML that says it: parsed by
+    /// an XML parser, the failure's message reads back (it was ill-formed with U+FFFE or
+    /// U+FFFF).
     #[test]
-    fn junit_has_one_escaped_testcase_per_check() {
-        let xml = junit(&report());
-        assert_eq!(xml.matches("<testcase ").count(), 3);
-        assert!(xml.contains("tests=\"3\" failures=\"1\" skipped=\"1\""));
-        assert!(xml.contains("got &quot;&lt;500&gt;&quot; &amp; \\u{1b}[31m"));
-        assert!(xml.contains("<skipped message=\"why\"/>"));
-        assert!(!xml.contains('\u{1b}'));
+    fn junit_is_well_formed_whatever_a_server_sent() {
+        let mut hostile = report();
+        let sent = "got \"<500>\" & \u{1b}[31m \u{FFFE}\u{FFFF}\u{1}\u{7f} ]]> end";
+        hostile.checks[1].verdict = Verdict::Fail(sent.to_owned());
+        let xml = junit(&hostile);
+        let document = roxmltree::Document::parse(&xml).unwrap_or_else(|e| panic!("{e}: {xml}"));
+        let cases: Vec<_> = document
+            .descendants()
+            .filter(|n| n.has_tag_name("testcase"))
+            .collect();
+        assert_eq!(cases.len(), 3);
+        let failure = document
+            .descendants()
+            .find(|n| n.has_tag_name("failure"))
+            .unwrap();
+        assert_eq!(
+            failure.attribute("message"),
+            Some("got \"<500>\" & \\u{1b}[31m \\u{fffe}\\u{ffff}\\u{1}\\u{7f} ]]> end")
+        );
+        let suites = document.root_element();
+        assert_eq!(suites.attribute("tests"), Some("3"));
+        assert_eq!(suites.attribute("failures"), Some("1"));
+        assert!(
+            document
+                .descendants()
+                .any(|n| n.has_tag_name("skipped") && n.attribute("message") == Some("why"))
+        );
     }
 
     #[test]

@@ -96,6 +96,14 @@ impl Guard {
 
     /// Why a request is refused, if it is: `(kind, message)`.
     fn refusal(&self, method: &Method, headers: &HeaderMap) -> Option<(&'static str, String)> {
+        // Two Host headers name two authorities: which one a proxy or the router believes is
+        // not this guard's to guess.
+        if headers.get_all(header::HOST).iter().nth(1).is_some() {
+            return Some((
+                "forbidden-host",
+                "the request has more than one Host header".into(),
+            ));
+        }
         let host = headers.get(header::HOST).map(|v| v.to_str().unwrap_or(""));
         match host {
             Some(host) if self.is_own_authority(host) => {}

@@ -12,7 +12,7 @@ use ag_ui::ResumeEntry;
 use ag_ui::client::{CancelToken, Conversation, HttpAgent, PipelineError, RunError};
 use serde_json::{Value, json};
 
-use super::{ag_ui, serve_process};
+use super::{ag_ui, ag_ui_peak, scripted, serve_process};
 
 /// `ag-ui conformance server URL --json ARGS`: the report and the exit code.
 fn suite(url: &str, args: &[&str]) -> (Value, i32) {
@@ -112,6 +112,7 @@ fn the_resume_checks_pass_on_a_resumable_ag_ui_serve() {
     }
     let xml = std::fs::read_to_string(&junit).unwrap();
     let _ = std::fs::remove_file(&junit);
+    roxmltree::Document::parse(&xml).unwrap_or_else(|e| panic!("{e}: {xml}"));
     assert_eq!(
         xml.matches("<testcase ").count(),
         report["checks"].as_array().unwrap().len()
@@ -409,6 +410,100 @@ fn an_endless_stream_is_read_no_further_than_the_bounds() {
                     || f.contains("broke off")
                     || f.contains("no verdict within"))),
         "{failed:#?}"
+    );
+}
+
+/// The most a probe reads of one response (`probe::MAX_BODY`).
+const READ_BOUND: u64 = 16 << 20;
+
+/// A hostile server: every answer is an `id:` of 1 MiB, `RUN_STARTED`, a text message and
+/// 5,000 one-byte deltas (the id persisting across them), then deltas of 1 MiB past the
+/// 16 MiB read bound (on every route: the Dojo's too). The suite reports (exit 1), and at its
+/// peak the process holds less than four read bounds more than it does against a server that
+/// refuses every connection: the plain run's body, a Dojo route's conversation as a client
+/// holds it (at most what one read brought), the frame in flight. (It copied the id for every
+/// event and kept every event of every run: gigabytes, here stopped by the address-space
+/// limit.)
+#[test]
+fn a_hostile_server_makes_the_suite_hold_no_more_than_a_few_read_bounds() {
+    let mut body = format!(
+        "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n\
+         id: {}\ndata: {{\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}}\n\n\
+         data: {{\"type\":\"TEXT_MESSAGE_START\",\"messageId\":\"m\"}}\n\n",
+        "i".repeat(1 << 20)
+    );
+    for _ in 0..5_000 {
+        body.push_str(
+            "data: {\"type\":\"TEXT_MESSAGE_CONTENT\",\"messageId\":\"m\",\"delta\":\"x\"}\n\n",
+        );
+    }
+    let large = format!(
+        "data: {{\"type\":\"TEXT_MESSAGE_CONTENT\",\"messageId\":\"m\",\"delta\":\"{}\"}}\n\n",
+        "y".repeat(1 << 20)
+    );
+    while (body.len() as u64) < READ_BOUND + (2 << 20) {
+        body.push_str(&large);
+    }
+    let (url, _) = scripted(body.into_bytes(), std::time::Duration::ZERO);
+    let (output, peak) = ag_ui_peak(
+        &[
+            "conformance",
+            "server",
+            &url,
+            "--profile",
+            "dojo",
+            "--json",
+            "--timeout",
+            "20",
+        ],
+        4 << 30,
+    );
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap_or_else(|e| {
+        panic!(
+            "the report is not JSON ({e}): {}",
+            String::from_utf8_lossy(&output.stderr)
+        )
+    });
+    assert_eq!(output.status.code(), Some(1), "{report}");
+    let failed = not_passed(&report, "fail");
+    assert!(
+        failed
+            .iter()
+            .any(|f| f.starts_with("core.state-and-tools: the body went on past 16 MiB")),
+        "{failed:#?}"
+    );
+    // Quoted, not copied: the id of a megabyte is an excerpt in the report.
+    assert!(
+        failed.iter().any(|f| f
+            .starts_with("resume.ids-on-every-frame: event 1 carries no id of its own")
+            && f.ends_with("(1048576 bytes)\")")),
+        "{failed:#?}"
+    );
+    assert!(
+        failed
+            .iter()
+            .any(|f| f.starts_with("dojo.shared_state: the body went on past 16 MiB")),
+        "{failed:#?}"
+    );
+    assert!(report.to_string().len() < 64 << 10);
+    // The process's own footprint: the same suite against a port that refuses.
+    let (_, idle) = ag_ui_peak(
+        &[
+            "conformance",
+            "server",
+            "http://127.0.0.1:1/",
+            "--json",
+            "--timeout",
+            "1",
+        ],
+        4 << 30,
+    );
+    assert!(
+        peak < idle + 4 * READ_BOUND,
+        "peak resident memory {} MiB, {} MiB against a refusing port: over four read bounds \
+         more",
+        peak >> 20,
+        idle >> 20
     );
 }
 

@@ -523,3 +523,42 @@ async fn a_recording_shows_its_outcome_and_token_usage_and_a_bad_one_names_its_l
     })
     .await;
 }
+
+/// A request with two `Host` headers, the first the inspector's own, is refused (it was let
+/// through on the first one); one `Host` is served. Over a raw socket: no client sends two.
+#[test]
+fn two_host_headers_are_refused() {
+    use std::io::{Read, Write};
+    let (_process, url, _stdout) = inspector(&[]);
+    let authority = url
+        .trim_start_matches("http://")
+        .split('/')
+        .next()
+        .unwrap()
+        .to_owned();
+    let ask = |hosts: &[&str]| {
+        let mut stream = std::net::TcpStream::connect(&authority).unwrap();
+        let mut request = String::from("GET / HTTP/1.1\r\n");
+        for host in hosts {
+            request.push_str(&format!("Host: {host}\r\n"));
+        }
+        request.push_str("Connection: close\r\n\r\n");
+        stream.write_all(request.as_bytes()).unwrap();
+        let mut answer = String::new();
+        let _ = stream.read_to_string(&mut answer);
+        answer
+    };
+    let one = ask(&[&authority]);
+    assert!(
+        one.starts_with("HTTP/1.1 200"),
+        "{}",
+        &one[..one.len().min(200)]
+    );
+    let two = ask(&[&authority, "evil.example"]);
+    assert!(
+        two.starts_with("HTTP/1.1 403"),
+        "{}",
+        &two[..two.len().min(300)]
+    );
+    assert!(two.contains("more than one Host header"), "{two}");
+}

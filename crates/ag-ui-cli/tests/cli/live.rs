@@ -431,6 +431,40 @@ fn run_stops_at_its_total_timeout_though_keep_alives_keep_coming() {
     assert!(String::from_utf8_lossy(&out.stdout).contains("RUN_STARTED"));
 }
 
+/// Issue 41's reproducer against the command: `retry: 100`, frames with ids from `r:0`, the
+/// third one's delta 11 MiB. With ids, with `retry:` alone and with neither, `ag-ui run --json`
+/// prints the first two events and fails with the same frame-limit error (it said, with ids,
+/// that the stream started with `TEXT_MESSAGE_START`), asking once.
+#[test]
+fn run_names_an_oversized_frame_the_same_with_ids_from_zero_or_without() {
+    use crate::hostile::oversized_frame_response;
+    for (retry, ids) in [(true, true), (true, false), (false, false)] {
+        let (url, requests) = scripted(oversized_frame_response(retry, ids), Duration::ZERO);
+        let out = ag_ui(&["run", &url, "hi", "--json"]);
+        let context = format!("retry {retry}, ids {ids}");
+        assert_eq!(out.status.code(), Some(1), "{context}: {}", stderr_of(&out));
+        assert_eq!(
+            stderr_of(&out),
+            "error: decoding the stream failed: event #2: SSE frame exceeds the maximum size of \
+             10485760 bytes\n",
+            "{context}"
+        );
+        let printed: Vec<String> = String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .map(|line| {
+                serde_json::from_str::<serde_json::Value>(line).unwrap()["type"].to_string()
+            })
+            .collect();
+        assert_eq!(
+            printed,
+            ["\"RUN_STARTED\"", "\"TEXT_MESSAGE_START\""],
+            "{context}"
+        );
+        assert_eq!(requests.try_iter().count(), 1, "{context}");
+    }
+}
+
 #[test]
 fn usage_errors_exit_2() {
     for (args, err) in [

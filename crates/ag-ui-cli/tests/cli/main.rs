@@ -13,6 +13,8 @@
 //!   responses, the differential against @ag-ui/client and the benchmark.
 
 mod conformance;
+#[path = "../../../ag-ui/tests/support/hostile.rs"]
+mod hostile;
 mod inspect;
 mod live;
 mod load;
@@ -59,6 +61,53 @@ pub(crate) fn ag_ui(args: &[&str], stdin: &[u8]) -> Output {
         "ag-ui {args:?} panicked: {stderr}"
     );
     output
+}
+
+/// Runs the `ag-ui` binary with `args` under an address-space limit of `limit` bytes (so that
+/// a regression fails the test instead of exhausting the machine), and returns its output and
+/// its peak resident memory in bytes (`VmHWM`, read from /proc every 10 ms while it runs: the
+/// peak of a run is never in its last milliseconds, which print the report).
+pub(crate) fn ag_ui_peak(args: &[&str], limit: u64) -> (Output, u64) {
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg(format!("ulimit -v {} && exec \"$0\" \"$@\"", limit / 1024))
+        .arg(env!("CARGO_BIN_EXE_ag-ui"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("sh runs");
+    let status = format!("/proc/{}/status", child.id());
+    let drain = |mut pipe: Box<dyn Read + Send>| {
+        std::thread::spawn(move || {
+            let mut all = Vec::new();
+            let _ = pipe.read_to_end(&mut all);
+            all
+        })
+    };
+    let stdout = drain(Box::new(child.stdout.take().unwrap()));
+    let stderr = drain(Box::new(child.stderr.take().unwrap()));
+    let mut peak = 0;
+    while child.try_wait().unwrap().is_none() {
+        let kib = std::fs::read_to_string(&status).ok().and_then(|text| {
+            let line = text.lines().find(|l| l.starts_with("VmHWM:"))?;
+            line.split_whitespace().nth(1)?.parse::<u64>().ok()
+        });
+        peak = peak.max(kib.unwrap_or(0) * 1024);
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let output = Output {
+        status: child.wait().unwrap(),
+        stdout: stdout.join().unwrap(),
+        stderr: stderr.join().unwrap(),
+    };
+    assert!(
+        !String::from_utf8_lossy(&output.stderr).contains("panicked"),
+        "ag-ui {args:?} panicked: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    (output, peak)
 }
 
 /// An `ag-ui serve` process on a free port, killed when dropped.

@@ -1,7 +1,9 @@
 //! `ag-ui serve --model … --mcp …`: a live MCP server (the workspace's `mcp-demo-server`, over
 //! stdio and over streamable HTTP) whose tool the mock model calls, the call and its result
 //! reaching `ag-ui run` as verified events; an MCP server that cannot start, or is not an MCP
-//! server, is a usage error before anything listens.
+//! server, is a usage error before anything listens; so is one whose listing is endless, too
+//! long a line or too deep, each named at once; a tool error names the server by its label,
+//! never its command line or URL credentials.
 
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
@@ -12,7 +14,7 @@ use ag_ui::{Content, Event, verify};
 use serde_json::json;
 
 use crate::model::run_json;
-use crate::{ag_ui, serve_process};
+use crate::{ag_ui, ag_ui_peak, serve_process};
 
 #[path = "../../../ag-ui/tests/support/openai_mock.rs"]
 #[allow(dead_code, unreachable_pub)]
@@ -68,7 +70,7 @@ impl Drop for HttpDemo {
 
 /// The mock model on its own runtime thread: a call of the MCP tool `add`, then the answer.
 fn mock_model() -> (String, Arc<Mock>) {
-    let replies = vec![
+    mock_model_with(vec![
         Reply::Sse(sse(&[
             chunk(
                 json!({"tool_calls": [{"index": 0, "id": "call_add", "type": "function",
@@ -81,7 +83,11 @@ fn mock_model() -> (String, Arc<Mock>) {
             chunk(json!({"content": "It is 5."})),
             finish("stop"),
         ])),
-    ];
+    ])
+}
+
+/// The mock model answering with `replies`, on its own runtime thread.
+fn mock_model_with(replies: Vec<Reply>) -> (String, Arc<Mock>) {
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         let rt = tokio::runtime::Builder::new_current_thread()
@@ -204,4 +210,126 @@ fn mcp_needs_a_model() {
     let output = ag_ui(&["serve", "--mcp", "true"], b"");
     assert!(!output.status.success());
     assert!(String::from_utf8_lossy(&output.stderr).contains("--model"));
+}
+
+/// `ag-ui serve` with the hostile demo server `mode` over stdio: its stderr and exit code.
+fn serve_hostile(mode: &str) -> (String, Option<i32>) {
+    let demo = demo_server();
+    let mcp = format!("{} --hostile {mode}", demo.display());
+    // Under an address-space limit: an endless listing taken whole fails the test, not the
+    // machine.
+    let (output, _) = ag_ui_peak(
+        &[
+            "serve",
+            "--addr",
+            "127.0.0.1:0",
+            "--model",
+            "m",
+            "--mcp",
+            &mcp,
+        ],
+        2 << 30,
+    );
+    (
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+        output.status.code(),
+    )
+}
+
+/// A server that pages its tool listing for ever stops `serve` at startup with the bound it
+/// passed (it was listed until the process ran out of memory).
+#[test]
+fn an_endless_tool_listing_is_refused_at_startup() {
+    let (stderr, code) = serve_hostile("endless-pages");
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains("the MCP server `mcp-demo-server` lists its tools in more than 1000 pages"),
+        "{stderr}"
+    );
+}
+
+/// A listing on a line over 16 MiB, or nested past what a JSON parser reads, is named as such
+/// at once (it was dropped, and the listing waited out its 30 s time-out).
+#[test]
+fn a_listing_too_long_or_too_deep_is_named_at_once() {
+    for (mode, cause) in [
+        ("huge-line", "it sent a message over 16 MiB"),
+        ("deep-schema", "it sent a message nested 128 levels deep"),
+    ] {
+        let (stderr, code) = serve_hostile(mode);
+        assert_eq!(code, Some(2), "{mode}: {stderr}");
+        assert!(
+            stderr.contains("the MCP server `mcp-demo-server` did not list its tools: ")
+                && stderr.contains(cause),
+            "{mode}: {stderr}"
+        );
+        assert!(!stderr.contains("in time"), "{mode}: {stderr}");
+    }
+}
+
+/// The MCP server goes away mid-call (over stdio the model calls `exit`; the HTTP server is
+/// stopped before the run), and the tool error the model and the client see names the server
+/// by its label, not by the command line or URL that holds a credential (it quoted them
+/// whole, into `TOOL_CALL_RESULT` and the model's input).
+#[test]
+fn a_tool_error_names_the_server_never_its_credentials() {
+    let secret = "postgresql://admin:s3cret@db.internal/prod";
+    let demo = demo_server();
+    let mut http = HttpDemo::start();
+    let port = http
+        .url
+        .trim_start_matches("http://")
+        .split('/')
+        .next()
+        .unwrap()
+        .to_owned();
+    let credentialed = format!("http://admin:s3cret@{port}/mcp?token=s3cret");
+    for (flag, value, label, tool) in [
+        (
+            "--mcp",
+            format!("{} --credential {secret}", demo.display()),
+            "mcp-demo-server".to_owned(),
+            "exit",
+        ),
+        ("--mcp-url", credentialed, port.clone(), "add"),
+    ] {
+        let (base, mock) = mock_model_with(vec![
+            Reply::Sse(sse(&[
+                chunk(
+                    json!({"tool_calls": [{"index": 0, "id": "call_1", "type": "function",
+                    "function": {"name": tool, "arguments": "{\"a\":1,\"b\":2}"}}]}),
+                ),
+                finish("tool_calls"),
+            ])),
+            Reply::Sse(sse(&[
+                chunk(json!({"content": "It failed."})),
+                finish("stop"),
+            ])),
+        ]);
+        let server = serve_process(&["--model", "mock-model", "--base-url", &base, flag, &value]);
+        if flag == "--mcp-url" {
+            let _ = http.child.kill();
+            let _ = http.child.wait();
+        }
+        let (code, events) = run_json(&format!("{}/", server.base));
+        assert_eq!(code, Some(0), "{flag}: {events:#?}");
+        let result = events
+            .iter()
+            .find_map(|e| match e {
+                Event::ToolCallResult(r) => Some(r.content.clone()),
+                _ => None,
+            })
+            .expect("the tool error is shown");
+        let Content::Text(text) = result else {
+            panic!("{result:?}")
+        };
+        assert!(text.contains(&format!("`{label}`")), "{flag}: {text}");
+        let model_input = mock.requests.lock().unwrap()[1].1.to_string();
+        for shown in [text.as_str(), model_input.as_str()] {
+            assert!(
+                !shown.contains("s3cret") && !shown.contains("admin"),
+                "{flag}: {shown}"
+            );
+        }
+    }
 }

@@ -513,3 +513,48 @@ fn the_json_log_has_one_line_per_run_with_its_attributes_and_trace_id() {
     );
     assert!(run.get("agui.parent_run_id").is_none(), "{run}");
 }
+
+/// Sends `method path` with no body and returns the status, the content type and the body.
+fn raw_request(addr: &str, method: &str, path: &str) -> (u16, String, String) {
+    use std::io::Write;
+    let mut stream = std::net::TcpStream::connect(addr).unwrap();
+    write!(
+        stream,
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).unwrap();
+    let (head, body) = answer.split_once("\r\n\r\n").unwrap();
+    let status = head[9..12].parse().unwrap();
+    let content_type = head
+        .lines()
+        .find_map(|l| {
+            l.to_ascii_lowercase()
+                .strip_prefix("content-type: ")
+                .map(str::to_owned)
+        })
+        .unwrap_or_default();
+    (status, content_type, body.to_owned())
+}
+
+/// An unknown path and a method a route does not take get the JSON error body every endpoint
+/// sends, not axum's empty answers.
+#[test]
+fn framework_4xx_answers_are_json() {
+    let server = serve();
+    for (method, path, status, kind) in [
+        ("GET", "/no-such-route", 404, "not-found"),
+        ("DELETE", "/agents", 405, "method-not-allowed"),
+        ("GET", "/agents/demo", 405, "method-not-allowed"),
+    ] {
+        let (got, content_type, body) = raw_request(&server.addr, method, path);
+        assert_eq!(got, status, "{method} {path}: {body}");
+        assert!(
+            content_type.starts_with("application/json"),
+            "{method} {path}: {content_type}"
+        );
+        let body: serde_json::Value = serde_json::from_str(&body).unwrap();
+        assert_eq!(body["error"]["kind"], kind, "{method} {path}: {body}");
+    }
+}

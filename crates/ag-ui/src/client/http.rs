@@ -91,8 +91,7 @@ use crate::encoding::Format;
 /// How much of an error response's body is kept.
 const ERROR_BODY_LIMIT: usize = 64 * 1024;
 
-/// How many redirects one run follows.
-const MAX_REDIRECTS: usize = 10;
+use crate::redirects::MAX_REDIRECTS;
 
 /// The `Accept` header of a run: SSE only.
 const ACCEPT_SSE: &str = crate::encoding::SSE_MEDIA_TYPE;
@@ -379,7 +378,7 @@ impl HttpAgent {
         let client = reqwest::Client::builder()
             .connect_timeout(self.timeouts.connect)
             .redirect(if self.follow_redirects {
-                same_origin_redirects()
+                crate::redirects::same_origin()
             } else {
                 reqwest::redirect::Policy::none()
             })
@@ -439,25 +438,6 @@ fn chain(error: &dyn std::error::Error) -> String {
         source = e.source();
     }
     text
-}
-
-/// The redirect policy of the agent's own client: follow within the origin (at most
-/// [`MAX_REDIRECTS`]); a redirect to another origin comes back as the response, for
-/// [`HttpAgent::open`] to refuse or follow without credentials.
-fn same_origin_redirects() -> reqwest::redirect::Policy {
-    reqwest::redirect::Policy::custom(|attempt| {
-        let cross = attempt
-            .previous()
-            .last()
-            .is_some_and(|previous| previous.origin() != attempt.url().origin());
-        if cross {
-            attempt.stop()
-        } else if attempt.previous().len() > MAX_REDIRECTS {
-            attempt.error("too many redirects")
-        } else {
-            attempt.follow()
-        }
-    })
 }
 
 /// Refuses a success response that is not an AG-UI event stream; else the encoding of its

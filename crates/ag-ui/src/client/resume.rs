@@ -10,7 +10,9 @@
 //! - passes on whole frames only, decoded ([`Piece::Frame`]: the pipeline does not parse them
 //!   again), each once: a frame cut by the connection is dropped and
 //!   read again after the reconnect, a frame whose sequence number it has passed already is
-//!   skipped, and a jump in the numbers is an error, never a silent loss;
+//!   skipped, and a jump in the numbers is an error, never a silent loss. The numbers may
+//!   start at 0 or 1; a frame that sets no id of its own (an SSE id persists) is passed on
+//!   without moving the cursor, and an id is read once, when it is set;
 //! - when the stream ends (cleanly or with a transport error or idle timeout) and the last
 //!   event passed on is not `RUN_FINISHED` or `RUN_ERROR`, reconnects through its
 //!   [`Reconnect`] source with the cursor of that event, after a delay that grows
@@ -61,10 +63,10 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::DecodeError;
 use crate::client::transport::{Body, Piece, Timeout, TransportError, TransportErrorKind};
 use crate::encoding::Format;
 use crate::encoding::sse::FrameDecoder;
+use crate::{DecodeError, EXCERPT_BYTES, excerpt};
 
 /// The default number of failed reconnection attempts in a row before giving up: 8.
 pub const DEFAULT_ATTEMPTS: u32 = 8;
@@ -192,7 +194,7 @@ impl fmt::Display for Reconnection {
         write!(
             f,
             "reconnecting to run {} after event {} (attempt {}, in {} ms): {}",
-            self.run_id,
+            excerpt(&self.run_id, EXCERPT_BYTES),
             self.after,
             self.attempt,
             self.delay.as_millis(),
@@ -240,6 +242,11 @@ pub struct Resuming<R: Reconnect> {
     /// The run id the request named, to join when the stream is cut before its first id.
     hint: Option<String>,
     last_seq: u64,
+    /// A sequence number was passed on (or given to attach after): `last_seq` is one.
+    has_seq: bool,
+    /// [`Frame::ids_set`](crate::encoding::sse::Frame) of the last frame read: a frame with
+    /// the same count set no id of its own.
+    ids_seen: u64,
     last_data: Vec<u8>,
     retry: Option<Duration>,
     failures: u32,
@@ -299,6 +306,7 @@ impl<R: Reconnect> Resuming<R> {
         this.mode = Mode::Resumable;
         this.run_id = Some(run_id.into());
         this.last_seq = after;
+        this.has_seq = after > 0;
         this.first = true;
         this
     }
@@ -317,6 +325,8 @@ impl<R: Reconnect> Resuming<R> {
             run_id: None,
             hint: None,
             last_seq: 0,
+            has_seq: false,
+            ids_seen: 0,
             last_data: Vec::new(),
             retry: None,
             failures: 0,
@@ -440,6 +450,7 @@ impl<R: Reconnect> Resuming<R> {
                     self.quiet_since = Instant::now();
                     self.body = Some(body);
                     self.decoder.reset();
+                    self.ids_seen = 0;
                     return Ok(());
                 }
                 Err(error) if retriable(&error) && self.failures < self.policy.attempts => {
@@ -467,34 +478,45 @@ impl<R: Reconnect> Resuming<R> {
                     break;
                 }
             };
-            if let Some(id) = frame.id()
+            // An id persists across frames: only a frame that set one anew has a cursor to
+            // read (read once, however long the id and however many frames follow it).
+            let fresh = frame.ids_set() != self.ids_seen;
+            self.ids_seen = frame.ids_set();
+            if fresh
+                && let Some(id) = frame.id()
                 && let Some((run, seq)) = cursor(id)
             {
                 match &self.run_id {
                     Some(known) if known != run => {
                         return Err(TransportError::connection(
                             "resuming a run",
-                            format!("the stream of run {known:?} carried an event of run {run:?}"),
+                            format!(
+                                "the stream of run {:?} carried an event of run {:?}",
+                                excerpt(known, EXCERPT_BYTES),
+                                excerpt(run, EXCERPT_BYTES)
+                            ),
                         ));
                     }
                     Some(_) => {}
                     None => self.run_id = Some(run.to_owned()),
                 }
-                if seq <= self.last_seq {
+                if self.has_seq && seq <= self.last_seq {
                     continue;
                 }
-                if seq != self.last_seq + 1 {
+                // The first number may be 0 or 1 (servers count from either).
+                let first = if self.has_seq { self.last_seq + 1 } else { 1 };
+                if seq > first {
                     return Err(TransportError::connection(
                         "resuming a run",
                         format!(
-                            "events {} to {} of run {:?} are missing from the stream",
-                            self.last_seq + 1,
+                            "events {first} to {} of run {:?} are missing from the stream",
                             seq - 1,
-                            self.run_id.as_deref().unwrap_or("")
+                            excerpt(self.run_id.as_deref().unwrap_or(""), EXCERPT_BYTES)
                         ),
                     ));
                 }
                 self.last_seq = seq;
+                self.has_seq = true;
                 progressed = true;
             }
             let data = frame.text();

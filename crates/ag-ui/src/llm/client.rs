@@ -235,8 +235,11 @@ impl OpenAiClient {
         if let Some(client) = self.built.get() {
             return Ok(client);
         }
+        // HttpAgent's redirect policy: a redirect to another origin is not followed (with the
+        // conversation re-posted), but answered as the provider's response.
         let client = reqwest::Client::builder()
             .connect_timeout(self.timeouts.connect)
+            .redirect(crate::redirects::same_origin())
             .build()
             .map_err(|e| {
                 LlmError::new(

@@ -30,9 +30,20 @@
 //! | the server died | a tool error saying the connection closed |
 //!
 //! A tool error goes back to the model as the tool's result (`Error: …`) and the run goes on,
-//! as the agent's loop decides. A command that cannot start, or a server that does not
-//! complete the MCP handshake within [`McpConfig::connect_timeout`], is an [`McpError`] from
-//! the constructor.
+//! as the agent's loop decides. It names the server by its [label](McpServer::label) — the
+//! configured [`McpConfig::name`], else the program's file name or the URL's host — never by
+//! its command line, its URL's credentials or path, or its environment, which can hold
+//! secrets; the detail goes to the operator's log (`tracing`, target `ag_ui::mcp`).
+//!
+//! ## Bounds
+//!
+//! A command that cannot start, or a server that does not complete the MCP handshake within
+//! [`McpConfig::connect_timeout`], is an [`McpError`] from the constructor; so is a server
+//! listing more than [`McpConfig::max_tools`] tools (or taking more pages than that), or more
+//! than [`McpConfig::max_tool_bytes`] of declarations ([`McpErrorKind::TooManyTools`]). A
+//! stdio server that writes a message longer than [`MAX_MESSAGE_BYTES`] or nested deeper than
+//! a JSON parser reads is cut off at once, and the error says so (it was dropped, and the
+//! request left to time out).
 //!
 //! ```no_run
 //! # #[cfg(feature = "openai")]
@@ -50,23 +61,50 @@
 //! # }
 //! ```
 
+mod content;
+mod listing;
+mod stdio;
+
+use content::result_content;
+use listing::{Listing, list};
+pub use stdio::MAX_MESSAGE_BYTES;
+
 use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
+use std::collections::HashMap;
+
 use rmcp::ServiceExt;
-use rmcp::model::{CallToolRequestParams, CallToolResult, ContentBlock};
+use rmcp::model::CallToolRequestParams;
 use rmcp::service::{RoleClient, RunningService, ServiceError};
-use rmcp::transport::{ConfigureCommandExt, StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::transport::StreamableHttpClientTransport;
 use serde_json::Value;
 
-use crate::{Content, ContentPart, MediaPart, PartSource, Tool};
+use crate::{Content, EXCERPT_BYTES, Tool, excerpt};
 
 /// The `rmcp` crate this module is built on, re-exported for [`McpServer::connect`]'s
 /// transports.
 pub use rmcp;
 
-/// How MCP servers are reached and waited for.
+/// The default of [`McpConfig::max_tools`]: 1,000.
+pub const DEFAULT_MAX_TOOLS: usize = 1_000;
+
+/// The default of [`McpConfig::max_tool_bytes`]: 16 MiB.
+pub const DEFAULT_MAX_TOOL_BYTES: usize = 16 * 1024 * 1024;
+
+/// How MCP servers are reached, named, waited for and bounded.
+///
+/// ```
+/// use ag_ui::mcp::McpConfig;
+/// use std::time::Duration;
+///
+/// let config = McpConfig::default()
+///     .with_name("files")
+///     .with_max_tools(200)
+///     .with_call_timeout(Duration::from_secs(10));
+/// assert_eq!((config.name.as_deref(), config.max_tools), (Some("files"), 200));
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct McpConfig {
@@ -74,6 +112,16 @@ pub struct McpConfig {
     pub call_timeout: Duration,
     /// The longest the start, the handshake and the tool listing may take (default 30 s).
     pub connect_timeout: Duration,
+    /// The server's name in what the model, the client and errors see (none by default: the
+    /// program's file name for stdio, the URL's host and port for HTTP).
+    pub name: Option<String>,
+    /// The most tools taken from one server, and the most pages its listing may take
+    /// ([`DEFAULT_MAX_TOOLS`] by default; at least 1): a server listing more is refused.
+    pub max_tools: usize,
+    /// The most bytes of tool declarations (names, descriptions, input schemas, as compact
+    /// JSON) taken from one server ([`DEFAULT_MAX_TOOL_BYTES`] by default): a server listing
+    /// more is refused.
+    pub max_tool_bytes: usize,
 }
 
 impl Default for McpConfig {
@@ -81,6 +129,9 @@ impl Default for McpConfig {
         Self {
             call_timeout: Duration::from_secs(60),
             connect_timeout: Duration::from_secs(30),
+            name: None,
+            max_tools: DEFAULT_MAX_TOOLS,
+            max_tool_bytes: DEFAULT_MAX_TOOL_BYTES,
         }
     }
 }
@@ -90,6 +141,35 @@ impl McpConfig {
     #[must_use]
     pub fn with_call_timeout(mut self, timeout: Duration) -> Self {
         self.call_timeout = timeout;
+        self
+    }
+
+    /// This configuration with the start, the handshake and the listing bounded by `timeout`.
+    #[must_use]
+    pub fn with_connect_timeout(mut self, timeout: Duration) -> Self {
+        self.connect_timeout = timeout;
+        self
+    }
+
+    /// This configuration naming the server `name` in what the model, the client and errors
+    /// see.
+    #[must_use]
+    pub fn with_name(mut self, name: impl Into<String>) -> Self {
+        self.name = Some(name.into());
+        self
+    }
+
+    /// This configuration taking at most `max` tools (and pages) from one server (at least 1).
+    #[must_use]
+    pub fn with_max_tools(mut self, max: usize) -> Self {
+        self.max_tools = max.max(1);
+        self
+    }
+
+    /// This configuration taking at most `bytes` of tool declarations from one server.
+    #[must_use]
+    pub fn with_max_tool_bytes(mut self, bytes: usize) -> Self {
+        self.max_tool_bytes = bytes;
         self
     }
 }
@@ -104,6 +184,9 @@ pub enum McpErrorKind {
     Connect,
     /// Listing the server's tools failed.
     ListTools,
+    /// The server lists more tools, pages or bytes of declarations than
+    /// [`McpConfig::max_tools`] or [`McpConfig::max_tool_bytes`] allow.
+    TooManyTools,
     /// Two servers offer a tool with the same name.
     DuplicateTool,
 }
@@ -115,6 +198,7 @@ impl McpErrorKind {
             Self::Spawn => "mcp_spawn",
             Self::Connect => "mcp_connect",
             Self::ListTools => "mcp_list_tools",
+            Self::TooManyTools => "mcp_too_many_tools",
             Self::DuplicateTool => "mcp_duplicate_tool",
         }
     }
@@ -152,10 +236,16 @@ impl McpError {
 
 /// A connected MCP server and the tools it listed when it connected.
 pub struct McpServer {
+    /// What the model, the client and errors call it.
     label: String,
+    /// The command line or URL, for the operator's log only.
+    detail: String,
     service: RunningService<RoleClient, ()>,
     tools: Vec<rmcp::model::Tool>,
     config: McpConfig,
+    /// The child process of a stdio server (killed when dropped), and why its output was cut
+    /// off, once it was.
+    child: Option<(tokio::process::Child, stdio::Cause)>,
 }
 
 impl fmt::Debug for McpServer {
@@ -173,13 +263,15 @@ impl fmt::Debug for McpServer {
 
 impl McpServer {
     /// Starts `command` with `args` and speaks MCP over its stdin and stdout (its stderr is
-    /// inherited).
+    /// inherited; the process is killed when the server is dropped). It is named by
+    /// [`McpConfig::name`], else by the program's file name.
     ///
     /// # Errors
     ///
     /// [`McpErrorKind::Spawn`] when the command cannot start; [`McpErrorKind::Connect`] when
     /// it does not complete the handshake in time (it exited, or it is not an MCP server);
-    /// [`McpErrorKind::ListTools`] when listing its tools fails.
+    /// [`McpErrorKind::ListTools`] when listing its tools fails;
+    /// [`McpErrorKind::TooManyTools`] past the configuration's bounds.
     pub async fn stdio<I, A>(command: &str, args: I, config: McpConfig) -> Result<Self, McpError>
     where
         I: IntoIterator<Item = A>,
@@ -187,42 +279,52 @@ impl McpServer {
     {
         let args: Vec<std::ffi::OsString> =
             args.into_iter().map(|a| a.as_ref().to_owned()).collect();
-        let label = std::iter::once(command.to_owned())
+        let detail = std::iter::once(command.to_owned())
             .chain(args.iter().map(|a| a.to_string_lossy().into_owned()))
             .collect::<Vec<_>>()
             .join(" ");
-        let transport =
-            TokioChildProcess::new(tokio::process::Command::new(command).configure(|cmd| {
-                cmd.args(&args);
-            }))
-            .map_err(|e| {
-                McpError::new(
-                    McpErrorKind::Spawn,
-                    format!("the MCP server command `{label}` could not start: {e}"),
-                )
-                .with_source(e)
-            })?;
-        Self::connect(label, transport, config).await
+        let label = config.name.clone().unwrap_or_else(|| {
+            std::path::Path::new(command)
+                .file_name()
+                .map_or_else(|| command.to_owned(), |n| n.to_string_lossy().into_owned())
+        });
+        let (child, stdout, stdin, cause) = stdio::spawn(command, &args).map_err(|e| {
+            tracing::warn!(target: "ag_ui::mcp", server = %detail, error = %e, "an MCP server could not start");
+            McpError::new(
+                McpErrorKind::Spawn,
+                format!("the MCP server `{label}` could not start: {e}"),
+            )
+            .with_source(e)
+        })?;
+        let mut config = config;
+        config.name = Some(label);
+        Self::open(detail, (stdout, stdin), config, Some((child, cause))).await
     }
 
-    /// Connects to the streamable HTTP MCP endpoint at `url`.
+    /// Connects to the streamable HTTP MCP endpoint at `url`. It is named by
+    /// [`McpConfig::name`], else by the URL's host and port (never its credentials, path or
+    /// query).
     ///
     /// # Errors
     ///
     /// [`McpErrorKind::Connect`] when the handshake fails or takes too long;
-    /// [`McpErrorKind::ListTools`] when listing its tools fails.
+    /// [`McpErrorKind::ListTools`] when listing its tools fails;
+    /// [`McpErrorKind::TooManyTools`] past the configuration's bounds.
     pub async fn http(url: &str, config: McpConfig) -> Result<Self, McpError> {
         let transport = StreamableHttpClientTransport::from_uri(url.to_owned());
-        Self::connect(url.to_owned(), transport, config).await
+        let mut config = config;
+        config.name = Some(config.name.take().unwrap_or_else(|| host_of(url)));
+        Self::open(url.to_owned(), transport, config, None).await
     }
 
     /// Speaks MCP over `transport` (any rmcp client transport: an in-process duplex pipe, a
-    /// socket), naming the server `label` in messages.
+    /// socket), naming the server `label` in messages (unless [`McpConfig::name`] names it).
     ///
     /// # Errors
     ///
     /// [`McpErrorKind::Connect`] when the handshake fails or takes too long;
-    /// [`McpErrorKind::ListTools`] when listing its tools fails.
+    /// [`McpErrorKind::ListTools`] when listing its tools fails;
+    /// [`McpErrorKind::TooManyTools`] past the configuration's bounds.
     pub async fn connect<T, E, A>(
         label: impl Into<String>,
         transport: T,
@@ -233,10 +335,40 @@ impl McpServer {
         E: std::error::Error + Send + Sync + 'static,
     {
         let label = label.into();
+        let mut config = config;
+        config.name = Some(config.name.take().unwrap_or_else(|| label.clone()));
+        Self::open(label, transport, config, None).await
+    }
+
+    /// The handshake and the listing; `config.name` is set.
+    async fn open<T, E, A>(
+        detail: String,
+        transport: T,
+        config: McpConfig,
+        child: Option<(tokio::process::Child, stdio::Cause)>,
+    ) -> Result<Self, McpError>
+    where
+        T: rmcp::transport::IntoTransport<RoleClient, E, A>,
+        E: std::error::Error + Send + Sync + 'static,
+    {
+        let label = config.name.clone().unwrap_or_default();
+        let cause = child.as_ref().map(|(_, cause)| Arc::clone(cause));
+        // What the stdio guard saw, when it cut the connection.
+        let why = || {
+            cause
+                .as_ref()
+                .and_then(stdio::cause_of)
+                .map(|c| format!(": {c}"))
+                .unwrap_or_default()
+        };
+        let fail = |kind, message: String| {
+            tracing::warn!(target: "ag_ui::mcp", server = %detail, "{message}");
+            McpError::new(kind, message)
+        };
         let service = tokio::time::timeout(config.connect_timeout, ().serve(transport))
             .await
             .map_err(|_| {
-                McpError::new(
+                fail(
                     McpErrorKind::Connect,
                     format!(
                         "the MCP server `{label}` did not complete the handshake within {:?}",
@@ -245,36 +377,51 @@ impl McpServer {
                 )
             })?
             .map_err(|e| {
-                McpError::new(
+                fail(
                     McpErrorKind::Connect,
-                    format!("the MCP server `{label}` did not complete the handshake: {e}"),
+                    format!(
+                        "the MCP server `{label}` did not complete the handshake{}",
+                        why()
+                    ),
                 )
                 .with_source(e)
             })?;
-        let tools = tokio::time::timeout(config.connect_timeout, service.list_all_tools())
-            .await
-            .map_err(|_| {
-                McpError::new(
-                    McpErrorKind::ListTools,
-                    format!("the MCP server `{label}` did not list its tools in time"),
-                )
-            })?
-            .map_err(|e| {
-                McpError::new(
-                    McpErrorKind::ListTools,
-                    format!("the MCP server `{label}` did not list its tools: {e}"),
-                )
-                .with_source(e)
-            })?;
+        let tools =
+            match tokio::time::timeout(config.connect_timeout, list(&service, &config)).await {
+                Err(_) => {
+                    return Err(fail(
+                        McpErrorKind::ListTools,
+                        format!("the MCP server `{label}` did not list its tools in time"),
+                    ));
+                }
+                Ok(Err(Listing::Failed(e))) => {
+                    return Err(fail(
+                        McpErrorKind::ListTools,
+                        format!("the MCP server `{label}` did not list its tools{}", why()),
+                    )
+                    .with_source(e));
+                }
+                Ok(Err(Listing::TooMany(what))) => {
+                    return Err(fail(
+                        McpErrorKind::TooManyTools,
+                        format!("the MCP server `{label}` lists {what}"),
+                    ));
+                }
+                Ok(Ok(tools)) => tools,
+            };
         Ok(Self {
             label,
+            detail,
             service,
             tools,
             config,
+            child,
         })
     }
 
-    /// The command line or URL the server was reached at.
+    /// The server's name in what the model, the client and errors see:
+    /// [`McpConfig::name`], else the program's file name (stdio), the URL's host and port
+    /// (HTTP), or the label given to [`connect`](Self::connect).
     pub fn label(&self) -> &str {
         &self.label
     }
@@ -311,26 +458,39 @@ impl McpServer {
             }
         };
         let params = CallToolRequestParams::new(name.to_owned()).with_arguments(arguments);
+        let name = excerpt(name, EXCERPT_BYTES);
         let result = tokio::time::timeout(self.config.call_timeout, self.service.call_tool(params))
             .await
             .map_err(|_| {
-                format!(
+                self.logged(format!(
                     "the MCP server `{}` did not answer `{name}` within {:?}",
                     self.label, self.config.call_timeout
-                )
+                ))
             })?
-            .map_err(|e| match e {
-                ServiceError::TransportClosed | ServiceError::TransportSend(_) => format!(
-                    "the MCP server `{}` closed the connection during `{name}` (did it exit?)",
-                    self.label
-                ),
-                ServiceError::McpError(e) => {
-                    format!(
+            .map_err(|e| {
+                self.logged(match e {
+                    ServiceError::TransportClosed | ServiceError::TransportSend(_) => {
+                        let why = self
+                            .child
+                            .as_ref()
+                            .and_then(|(_, cause)| stdio::cause_of(cause))
+                            .unwrap_or_else(|| "did it exit?".to_owned());
+                        format!(
+                            "the MCP server `{}` closed the connection during `{name}` ({why})",
+                            self.label
+                        )
+                    }
+                    ServiceError::McpError(e) => format!(
                         "the MCP server `{}` refused `{name}`: {}",
-                        self.label, e.message
-                    )
-                }
-                other => format!("the MCP server `{}` failed `{name}`: {other}", self.label),
+                        self.label,
+                        excerpt(&e.message, EXCERPT_BYTES)
+                    ),
+                    // Its text can hold the URL with its credentials: the log has it.
+                    other => {
+                        tracing::warn!(target: "ag_ui::mcp", server = %self.detail, error = %other, "an MCP tool call failed");
+                        format!("the MCP server `{}` failed `{name}`", self.label)
+                    }
+                })
             })?;
         let content = result_content(&result);
         if result.is_error == Some(true) {
@@ -343,48 +503,23 @@ impl McpServer {
     }
 }
 
-/// An MCP result as AG-UI content: text alone when every block is text, else content parts.
-fn result_content(result: &CallToolResult) -> Content {
-    if result.content.is_empty() {
-        return Content::Text(
-            result
-                .structured_content
-                .as_ref()
-                .map(Value::to_string)
-                .unwrap_or_default(),
-        );
+impl McpServer {
+    /// `message` (which names the server by its label), logged for the operator with the
+    /// command line or URL.
+    fn logged(&self, message: String) -> String {
+        tracing::warn!(target: "ag_ui::mcp", server = %self.detail, "{message}");
+        message
     }
-    let text_only = result
-        .content
-        .iter()
-        .all(|b| matches!(b, ContentBlock::Text(_)));
-    if text_only {
-        let texts: Vec<&str> = result
-            .content
-            .iter()
-            .filter_map(|b| match b {
-                ContentBlock::Text(t) => Some(t.text.as_str()),
-                _ => None,
-            })
-            .collect();
-        return Content::Text(texts.join("\n"));
-    }
-    Content::Parts(
-        result
-            .content
-            .iter()
-            .map(|block| match block {
-                ContentBlock::Text(t) => ContentPart::text(t.text.clone()),
-                ContentBlock::Image(image) => {
-                    ContentPart::Image(MediaPart::new(PartSource::Data {
-                        value: image.data.clone(),
-                        mime_type: image.mime_type.clone(),
-                    }))
-                }
-                other => ContentPart::text(serde_json::to_string(other).unwrap_or_default()),
-            })
-            .collect(),
-    )
+}
+
+/// The host and port of `url`, without its scheme, credentials, path or query.
+fn host_of(url: &str) -> String {
+    let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
+    let host = authority
+        .rsplit_once('@')
+        .map_or(authority, |(_, host)| host);
+    excerpt(host, EXCERPT_BYTES).into_owned()
 }
 
 /// The tools of several MCP servers, each name offered by one server only.
@@ -392,6 +527,8 @@ fn result_content(result: &CallToolResult) -> Content {
 pub struct McpTools {
     /// Each tool's declaration and its server.
     tools: Vec<(Tool, Arc<McpServer>)>,
+    /// Where each name is in `tools`.
+    index: HashMap<String, usize>,
 }
 
 impl McpTools {
@@ -402,24 +539,27 @@ impl McpTools {
     /// [`McpErrorKind::DuplicateTool`] when two servers (or one, twice) offer the same name.
     pub fn new(servers: Vec<McpServer>) -> Result<Self, McpError> {
         let mut tools: Vec<(Tool, Arc<McpServer>)> = Vec::new();
+        // Each name once, looked up in a map (listings of thousands of tools).
+        let mut index: HashMap<String, usize> = HashMap::new();
         for server in servers {
             let server = Arc::new(server);
             for tool in server.tools() {
-                if let Some((_, other)) = tools.iter().find(|(t, _)| t.name == tool.name) {
+                if let Some(&at) = index.get(&tool.name) {
                     return Err(McpError::new(
                         McpErrorKind::DuplicateTool,
                         format!(
                             "the tool `{}` is offered by both `{}` and `{}`",
-                            tool.name,
-                            other.label(),
+                            excerpt(&tool.name, EXCERPT_BYTES),
+                            tools[at].1.label(),
                             server.label()
                         ),
                     ));
                 }
+                index.insert(tool.name.clone(), tools.len());
                 tools.push((tool, Arc::clone(&server)));
             }
         }
-        Ok(Self { tools })
+        Ok(Self { tools, index })
     }
 
     /// The declarations, in server then listing order.
@@ -434,9 +574,12 @@ impl McpTools {
     ///
     /// A message for the model: no server offers `name`, or [`McpServer::call`]'s.
     pub async fn call(&self, name: &str, arguments: &str) -> Result<Content, String> {
-        match self.tools.iter().find(|(t, _)| t.name == name) {
+        match self.index.get(name).map(|&at| &self.tools[at]) {
             Some((_, server)) => server.call(name, arguments).await,
-            None => Err(format!("no MCP server offers a tool named `{name}`")),
+            None => Err(format!(
+                "no MCP server offers a tool named `{}`",
+                excerpt(name, EXCERPT_BYTES)
+            )),
         }
     }
 

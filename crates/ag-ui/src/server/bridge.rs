@@ -290,11 +290,15 @@ pub fn check_frontend_tools<'a>(
     if frontend.is_empty() {
         return Ok(());
     }
+    // One pass over each list: the frontend's names in a set (a request may declare tens of
+    // thousands of tools, an agent hundreds of MCP tools).
+    let names: std::collections::HashSet<&str> = frontend.iter().map(|t| t.name.as_str()).collect();
     for name in own {
-        if frontend.iter().any(|t| t.name == name) {
+        if names.contains(name) {
             return Err(Error::agent(format!(
-                "the frontend tool `{name}` has the name of one of the agent's own tools; \
-                 rename one of them"
+                "the frontend tool `{}` has the name of one of the agent's own tools; \
+                 rename one of them",
+                crate::excerpt(name, crate::EXCERPT_BYTES)
             ))
             .with_code(TOOL_NAME_CLASH));
         }

@@ -193,3 +193,52 @@ async fn the_reconnecting_reader_hands_on_an_oversized_frame_as_its_last_piece()
     assert_eq!(before, expected);
     assert_eq!(server.received().len(), 1);
 }
+
+/// Issue 41's reproducer, over a real socket: `retry: 100`, then frames with ids numbered from
+/// `r:0`, the third one's delta 11 MiB, then the connection closed. With ids, with `retry:`
+/// alone and with neither, the default limits end the run with the same decode error at the
+/// third frame, after the first two events, and nothing is asked again. (The first id was taken
+/// for one already passed, so `RUN_STARTED` was dropped and the verifier named
+/// `TEXT_MESSAGE_START` the first event.)
+#[tokio::test]
+async fn the_issue_41_stream_ends_in_the_same_decode_error_with_ids_from_zero_or_without() {
+    use crate::support::hostile::oversized_frame_response;
+    for (retry, ids) in [(true, true), (true, false), (false, false)] {
+        let reply = oversized_frame_response(retry, ids);
+        let mut server = server(move |_, mut stream| {
+            let reply = reply.clone();
+            async move {
+                let _ = stream.write_all(&reply).await;
+            }
+        })
+        .await;
+        let agent = HttpAgent::new(server.url("/"));
+        let mut conversation = Conversation::new("t");
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let sink = seen.clone();
+        let mut record = ag_ui::client::Callbacks::new()
+            .on_event(move |event: &Event| sink.lock().unwrap().push(event.event_type()));
+        let result = tokio::time::timeout(
+            Duration::from_secs(10),
+            conversation.run(&agent, &mut record),
+        )
+        .await
+        .expect("the run hung");
+        let err = result.map(|s| s.end).unwrap_err();
+        assert_eq!(
+            err.kind().as_str(),
+            "run.decode",
+            "retry {retry}, ids {ids}: {err}"
+        );
+        assert_too_large(Err(err), 10 * 1024 * 1024);
+        assert_eq!(
+            *seen.lock().unwrap(),
+            [
+                ag_ui::EventType::RunStarted,
+                ag_ui::EventType::TextMessageStart
+            ],
+            "retry {retry}, ids {ids}"
+        );
+        assert_eq!(server.received().len(), 1, "retry {retry}, ids {ids}");
+    }
+}

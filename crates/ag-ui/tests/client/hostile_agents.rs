@@ -144,3 +144,42 @@ async fn an_empty_event_stream_fails_at_once() {
     );
     assert_eq!(server.received().len(), 1);
 }
+
+/// An SSE id persists across frames: frames after an id that set none of their own are passed
+/// on (they were taken for replays of the id's event and dropped), and the id, a megabyte long
+/// here, is read once when set, not once per frame that follows it.
+#[tokio::test]
+async fn frames_that_set_no_id_are_passed_on_and_a_long_id_is_read_once() {
+    let run = "r".repeat(1 << 20);
+    let mut bytes = format!(
+        "{SSE_HEADERS}id: {run}:1\ndata: {}\n\n",
+        serde_json::to_string(&Event::run_started("t", "r")).unwrap()
+    );
+    for i in 0..200 {
+        let event = Event::custom("tick", serde_json::json!(i));
+        bytes.push_str(&format!(
+            "data: {}\n\n",
+            serde_json::to_string(&event).unwrap()
+        ));
+    }
+    bytes.push_str(&format!(
+        "id: {run}:2\ndata: {}\n\n",
+        serde_json::to_string(&Event::run_finished("t", "r")).unwrap()
+    ));
+    let mut server = server(move |_, mut stream| {
+        let bytes = bytes.clone();
+        async move {
+            let _ = stream.write_all(bytes.as_bytes()).await;
+        }
+    })
+    .await;
+    let agent = HttpAgent::new(server.url("/"));
+    let text = read_all(&agent).await.unwrap();
+    assert_eq!(text.matches("\"tick\"").count(), 200);
+    assert!(
+        text.ends_with(r#""type":"RUN_FINISHED","threadId":"t","runId":"r"}"#),
+        "…{}",
+        &text[text.len() - 80..]
+    );
+    assert_eq!(server.received().len(), 1);
+}

@@ -308,6 +308,37 @@ async fn an_http_error_carries_the_providers_message() {
     );
 }
 
+/// A `307` to another origin is not followed: the conversation is not posted there (it was,
+/// with Authorization stripped), and the run ends with the provider's answer, as `HttpAgent`
+/// refuses such a redirect.
+#[tokio::test]
+async fn a_redirect_to_another_origin_is_not_followed() {
+    let (elsewhere_mock, elsewhere) = openai_mock::serve(vec![Reply::Sse(sse(&[
+        chunk(json!({"content": "stolen"})),
+        finish("stop"),
+    ]))])
+    .await;
+    let location: &'static str =
+        Box::leak(format!("{elsewhere}/chat/completions").into_boxed_str());
+    let (mock, client) = mock(vec![Reply::Status(
+        307,
+        vec![("location", location)],
+        String::new(),
+    )])
+    .await;
+    let events = run(LlmAgent::<()>::new(client, "mock-model"), input()).await;
+    let e = error(&events);
+    assert_eq!(
+        e.code.as_deref(),
+        Some("provider_http_error"),
+        "{}",
+        e.message
+    );
+    assert!(e.message.contains("307"), "{}", e.message);
+    assert_eq!(mock.requests.lock().unwrap().len(), 1);
+    assert!(elsewhere_mock.requests.lock().unwrap().is_empty());
+}
+
 #[tokio::test]
 async fn an_error_object_mid_stream_closes_the_message_and_ends_with_run_error() {
     let mut body = sse(&[

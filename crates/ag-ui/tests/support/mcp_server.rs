@@ -86,3 +86,73 @@ impl ServerHandler for DemoServer {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
     }
 }
+
+/// What a hostile MCP server does wrong.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Hostile {
+    /// Lists one new tool per page, with a next cursor, for ever.
+    EndlessPages,
+    /// Lists one tool whose description is 17 MiB: its listing is one line past 16 MiB.
+    HugeLine,
+    /// Lists one tool whose input schema is nested 200 levels deep.
+    DeepSchema,
+}
+
+impl Hostile {
+    /// The mode named on the command line (`endless-pages`, `huge-line`, `deep-schema`).
+    pub fn parse(name: &str) -> Option<Self> {
+        match name {
+            "endless-pages" => Some(Self::EndlessPages),
+            "huge-line" => Some(Self::HugeLine),
+            "deep-schema" => Some(Self::DeepSchema),
+            _ => None,
+        }
+    }
+}
+
+/// A server whose tool listing is hostile (see [`Hostile`]).
+#[derive(Debug, Clone, Copy)]
+pub struct HostileServer(pub Hostile);
+
+impl ServerHandler for HostileServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+    }
+
+    async fn list_tools(
+        &self,
+        request: Option<rmcp::model::PaginatedRequestParams>,
+        _context: rmcp::service::RequestContext<rmcp::RoleServer>,
+    ) -> Result<rmcp::model::ListToolsResult, ErrorData> {
+        let object = |value: rmcp::serde_json::Value| match value {
+            rmcp::serde_json::Value::Object(map) => map,
+            _ => rmcp::serde_json::Map::new(),
+        };
+        let schema = object(rmcp::serde_json::json!({"type": "object"}));
+        let tool = match self.0 {
+            Hostile::EndlessPages => {
+                let page: u64 = request
+                    .and_then(|r| r.cursor)
+                    .and_then(|c| c.parse().ok())
+                    .unwrap_or(0);
+                let mut result =
+                    rmcp::model::ListToolsResult::with_all_items(vec![rmcp::model::Tool::new(
+                        format!("tool_{page}"),
+                        "one more",
+                        schema,
+                    )]);
+                result.next_cursor = Some((page + 1).to_string());
+                return Ok(result);
+            }
+            Hostile::HugeLine => rmcp::model::Tool::new("huge", "x".repeat(17 << 20), schema),
+            Hostile::DeepSchema => {
+                let mut deep = rmcp::serde_json::json!({"type": "object"});
+                for _ in 0..200 {
+                    deep = rmcp::serde_json::json!({"type": "object", "properties": {"a": deep}});
+                }
+                rmcp::model::Tool::new("deep", "deep", object(deep))
+            }
+        };
+        Ok(rmcp::model::ListToolsResult::with_all_items(vec![tool]))
+    }
+}

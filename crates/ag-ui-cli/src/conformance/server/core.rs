@@ -4,11 +4,17 @@
 use std::time::Duration;
 
 use ag_ui::encoding::SSE_MEDIA_TYPE;
+use ag_ui::{EXCERPT_BYTES, Event, excerpt};
 use serde_json::{Value, json};
 
-use super::super::report::excerpt;
+use super::super::report::quote;
 use super::super::{Runner, Verdict};
-use super::{Answered, Target, answer, framing, input, judge, on_main, stream, valid_run};
+use super::probe::{Padded, Streamed};
+use super::stream::Seen;
+use super::{Answered, Target, answer, framing, input, on_main, valid, valid_run};
+
+/// How much of an answer a check that quotes it and nothing more reads.
+const EXCERPT_READ: usize = 64 * 1024;
 
 /// How many runs `core.concurrent-runs` starts at once.
 const CONCURRENT: usize = 4;
@@ -17,13 +23,14 @@ const CONCURRENT: usize = 4;
 /// (this crate's endpoints take 4 MiB), small enough to send over loopback at once.
 const TOO_LARGE: usize = 16 * 1024 * 1024;
 
-/// Runs the core checks; returns the plain run (for the other groups), `None` if it did not
-/// answer in time.
+/// Runs the core checks; returns the plain run (for the other groups; its body kept for the
+/// resume replay), `None` if it did not answer in time.
 pub(crate) async fn checks(
     target: &Target,
     runner: &mut Runner,
 ) -> Option<Result<Answered, String>> {
-    let main = tokio::time::timeout(runner.budget(), answer(target, input("hello")))
+    runner.group(super::super::Group::Core);
+    let main = tokio::time::timeout(runner.budget(), answer(target, input("hello"), true, None))
         .await
         .ok();
     let view = |check: fn(&Answered) -> Verdict| std::future::ready(on_main(main.as_ref(), check));
@@ -105,21 +112,20 @@ async fn checks_rest(target: &Target, runner: &mut Runner) {
             }),
         )
         .await;
-    let bad_bodies: [(&str, &'static str, Vec<u8>); 4] = [
-        ("core.body-not-json", "a body that is not JSON gets a 4xx", b"{\"threadId\": \"t\", \"runId".to_vec()),
-        ("core.body-not-object", "a JSON body that is not an object gets a 4xx", b"[\"threadId\", \"runId\"]".to_vec()),
+    // The 16 MiB body is written when its check runs (`None` here), not held through the
+    // others.
+    let bad_bodies: [(&str, &'static str, Option<Vec<u8>>); 4] = [
+        ("core.body-not-json", "a body that is not JSON gets a 4xx", Some(b"{\"threadId\": \"t\", \"runId".to_vec())),
+        ("core.body-not-object", "a JSON body that is not an object gets a 4xx", Some(b"[\"threadId\", \"runId\"]".to_vec())),
         (
             "core.body-wrong-types",
             "a body with members of the wrong type gets a 4xx",
-            br#"{"threadId": 7, "runId": ["r"], "messages": "hello", "tools": {}, "state": {}, "context": [], "forwardedProps": {}}"#.to_vec(),
+            Some(br#"{"threadId": 7, "runId": ["r"], "messages": "hello", "tools": {}, "state": {}, "context": [], "forwardedProps": {}}"#.to_vec()),
         ),
-        ("core.body-too-large", "a body of 16 MiB gets a 4xx (413)", too_large()),
+        ("core.body-too-large", "a body of 16 MiB gets a 4xx (413)", None),
     ];
     for (name, about, body) in bad_bodies {
-        let large = name == "core.body-too-large";
-        runner
-            .check(name, about, bad_body(target, body, large))
-            .await;
+        runner.check(name, about, bad_body(target, body)).await;
     }
     runner
         .check(
@@ -151,11 +157,20 @@ async fn checks_rest(target: &Target, runner: &mut Runner) {
         .await;
 }
 
-/// A run input whose user message alone is [`TOO_LARGE`] bytes.
-fn too_large() -> Vec<u8> {
+/// A run input whose user message alone is [`TOO_LARGE`] bytes, as a body written piece by
+/// piece (held whole, it would be one more read bound held).
+fn too_large() -> Padded {
+    const MARK: &str = "too-large";
     let mut run = input("");
-    run.value["messages"][0]["content"] = Value::String("x".repeat(TOO_LARGE));
-    serde_json::to_vec(&run.value).unwrap_or_default()
+    run.value["messages"][0]["content"] = Value::String(MARK.to_owned());
+    let text = serde_json::to_string(&run.value).unwrap_or_default();
+    let (before, after) = text.split_once(MARK).unwrap_or((text.as_str(), ""));
+    Padded {
+        before: before.as_bytes().to_vec(),
+        fill: b'x',
+        filler: TOO_LARGE,
+        after: after.as_bytes().to_vec(),
+    }
 }
 
 /// A state of keys no agent models: a valid run passes; a JSON 4xx (an agent with a typed
@@ -163,10 +178,10 @@ fn too_large() -> Vec<u8> {
 async fn foreign_state(target: &Target) -> Verdict {
     let mut run = input("hello");
     run.value["state"] = json!({"x-conformance": {"items": ["a", null], "count": 1}});
-    match target.run(&run.value).await {
+    match target.run_streamed(&run.value, Streamed::plain()).await {
         Err(e) => Verdict::Fail(e),
-        Ok(reply) if reply.ok() => judge(&reply, &run),
-        Ok(reply)
+        Ok((_, Some(analysis))) => valid(&analysis, &run),
+        Ok((reply, None))
             if (400..500).contains(&reply.status)
                 && reply.media_type() == "application/json"
                 && String::from_utf8_lossy(&reply.body).contains("state") =>
@@ -176,18 +191,23 @@ async fn foreign_state(target: &Target) -> Verdict {
                 reply.describe()
             ))
         }
-        Ok(reply) => Verdict::Fail(reply.describe()),
+        Ok((reply, None)) => Verdict::Fail(reply.describe()),
     }
 }
 
-/// A bad body must get a 4xx: a 2xx, a 5xx, or no status at all fails.
-async fn bad_body(target: &Target, body: Vec<u8>, large: bool) -> Verdict {
+/// A bad body (`None`: [`too_large`]) must get a 4xx: a 2xx, a 5xx, or no status at all
+/// fails. Only the status and the start of the answer matter: no more than [`EXCERPT_READ`]
+/// of it is read.
+async fn bad_body(target: &Target, body: Option<Vec<u8>>) -> Verdict {
     // A server may answer a body it will not take before reading it, and close: the status is
     // read while the body is still being written.
-    let reply = if large {
-        target.post_early_answer(body).await
-    } else {
-        target.post(&target.url, body, SSE_MEDIA_TYPE).await
+    let reply = match body {
+        None => target.post_early_answer(too_large()).await,
+        Some(body) => {
+            target
+                .post_limited(&target.url, body, SSE_MEDIA_TYPE, EXCERPT_READ)
+                .await
+        }
     };
     match reply {
         Ok(reply) if (400..500).contains(&reply.status) => Verdict::Pass,
@@ -216,36 +236,59 @@ async fn disconnect(target: &Target) -> Verdict {
 }
 
 /// [`CONCURRENT`] runs at once: each valid, each framed by its own ids, none carrying another's
-/// run id.
+/// run id (in an event or a frame's id). The runs are started together; their answers are
+/// read one after the other (the others wait in their connections), each checked as it
+/// arrives and not kept, so the check holds one run's frame in flight, not four.
 async fn concurrent(target: &Target) -> Verdict {
     let inputs: Vec<_> = (0..CONCURRENT)
         .map(|i| input(&format!("run {i}")))
         .collect();
     let runs: Vec<String> = inputs.iter().map(|i| i.run.clone()).collect();
-    let answers = futures::future::join_all(inputs.into_iter().map(|i| answer(target, i))).await;
-    for (n, answered) in answers.into_iter().enumerate() {
-        let answered = match answered {
-            Ok(answered) => answered,
+    let started = futures::future::join_all(inputs.iter().map(|input| {
+        let body = serde_json::to_vec(&input.value).unwrap_or_default();
+        target.send(&target.url, body, SSE_MEDIA_TYPE)
+    }))
+    .await;
+    for (n, (input, pending)) in inputs.into_iter().zip(started).enumerate() {
+        let pending = match pending {
+            Ok(pending) => pending,
             Err(e) => return Verdict::Fail(format!("run {n} of {CONCURRENT}: {e}")),
         };
-        if let Some(problem) = answered.analysis.problem() {
+        let mut foreign: Option<(String, String)> = None;
+        let mut observer = |seen: &Seen<'_>| {
+            if foreign.is_some() {
+                return;
+            }
+            let id = if seen.fresh { seen.id } else { None };
+            foreign = runs
+                .iter()
+                .find(|r| {
+                    **r != input.run
+                        && (seen.json.contains(r.as_str())
+                            || id.is_some_and(|id| id.contains(r.as_str())))
+                })
+                .map(|r| (r.clone(), excerpt(seen.json, EXCERPT_BYTES).into_owned()));
+        };
+        let how = Streamed {
+            keep: false,
+            observer: Some(&mut observer),
+            tap: None,
+        };
+        let analysis = match pending.read(how).await {
+            (_, Some(analysis)) => analysis,
+            (reply, None) => {
+                return Verdict::Fail(format!("run {n} of {CONCURRENT}: {}", reply.describe()));
+            }
+        };
+        if let Some(problem) = analysis.problem() {
             return Verdict::Fail(format!("run {n} of {CONCURRENT}: {problem}"));
         }
-        if let Verdict::Fail(why) = framing(
-            &answered.analysis,
-            &answered.input.thread,
-            &answered.input.run,
-        ) {
+        if let Verdict::Fail(why) = framing(&analysis, &input.thread, &input.run) {
             return Verdict::Fail(format!("run {n} of {CONCURRENT}: {why}"));
         }
-        let body = String::from_utf8_lossy(&answered.reply.body);
-        if let Some(other) = runs
-            .iter()
-            .find(|r| **r != answered.input.run && body.contains(r.as_str()))
-        {
+        if let Some((other, json)) = foreign.take() {
             return Verdict::Fail(format!(
-                "run {n} of {CONCURRENT} carries the id of another run ({other}): {:?}",
-                excerpt(&answered.reply.body)
+                "run {n} of {CONCURRENT} carries the id of another run ({other}): {json:?}"
             ));
         }
     }
@@ -260,38 +303,27 @@ async fn without_version(target: &Target) -> Verdict {
     if let Some(object) = run.value.as_object_mut() {
         object.remove("protocolVersion");
     }
-    let reply = match target.run(&run.value).await {
-        Ok(reply) => reply,
+    let (reply, analysis) = match target.run_streamed(&run.value, Streamed::plain()).await {
+        Ok((reply, Some(analysis))) if reply.media_type() == SSE_MEDIA_TYPE => (reply, analysis),
+        Ok((reply, _)) => return Verdict::Fail(reply.describe()),
         Err(e) => return Verdict::Fail(e),
     };
-    if !reply.ok() || reply.media_type() != SSE_MEDIA_TYPE {
-        return Verdict::Fail(reply.describe());
-    }
-    let analysis = stream::analyze(&reply);
     if let Some(broken) = &reply.broken {
         return Verdict::Fail(format!("the body broke off: {broken}"));
     }
-    let types: Vec<&str> = analysis
-        .values
-        .iter()
-        .filter_map(|v| v.get("type").and_then(Value::as_str))
-        .collect();
-    let ids = analysis
-        .values
-        .first()
-        .map(|v| (&v["threadId"], &v["runId"]));
-    match (types.first(), types.last(), ids) {
-        (Some(&"RUN_STARTED"), Some(&("RUN_FINISHED" | "RUN_ERROR")), Some((t, r)))
-            if *t == run.thread && *r == run.run =>
+    let first = analysis.first.as_ref();
+    match (first, &analysis.ended) {
+        (Some(Event::RunStarted(e)), Some(_))
+            if e.thread_id.as_str() == run.thread && e.run_id.as_str() == run.run =>
         {
             Verdict::Pass
         }
         _ => Verdict::Fail(format!(
             "not a framed run ({} events, first {:?}, last {:?}): {:?}",
-            types.len(),
-            types.first(),
-            types.last(),
-            excerpt(&reply.body)
+            analysis.events,
+            first.map(|e| e.event_type().to_string()),
+            analysis.last_type.map(|t| t.to_string()),
+            quote(&reply.body)
         )),
     }
 }

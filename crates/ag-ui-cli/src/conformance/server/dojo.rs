@@ -3,20 +3,25 @@
 //! backend does: a valid, framed run that leaves a client holding the reference's messages
 //! and state.
 
-use ag_ui::Message;
 use ag_ui::client::{Pipeline, Reducer};
 use ag_ui::encoding::SSE_MEDIA_TYPE;
+use ag_ui::{EXCERPT_BYTES, Event, Message, excerpt};
 use serde_json::{Value, json};
 
-use super::super::report::excerpt;
 use super::super::{Runner, Verdict};
-use super::{Target, framing, input, stream};
+use super::probe::Streamed;
+use super::stream::Seen;
+use super::{Target, framing, input};
 
-/// What a client holds after a route's run: the messages the run added, and the state.
+/// What a client holds after a route's run: the messages the run added, and the state; and
+/// what the checks want of the events, counted as they went by (the events are not kept).
 struct Held {
     messages: Vec<Value>,
     state: Value,
-    events: Vec<ag_ui::Event>,
+    /// How many `STATE_DELTA` events the run sent.
+    state_deltas: usize,
+    /// The value of the first `CUSTOM` `PredictState` event.
+    predict_state: Option<Value>,
 }
 
 type Expect = fn(&Held) -> Result<(), String>;
@@ -38,6 +43,7 @@ fn user(text: &str) -> Value {
 
 /// Runs the Dojo checks.
 pub(crate) async fn checks(target: &Target, runner: &mut Runner) {
+    runner.group(super::super::Group::Dojo);
     let cases: Vec<(&str, &str, &'static str, Value, Expect)> = vec![
         (
             "dojo.agentic_chat",
@@ -127,11 +133,7 @@ pub(crate) async fn checks(target: &Target, runner: &mut Runner) {
             "agentic_generative_ui: ten pending steps completed one by one in the state",
             user("go"),
             |h| {
-                let deltas = h
-                    .events
-                    .iter()
-                    .filter(|e| e.event_type() == ag_ui::EventType::StateDelta)
-                    .count();
+                let deltas = h.state_deltas;
                 let steps = h.state["steps"].as_array().cloned().unwrap_or_default();
                 let done = steps.len() == 10 && steps.iter().all(|s| s["status"] == "completed");
                 expect(
@@ -189,16 +191,15 @@ pub(crate) async fn checks(target: &Target, runner: &mut Runner) {
             "predictive_state_updates: PredictState, the document streamed, confirm_changes",
             user("write"),
             |h| {
-                let predict = h.events.iter().find_map(|e| match e {
-                    ag_ui::Event::Custom(c) if c.name == "PredictState" => Some(c.value.clone()),
-                    _ => None,
-                });
-                let predict = predict.ok_or("no CUSTOM PredictState event")?;
+                let predict = h
+                    .predict_state
+                    .as_ref()
+                    .ok_or("no CUSTOM PredictState event")?;
                 expect(
                     predict[0]["state_key"] == "document"
                         && predict[0]["tool"] == "write_document_local",
                     "PredictState for document/write_document_local",
-                    &predict,
+                    predict,
                 )?;
                 let args = tool_call(h, "write_document_local")?;
                 let document = args["document"].as_str().unwrap_or("");
@@ -234,28 +235,44 @@ async fn route_check(target: &Target, route: &str, messages: Value, expect: Expe
     let mut run = input("");
     run.value["messages"] = messages.clone();
     let body = serde_json::to_vec(&run.value).unwrap_or_default();
-    let reply = match target.post(&url, body, SSE_MEDIA_TYPE).await {
-        Ok(reply) if reply.ok() => reply,
-        Ok(reply) => return Verdict::Fail(format!("POST {url}: {}", reply.describe())),
+    let sent: Vec<Message> = match serde_json::from_value(messages) {
+        Ok(sent) => sent,
+        Err(e) => return Verdict::Fail(format!("the probe's own messages do not read: {e}")),
+    };
+    let known = sent.len();
+    // The run is checked, counted and applied as it arrives; its body is not kept.
+    let (mut state_deltas, mut predict_state) = (0, None);
+    let mut observer = |seen: &Seen<'_>| match seen.event {
+        Event::StateDelta(_) => state_deltas += 1,
+        Event::Custom(c) if c.name == "PredictState" && predict_state.is_none() => {
+            predict_state = Some(c.value.clone());
+        }
+        _ => {}
+    };
+    let mut pipeline = Pipeline::new(Reducer::new().with_messages(sent));
+    let mut applied = Ok(());
+    let mut tap = |bytes: &[u8]| {
+        if applied.is_ok() {
+            applied = pipeline.push_bytes(bytes, &mut ()).map(drop);
+        }
+    };
+    let how = Streamed {
+        keep: false,
+        observer: Some(&mut observer),
+        tap: Some(&mut tap),
+    };
+    let analysis = match target.post_streamed(&url, body, SSE_MEDIA_TYPE, how).await {
+        Ok((_, Some(analysis))) => analysis,
+        Ok((reply, None)) => return Verdict::Fail(format!("POST {url}: {}", reply.describe())),
         Err(e) => return Verdict::Fail(format!("POST {url}: {e}")),
     };
-    let analysis = stream::analyze(&reply);
     if let Some(problem) = analysis.problem() {
         return Verdict::Fail(problem.to_owned());
     }
     if let Verdict::Fail(why) = framing(&analysis, &run.thread, &run.run) {
         return Verdict::Fail(why);
     }
-    let sent: Vec<Message> = match serde_json::from_value(messages) {
-        Ok(sent) => sent,
-        Err(e) => return Verdict::Fail(format!("the probe's own messages do not read: {e}")),
-    };
-    let known = sent.len();
-    let mut pipeline = Pipeline::new(Reducer::new().with_messages(sent));
-    let fed = pipeline
-        .push_bytes(&reply.body, &mut ())
-        .and_then(|_| pipeline.finish(&mut ()));
-    if let Err(e) = fed {
+    if let Err(e) = applied.and_then(|()| pipeline.finish(&mut ()).map(drop)) {
         return Verdict::Fail(format!(
             "a client cannot apply the run: {}",
             crate::live::chain(&e)
@@ -269,7 +286,8 @@ async fn route_check(target: &Target, route: &str, messages: Value, expect: Expe
             .filter_map(|m| serde_json::to_value(m).ok())
             .collect(),
         state,
-        events: analysis.events,
+        state_deltas,
+        predict_state,
     };
     match expect(&held) {
         Ok(()) => Verdict::Pass,
@@ -283,7 +301,7 @@ fn expect(good: bool, what: &str, got: &Value) -> Result<(), String> {
     } else {
         Err(format!(
             "expected {what}; got {:?}",
-            excerpt(got.to_string().as_bytes())
+            excerpt(&got.to_string(), EXCERPT_BYTES)
         ))
     }
 }
@@ -309,14 +327,17 @@ fn tool_call(held: &Held, name: &str) -> Result<Value, String> {
         .ok_or_else(|| {
             format!(
                 "no tool call {name} among the new messages: {:?}",
-                excerpt(Value::Array(held.messages.clone()).to_string().as_bytes())
+                excerpt(
+                    &Value::Array(held.messages.clone()).to_string(),
+                    EXCERPT_BYTES
+                )
             )
         })?;
     let arguments = call["function"]["arguments"].as_str().unwrap_or("");
     serde_json::from_str(arguments).map_err(|e| {
         format!(
             "the arguments of {name} are not JSON ({e}): {:?}",
-            excerpt(arguments.as_bytes())
+            excerpt(arguments, EXCERPT_BYTES)
         )
     })
 }

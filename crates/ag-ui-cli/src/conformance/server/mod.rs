@@ -1,5 +1,13 @@
 //! `ag-ui conformance server URL`: the probes, by group, on one bounded HTTP helper
 //! ([`probe`]) and one stream checker ([`stream`]).
+//!
+//! Memory: a response is read up to [`probe::MAX_BODY`] (16 MiB); a run's answer goes through
+//! the checker as it arrives, which keeps a few facts and the frame in flight, never the
+//! events. Only the plain run's body is kept (the resume replay walks it again); the four
+//! concurrent runs are started together and read one after another; answers a check only
+//! quotes are read up to 64 KiB; a Dojo route is applied as it arrives, so the conversation a
+//! client holds is at most what one read brought. What a server sends makes the tool hold a
+//! few read bounds at most (README, "Hostile input").
 
 mod core;
 mod dojo;
@@ -8,12 +16,12 @@ mod resume;
 mod stream;
 mod transport;
 
-use ag_ui::{Event, PROTOCOL_VERSION};
+use ag_ui::{EXCERPT_BYTES, Event, PROTOCOL_VERSION, excerpt};
 use serde_json::{Value, json};
 
-use probe::Reply;
 pub(crate) use probe::Target;
-use stream::Analysis;
+use probe::{Reply, Streamed};
+use stream::{Analysis, Observer};
 
 use super::{Profile, Runner, Verdict};
 
@@ -51,47 +59,58 @@ pub(crate) fn input(text: &str) -> Input {
     Input { value, thread, run }
 }
 
-/// A run that answered: its reply and what its stream held.
+/// A run that answered: its reply (the body only when kept) and what its stream held.
 pub(crate) struct Answered {
     pub(crate) input: Input,
     pub(crate) reply: Reply,
     pub(crate) analysis: Analysis,
 }
 
-/// Sends `input` and reads the answer as a stream.
+/// Sends `input` and reads the answer as a stream, keeping its body when `keep`, telling
+/// `observer` of each event.
 ///
 /// # Errors
 /// The request failed, or the status is not 2xx (the reply's excerpt).
-pub(crate) async fn answer(target: &Target, input: Input) -> Result<Answered, String> {
-    let reply = target.run(&input.value).await?;
-    if !reply.ok() {
-        return Err(reply.describe());
+pub(crate) async fn answer(
+    target: &Target,
+    input: Input,
+    keep: bool,
+    observer: Option<Observer<'_>>,
+) -> Result<Answered, String> {
+    let (reply, analysis) = target
+        .run_streamed(
+            &input.value,
+            Streamed {
+                keep,
+                observer,
+                tap: None,
+            },
+        )
+        .await?;
+    match analysis {
+        Some(analysis) if reply.ok() => Ok(Answered {
+            input,
+            reply,
+            analysis,
+        }),
+        _ => Err(reply.describe()),
     }
-    let analysis = stream::analyze(&reply);
-    Ok(Answered {
-        input,
-        reply,
-        analysis,
-    })
 }
 
 /// Sends `input` and checks that its answer is a valid stream framed by the run's ids.
 pub(crate) async fn valid_run(target: &Target, input: Input) -> Verdict {
-    match target.run(&input.value).await {
+    match target.run_streamed(&input.value, Streamed::plain()).await {
         Err(e) => Verdict::Fail(e),
-        Ok(reply) => judge(&reply, &input),
+        Ok((_, Some(analysis))) => valid(&analysis, &input),
+        Ok((reply, None)) => Verdict::Fail(reply.describe()),
     }
 }
 
-/// The verdict on a run's answer: a 2xx whose stream is valid and framed by the run's ids.
-pub(crate) fn judge(reply: &Reply, input: &Input) -> Verdict {
-    if !reply.ok() {
-        return Verdict::Fail(reply.describe());
-    }
-    let analysis = stream::analyze(reply);
+/// The verdict on a run's stream: valid and framed by the run's ids.
+pub(crate) fn valid(analysis: &Analysis, input: &Input) -> Verdict {
     match analysis.problem() {
         Some(problem) => Verdict::Fail(problem.to_owned()),
-        None => framing(&analysis, &input.thread, &input.run),
+        None => framing(analysis, &input.thread, &input.run),
     }
 }
 
@@ -105,14 +124,14 @@ pub(crate) fn framing(analysis: &Analysis, thread: &str, run: &str) -> Verdict {
             Some(Verdict::Fail(format!(
                 "event {index} ({name}) has threadId {:?} and runId {:?}; the request's are \
                  {:?} and {:?}",
-                super::report::excerpt(t.as_bytes()),
-                super::report::excerpt(r.as_bytes()),
+                excerpt(t, EXCERPT_BYTES),
+                excerpt(r, EXCERPT_BYTES),
                 thread,
                 run
             )))
         }
     };
-    match analysis.events.first() {
+    match &analysis.first {
         Some(Event::RunStarted(e)) => {
             if let Some(fail) = echo("RUN_STARTED", e.thread_id.as_str(), e.run_id.as_str(), 0) {
                 return fail;
@@ -126,20 +145,20 @@ pub(crate) fn framing(analysis: &Analysis, thread: &str, run: &str) -> Verdict {
         }
         None => return Verdict::Fail("the stream held no event".to_owned()),
     }
-    let last = analysis.events.len() - 1;
-    match &analysis.events[last] {
-        Event::RunFinished(e) => echo(
+    let last = analysis.events - 1;
+    match (analysis.last_type, &analysis.ended) {
+        (_, Some(Event::RunFinished(e))) => echo(
             "RUN_FINISHED",
             e.thread_id.as_str(),
             e.run_id.as_str(),
             last,
         )
         .unwrap_or(Verdict::Pass),
-        Event::RunError(_) => Verdict::Pass,
-        other => Verdict::Fail(format!(
-            "the last event is {}, not RUN_FINISHED or RUN_ERROR",
-            other.event_type()
+        (_, Some(_)) => Verdict::Pass,
+        (Some(other), None) => Verdict::Fail(format!(
+            "the last event is {other}, not RUN_FINISHED or RUN_ERROR"
         )),
+        (None, None) => Verdict::Fail("the stream held no event".to_owned()),
     }
 }
 

@@ -7,11 +7,13 @@
 //! --resumable`'s do: `id: <runId>:<seq>`); otherwise they are skipped, saying so.
 
 use ag_ui::encoding::SSE_MEDIA_TYPE;
+use ag_ui::{EXCERPT_BYTES, excerpt};
 use serde_json::Value;
 
-use super::super::report::excerpt;
 use super::super::{Runner, Verdict};
-use super::{Answered, Target, stream};
+use super::probe::Streamed;
+use super::stream::{Events, Seen};
+use super::{Answered, Target};
 
 /// The capabilities document is small; more is not read.
 const CAPABILITIES_LIMIT: usize = 64 * 1024;
@@ -28,6 +30,7 @@ pub(crate) async fn checks(
     runner: &mut Runner,
     main: Option<&Result<Answered, String>>,
 ) {
+    runner.group(super::super::Group::Resume);
     let advertised = tokio::time::timeout(runner.budget(), advertised(target))
         .await
         .unwrap_or(false);
@@ -40,7 +43,7 @@ pub(crate) async fn checks(
             return;
         }
     };
-    let has_ids = main.analysis.ids.iter().any(Option::is_some);
+    let has_ids = main.analysis.has_ids;
     if !advertised && !has_ids {
         for (name, about) in names() {
             runner.skip(
@@ -53,12 +56,14 @@ pub(crate) async fn checks(
         }
         return;
     }
-    let ids = &main.analysis.ids;
     runner
         .check(
             "resume.ids-on-every-frame",
             ABOUT_IDS,
-            std::future::ready(every_frame(ids)),
+            std::future::ready(match &main.analysis.id_problem {
+                Some(problem) => Verdict::Fail(problem.clone()),
+                None => Verdict::Pass,
+            }),
         )
         .await;
     runner
@@ -109,75 +114,77 @@ async fn advertised(target: &Target) -> bool {
     }
 }
 
-/// Every event has an id, and no two consecutive events the same (an `id:` persists across
-/// frames, so a frame without its own repeats the last).
-fn every_frame(ids: &[Option<String>]) -> Verdict {
-    for (index, id) in ids.iter().enumerate() {
-        match id {
-            None => return Verdict::Fail(format!("event {index} carries no id")),
-            Some(id) if index > 0 && ids[index - 1].as_deref() == Some(id) => {
-                return Verdict::Fail(format!(
-                    "event {index} carries no id of its own (the last id was {:?})",
-                    excerpt(id.as_bytes())
-                ));
-            }
-            Some(_) => {}
-        }
-    }
-    Verdict::Pass
-}
-
-/// Reconnects after the middle event of the plain run and compares what comes back with the
-/// events that followed it.
+/// Reconnects after the middle event of the plain run and compares what comes back, event by
+/// event as it arrives, with the events that followed it (walked again in the plain run's
+/// kept body: neither run's events are held).
 async fn replay(target: &Target, main: &Answered) -> Verdict {
-    let values = &main.analysis.values;
-    let ids = &main.analysis.ids;
-    if values.len() < 2 {
+    let count = main.analysis.events;
+    if count < 2 {
         return Verdict::Skip("the plain run has fewer than two events".to_owned());
     }
-    let k = values.len() / 2 - 1;
-    let Some(cursor) = &ids[k] else {
+    let k = count / 2 - 1;
+    let mut expected = Events::of(&main.reply);
+    for _ in 0..=k {
+        expected.next_json();
+    }
+    let Some(cursor) = expected.id().map(str::to_owned) else {
         return Verdict::Fail(format!("event {k} carries no id to resume after"));
     };
-    let reply = match target
-        .get(
+    let quoted = excerpt(&cursor, EXCERPT_BYTES).into_owned();
+    // The first replayed event that differs from the one that followed (or has none to
+    // compare with), and the ids in force at the first of each.
+    let mut difference: Option<(usize, String)> = None;
+    let mut first_ids: Option<(Option<String>, Option<String>)> = None;
+    let mut observer = |seen: &Seen<'_>| {
+        if difference.is_some() {
+            return;
+        }
+        let original = expected.next_json();
+        if seen.index == 0 {
+            first_ids = Some((expected.id().map(str::to_owned), seen.id.map(str::to_owned)));
+        }
+        let same = original.is_some_and(|original| {
+            serde_json::from_str::<Value>(&original).ok()
+                == serde_json::from_str::<Value>(seen.json).ok()
+        });
+        if !same {
+            difference = Some((seen.index, excerpt(seen.json, EXCERPT_BYTES).into_owned()));
+        }
+    };
+    let replayed = target
+        .get_streamed(
             &target.url,
-            &[("accept", SSE_MEDIA_TYPE), ("last-event-id", cursor)],
+            &[("accept", SSE_MEDIA_TYPE), ("last-event-id", &cursor)],
             super::probe::MAX_BODY,
+            Some(Streamed {
+                keep: false,
+                observer: Some(&mut observer),
+                tap: None,
+            }),
         )
-        .await
-    {
-        Ok(reply) => reply,
+        .await;
+    let (reply, again) = match replayed {
+        Ok(replayed) => replayed,
         Err(e) => return Verdict::Fail(e),
     };
-    if !reply.ok() {
-        return Verdict::Fail(format!("after {cursor:?}: {}", reply.describe()));
-    }
-    let again = stream::analyze(&reply);
-    let expected = &values[k + 1..];
-    if again.values.as_slice() != expected {
-        let at = again
-            .values
-            .iter()
-            .zip(expected)
-            .position(|(a, b)| a != b)
-            .unwrap_or(again.values.len().min(expected.len()));
+    let Some(again) = again else {
+        return Verdict::Fail(format!("after {quoted:?}: {}", reply.describe()));
+    };
+    let followed = count - k - 1;
+    if difference.is_some() || again.events != followed {
+        let (at, shown) = difference.unwrap_or((again.events.min(followed), String::new()));
         return Verdict::Fail(format!(
-            "after {cursor:?} the replay has {} events where {} followed; first difference at \
-             replayed event {at}: {:?}",
-            again.values.len(),
-            expected.len(),
-            again
-                .values
-                .get(at)
-                .map(|v| excerpt(v.to_string().as_bytes()))
-                .unwrap_or_default()
+            "after {quoted:?} the replay has {} events where {followed} followed; first \
+             difference at replayed event {at}: {shown:?}",
+            again.events,
         ));
     }
-    match (ids.get(k + 1), again.ids.first()) {
-        (Some(Some(original)), Some(Some(replayed))) if original != replayed => Verdict::Fail(
-            format!("the first replayed event has id {replayed:?}; it had {original:?}"),
-        ),
+    match first_ids {
+        Some((Some(original), Some(replayed))) if original != replayed => Verdict::Fail(format!(
+            "the first replayed event has id {:?}; it had {:?}",
+            excerpt(&replayed, EXCERPT_BYTES),
+            excerpt(&original, EXCERPT_BYTES)
+        )),
         _ => Verdict::Pass,
     }
 }
@@ -188,7 +195,8 @@ async fn cursor(target: &Target, cursor: String) -> Verdict {
         .get(
             &target.url,
             &[("accept", SSE_MEDIA_TYPE), ("last-event-id", &cursor)],
-            super::probe::MAX_BODY,
+            // The status decides; the start of the answer is quoted.
+            super::probe::HEAD,
         )
         .await
     {

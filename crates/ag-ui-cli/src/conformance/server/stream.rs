@@ -1,25 +1,42 @@
 //! The stream checker of the server probes: a response's frames decoded (SSE or protobuf),
 //! each event's JSON checked for the 1.0 shape, the events checked against every ordering
 //! rule after chunk expansion, as the reference client does.
+//!
+//! An [`Analyzer`] reads a body as it arrives and keeps what the checks need, never the
+//! events: a count, the first and last event, whether frames carry ids, and the first problem
+//! of each kind. What a check wants of each event it takes through an observer as the event
+//! goes by (the Dojo checks count `STATE_DELTA`s, the concurrent-runs check looks for other
+//! runs' ids); the resume replay walks a kept body again with [`Events`]. So what a server
+//! sends costs the tool its frame in flight, not a copy per event.
 
 use ag_ui::client::chunks::ChunkNormalizer;
 use ag_ui::encoding::{PROTO_MEDIA_TYPE, proto, sse};
 use ag_ui::verify::Verifier;
-use ag_ui::{DecodeErrorKind, Event, EventType};
+use ag_ui::{DecodeErrorKind, EXCERPT_BYTES, Event, EventType, excerpt};
 use serde_json::Value;
 
-use super::super::report::excerpt;
 use super::probe::Reply;
+
+/// The bytes handed to a decoder at a time when a whole body is read: its buffer then holds
+/// the frame being read, not the body.
+const PIECE: usize = 64 * 1024;
 
 /// What a response held, and the first problem of each kind.
 #[derive(Debug, Default)]
 pub(crate) struct Analysis {
-    /// The events, as decoded (chunks not expanded), in order.
-    pub(crate) events: Vec<Event>,
-    /// Each event's JSON as sent (for protobuf: as decoded and written back).
-    pub(crate) values: Vec<Value>,
-    /// The SSE `id:` in force at each event (none for protobuf).
-    pub(crate) ids: Vec<Option<String>>,
+    /// How many events were read (chunks not expanded; unknown types not counted).
+    pub(crate) events: usize,
+    /// The first event.
+    pub(crate) first: Option<Event>,
+    /// The last event's type.
+    pub(crate) last_type: Option<EventType>,
+    /// The last event, when it ends a run (`RUN_FINISHED`, `RUN_ERROR`).
+    pub(crate) ended: Option<Event>,
+    /// Some event had an SSE `id:` in force.
+    pub(crate) has_ids: bool,
+    /// The first event with no id, or none of its own (an `id:` persists across frames, so a
+    /// frame without its own repeats the last).
+    pub(crate) id_problem: Option<String>,
     /// SSE comment lines (keep-alives) seen.
     pub(crate) comments: usize,
     /// The first frame that is not valid 1.0 event JSON (not JSON, unknown member spelt in
@@ -41,85 +58,321 @@ impl Analysis {
     }
 }
 
-/// Reads a response's body as an AG-UI stream (protobuf when its content type says so, SSE
-/// otherwise) and checks it.
-pub(crate) fn analyze(reply: &Reply) -> Analysis {
-    let mut analysis = Analysis::default();
-    let mut checker = Checker::default();
-    // A body cut off (by the size bound or a broken connection) says so first, and its last,
-    // partial frame is not read as a frame.
-    let complete = !reply.truncated && reply.broken.is_none();
-    if let Some(broken) = &reply.broken {
-        analysis.order_problem = Some(format!("the body broke off: {broken}"));
-    }
-    if reply.truncated {
-        analysis.order_problem = Some(format!(
-            "the body went on past {} MiB (read no further)",
-            super::probe::MAX_BODY >> 20
-        ));
-    }
-    if reply.media_type() == PROTO_MEDIA_TYPE {
-        analysis.protobuf = true;
-        let mut frames = proto::FrameDecoder::new();
-        frames.push(&reply.body);
-        if complete {
-            frames.finish();
+/// An event as it goes by, for an observer.
+pub(crate) struct Seen<'a> {
+    /// Its index among the events read.
+    pub(crate) index: usize,
+    /// The event.
+    pub(crate) event: &'a Event,
+    /// Its JSON as sent (for protobuf: as decoded and written back).
+    pub(crate) json: &'a str,
+    /// The SSE id in force (none for protobuf).
+    pub(crate) id: Option<&'a str>,
+    /// Whether its frame set that id anew.
+    pub(crate) fresh: bool,
+}
+
+/// What is told of each event read.
+pub(crate) type Observer<'o> = &'o mut dyn FnMut(&Seen<'_>);
+
+/// The frame decoder of a body, chosen by its content type.
+enum Frames {
+    Sse(Box<sse::FrameDecoder>),
+    Proto(proto::FrameDecoder),
+}
+
+impl Frames {
+    fn for_media(media_type: &str) -> Self {
+        if media_type == PROTO_MEDIA_TYPE {
+            Frames::Proto(proto::FrameDecoder::new())
+        } else {
+            Frames::Sse(Box::default())
         }
+    }
+
+    fn push(&mut self, bytes: &[u8]) {
+        match self {
+            Frames::Sse(frames) => frames.push(bytes),
+            Frames::Proto(frames) => frames.push(bytes),
+        }
+    }
+
+    fn finish(&mut self) {
+        match self {
+            Frames::Sse(frames) => frames.finish(),
+            Frames::Proto(frames) => frames.finish(),
+        }
+    }
+}
+
+/// Reads a body as an AG-UI stream, piece by piece, and checks it. See the [module
+/// documentation](self).
+pub(crate) struct Analyzer<'o> {
+    analysis: Analysis,
+    checker: Checker,
+    frames: Option<Frames>,
+    observer: Option<Observer<'o>>,
+    /// [`sse::Frame::ids_set`] at the last frame.
+    ids_set: Option<u64>,
+    /// The next byte starts a line (for counting comments).
+    line_start: bool,
+    /// A frame could not be read: nothing after it is.
+    stopped: bool,
+}
+
+impl<'o> Analyzer<'o> {
+    /// An analyzer for a body of `media_type` (protobuf when it says so, SSE otherwise).
+    pub(crate) fn new(media_type: &str) -> Self {
+        let frames = Frames::for_media(media_type);
+        Self {
+            analysis: Analysis {
+                protobuf: matches!(frames, Frames::Proto(_)),
+                ..Analysis::default()
+            },
+            checker: Checker::default(),
+            frames: Some(frames),
+            observer: None,
+            ids_set: None,
+            line_start: true,
+            stopped: false,
+        }
+    }
+
+    /// Tells `observer` of each event read.
+    pub(crate) fn with_observer(mut self, observer: Observer<'o>) -> Self {
+        self.observer = Some(observer);
+        self
+    }
+
+    /// Reads the next bytes of the body.
+    pub(crate) fn push(&mut self, bytes: &[u8]) {
+        for piece in bytes.chunks(PIECE) {
+            if !self.analysis.protobuf {
+                self.count_comments(piece);
+            }
+            if self.stopped {
+                continue;
+            }
+            if let Some(frames) = &mut self.frames {
+                frames.push(piece);
+            }
+            self.drain();
+        }
+    }
+
+    /// The end of the body: whole, or cut off (by the size bound: `truncated`; or a broken
+    /// connection), in which case its last, partial frame is not read as a frame and the cut
+    /// is the ordering problem named.
+    pub(crate) fn finish(mut self, truncated: bool, broken: Option<&str>) -> Analysis {
+        let complete = !truncated && broken.is_none();
+        if complete && !self.stopped {
+            if let Some(frames) = &mut self.frames {
+                frames.finish();
+            }
+            self.drain();
+        }
+        if let Some(broken) = broken {
+            self.analysis.order_problem = Some(format!("the body broke off: {broken}"));
+        }
+        if truncated {
+            self.analysis.order_problem = Some(format!(
+                "the body went on past {} MiB (read no further)",
+                super::probe::MAX_BODY >> 20
+            ));
+        }
+        self.checker.finish(&mut self.analysis);
+        self.analysis
+    }
+
+    fn count_comments(&mut self, piece: &[u8]) {
+        for &byte in piece {
+            if self.line_start && byte == b':' {
+                self.analysis.comments += 1;
+            }
+            self.line_start = byte == b'\n';
+        }
+    }
+
+    /// Reads every whole frame buffered.
+    fn drain(&mut self) {
+        let Self {
+            analysis,
+            checker,
+            frames: Some(frames),
+            observer,
+            ids_set: last_ids_set,
+            stopped,
+            ..
+        } = self
+        else {
+            return;
+        };
         loop {
-            match frames.next_frame() {
-                Ok(Some(frame)) => match proto::decode_message(frame.message()) {
-                    Ok(event) => {
-                        let mut json = Vec::new();
-                        event.write_json(&mut json);
-                        checker.frame(&mut analysis, &json, None);
+            match frames {
+                Frames::Sse(decoder) => match decoder.next_frame() {
+                    Ok(Some(frame)) => {
+                        // Whether this frame set its id, against the frame before it (of
+                        // whatever type): an id is judged by its count, never compared.
+                        let ids_set = frame.ids_set();
+                        let fresh = *last_ids_set != Some(ids_set);
+                        *last_ids_set = Some(ids_set);
+                        if let Some(event) = checker.read(analysis, frame.text()) {
+                            let index =
+                                record(analysis, observer, &event, frame.text(), frame.id(), fresh);
+                            checker.order(analysis, event, frame.text(), index);
+                        }
                     }
+                    Ok(None) => return,
                     Err(e) => {
-                        analysis.json_problem.get_or_insert(format!(
-                            "protobuf frame {} does not decode: {e}",
-                            frame.index()
-                        ));
-                        break;
+                        analysis
+                            .json_problem
+                            .get_or_insert(format!("an SSE frame is unreadable: {e}"));
+                        *stopped = true;
+                        return;
                     }
                 },
-                Ok(None) => break,
-                Err(e) => {
-                    analysis
-                        .order_problem
-                        .get_or_insert(format!("the protobuf stream is broken: {e}"));
-                    break;
-                }
-            }
-        }
-    } else {
-        analysis.comments = reply
-            .body
-            .split(|b| *b == b'\n')
-            .filter(|line| line.first() == Some(&b':'))
-            .count();
-        let mut frames = sse::FrameDecoder::new();
-        frames.push(&reply.body);
-        if complete {
-            frames.finish();
-        }
-        loop {
-            match frames.next_frame() {
-                Ok(Some(frame)) => {
-                    let id = frame.id().map(str::to_owned);
-                    let data = frame.data().to_vec();
-                    checker.frame(&mut analysis, &data, id);
-                }
-                Ok(None) => break,
-                Err(e) => {
-                    analysis
-                        .json_problem
-                        .get_or_insert(format!("an SSE frame is unreadable: {e}"));
-                    break;
-                }
+                Frames::Proto(decoder) => match decoder.next_frame() {
+                    Ok(Some(frame)) => match proto::decode_message(frame.message()) {
+                        Ok(event) => {
+                            let mut json = Vec::new();
+                            event.write_json(&mut json);
+                            let json = String::from_utf8_lossy(&json);
+                            if let Some(event) = checker.read(analysis, &json) {
+                                let index = record(analysis, observer, &event, &json, None, false);
+                                checker.order(analysis, event, &json, index);
+                            }
+                        }
+                        Err(e) => {
+                            analysis.json_problem.get_or_insert(format!(
+                                "protobuf frame {} does not decode: {e}",
+                                frame.index()
+                            ));
+                            *stopped = true;
+                            return;
+                        }
+                    },
+                    Ok(None) => return,
+                    Err(e) => {
+                        analysis
+                            .order_problem
+                            .get_or_insert(format!("the protobuf stream is broken: {e}"));
+                        *stopped = true;
+                        return;
+                    }
+                },
             }
         }
     }
-    checker.finish(&mut analysis);
-    analysis
+}
+
+/// Notes an event read (its id, the first and last, the observer); its index.
+fn record(
+    analysis: &mut Analysis,
+    observer: &mut Option<Observer<'_>>,
+    event: &Event,
+    json: &str,
+    id: Option<&str>,
+    fresh: bool,
+) -> usize {
+    let index = analysis.events;
+    analysis.events += 1;
+    analysis.has_ids |= id.is_some();
+    if analysis.id_problem.is_none() && !analysis.protobuf {
+        analysis.id_problem = match id {
+            None => Some(format!("event {index} carries no id")),
+            Some(id) if index > 0 && !fresh => Some(format!(
+                "event {index} carries no id of its own (the last id was {:?})",
+                excerpt(id, EXCERPT_BYTES)
+            )),
+            Some(_) => None,
+        };
+    }
+    if let Some(observer) = observer {
+        observer(&Seen {
+            index,
+            event,
+            json,
+            id,
+            fresh,
+        });
+    }
+    if index == 0 {
+        analysis.first = Some(event.clone());
+    }
+    let ends = matches!(event, Event::RunFinished(_) | Event::RunError(_));
+    analysis.last_type = Some(event.event_type());
+    analysis.ended = ends.then(|| event.clone());
+    index
+}
+
+/// The events of a whole body, walked again as the analysis counted them (frames whose data
+/// read as an event; unknown types and unreadable JSON passed over; nothing after a frame
+/// that cannot be read): each one's JSON, one at a time.
+pub(crate) struct Events<'b> {
+    body: &'b [u8],
+    fed: usize,
+    complete: bool,
+    frames: Frames,
+}
+
+impl<'b> Events<'b> {
+    /// The events of `reply`'s body.
+    pub(crate) fn of(reply: &'b Reply) -> Self {
+        Self {
+            body: &reply.body,
+            fed: 0,
+            complete: !reply.truncated && reply.broken.is_none(),
+            frames: Frames::for_media(&reply.media_type()),
+        }
+    }
+
+    /// The next event's JSON (for protobuf: as decoded and written back).
+    pub(crate) fn next_json(&mut self) -> Option<String> {
+        loop {
+            let json = match &mut self.frames {
+                Frames::Sse(decoder) => match decoder.next_frame() {
+                    Ok(Some(frame)) => Some(frame.text().to_owned()),
+                    Ok(None) => None,
+                    Err(_) => return None,
+                },
+                Frames::Proto(decoder) => match decoder.next_frame() {
+                    Ok(Some(frame)) => {
+                        let event = proto::decode_message(frame.message()).ok()?;
+                        let mut json = Vec::new();
+                        event.write_json(&mut json);
+                        Some(String::from_utf8_lossy(&json).into_owned())
+                    }
+                    Ok(None) => None,
+                    Err(_) => return None,
+                },
+            };
+            match json {
+                Some(json) => {
+                    if Event::from_slice(json.as_bytes()).is_ok() {
+                        return Some(json);
+                    }
+                }
+                None if self.fed < self.body.len() => {
+                    let end = (self.fed + PIECE).min(self.body.len());
+                    self.frames.push(&self.body[self.fed..end]);
+                    self.fed = end;
+                }
+                None if self.complete => {
+                    self.complete = false;
+                    self.frames.finish();
+                }
+                None => return None,
+            }
+        }
+    }
+
+    /// The SSE id in force at the last event returned.
+    pub(crate) fn id(&self) -> Option<&str> {
+        match &self.frames {
+            Frames::Sse(decoder) => decoder.last_event_id(),
+            Frames::Proto(_) => None,
+        }
+    }
 }
 
 /// The verifiers of one stream.
@@ -144,29 +397,29 @@ impl Default for Checker {
 }
 
 impl Checker {
-    fn frame(&mut self, analysis: &mut Analysis, json: &[u8], id: Option<String>) {
-        let index = analysis.events.len();
-        let event = match Event::from_slice(json) {
+    /// Reads one frame's data and checks its JSON; the event, when it is one of a known type.
+    fn read(&mut self, analysis: &mut Analysis, json: &str) -> Option<Event> {
+        let index = analysis.events;
+        let event = match Event::from_slice(json.as_bytes()) {
             Ok(event) => event,
-            Err(e) if e.kind() == DecodeErrorKind::UnknownEventType => return,
+            Err(e) if e.kind() == DecodeErrorKind::UnknownEventType => return None,
             Err(e) => {
                 analysis.json_problem.get_or_insert(format!(
                     "event {index} is not valid AG-UI 1.0 JSON: {e}: {:?}",
-                    excerpt(json)
+                    excerpt(json, EXCERPT_BYTES)
                 ));
-                return;
+                return None;
             }
         };
-        let value: Value = serde_json::from_slice(json).unwrap_or(Value::Null);
         if analysis.json_problem.is_none() {
-            let mut written = Vec::new();
-            event.write_json(&mut written);
-            let written: Value = serde_json::from_slice(&written).unwrap_or(Value::Null);
+            let value: Value = serde_json::from_str(json).unwrap_or(Value::Null);
+            // The event as this crate writes it (serde's shape, straight into a value).
+            let written = serde_json::to_value(&event).unwrap_or(Value::Null);
             if let Some(problem) = shape_problem(&value, &written, "") {
                 analysis.json_problem = Some(format!(
                     "event {index} ({}): {problem}: {:?}",
                     event.event_type(),
-                    excerpt(json)
+                    excerpt(json, EXCERPT_BYTES)
                 ));
             }
         }
@@ -180,7 +433,7 @@ impl Checker {
             self.raw = None;
         }
         if let Some(raw) = &mut self.raw
-            && let Err(error) = raw.check_json(json)
+            && let Err(error) = raw.check_json(json.as_bytes())
             && let Some(v) = error.violation()
             && analysis.json_problem.is_none()
             && matches!(
@@ -191,11 +444,17 @@ impl Checker {
                     | "subagent.bad-outcome"
             )
         {
-            analysis.json_problem = Some(format!("{v}: {:?}", excerpt(json)));
+            analysis.json_problem = Some(format!("{v}: {:?}", excerpt(json, EXCERPT_BYTES)));
         }
+        Some(event)
+    }
+
+    /// Checks event `index` (`json` as sent) against the ordering rules, after chunk
+    /// expansion.
+    fn order(&mut self, analysis: &mut Analysis, event: Event, json: &str, index: usize) {
         if analysis.order_problem.is_none() {
             self.expanded.clear();
-            match self.chunks.push_into(event.clone(), &mut self.expanded) {
+            match self.chunks.push_into(event, &mut self.expanded) {
                 Ok(()) => self.check_expanded(analysis, json),
                 Err(e) => {
                     analysis.order_problem =
@@ -203,19 +462,19 @@ impl Checker {
                 }
             }
         }
-        analysis.events.push(event);
-        analysis.values.push(value);
-        analysis.ids.push(id);
     }
 
-    fn check_expanded(&mut self, analysis: &mut Analysis, json: &[u8]) {
+    fn check_expanded(&mut self, analysis: &mut Analysis, json: &str) {
         for event in &self.expanded {
             if let Err(v) = self.order.check(event) {
-                analysis.order_problem =
-                    Some(format!("{v} (after chunk expansion): {:?}", excerpt(json)));
+                analysis.order_problem = Some(format!(
+                    "{v} (after chunk expansion): {:?}",
+                    excerpt(json, EXCERPT_BYTES)
+                ));
                 return;
             }
         }
+        self.expanded.clear();
     }
 
     fn finish(&mut self, analysis: &mut Analysis) {
@@ -224,7 +483,7 @@ impl Checker {
         }
         self.expanded.clear();
         self.expanded.extend(self.chunks.finish());
-        self.check_expanded(analysis, b"(end of stream)");
+        self.check_expanded(analysis, "(end of stream)");
         if analysis.order_problem.is_none() && self.order.in_run() {
             let open = self.order.open();
             analysis.order_problem = Some(if open.is_empty() {
@@ -233,7 +492,7 @@ impl Checker {
                 format!("the stream ended inside a run, with open: {open}")
             });
         }
-        if analysis.order_problem.is_none() && analysis.events.is_empty() {
+        if analysis.order_problem.is_none() && analysis.events == 0 {
             analysis.order_problem = Some("the stream held no event".to_owned());
         }
     }
@@ -257,14 +516,16 @@ fn shape_problem(sent: &Value, written: &Value, path: &str) -> Option<String> {
                     }
                     None if value.is_null() => {
                         return Some(format!(
-                            "the optional member {here} is sent as null (1.0 leaves it out)"
+                            "the optional member {} is sent as null (1.0 leaves it out)",
+                            excerpt(&here, EXCERPT_BYTES)
                         ));
                     }
                     None if key.contains('_') => {
                         return Some(format!(
-                            "the member {here} is snake_case, not a 1.0 member (AG-UI members \
+                            "the member {} is snake_case, not a 1.0 member (AG-UI members \
                              are camelCase: {})",
-                            camel(key)
+                            excerpt(&here, EXCERPT_BYTES),
+                            excerpt(&camel(key), EXCERPT_BYTES)
                         ));
                     }
                     None => {}
@@ -304,35 +565,98 @@ mod tests {
 
     use super::*;
 
-    #[test]
-    fn a_body_cut_off_is_named_and_its_partial_frame_is_not_read() {
-        let body = b"data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\ndata: {\"type\":\"TEXT_MES".to_vec();
-        let reply = |truncated, broken: Option<&str>| Reply {
+    /// A whole body read as the probes read one.
+    fn analyze(reply: &Reply) -> Analysis {
+        let mut analyzer = Analyzer::new(&reply.media_type());
+        analyzer.push(&reply.body);
+        analyzer.finish(reply.truncated, reply.broken.as_deref())
+    }
+
+    fn reply(body: &[u8], truncated: bool, broken: Option<&str>) -> Reply {
+        Reply {
             status: 200,
             content_type: Some("text/event-stream".to_owned()),
-            body: body.clone(),
+            body: body.to_vec(),
+            read: body.len(),
             truncated,
             broken: broken.map(str::to_owned),
-        };
-        let cut = analyze(&reply(true, None));
+        }
+    }
+
+    #[test]
+    fn a_body_cut_off_is_named_and_its_partial_frame_is_not_read() {
+        let body = b"data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\ndata: {\"type\":\"TEXT_MES";
+        let cut = analyze(&reply(body, true, None));
         assert_eq!(cut.json_problem, None);
         assert_eq!(
             cut.order_problem.as_deref(),
             Some("the body went on past 16 MiB (read no further)")
         );
-        assert_eq!(cut.events.len(), 1);
-        let broken = analyze(&reply(false, Some("reset")));
+        assert_eq!(cut.events, 1);
+        let broken = analyze(&reply(body, false, Some("reset")));
         assert_eq!(
             broken.order_problem.as_deref(),
             Some("the body broke off: reset")
         );
         // Whole, the same bytes end in a frame that is not JSON.
-        let whole = analyze(&reply(false, None));
+        let whole = analyze(&reply(body, false, None));
         assert!(
             whole
                 .json_problem
                 .unwrap()
                 .starts_with("event 1 is not valid")
+        );
+    }
+
+    /// Read in any pieces, a body gives the same analysis; the events are walked again as
+    /// counted; ids are judged per frame without being kept.
+    #[test]
+    fn pieces_events_and_ids() {
+        let run = |events: &[Value], ids: &[Option<&str>]| {
+            let mut body = String::from(": keep-alive\n\n");
+            for (event, id) in events.iter().zip(ids) {
+                if let Some(id) = id {
+                    body.push_str(&format!("id: {id}\n"));
+                }
+                body.push_str(&format!("data: {event}\n\n"));
+            }
+            body
+        };
+        let events = [
+            json!({"type": "RUN_STARTED", "threadId": "t", "runId": "r"}),
+            json!({"type": "NOT_A_TYPE"}),
+            json!({"type": "RUN_FINISHED", "threadId": "t", "runId": "r"}),
+        ];
+        let body = run(&events, &[Some("r:1"), Some("r:2"), None]);
+        let whole = analyze(&reply(body.as_bytes(), false, None));
+        let mut analyzer = Analyzer::new("text/event-stream");
+        for byte in body.as_bytes() {
+            analyzer.push(std::slice::from_ref(byte));
+        }
+        let pieces = analyzer.finish(false, None);
+        for analysis in [&whole, &pieces] {
+            assert_eq!((analysis.events, analysis.comments), (2, 1));
+            assert_eq!(analysis.problem(), None);
+            assert!(analysis.has_ids);
+            // The unknown event set the id the last one repeats.
+            assert_eq!(
+                analysis.id_problem.as_deref(),
+                Some("event 1 carries no id of its own (the last id was \"r:2\")")
+            );
+            assert_eq!(analysis.last_type, Some(EventType::RunFinished));
+            assert!(matches!(analysis.ended, Some(Event::RunFinished(_))));
+        }
+        let whole_reply = reply(body.as_bytes(), false, None);
+        let mut walked = Events::of(&whole_reply);
+        assert!(walked.next_json().unwrap().contains("RUN_STARTED"));
+        assert_eq!(walked.id(), Some("r:1"));
+        assert!(walked.next_json().unwrap().contains("RUN_FINISHED"));
+        assert_eq!(walked.next_json(), None);
+        let body = run(&events, &[None, None, Some("r:3")]);
+        let analysis = analyze(&reply(body.as_bytes(), false, None));
+        assert_eq!(
+            analysis.id_problem.as_deref(),
+            Some("event 0 carries no id")
         );
     }
 

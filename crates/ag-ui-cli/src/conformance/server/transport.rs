@@ -3,7 +3,8 @@
 use ag_ui::encoding::{PROTO_MEDIA_TYPE, SSE_MEDIA_TYPE};
 
 use super::super::{Runner, Verdict};
-use super::{Answered, Target, framing, input, on_main, stream};
+use super::probe::Streamed;
+use super::{Answered, Target, framing, input, on_main};
 
 /// Runs the transport checks; `main` is the core group's plain run.
 pub(crate) async fn checks(
@@ -11,14 +12,14 @@ pub(crate) async fn checks(
     runner: &mut Runner,
     main: Option<&Result<Answered, String>>,
 ) {
+    runner.group(super::super::Group::Transport);
     let run = input("hello");
     let body = serde_json::to_vec(&run.value).unwrap_or_default();
     let accept = format!("{PROTO_MEDIA_TYPE}, {SSE_MEDIA_TYPE};q=0.5");
-    let reply = tokio::time::timeout(runner.budget(), target.post(&target.url, body, &accept))
-        .await
-        .ok();
+    let answer = target.post_streamed(&target.url, body, &accept, Streamed::plain());
+    let reply = tokio::time::timeout(runner.budget(), answer).await.ok();
     let media = match &reply {
-        Some(Ok(reply)) => Some(reply.media_type()),
+        Some(Ok((reply, _))) => Some(reply.media_type()),
         _ => None,
     };
     runner
@@ -28,8 +29,8 @@ pub(crate) async fn checks(
             std::future::ready(match &reply {
                 None => Verdict::Fail("no answer in time".to_owned()),
                 Some(Err(e)) => Verdict::Fail(e.clone()),
-                Some(Ok(reply)) if !reply.ok() => Verdict::Fail(reply.describe()),
-                Some(Ok(reply)) => match reply.media_type().as_str() {
+                Some(Ok((reply, _))) if !reply.ok() => Verdict::Fail(reply.describe()),
+                Some(Ok((reply, _))) => match reply.media_type().as_str() {
                     PROTO_MEDIA_TYPE | SSE_MEDIA_TYPE => Verdict::Pass,
                     _ => Verdict::Fail(reply.describe()),
                 },
@@ -41,11 +42,10 @@ pub(crate) async fn checks(
             "transport.protobuf-stream",
             "a protobuf answer decodes with ag_ui::encoding::proto into a valid, framed run",
             std::future::ready(match (&reply, media.as_deref()) {
-                (Some(Ok(reply)), Some(PROTO_MEDIA_TYPE)) if reply.ok() => {
-                    let analysis = stream::analyze(reply);
+                (Some(Ok((_, Some(analysis)))), Some(PROTO_MEDIA_TYPE)) => {
                     match analysis.problem() {
                         Some(problem) => Verdict::Fail(problem.to_owned()),
-                        None => framing(&analysis, &run.thread, &run.run),
+                        None => framing(analysis, &run.thread, &run.run),
                     }
                 }
                 (Some(Ok(_)), Some(other)) => {

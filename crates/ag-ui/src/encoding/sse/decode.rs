@@ -39,6 +39,8 @@ pub struct Frame<'a> {
     data: &'a str,
     event: Option<&'a str>,
     id: Option<&'a str>,
+    /// How many `id:` fields the stream had set up to this frame.
+    ids_set: u64,
 }
 
 impl<'a> Frame<'a> {
@@ -68,6 +70,27 @@ impl<'a> Frame<'a> {
     /// `Last-Event-ID`.
     pub fn id(&self) -> Option<&'a str> {
         self.id
+    }
+
+    /// How many `id:` fields the stream had set up to and including this frame (since the
+    /// decoder's last [`reset`](FrameDecoder::reset)): a reader that compares it with the
+    /// previous frame's knows whether [`id`](Self::id) was set anew, without comparing or
+    /// copying the ids themselves (a persisting id of a megabyte would cost a megabyte per
+    /// frame).
+    ///
+    /// ```
+    /// use ag_ui::encoding::sse::FrameDecoder;
+    ///
+    /// let mut frames = FrameDecoder::new();
+    /// frames.push(b"id: r:1\ndata: a\n\ndata: b\n\nid: r:1\ndata: c\n\n");
+    /// let a = frames.next_frame().unwrap().unwrap().ids_set();
+    /// let b = frames.next_frame().unwrap().unwrap().ids_set();
+    /// let c = frames.next_frame().unwrap().unwrap().ids_set();
+    /// // `b` repeats `a`'s id without setting one; `c` sets it again.
+    /// assert_eq!((a, b, c), (1, 1, 2));
+    /// ```
+    pub fn ids_set(&self) -> u64 {
+        self.ids_set
     }
 }
 
@@ -121,6 +144,8 @@ pub struct FrameDecoder {
     /// Bytes the current frame has consumed so far (complete lines, terminators included).
     frame_bytes: usize,
     last_event_id: Option<String>,
+    /// How many `id:` fields were applied (see [`Frame::ids_set`]).
+    ids_set: u64,
     retry: Option<u64>,
     /// The last line ended with CR; a LF right after it belongs to the same line ending.
     after_cr: bool,
@@ -169,6 +194,7 @@ impl FrameDecoder {
             has_event: false,
             frame_bytes: 0,
             last_event_id: None,
+            ids_set: 0,
             retry: None,
             after_cr: false,
             after_cr_counts: false,
@@ -492,7 +518,10 @@ impl FrameDecoder {
             }
             // An id with a NUL is ignored, as the SSE rules say.
             b"id" if !value.contains('\0') => {
-                self.last_event_id = Some(value.to_owned());
+                let id = self.last_event_id.get_or_insert_with(String::new);
+                id.clear();
+                id.push_str(value);
+                self.ids_set += 1;
             }
             b"retry" if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) => {
                 // Out of range for u64: keep the previous value.
@@ -541,6 +570,7 @@ impl FrameDecoder {
             },
             event: self.has_event.then_some(self.event.as_str()),
             id: self.last_event_id.as_deref(),
+            ids_set: self.ids_set,
         }
     }
 
