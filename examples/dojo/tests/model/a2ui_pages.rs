@@ -6,8 +6,9 @@
 use ag_ui_dojo::Pace;
 use fantoccini::Client;
 
+use super::aimock::aimock;
 use super::browser::{js, skip_without_browser, with_browser};
-use super::copilotkit::{app, open, screenshot, send, wait_for};
+use super::copilotkit::{REPLIES, app, open, screenshot, send, wait_for};
 use super::dojo;
 
 /// The painted surface `id`.
@@ -68,6 +69,45 @@ async fn fixed_schema(client: &Client, page: &str) {
     // Both surfaces stay.
     assert!(js(client, &format!("!!{}", surface("flight-search-results"))).await == true);
     assert!(surfaces(client).await >= 2);
+    // Booking a hotel: the middleware sends the card's action with the next run, as a
+    // `log_a2ui_event` call and its result, and the agent answers.
+    let replies = js(client, &format!("{REPLIES}.length"))
+        .await
+        .as_u64()
+        .unwrap();
+    let book = format!(
+        "[...{}.querySelectorAll('[data-testid=\"a2ui-action\"]')][0]",
+        surface("hotel-search-results")
+    );
+    js(client, &format!("{book}.click()")).await;
+    wait_for(
+        client,
+        "the reply to the booking",
+        &format!("{REPLIES}.length > {replies} && {book}.innerText === 'Booked'"),
+    )
+    .await;
+    let request = aimock()
+        .requests()
+        .await
+        .into_iter()
+        .rev()
+        .find(|r| r["messages"].to_string().contains("log_a2ui_event"))
+        .expect("the action reached the model");
+    let call = request["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|m| m["tool_calls"].as_array())
+        .flatten()
+        .find(|c| c["function"]["name"] == "log_a2ui_event")
+        .unwrap();
+    let action: serde_json::Value =
+        serde_json::from_str(call["function"]["arguments"].as_str().unwrap()).unwrap();
+    assert_eq!(action["name"], "book_hotel", "{action}");
+    assert_eq!(
+        action["context"]["hotelName"], "The Manhattan Grand",
+        "{action}"
+    );
     screenshot(client, "model-a2ui_fixed_schema").await;
 }
 
