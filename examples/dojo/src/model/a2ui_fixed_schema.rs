@@ -4,7 +4,7 @@
 //! The model calls `search_flights` or `search_hotels` with the results (the flights or hotels
 //! it found); the tool puts them into a fixed layout — a row of `FlightCard`s or `HotelCard`s,
 //! one per item of the data model, each with a booking action — built with
-//! [`Surface`](ag_ui::a2ui::Surface), and returns it as `{"a2ui_operations": [...]}`, which
+//! [`Surface`], and returns it as `{"a2ui_operations": [...]}`, which
 //! `@ag-ui/a2ui-middleware` (in CopilotKit's runtime) paints from the `TOOL_CALL_RESULT`, with
 //! the page's catalog ([`CATALOG_ID`]). No sub-agent, nothing to recover: the layout is code.
 
