@@ -236,6 +236,34 @@ async fn generated(route: &str, prompt: &str) -> ((String, String, Value), Recor
         .count();
     assert!(args > 3, "{route}: {:?}", events.types());
     assert_eq!(last_text(&chat), Some(DONE), "{route}");
+    let roles: Vec<&str> = chat.messages().iter().map(|m| m.role().as_str()).collect();
+    // The conversation holds each call answered: the planner's, the sub-agent's, then the
+    // planner's closing words.
+    let shape: Vec<String> = chat
+        .messages()
+        .iter()
+        .map(|m| match m {
+            Message::Assistant(a) => match a.tool_calls.as_deref() {
+                Some([call]) => format!("call {} {}", call.function.name, call.id.as_str()),
+                _ => "assistant".to_owned(),
+            },
+            Message::Tool(t) => format!("result {}", t.tool_call_id.as_str()),
+            other => other.role().as_str().to_owned(),
+        })
+        .collect();
+    let [user, generate, generated, render, rendered, closing] = &shape[..] else {
+        panic!("{route}: {shape:?}")
+    };
+    assert_eq!((user.as_str(), closing.as_str()), ("user", "assistant"));
+    for (call, result, name) in [
+        (generate, generated, "generate_a2ui"),
+        (render, rendered, "render_a2ui"),
+    ] {
+        let id = call
+            .strip_prefix(&format!("call {name} "))
+            .unwrap_or_else(|| panic!("{route}: {shape:?}"));
+        assert_eq!(result, &format!("result {id}"), "{route}: {shape:?}");
+    }
     ((created(&surface(result))), events)
 }
 
