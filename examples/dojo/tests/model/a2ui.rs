@@ -236,7 +236,6 @@ async fn generated(route: &str, prompt: &str) -> ((String, String, Value), Recor
         .count();
     assert!(args > 3, "{route}: {:?}", events.types());
     assert_eq!(last_text(&chat), Some(DONE), "{route}");
-    let roles: Vec<&str> = chat.messages().iter().map(|m| m.role().as_str()).collect();
     // The conversation holds each call answered: the planner's, the sub-agent's, then the
     // planner's closing words.
     let shape: Vec<String> = chat
