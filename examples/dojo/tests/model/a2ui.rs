@@ -38,9 +38,9 @@ fn page_catalog() -> Value {
         "catalogId": a2ui_dynamic_schema::CATALOG_ID,
         "components": {
             "Row": component("Row", &["children"]),
-            "HotelCard": component("HotelCard", &["name", "location", "rating", "pricePerNight"]),
-            "ProductCard": component("ProductCard", &["name", "price", "rating", "description"]),
-            "TeamMemberCard": component("TeamMemberCard", &["name", "role", "department", "email"]),
+            "HotelCard": component("HotelCard", &["name", "location", "rating", "pricePerNight", "action"]),
+            "ProductCard": component("ProductCard", &["name", "price", "rating", "description", "action"]),
+            "TeamMemberCard": component("TeamMemberCard", &["name", "role", "department", "email", "action"]),
         }
     })
 }
