@@ -35,6 +35,13 @@ const PROGRESS_WATCH: &str = "new MutationObserver(() => { \
      if (document.querySelector('[data-testid=\"a2ui-progress\"]')) window.progressShown = true; \
      }).observe(document.body, {childList: true, subtree: true})";
 
+/// Keeps in `window.retrying` the first "Retrying generation…" line the page shows.
+const RETRY_WATCH: &str = "new MutationObserver(() => { \
+     const line = [...document.querySelectorAll('*')].map(e => e.childNodes.length === 1 && e.innerText) \
+       .find(t => typeof t === 'string' && t.startsWith('Retrying generation')); \
+     if (line && !window.retrying) window.retrying = line; \
+     }).observe(document.body, {childList: true, subtree: true, characterData: true})";
+
 /// How many surfaces the page shows.
 async fn surfaces(client: &Client) -> u64 {
     js(
@@ -169,14 +176,20 @@ async fn dynamic_schema(client: &Client, page: &str, feature: &str) {
 
 async fn recovery(client: &Client, page: &str) {
     open(client, page, "a2ui_recovery").await;
+    js(client, RETRY_WATCH).await;
     send(client, "Compare 3 luxury hotels with ratings and prices.").await;
-    // The invalid first attempt is never painted; the regenerated surface is.
+    // The invalid first attempt is never painted; the regenerated surface is, after the page
+    // said it was retrying (the middleware reads the attempts' verdicts on the run).
     shows(
         client,
         "hotel-comparison",
         &["The Ritz", "Holiday Inn", "Boutique Loft"],
     )
     .await;
+    assert_eq!(
+        js(client, "window.retrying").await,
+        "Retrying generation… (2/3 attempts)"
+    );
     screenshot(client, "model-a2ui_recovery").await;
 
     open(client, page, "a2ui_recovery").await;
