@@ -3,12 +3,14 @@
 // (useFrontendTool), tool rendering (useRenderTool), human in the loop (useHumanInTheLoop), the
 // agent's state (useAgent: the recipe, the task's progress, the document), the model's reasoning
 // (CopilotChat's "Thought for …"), attachments (CopilotChat's file input), A2UI surfaces painted
-// from the page's catalogs (a2ui.jsx) by @copilotkit/a2ui-renderer. Each page serves both
+// from the page's catalogs (a2ui.jsx) by @copilotkit/a2ui-renderer; and the Dojo's v1 page
+// (CopilotKit's v1 provider, @copilotkit/react-ui's chat). Each page serves both
 // backends of ag-ui-dojo: the scripts and the model-driven agents. The agent is reached through
 // the runtime at /api/copilotkit, or, with ?agent=URL, straight from the page: an HttpAgent of
 // @ag-ui/client 1.0.0 posting to URL/<feature> (another origin: the agent must answer CORS
 // preflights).
 import "@copilotkit/react-core/v2/styles.css";
+import "@copilotkit/react-ui/styles.css";
 
 import {
   CopilotChat,
@@ -18,6 +20,8 @@ import {
   useHumanInTheLoop,
   useRenderTool,
 } from "@copilotkit/react-core/v2";
+import { CopilotKit as CopilotKitV1 } from "@copilotkit/react-core";
+import { CopilotChat as CopilotChatV1 } from "@copilotkit/react-ui";
 import { HttpAgent } from "ag-ui-client-1";
 
 import { A2UI_PAGES } from "./a2ui.jsx";
@@ -330,7 +334,18 @@ const pages = {
   a2ui_recovery: A2ui,
 };
 
+// The Dojo's v1 page: CopilotKit's v1 provider and @copilotkit/react-ui's chat, on the
+// agentic_chat agent, through the runtime.
+function V1AgenticChat() {
+  return (
+    <CopilotKitV1 runtimeUrl="/api/copilotkit" useSingleEndpoint={false} agent="agentic_chat" showDevConsole={false}>
+      <CopilotChatV1 labels={{ initial: "Hi, I'm a v1 agent. Want to chat?", placeholder: "Type a message..." }} />
+    </CopilotKitV1>
+  );
+}
+
 function App() {
+  if (feature === "v1_agentic_chat") return <V1AgenticChat />;
   const Page = pages[feature];
   if (!Page) return <p data-testid="unknown">no page for {feature}</p>;
   if (direct) {

@@ -47,6 +47,29 @@ async fn agentic_chat(client: &Client, page: &str) {
     screenshot(client, "model-agentic_chat").await;
 }
 
+/// The Dojo's v1 page (CopilotKit's v1 provider and `@copilotkit/react-ui`'s chat) on the
+/// `agentic_chat` route.
+async fn v1_agentic_chat(client: &Client, page: &str) {
+    open(client, page, "v1_agentic_chat").await;
+    send(client, "Hi").await;
+    wait_for(
+        client,
+        "the v1 chat's reply",
+        "[...document.querySelectorAll('.copilotKitAssistantMessage')]\
+         .some(e => e.innerText.includes('Hello! How can I assist you today?'))",
+    )
+    .await;
+    assert_eq!(
+        js(
+            client,
+            "[...document.querySelectorAll('.copilotKitUserMessage')].map(e => e.innerText.trim())"
+        )
+        .await,
+        serde_json::json!(["Hi"])
+    );
+    screenshot(client, "model-v1_agentic_chat").await;
+}
+
 async fn backend_tool_rendering(client: &Client, page: &str) {
     open(client, page, "backend_tool_rendering").await;
     send(client, "What's the weather in San Francisco?").await;
@@ -327,6 +350,7 @@ async fn behind_the_copilotkit_runtime_every_model_driven_feature_shows_what_a_p
     let downgraded = format!("{}/", downgraded.url);
     with_browser(|client| async move {
         agentic_chat(&client, &page).await;
+        v1_agentic_chat(&client, &page).await;
         backend_tool_rendering(&client, &page).await;
         human_in_the_loop(&client, &page).await;
         tool_based_generative_ui(&client, &page).await;
