@@ -103,7 +103,11 @@ async fn clients_leaving_past_the_bound_evict_the_oldest_detached_runs() {
     assert!(count(Fate::Running) <= 4, "{fates:?}");
     assert!(count(Fate::Evicted) >= 1, "{fates:?}");
     assert!(count(Fate::Gone) >= 1, "{fates:?}");
-    assert_eq!(fates[0], Fate::Gone, "the oldest run is forgotten: {fates:?}");
+    assert_eq!(
+        fates[0],
+        Fate::Gone,
+        "the oldest run is forgotten: {fates:?}"
+    );
 }
 
 #[derive(Debug, PartialEq, Eq, Clone, Copy)]
