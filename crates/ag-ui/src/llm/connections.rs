@@ -7,7 +7,9 @@
 //! opening another (hyperium/hyper#2197), so a client that shared one connection among every
 //! run would make the runs past the server's limit wait for others to finish. The pool counts
 //! the requests in flight on each client and opens another client (so another connection)
-//! when every one carries [`Connections::streams_per_connection`].
+//! when every one carries [`Connections::streams_per_connection`]. RFC 9113 (section 9.1)
+//! asks a client for one connection per origin; past the server's stream limit the other
+//! choice is a run waiting, its user looking at a stalled chat, for other runs to finish.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
