@@ -56,9 +56,26 @@ fn body(run: &str, n: usize) -> String {
     out
 }
 
-#[tokio::test(flavor = "current_thread")]
-async fn an_open_run_holds_its_parsed_input_and_little_more() {
+/// Runs `test` on a runtime of `workers` threads (none: the current thread) once no other
+/// test of this binary runs.
+fn in_turn<F: std::future::Future<Output = ()>>(workers: usize, test: F) {
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let mut runtime = if workers == 0 {
+        tokio::runtime::Builder::new_current_thread()
+    } else {
+        let mut builder = tokio::runtime::Builder::new_multi_thread();
+        builder.worker_threads(workers);
+        builder
+    };
+    runtime.enable_all().build().unwrap().block_on(test);
+}
+
+#[test]
+fn an_open_run_holds_its_parsed_input_and_little_more() {
+    in_turn(0, open_run());
+}
+
+async fn open_run() {
     let _profiler = dhat::Profiler::builder().testing().build();
     let (started, mut starts) = mpsc::unbounded_channel();
     let release = Arc::new(Notify::new());
@@ -140,12 +157,15 @@ fn hostile_body(run: &str, bytes: usize) -> String {
     )
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn abandoned_runs_hold_no_more_input_than_the_budget() {
+#[test]
+fn abandoned_runs_hold_no_more_input_than_the_budget() {
+    in_turn(2, abandoned_runs());
+}
+
+async fn abandoned_runs() {
     const BUDGET: usize = 2 << 20;
     const RUNS: usize = 20;
     const STATE: usize = 8 * 1024;
-    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let _profiler = dhat::Profiler::builder().testing().build();
     let log = MemoryLog::new(MemoryLogConfig::default().with_max_total_bytes(1 << 20));
     let limits = EndpointLimits {
