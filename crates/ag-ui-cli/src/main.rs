@@ -1,4 +1,13 @@
 //! `ag-ui`: serve a demo agent, talk to any AG-UI agent, verify and transform event streams.
+//!
+//! Exit codes, the same for every command:
+//!
+//! | code | meaning |
+//! |---|---|
+//! | 0 | done |
+//! | 1 | the stream, or the peer, failed: a protocol violation, a response that is not an event stream, a run cut off before its end, a time-out, an unreachable agent; a check that failed (`verify`, `load`, `conformance server`) |
+//! | 2 | a usage error, or an input that cannot be read (a file, a flag's value) |
+//! | 3 | `run`, `demo`: the agent reported that its run failed (`RUN_ERROR`, its code and message on standard error); the stream itself was fine |
 
 mod conformance;
 mod fetch;
@@ -137,6 +146,18 @@ enum Command {
         /// serve it answers SSE, which is read as well.
         #[arg(long)]
         proto: bool,
+        /// The agent speaks this older AG-UI version (an SDK release such as 0.0.57, or a protocol
+        /// version such as 1.0): requests are shaped for it and its stream read as the
+        /// compatibility shims say (no protocolVersion before 1.0, subagents left out at 0.0.57
+        /// or before, content flattened at 0.0.39 or before), each change a warning.
+        #[arg(long, value_name = "V")]
+        peer_version: Option<String>,
+        /// Start from the conversation in FILE: the conformance corpus's `input` (messages,
+        /// tools, context, forwardedProps) as JSON, or a whole fixture of the corpus (its input,
+        /// and its client.maxProtocolVersion unless --peer-version says otherwise). MESSAGE, if
+        /// given, is added after its messages.
+        #[arg(long, value_name = "FILE")]
+        input: Option<String>,
     },
     /// Serve the demo agent on a free local port and run one turn against it.
     Demo {
@@ -309,6 +330,8 @@ fn main() -> ExitCode {
             idle_timeout,
             timeout,
             proto,
+            peer_version,
+            input,
         } => run_options(RunArgs {
             url,
             message,
@@ -322,6 +345,8 @@ fn main() -> ExitCode {
             idle_timeout,
             timeout,
             proto,
+            peer_version,
+            input,
         })
         .and_then(|options| runtime().and_then(|rt| rt.block_on(live::run(options)))),
         Command::Demo { message, json } => {
@@ -411,6 +436,8 @@ struct RunArgs {
     idle_timeout: String,
     timeout: Option<String>,
     proto: bool,
+    peer_version: Option<String>,
+    input: Option<String>,
 }
 
 /// Checks the arguments of `run`; every mistake is a usage error (exit 2).
@@ -455,6 +482,19 @@ fn run_options(args: RunArgs) -> Result<live::RunOptions, Failure> {
             .map(|value| timeout("--timeout", value))
             .transpose()?,
         proto: args.proto,
+        peer_version: args
+            .peer_version
+            .as_deref()
+            .map(|v| {
+                v.parse()
+                    .map_err(|e| Failure::Usage(format!("--peer-version: {e}")))
+            })
+            .transpose()?,
+        input: args
+            .input
+            .as_deref()
+            .map(|path| live::read_input(path).map_err(Failure::Usage))
+            .transpose()?,
     })
 }
 
@@ -494,7 +534,7 @@ fn report(failure: &Failure) -> ExitCode {
     match failure {
         Failure::Stream { .. } => eprintln!("violation: {text}"),
         Failure::Incomplete(_) => eprintln!("incomplete: {text}"),
-        Failure::RunError(_) => {}
+        Failure::RunError { .. } => eprintln!("run error: {text}"),
         _ => eprintln!("error: {text}"),
     }
     ExitCode::from(failure.exit_code())

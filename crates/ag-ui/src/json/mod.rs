@@ -65,7 +65,7 @@ mod patch;
 mod read;
 mod write;
 
-pub(crate) use patch::patch_ops;
+pub(crate) use patch::{activity_ops, delta_ops};
 pub(crate) use read::{IdCache, read_event};
 pub(crate) use write::write_event;
 

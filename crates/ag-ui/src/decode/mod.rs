@@ -27,6 +27,8 @@ use serde_json::Value;
 use crate::json::IdCache;
 use crate::{Event, EventType};
 
+pub(crate) mod strip;
+
 /// What kind of problem a [`DecodeError`] reports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
@@ -342,6 +344,13 @@ pub(crate) fn repair_surrogates(json: &[u8], lone: Lone) -> Option<Vec<u8>> {
     Some(buf)
 }
 
+/// `json` with every escape of a lone UTF-16 surrogate read as U+FFFD (`None` when it has
+/// none), as the decoder reads an event: for JSON that JavaScript's `JSON.stringify` wrote from
+/// strings cut by code units, which serde_json refuses.
+pub fn repair_lone_surrogates(json: &[u8]) -> Option<Vec<u8>> {
+    repair_surrogates(json, Lone::Replace)
+}
+
 impl Event {
     /// Reads one event from JSON bytes.
     ///
@@ -386,12 +395,15 @@ impl Event {
             if let Some(event) = crate::json::read_event(json, after_type, ty, ids) {
                 return Ok(event);
             }
+            let mark = strip::mark();
             let mut de = serde_json::Deserializer::from_str(json);
             if let Ok(event) = Event::deserialize_as(ty, &mut de)
                 && de.end().is_ok()
             {
                 return Ok(event);
             }
+            // What the failed read recorded, the slow path reads again.
+            strip::rollback(mark);
         }
         Event::decode_slow(json.as_bytes())
     }
@@ -424,12 +436,14 @@ impl Event {
                 Err(e) => return Err(syntax(e)),
             },
         };
+        let mark = strip::mark();
         let mut de = serde_json::Deserializer::from_slice(bytes);
         match Event::deserialize_as(ty, &mut de).and_then(|event| de.end().map(|()| event)) {
             Ok(event) => Ok(event),
             // Truncated or malformed JSON (a leading `type` skipped the full probe).
             Err(e) if e.is_syntax() || e.is_eof() => Err(syntax(e)),
             Err(_) => {
+                strip::rollback(mark);
                 let mut de = serde_json::Deserializer::from_slice(bytes);
                 let mut track = serde_path_to_error::Track::new();
                 let result = Event::deserialize_as(

@@ -5,7 +5,8 @@
 //! them to an agent through a [`Transport`] — [`HttpAgent`](crate::client::http::HttpAgent) over
 //! HTTP, [`Replay`](crate::client::transport::Replay) for recorded events, or your own (an in-process agent, another wire format) —
 //! and applies the answer through the whole [`Pipeline`]. A failed run is a [`RunError`]: the
-//! transport's, the pipeline's, or an interrupt left unanswered. Frontend tools are Rust functions
+//! agent's own failure, the transport's, the pipeline's, or an interrupt left unanswered (see
+//! below). Frontend tools are Rust functions
 //! registered with [`register_tool`](Conversation::register_tool): [`run_tools`](
 //! Conversation::run_tools) answers the pending tool calls with them, and the next run sends
 //! the results.
@@ -31,6 +32,74 @@
 //! # Ok::<(), ag_ui::client::RunError>(())
 //! # }).unwrap();
 //! ```
+//!
+//! # The agent's failure is not a rejection
+//!
+//! Two different things end a run in an `Err`, so that `?` never reads either as success:
+//!
+//! - **the agent reported that its run failed**: the response's last run ended with
+//!   `RUN_ERROR`. The client consumed the stream (the conformance corpus's `outcome:
+//!   completed` with a `runError`): every event was delivered to the subscribers and applied,
+//!   the `RUN_ERROR` included. The error is of kind [`RunErrorKind::Agent`], with the agent's
+//!   message and code ([`RunError::agent_error`]) and what the run did
+//!   ([`RunError::summary`]).
+//! - **the client rejected the response**, or could not get it
+//!   ([`RunErrorKind::is_rejection`], the corpus's `outcome: failed`): an ordering violation,
+//!   an event that does not decode, a chunk that cannot expand, an event over the limits, a
+//!   response cut off in the middle of a run, a transport failure.
+//!
+//! A `RUN_ERROR` does not end the stream: a `RUN_STARTED` after it begins a new run in the same
+//! response, and the response's last run decides the result (the failure before it is still
+//! reported, in [`RunSummary::run_error`]). A `RUN_ERROR` after a finished run is delivered, not
+//! refused: the response ends as the agent's failure.
+//!
+//! What the client left out of a response (an event type, a member, an outcome, a part, a
+//! message or a patch operation this version does not know) or could not apply is no silent
+//! matter either: each [`Warning`] is told to the subscriber
+//! ([`Subscriber::on_warning`]) and kept in [`RunSummary::warnings`].
+//!
+//! ```
+//! use ag_ui::client::{Conversation, Replay, RunErrorKind};
+//! use ag_ui::{Event, RunErrorEvent, TextMessageRole};
+//!
+//! # futures::executor::block_on(async {
+//! // The agent fails: the stream was consumed and what came is kept.
+//! let failing = Replay::new(vec![
+//!     Event::run_started("t", "r1"),
+//!     Event::text_message_start("a1", TextMessageRole::Assistant),
+//!     Event::text_message_content("a1", "Let me"),
+//!     RunErrorEvent::new("the model is overloaded").with_code("busy").into(),
+//! ]);
+//! let mut conversation = Conversation::new("t");
+//! let err = conversation.run(&failing, &mut ()).await.unwrap_err();
+//! assert_eq!(err.kind(), RunErrorKind::Agent);
+//! assert!(!err.kind().is_rejection());
+//! let failure = err.agent_error().unwrap();
+//! assert_eq!((failure.code(), failure.message()), (Some("busy"), "the model is overloaded"));
+//! assert_eq!(err.summary().unwrap().new_messages.len(), 1);
+//! assert_eq!(conversation.messages()[0].text(), Some("Let me"));
+//!
+//! // The stream is broken: the client rejects it, naming the rule.
+//! let broken = Replay::new(vec![
+//!     Event::run_started("t", "r2"),
+//!     Event::text_message_content("ghost", "boo"),
+//! ]);
+//! let err = conversation.run(&broken, &mut ()).await.unwrap_err();
+//! assert!(err.kind().is_rejection());
+//! let violation = err.pipeline().and_then(|p| p.violation()).unwrap();
+//! assert_eq!(violation.kind().as_str(), "text.not-open");
+//!
+//! // A failed run, then a new one in the same response: the response's last run finished.
+//! let retried = Replay::new(vec![
+//!     Event::run_started("t", "r3"),
+//!     Event::run_error("first try failed"),
+//!     Event::run_started("t", "r4"),
+//!     Event::run_finished("t", "r4"),
+//! ]);
+//! let summary = conversation.run(&retried, &mut ()).await.unwrap();
+//! assert_eq!(summary.run_error.unwrap().message(), "first try failed");
+//! # });
+//! ```
 
 use std::collections::{HashMap, HashSet};
 use std::fmt;
@@ -38,14 +107,14 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde_json::Value;
 
-use crate::client::apply::{Applied, PartialJson, Reducer, RunOutcome};
+use crate::client::apply::{Applied, PartialJson, Reducer};
 use crate::client::callbacks::Callbacks;
 use crate::client::middleware::Stack;
-use crate::client::run::{Pipeline, PipelineError, PipelineErrorKind, PipelineLimits};
+use crate::client::peer::PeerVersion;
+use crate::client::run::{Pipeline, PipelineLimits, StreamEnd};
 use crate::client::subscriber::{Flow, Mutation, Subscriber};
-use crate::client::transport::{
-    Body, CancelToken, Piece, Transport, TransportError, TransportErrorKind,
-};
+use crate::client::transport::{Body, CancelToken, Piece, Transport};
+use crate::client::warning::Warning;
 use crate::encoding::Format;
 use crate::trace::TraceOutcome;
 use crate::{
@@ -53,183 +122,12 @@ use crate::{
     ThreadId, Tool, ToolCallId, ToolMessage,
 };
 
-/// The kinds of [`RunError`]: the layer that failed, and its own kind.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum RunErrorKind {
-    /// The pipeline refused the response, or the run it told failed.
-    Pipeline(PipelineErrorKind),
-    /// The transport could not carry the run.
-    Transport(TransportErrorKind),
-    /// Every open interrupt must be answered by a `resume` entry before the next run.
-    UnansweredInterrupt,
-    /// An expired interrupt must be answered with status `cancelled`.
-    ExpiredInterrupt,
-}
+mod error;
+mod summary;
 
-impl RunErrorKind {
-    /// A stable dotted name: the layer's own (`run.verify`, `transport.http`, …), or
-    /// `run.unanswered-interrupt` / `run.expired-interrupt`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            RunErrorKind::Pipeline(kind) => kind.as_str(),
-            RunErrorKind::Transport(kind) => kind.as_str(),
-            RunErrorKind::UnansweredInterrupt => "run.unanswered-interrupt",
-            RunErrorKind::ExpiredInterrupt => "run.expired-interrupt",
-        }
-    }
-}
-
-/// Why a [`Conversation::run`] failed. Messages and state keep what was applied before the
-/// failure.
-///
-/// A run the agent ended with `RUN_ERROR` and a response that stopped in the middle of a run
-/// are errors too ([`PipelineErrorKind::RunFailed`], [`PipelineErrorKind::Incomplete`]), as is a
-/// response that is not an AG-UI stream ([`TransportError`] of kind [`NotAgUi`](crate::client::TransportErrorKind::NotAgUi)), so that `?` never reads
-/// a failed run as a successful one.
-///
-/// Like every error of the crate, it is opaque with a [`kind`](Self::kind): the layer that
-/// failed is behind [`pipeline`](Self::pipeline) or [`transport`](Self::transport), whose
-/// message and cause (its [`source`](std::error::Error::source)) it shows as its own.
-///
-/// ```
-/// use ag_ui::client::{
-///     Conversation, PipelineError, PipelineErrorKind, Replay, RunError, RunErrorKind,
-/// };
-/// use ag_ui::Event;
-///
-/// let agent = Replay::new(vec![Event::run_started("t", "r1"), Event::run_error("overloaded")]);
-/// let mut conversation = Conversation::new("t");
-/// let err = futures::executor::block_on(conversation.run(&agent, &mut ())).unwrap_err();
-/// assert_eq!(err.kind(), RunErrorKind::Pipeline(PipelineErrorKind::RunFailed));
-/// assert_eq!(err.kind().as_str(), "run.failed");
-/// assert_eq!(err.pipeline().and_then(PipelineError::error_message), Some("overloaded"));
-/// assert_eq!(err.to_string(), "the run failed: overloaded");
-/// ```
-#[derive(Debug, thiserror::Error)]
-#[error(transparent)]
-pub struct RunError(Failure);
-
-/// What a [`RunError`] holds.
-#[derive(Debug, thiserror::Error)]
-enum Failure {
-    #[error(transparent)]
-    Pipeline(PipelineError),
-    #[error(transparent)]
-    Transport(TransportError),
-    #[error("interrupt {0:?} is open and has no resume entry")]
-    UnansweredInterrupt(String),
-    #[error("interrupt {0:?} has expired; its resume entry must be cancelled")]
-    ExpiredInterrupt(String),
-}
-
-impl From<PipelineError> for RunError {
-    fn from(error: PipelineError) -> Self {
-        RunError(Failure::Pipeline(error))
-    }
-}
-
-impl From<TransportError> for RunError {
-    fn from(error: TransportError) -> Self {
-        RunError(Failure::Transport(error))
-    }
-}
-
-impl RunError {
-    /// An interrupt left open by the last run has no `resume` entry (nothing was sent).
-    fn unanswered(id: String) -> Self {
-        RunError(Failure::UnansweredInterrupt(id))
-    }
-
-    /// An interrupt whose `expiresAt` has passed was answered with something else than
-    /// `cancelled` (nothing was sent).
-    fn expired(id: String) -> Self {
-        RunError(Failure::ExpiredInterrupt(id))
-    }
-
-    /// What kind of failure this is.
-    pub fn kind(&self) -> RunErrorKind {
-        match &self.0 {
-            Failure::Pipeline(e) => RunErrorKind::Pipeline(e.kind()),
-            Failure::Transport(e) => RunErrorKind::Transport(e.kind()),
-            Failure::UnansweredInterrupt(_) => RunErrorKind::UnansweredInterrupt,
-            Failure::ExpiredInterrupt(_) => RunErrorKind::ExpiredInterrupt,
-        }
-    }
-
-    /// The pipeline's error, when the pipeline refused the response (decode, chunk, verify,
-    /// apply) or the run it told failed or did not end ([`RunErrorKind::Pipeline`]).
-    pub fn pipeline(&self) -> Option<&PipelineError> {
-        match &self.0 {
-            Failure::Pipeline(e) => Some(e),
-            _ => None,
-        }
-    }
-
-    /// The transport's error, when the transport could not carry the run (connection, HTTP
-    /// status, not an event stream, timeout, redirect, invalid request;
-    /// [`RunErrorKind::Transport`]).
-    pub fn transport(&self) -> Option<&TransportError> {
-        match &self.0 {
-            Failure::Transport(e) => Some(e),
-            _ => None,
-        }
-    }
-
-    /// The interrupt left unanswered ([`RunErrorKind::UnansweredInterrupt`]) or answered
-    /// otherwise than `cancelled` after it expired ([`RunErrorKind::ExpiredInterrupt`]).
-    pub fn interrupt_id(&self) -> Option<&str> {
-        match &self.0 {
-            Failure::UnansweredInterrupt(id) | Failure::ExpiredInterrupt(id) => Some(id),
-            _ => None,
-        }
-    }
-}
-
-/// How a run ended, when it did not fail.
-///
-/// Failures are not summaries: a run the agent ended with `RUN_ERROR`, a response that
-/// stopped in the middle of a run and a response that is not an AG-UI stream are
-/// [`RunError`]s ([`PipelineErrorKind::RunFailed`], [`PipelineErrorKind::Incomplete`],
-/// [`TransportError`] of kind [`NotAgUi`](crate::client::TransportErrorKind::NotAgUi)).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum RunEnd {
-    /// The agent ended the run with `RUN_FINISHED` (its outcome is in
-    /// [`RunSummary::outcome`]).
-    Finished,
-    /// A subscriber returned [`Flow::Stop`].
-    Stopped,
-    /// The run was cancelled through its [`CancelToken`].
-    Cancelled,
-}
-
-/// What a run did. [`Conversation::run`] returns one only for a run that finished
-/// (`RUN_FINISHED`) or that you stopped or cancelled; every failure is an `Err`.
-#[derive(Clone, Debug, PartialEq)]
-#[non_exhaustive]
-pub struct RunSummary {
-    /// How it ended.
-    pub end: RunEnd,
-    /// The run's outcome as the last `RUN_FINISHED` told it (`None` if there was none).
-    pub outcome: Option<RunOutcome>,
-    /// Ids of the messages this run added, in conversation order.
-    pub new_messages: Vec<MessageId>,
-    /// How many events were applied.
-    pub events: u64,
-}
-
-impl RunSummary {
-    /// The summary of a run cancelled before its response was opened.
-    fn cancelled_unopened() -> Self {
-        RunSummary {
-            end: RunEnd::Cancelled,
-            outcome: None,
-            new_messages: Vec::new(),
-            events: 0,
-        }
-    }
-}
+pub use error::{RunError, RunErrorKind};
+use summary::{Ending, conclude, request_warnings};
+pub use summary::{RunEnd, RunSummary};
 
 type ToolHandler = Box<dyn FnMut(&Value) -> Result<String, String> + Send>;
 
@@ -297,6 +195,18 @@ impl Conversation {
         self
     }
 
+    /// Offers these tools to the agent with every run, without a handler: a call of one stays
+    /// pending for the application to answer (see [`register_tool`](Self::register_tool) for
+    /// tools this conversation answers itself). A tool of the same name is replaced.
+    #[must_use]
+    pub fn with_tools(mut self, tools: Vec<Tool>) -> Self {
+        for tool in tools {
+            self.tools.retain(|t| t.name != tool.name);
+            self.tools.push(tool);
+        }
+        self
+    }
+
     /// Sends this context with every run.
     #[must_use]
     pub fn with_context(mut self, context: Vec<Context>) -> Self {
@@ -314,8 +224,8 @@ impl Conversation {
     /// Sets every limit of its runs' pipelines at once (see [`PipelineLimits`]; the defaults
     /// otherwise): the largest frame, on every path (the reconnecting reader's too), and what
     /// the events may build, an event over one ending the run with a
-    /// [`PipelineErrorKind::Apply`]. The shortcut [`with_max_event_size`](Self::with_max_event_size)
-    /// sets one field.
+    /// [`PipelineErrorKind::Apply`](crate::client::PipelineErrorKind::Apply). The shortcut
+    /// [`with_max_event_size`](Self::with_max_event_size) sets one field.
     #[must_use]
     pub fn with_limits(mut self, limits: PipelineLimits) -> Self {
         self.limits = limits;
@@ -463,7 +373,7 @@ impl Conversation {
 
     /// Runs the agent once on the conversation.
     ///
-    /// `Ok` means the agent finished the run with `RUN_FINISHED`; see [`run_with`](
+    /// `Ok` means the response's last run finished with `RUN_FINISHED`; see [`run_with`](
     /// Self::run_with) for the failures.
     ///
     /// # Errors
@@ -481,19 +391,23 @@ impl Conversation {
     /// are open interrupts), cancellable through `cancel`.
     ///
     /// Every run is sent with `protocolVersion` `"1.0"` and a fresh run id (see
-    /// [`fresh_run_id`]). Messages and state keep whatever was applied when the run fails or
-    /// is cancelled.
+    /// [`fresh_run_id`]); to a transport pinned to an older agent
+    /// ([`Transport::peer_version`]), as the [`peer`](crate::client::peer) shims shape it
+    /// (what they change is a warning of the summary). Messages and state keep whatever was
+    /// applied when the run fails or is cancelled.
     ///
     /// # Errors
     /// - [`RunErrorKind::UnansweredInterrupt`] / [`RunErrorKind::ExpiredInterrupt`] (nothing is sent)
     ///   when an open interrupt has no resume entry, or an expired one is not cancelled;
-    /// - [`PipelineErrorKind::RunFailed`], with the agent's message and code, when the run ended
-    ///   with `RUN_ERROR`;
-    /// - [`PipelineErrorKind::Incomplete`], naming the run and what it still had open (messages,
-    ///   tool calls, steps, subagents), when the response ended before `RUN_FINISHED`;
+    /// - [`RunErrorKind::Agent`], with the agent's message and code
+    ///   ([`RunError::agent_error`]) and the run's summary ([`RunError::summary`]), when the
+    ///   response's last run ended with `RUN_ERROR`;
+    /// - [`PipelineErrorKind::Incomplete`](crate::client::PipelineErrorKind::Incomplete), naming
+    ///   the run and what it still had open (messages, tool calls, steps, subagents), when the
+    ///   response ended before its run did;
     /// - the other pipeline errors (decode, chunk, verify, apply), as [`RunError::pipeline`];
-    /// - the transport's errors ([`TransportError`]: connection, HTTP status, not an event
-    ///   stream, timeout, …), as [`RunError::transport`].
+    /// - the transport's errors ([`TransportError`](crate::client::TransportError): connection,
+    ///   HTTP status, not an event stream, timeout, …), as [`RunError::transport`].
     pub async fn run_with<T: Transport>(
         &mut self,
         transport: &T,
@@ -503,6 +417,18 @@ impl Conversation {
     ) -> Result<RunSummary, RunError> {
         self.check_answers(resume.as_deref())?;
         let (mut input, activities) = self.input(resume);
+        let peer = transport.peer_version();
+        let mut shaped = Vec::new();
+        if let Some(peer) = peer {
+            peer.shape_input(&mut input, &mut shaped);
+        }
+        // Told before anything is sent; the run is read whatever the subscribers answer (a
+        // `Flow::Stop` is for the response, whose first event can be stopped at).
+        for warning in &shaped {
+            let _ = Subscriber::on_warning(&mut self.callbacks, warning);
+            let _ = subscriber.on_warning(warning);
+        }
+        let warnings = request_warnings(shaped);
         let mut trace = crate::trace::RunTrace::new(&input, "client");
         let opened = tracing::Instrument::instrument(
             cancel.guard(transport.open(&input)),
@@ -522,10 +448,10 @@ impl Conversation {
             None => {
                 self.messages = messages;
                 trace.set_outcome(TraceOutcome::Cancelled);
-                return Ok(RunSummary::cancelled_unopened());
+                return Ok(RunSummary::cancelled_unopened(warnings));
             }
         };
-        let mut pipeline = self.pipeline(messages, body.format());
+        let mut pipeline = self.pipeline(messages, body.format(), peer);
         // One frame limit: the pipeline's holds in a body that reads frames itself too.
         body.set_max_event_size(pipeline.max_event_size());
         let mut callbacks = std::mem::take(&mut self.callbacks);
@@ -534,13 +460,22 @@ impl Conversation {
             second: subscriber,
             trace: &mut trace,
         };
-        let result = read(&mut body, &mut pipeline, cancel, &mut both).await;
+        let ending = read(&mut body, &mut pipeline, cancel, &mut both).await;
         drop(body);
         self.middleware = pipeline.take_middleware();
         self.callbacks = callbacks;
-        record_end(&mut trace, &result);
+        record_end(&mut trace, &ending);
         drop(trace);
-        self.take_back(pipeline.into_reducer(), &before, result)
+        let result = conclude(
+            pipeline.reducer(),
+            &before,
+            ending,
+            warnings,
+            pipeline.warnings(),
+            pipeline.run_error().cloned(),
+        );
+        self.take_back(pipeline.into_reducer(), &result);
+        result
     }
 
     /// Checks that every open interrupt is answered by `resume`, and every expired one with
@@ -595,7 +530,12 @@ impl Conversation {
 
     /// The pipeline of one run over the conversation as it stands, reading `wire`, with the
     /// conversation's middleware and limits.
-    fn pipeline(&mut self, messages: Vec<Message>, format: Format) -> Pipeline {
+    fn pipeline(
+        &mut self,
+        messages: Vec<Message>,
+        format: Format,
+        peer: Option<PeerVersion>,
+    ) -> Pipeline {
         let reducer = Reducer::new()
             .with_messages(messages)
             .with_state(self.state.clone())
@@ -604,37 +544,23 @@ impl Conversation {
             .with_format(format)
             .with_limits(self.limits)
             .with_middleware(std::mem::take(&mut self.middleware))
+            .with_peer_version(peer)
     }
 
-    /// Takes the conversation back from the run's reducer and says how the run went: its
-    /// summary, or its error (what was applied is kept either way).
-    fn take_back(
-        &mut self,
-        reducer: Reducer,
-        before: &HashSet<MessageId>,
-        result: Result<RunEnd, RunError>,
-    ) -> Result<RunSummary, RunError> {
-        let summary = RunSummary {
-            end: *result.as_ref().unwrap_or(&RunEnd::Finished),
-            outcome: reducer.outcome().cloned(),
-            new_messages: reducer
-                .messages()
-                .iter()
-                .map(Message::id)
-                .filter(|id| !before.contains(*id))
-                .cloned()
-                .collect(),
-            events: reducer.events_applied(),
-        };
+    /// Takes the conversation back from the run's reducer (what was applied is kept whatever
+    /// the result): messages, state, the interrupts left open, and the tool calls left for the
+    /// client when the run finished.
+    fn take_back(&mut self, reducer: Reducer, result: &Result<RunSummary, RunError>) {
         self.pending_interrupts = reducer.pending_interrupts().to_vec();
         self.pending_tool_calls = match result {
-            Ok(RunEnd::Finished) => reducer.pending_tool_call_ids().to_vec(),
+            Ok(summary) if summary.end == RunEnd::Finished => {
+                reducer.pending_tool_call_ids().to_vec()
+            }
             _ => Vec::new(),
         };
         let (messages, state) = reducer.into_parts();
         self.messages = messages;
         self.state = state;
-        result.map(|_| summary)
     }
 }
 
@@ -650,17 +576,17 @@ fn with_activities(mut messages: Vec<Message>, activities: Activities) -> Vec<Me
     messages
 }
 
-/// Reads `body` into `pipeline` until the run ends (the body ends and the pipeline says the
-/// run did), a subscriber stops it, `cancel` cancels it, or a stage fails.
+/// Reads `body` into `pipeline` until the response ends (the body ends and the pipeline says
+/// how its last run did), a subscriber stops it, `cancel` cancels it, or a stage fails.
 async fn read<B: Body, A: Subscriber, S: Subscriber>(
     body: &mut B,
     pipeline: &mut Pipeline,
     cancel: &CancelToken,
     subscriber: &mut Both<'_, A, S>,
-) -> Result<RunEnd, RunError> {
+) -> Result<Ending, RunError> {
     loop {
         let piece = match cancel.guard(body.next()).await {
-            None => return Ok(RunEnd::Cancelled),
+            None => return Ok(Ending::Run(RunEnd::Cancelled)),
             Some(Err(e)) => return Err(e.into()),
             Some(Ok(piece)) => piece,
         };
@@ -677,31 +603,29 @@ async fn read<B: Body, A: Subscriber, S: Subscriber>(
             Some(Piece::Refused(error)) => Err(error.into()),
             None => match pipeline.finish(subscriber) {
                 Ok(Flow::Continue) => {
-                    return pipeline
-                        .check_end()
-                        .map(|()| RunEnd::Finished)
-                        .map_err(RunError::from);
+                    return match pipeline.check_end()? {
+                        StreamEnd::Failed(error) => Ok(Ending::AgentFailed(error)),
+                        _ => Ok(Ending::Run(RunEnd::Finished)),
+                    };
                 }
                 other => other,
             },
         };
         match flow {
             Ok(Flow::Continue) => {}
-            Ok(Flow::Stop) => return Ok(RunEnd::Stopped),
+            Ok(Flow::Stop) => return Ok(Ending::Run(RunEnd::Stopped)),
             Err(e) => return Err(e.into()),
         }
     }
 }
 
 /// Records how the run ended on its trace (a finished run's outcome is the trace's own).
-fn record_end(trace: &mut crate::trace::RunTrace, result: &Result<RunEnd, RunError>) {
-    match result {
-        Ok(RunEnd::Finished) => {}
-        Ok(RunEnd::Stopped) => trace.set_outcome(TraceOutcome::Stopped),
-        Ok(RunEnd::Cancelled) => trace.set_outcome(TraceOutcome::Cancelled),
-        Err(e) if e.kind() == RunErrorKind::Pipeline(PipelineErrorKind::RunFailed) => {
-            trace.set_outcome(TraceOutcome::Error);
-        }
+fn record_end(trace: &mut crate::trace::RunTrace, ending: &Result<Ending, RunError>) {
+    match ending {
+        Ok(Ending::Run(RunEnd::Finished)) => {}
+        Ok(Ending::Run(RunEnd::Stopped)) => trace.set_outcome(TraceOutcome::Stopped),
+        Ok(Ending::Run(RunEnd::Cancelled)) => trace.set_outcome(TraceOutcome::Cancelled),
+        Ok(Ending::AgentFailed(_)) => trace.set_outcome(TraceOutcome::Error),
         Err(e) => trace.set_outcome(TraceOutcome::Failed(e.kind())),
     }
 }
@@ -730,6 +654,13 @@ impl<A: Subscriber, B: Subscriber> Subscriber for Both<'_, A, B> {
         match self.first.on_applied(event, applied, conversation) {
             Flow::Stop => Flow::Stop,
             Flow::Continue => self.second.on_applied(event, applied, conversation),
+        }
+    }
+
+    fn on_warning(&mut self, warning: &Warning) -> Flow {
+        match self.first.on_warning(warning) {
+            Flow::Stop => Flow::Stop,
+            Flow::Continue => self.second.on_warning(warning),
         }
     }
 
@@ -773,221 +704,4 @@ pub fn fresh_run_id(thread: &ThreadId) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::Event;
-    use crate::client::transport::Replay;
-    use crate::{
-        ResumeEntry, RunFinishedEvent, RunFinishedOutcome, TextMessageRole, ToolCallStartEvent,
-    };
-
-    use futures::executor::block_on;
-
-    #[test]
-    fn interrupts_must_be_answered() {
-        let interrupted = Replay::new(vec![
-            Event::run_started("t", "r1"),
-            RunFinishedEvent::new("t", "r1")
-                .with_outcome(RunFinishedOutcome::interrupt(vec![Interrupt::new(
-                    "i1", "approve",
-                )]))
-                .into(),
-        ]);
-        let mut c = Conversation::new("t");
-        block_on(c.run(&interrupted, &mut ())).unwrap();
-        assert_eq!(c.pending_interrupts().len(), 1);
-        let err = block_on(c.run(&interrupted, &mut ())).unwrap_err();
-        assert_eq!(err.kind(), RunErrorKind::UnansweredInterrupt);
-        assert_eq!(err.interrupt_id(), Some("i1"));
-        let done = Replay::new(vec![
-            Event::run_started("t", "r2"),
-            Event::run_finished("t", "r2"),
-        ]);
-        let summary = block_on(c.run_with(
-            &done,
-            Some(vec![ResumeEntry::resolved(
-                "i1",
-                serde_json::json!({"ok": true}),
-            )]),
-            &CancelToken::new(),
-            &mut (),
-        ))
-        .unwrap();
-        assert_eq!(summary.end, RunEnd::Finished);
-        assert!(c.pending_interrupts().is_empty());
-    }
-
-    #[test]
-    fn limits_reach_the_reducer() {
-        let endless = Replay::new(vec![
-            Event::run_started("t", "r1"),
-            Event::text_message_start("m", TextMessageRole::Assistant),
-            Event::text_message_content("m", "0123456789"),
-            Event::text_message_content("m", "0123456789"),
-        ]);
-        let mut c = Conversation::new("t").with_limits(PipelineLimits {
-            reducer: crate::client::apply::Limits::new().with_max_message_bytes(15),
-            ..PipelineLimits::default()
-        });
-        let err = block_on(c.run(&endless, &mut ())).unwrap_err();
-        let Some(e) = err.pipeline().and_then(PipelineError::apply) else {
-            panic!("{err}")
-        };
-        assert_eq!(e.index(), 3);
-        assert_eq!(
-            e.limit().map(|l| (l.kind, l.size, l.max)),
-            Some((crate::client::apply::LimitKind::MessageBytes, 20, 15))
-        );
-    }
-
-    #[test]
-    fn expired_interrupts_must_be_cancelled() {
-        let expired = Interrupt::new("old", "approve").with_expires_at("2001-01-01T00:00:00Z");
-        let future = Interrupt::new("new", "approve").with_expires_at("2999-01-01T00:00:00Z");
-        let garbage = Interrupt::new("odd", "approve").with_expires_at("whenever");
-        let stop = Replay::new(vec![
-            Event::run_started("t", "r1"),
-            RunFinishedEvent::new("t", "r1")
-                .with_outcome(RunFinishedOutcome::interrupt(vec![
-                    expired, future, garbage,
-                ]))
-                .into(),
-        ]);
-        let mut c = Conversation::new("t");
-        block_on(c.run(&stop, &mut ())).unwrap();
-        let resolved = |id: &str| ResumeEntry::resolved(id, serde_json::json!(true));
-        let all_resolved = vec![resolved("old"), resolved("new"), resolved("odd")];
-        let err = block_on(c.run_with(&stop, Some(all_resolved), &CancelToken::new(), &mut ()))
-            .unwrap_err();
-        assert!(
-            err.kind() == RunErrorKind::ExpiredInterrupt && err.interrupt_id() == Some("old"),
-            "{err}"
-        );
-        let answers = vec![
-            ResumeEntry::cancelled("old"),
-            resolved("new"),
-            resolved("odd"),
-        ];
-        block_on(c.run_with(&stop, Some(answers), &CancelToken::new(), &mut ())).unwrap();
-    }
-
-    #[test]
-    fn frontend_tools_answer_pending_calls() {
-        let calls = Replay::new(vec![
-            Event::run_started("t", "r1"),
-            Event::text_message_start("a", TextMessageRole::Assistant),
-            Event::text_message_end("a"),
-            ToolCallStartEvent::new("c1", "add")
-                .with_parent_message_id("a")
-                .into(),
-            Event::tool_call_args("c1", r#"{"a":2,"b":3}"#),
-            Event::tool_call_end("c1"),
-            ToolCallStartEvent::new("c2", "unknown")
-                .with_parent_message_id("a")
-                .into(),
-            Event::tool_call_end("c2"),
-            Event::run_finished("t", "r1"),
-        ]);
-        let mut c = Conversation::new("t");
-        c.register_tool(Tool::new("add", "adds"), |args| {
-            Ok((args["a"].as_i64().unwrap() + args["b"].as_i64().unwrap()).to_string())
-        });
-        block_on(c.run(&calls, &mut ())).unwrap();
-        assert_eq!(c.pending_tool_calls().len(), 2);
-        assert_eq!(c.run_tools(), 1);
-        assert_eq!(c.pending_tool_calls(), &[ToolCallId::new("c2")]);
-        let last = c.messages().last().unwrap();
-        assert_eq!(last.text(), Some("5"));
-        assert_eq!(last.id().as_str(), "t-tool-1");
-    }
-
-    /// Every cause shows once in a report that walks the chain (no `{0}` next to a source).
-    #[test]
-    fn a_report_walking_the_chain_shows_each_cause_once() {
-        fn report(error: &(dyn std::error::Error + 'static)) -> Vec<String> {
-            let mut lines = vec![error.to_string()];
-            let mut source = error.source();
-            while let Some(cause) = source {
-                lines.push(cause.to_string());
-                source = cause.source();
-            }
-            lines
-        }
-        // Content for a message that was never started breaks a verifier rule.
-        let broken = Replay::new(vec![
-            Event::run_started("t", "r1"),
-            Event::text_message_content("ghost", "boo"),
-        ]);
-        let err = block_on(Conversation::new("t").run(&broken, &mut ())).unwrap_err();
-        assert_eq!(
-            err.kind(),
-            RunErrorKind::Pipeline(PipelineErrorKind::Verify)
-        );
-        let lines = report(&err);
-        assert_eq!(lines[0], "the stream is invalid", "{lines:?}");
-        assert_eq!(lines.len(), 2, "{lines:?}");
-        assert!(lines[1].contains("ghost"), "{lines:?}");
-        for (i, line) in lines.iter().enumerate() {
-            for later in &lines[i + 1..] {
-                assert!(!line.contains(later.as_str()), "{line:?} repeats {later:?}");
-            }
-        }
-        let transport = RunError::from(TransportError::connection(
-            "reading the response",
-            std::io::Error::other("reset by peer"),
-        ));
-        assert_eq!(
-            report(&transport),
-            ["transport failed: reading the response", "reset by peer"]
-        );
-        assert_eq!(transport.kind().as_str(), "transport.connection");
-    }
-
-    /// The text-delta shortcut and the callbacks reach the run in either order.
-    #[test]
-    fn callbacks_and_the_text_delta_shortcut_compose_in_either_order() {
-        use std::sync::{Arc, Mutex};
-        let agent = Replay::new(vec![
-            Event::run_started("t", "r1"),
-            Event::text_message_start("a", TextMessageRole::Assistant),
-            Event::text_message_content("a", "hi"),
-            Event::text_message_end("a"),
-            Event::run_finished("t", "r1"),
-        ]);
-        for shortcut_first in [true, false] {
-            let (text, events) = (Arc::new(Mutex::new(String::new())), Arc::new(Mutex::new(0)));
-            let (t, e) = (text.clone(), events.clone());
-            let shortcut = move |c: Conversation| {
-                c.on_text_delta(move |d: &str| t.lock().unwrap().push_str(d))
-            };
-            let callbacks = Callbacks::new().on_event(move |_: &Event| *e.lock().unwrap() += 1);
-            let mut c = if shortcut_first {
-                shortcut(Conversation::new("t")).with_callbacks(callbacks)
-            } else {
-                shortcut(Conversation::new("t").with_callbacks(callbacks))
-            };
-            block_on(c.run(&agent, &mut ())).unwrap();
-            assert_eq!(
-                *text.lock().unwrap(),
-                "hi",
-                "shortcut first: {shortcut_first}"
-            );
-            assert_eq!(
-                *events.lock().unwrap(),
-                5,
-                "shortcut first: {shortcut_first}"
-            );
-        }
-    }
-
-    #[test]
-    fn cancelled_before_open_sends_nothing_and_keeps_messages() {
-        let cancel = CancelToken::new();
-        cancel.cancel();
-        let mut c = Conversation::new("t");
-        c.add_user_message("hi");
-        let s = block_on(c.run_with(&Replay::default(), None, &cancel, &mut ())).unwrap();
-        assert_eq!(s.end, RunEnd::Cancelled);
-        assert_eq!(c.messages().len(), 1);
-    }
-}
+mod tests;
