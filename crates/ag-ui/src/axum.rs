@@ -127,7 +127,7 @@ use ::axum::{Router, routing::MethodFilter};
 use futures::Stream;
 
 use crate::encoding::{Format, sse};
-use crate::server::downgrade::{self, Downgrade, LegacyFrame};
+use crate::server::downgrade::{Downgrade, DowngradeConfig, LegacyFrame};
 use crate::server::transform::{Coalescer, Filter, FilterFn, Verdict};
 use crate::{Event, RunAgentInput};
 
@@ -349,7 +349,7 @@ struct Config {
     resume: ResumeConfig,
     keep_alive: Option<Duration>,
     event_ids: bool,
-    downgrade: bool,
+    downgrade: DowngradeConfig,
     /// Delta coalescing: the largest joined delta, and how long a delta may wait for the next.
     coalesce: Option<(usize, Duration)>,
     timestamps: bool,
@@ -402,7 +402,7 @@ impl<H: RunHandler> AgentEndpoint<H> {
                 resume: ResumeConfig::default(),
                 keep_alive: Some(DEFAULT_KEEP_ALIVE),
                 event_ids: false,
-                downgrade: true,
+                downgrade: DowngradeConfig::default(),
                 coalesce: None,
                 timestamps: false,
                 tracing: true,
@@ -521,13 +521,41 @@ impl<H: RunHandler> AgentEndpoint<H> {
         self
     }
 
-    /// Whether a client that declares no `protocolVersion`, or one below 1.0, gets the stream
-    /// rewritten into what a pre-1.0 client reads (on by default; see
-    /// [`server::downgrade`](crate::server::downgrade) for what changes and what is lost).
-    /// A 1.0 client's stream is never touched.
+    /// How pre-1.0 clients are served: whether a client that declares no `protocolVersion`, or
+    /// one below 1.0, gets the stream rewritten into what a pre-1.0 client reads (on by
+    /// default; see [`server::downgrade`](crate::server::downgrade) for what changes and what
+    /// is lost), and the oldest client the deployment serves, when it knows it (reasoning then
+    /// stays `REASONING_*` for 0.0.52 and later). A 1.0 client's stream is never touched.
+    ///
+    /// ```
+    /// use ag_ui::axum::AgentEndpoint;
+    /// use ag_ui::server::downgrade::{ClientVersion, DowngradeConfig};
+    /// # #[derive(Debug)] struct A;
+    /// # impl ag_ui::server::Agent for A { type State = ();
+    /// #   async fn run(&self, _: &mut ag_ui::server::RunContext<()>) -> ag_ui::server::Result<ag_ui::server::Outcome> { Ok(ag_ui::server::Outcome::success()) } }
+    /// // Behind @copilotkit/runtime 1.75 (@ag-ui/client 0.0.59): its page shows the reasoning.
+    /// let endpoint = AgentEndpoint::agent(A).with_downgrade(
+    ///     DowngradeConfig::default().with_oldest_client(Some(ClientVersion::new(0, 0, 59))),
+    /// );
+    /// assert!(endpoint.downgrade().keeps_reasoning());
+    /// ```
+    #[must_use]
+    pub fn with_downgrade(mut self, config: DowngradeConfig) -> Self {
+        self.config.downgrade = config;
+        self
+    }
+
+    /// The downgrade settings (see [`with_downgrade`](Self::with_downgrade)).
+    pub fn downgrade(&self) -> DowngradeConfig {
+        self.config.downgrade
+    }
+
+    /// Turns the downgrade on or off, keeping the rest of its settings (a shortcut for
+    /// [`with_downgrade`](Self::with_downgrade) with
+    /// [`DowngradeConfig::with_enabled`]).
     #[must_use]
     pub fn with_version_downgrade(mut self, enabled: bool) -> Self {
-        self.config.downgrade = enabled;
+        self.config.downgrade.enabled = enabled;
         self
     }
 
@@ -656,12 +684,14 @@ impl<H: RunHandler> AgentEndpoint<H> {
                 }
             }
         };
-        let downgrade = (self.config.downgrade
-            && downgrade::needs_downgrade(input.protocol_version.as_deref()))
-        .then(|| {
-            tracing::debug!(%run_id, protocol_version = ?input.protocol_version, "pre-1.0 client: the stream is downgraded");
-            Downgrade::new()
-        });
+        let downgrade = self
+            .config
+            .downgrade
+            .applies_to(input.protocol_version.as_deref())
+            .then(|| {
+                tracing::debug!(%run_id, protocol_version = ?input.protocol_version, "pre-1.0 client: the stream is downgraded");
+                Downgrade::new().with_oldest_client(self.config.downgrade.oldest_client)
+            });
         let events = match self.handler.run(input) {
             Ok(events) => events,
             Err(error) => {

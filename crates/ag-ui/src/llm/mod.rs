@@ -68,9 +68,10 @@ mod client;
 mod convert;
 mod error;
 mod mapper;
+mod tool;
 pub mod wire;
 
-pub use agent::{BackendTool, LlmAgent, ToolError, ToolOutput, ToolRun, schema_for};
+pub use agent::LlmAgent;
 pub use client::{
     ChunkStream, DEFAULT_CONNECT_TIMEOUT, DEFAULT_IDLE_TIMEOUT, OpenAiClient, Timeouts,
 };
@@ -83,3 +84,4 @@ pub use mapper::{
 /// The `schemars` crate, re-exported so tool argument types derive `JsonSchema` from the same
 /// version this crate generates schemas with.
 pub use schemars;
+pub use tool::{BackendTool, ToolError, ToolOutput, ToolRun, schema_for};

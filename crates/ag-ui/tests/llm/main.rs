@@ -1,6 +1,7 @@
 //! The model bridge against a mock OpenAI-compatible server (axum on 127.0.0.1:0) replaying
 //! streams shaped like real providers'. Every AG-UI stream produced passes the verifier and
-//! equals the expected event list.
+//! equals the expected event list. `run_tools`: tools that work on the run (state published
+//! while they work, the turn handed to the page) and predicted state.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -19,7 +20,10 @@ use futures::StreamExt;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
+#[path = "../support/mod.rs"]
 mod support;
+
+mod run_tools;
 use support::openai_mock::{self, Mock, Reply, chunk, finish, sse, usage};
 
 async fn mock(replies: Vec<Reply>) -> (Arc<Mock>, OpenAiClient) {
