@@ -382,11 +382,11 @@ pub(crate) async fn run(options: RunOptions) -> Result<(), Failure> {
         conversation.add_user_message(message.as_str());
     }
     let mut agent = HttpAgent::new(options.url.as_str())
-        .with_timeouts(Timeouts {
-            connect: options.connect_timeout,
-            idle: options.idle_timeout,
-            total: None,
-        })
+        .with_timeouts(
+            Timeouts::default()
+                .with_connect(options.connect_timeout)
+                .with_idle(options.idle_timeout),
+        )
         .with_proto(options.proto)
         .with_peer_version(peer_version)
         // A resumable stream that drops is reconnected; one line on stderr says so (stdout,

@@ -27,16 +27,16 @@ pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(60);
 /// # use ag_ui::llm::Timeouts;
 /// use std::time::Duration;
 ///
-/// let timeouts = Timeouts {
-///     idle: Duration::from_secs(30),
-///     total: Some(Duration::from_secs(120)),
-///     ..Timeouts::default()
-/// };
+/// let timeouts = Timeouts::default()
+///     .with_idle(Duration::from_secs(30))
+///     .with_total(Duration::from_secs(120));
 /// assert_eq!(timeouts.connect, Duration::from_secs(10));
+/// assert_eq!(timeouts.total, Some(Duration::from_secs(120)));
 /// # }
 /// ```
 #[cfg(any(feature = "http", feature = "openai"))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Timeouts {
     /// Establishing a connection (default [`DEFAULT_CONNECT_TIMEOUT`]); applies to the client
     /// the agent or model client builds for itself, not to one given with its `with_client`.
@@ -60,5 +60,30 @@ impl Default for Timeouts {
             idle: DEFAULT_IDLE_TIMEOUT,
             total: None,
         }
+    }
+}
+
+#[cfg(any(feature = "http", feature = "openai"))]
+impl Timeouts {
+    /// These time-outs with connecting bounded by `timeout`.
+    #[must_use]
+    pub fn with_connect(mut self, timeout: Duration) -> Self {
+        self.connect = timeout;
+        self
+    }
+
+    /// These time-outs with the peer allowed to send nothing for `timeout`
+    /// (`Duration::MAX`: forever).
+    #[must_use]
+    pub fn with_idle(mut self, timeout: Duration) -> Self {
+        self.idle = timeout;
+        self
+    }
+
+    /// These time-outs with a whole request bounded by `timeout`.
+    #[must_use]
+    pub fn with_total(mut self, timeout: Duration) -> Self {
+        self.total = Some(timeout);
+        self
     }
 }

@@ -85,8 +85,9 @@ use ::axum::http::{HeaderValue, StatusCode, header};
 use ::axum::response::{IntoResponse, Response};
 use futures::{Stream, StreamExt};
 
+use super::body::MAX_BATCH;
 use super::detached::Detached;
-use super::{MAX_BATCH, error_response};
+use super::error_response;
 use crate::Event;
 use crate::encoding::{Format, sse};
 use crate::server::log::{Cursor, EventLog, LogError, LogErrorKind, RunWriter, Tail};

@@ -298,11 +298,9 @@ impl HttpAgent {
     /// use std::time::Duration;
     /// use ag_ui::client::{HttpAgent, Timeouts};
     ///
-    /// let timeouts = Timeouts {
-    ///     idle: Duration::from_secs(30),
-    ///     total: Some(Duration::from_secs(120)),
-    ///     ..Timeouts::default()
-    /// };
+    /// let timeouts = Timeouts::default()
+    ///     .with_idle(Duration::from_secs(30))
+    ///     .with_total(Duration::from_secs(120));
     /// let agent = HttpAgent::new("http://127.0.0.1:8000/agent").with_timeouts(timeouts);
     /// assert_eq!(agent.timeouts().connect, Duration::from_secs(10));
     /// let a = HttpAgent::new("http://127.0.0.1:8000/agent")

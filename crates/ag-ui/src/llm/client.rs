@@ -193,17 +193,16 @@ impl OpenAiClient {
     /// use ag_ui::llm::{OpenAiClient, Timeouts};
     /// use std::time::Duration;
     ///
-    /// let timeouts = Timeouts {
-    ///     connect: Duration::from_secs(3),
-    ///     idle: Duration::from_secs(20),
-    ///     total: Some(Duration::from_secs(300)),
-    /// };
+    /// let timeouts = Timeouts::default()
+    ///     .with_connect(Duration::from_secs(3))
+    ///     .with_idle(Duration::from_secs(20))
+    ///     .with_total(Duration::from_secs(300));
     /// let client = OpenAiClient::new("http://127.0.0.1:11434/v1").with_timeouts(timeouts);
     /// assert_eq!(client.timeouts(), timeouts);
     /// let shortcuts = OpenAiClient::new("http://127.0.0.1:11434/v1")
     ///     .with_timeout(Duration::from_secs(300))
     ///     .with_idle_timeout(Duration::from_secs(20));
-    /// assert_eq!(shortcuts.timeouts(), Timeouts { connect: Duration::from_secs(10), ..timeouts });
+    /// assert_eq!(shortcuts.timeouts(), timeouts.with_connect(Duration::from_secs(10)));
     /// ```
     #[must_use]
     pub fn with_timeouts(mut self, timeouts: Timeouts) -> Self {

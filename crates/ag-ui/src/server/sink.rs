@@ -42,23 +42,26 @@ pub const DEFAULT_HARD_CAP: usize = 16 * 1024 * 1024;
 ///   which is always let through. Memory per run is so bounded by configuration, not by how
 ///   fast a peer reads.
 ///
-/// A hard cap below the high-water mark is raised to it.
+/// A hard cap below the high-water mark is raised to it when the run starts, and a high-water
+/// mark of 0 counts as 1, however the fields were set.
 ///
 /// ```
 /// use ag_ui::server::{Backpressure, DEFAULT_HARD_CAP, DEFAULT_HIGH_WATER};
 ///
 /// let limits = Backpressure::default().with_high_water(64 * 1024).with_hard_cap(1 << 20);
-/// assert_eq!(limits.high_water(), 64 * 1024);
-/// assert_eq!(limits.hard_cap(), 1 << 20);
-/// assert_eq!(Backpressure::default().high_water(), DEFAULT_HIGH_WATER);
-/// assert_eq!(Backpressure::default().hard_cap(), DEFAULT_HARD_CAP);
-/// // A cap below the mark is raised to it.
-/// assert_eq!(Backpressure::default().with_hard_cap(1).hard_cap(), DEFAULT_HIGH_WATER);
+/// assert_eq!((limits.high_water, limits.hard_cap), (64 * 1024, 1 << 20));
+/// assert_eq!(Backpressure::default().high_water, DEFAULT_HIGH_WATER);
+/// assert_eq!(Backpressure::default().hard_cap, DEFAULT_HARD_CAP);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub struct Backpressure {
-    high_water: usize,
-    hard_cap: usize,
+    /// The high-water mark, in bytes of backlog (default [`DEFAULT_HIGH_WATER`]; 0 counts as
+    /// 1).
+    pub high_water: usize,
+    /// The hard cap, in bytes of backlog (default [`DEFAULT_HARD_CAP`]; below the high-water
+    /// mark, it is raised to it).
+    pub hard_cap: usize,
 }
 
 impl Default for Backpressure {
@@ -71,29 +74,27 @@ impl Default for Backpressure {
 }
 
 impl Backpressure {
-    /// Sets the high-water mark, in bytes of backlog (at least 1).
+    /// These limits with the high-water mark at `bytes` of backlog.
     #[must_use]
     pub fn with_high_water(mut self, bytes: usize) -> Self {
-        self.high_water = bytes.max(1);
-        self.hard_cap = self.hard_cap.max(self.high_water);
+        self.high_water = bytes;
         self
     }
 
-    /// Sets the hard cap, in bytes of backlog (raised to the high-water mark if below it).
+    /// These limits with the hard cap at `bytes` of backlog.
     #[must_use]
     pub fn with_hard_cap(mut self, bytes: usize) -> Self {
-        self.hard_cap = bytes.max(self.high_water);
+        self.hard_cap = bytes;
         self
     }
 
-    /// The high-water mark, in bytes.
-    pub fn high_water(&self) -> usize {
-        self.high_water
-    }
-
-    /// The hard cap, in bytes.
-    pub fn hard_cap(&self) -> usize {
-        self.hard_cap
+    /// The limits a run holds to: the one place the fields' rules are applied.
+    fn effective(self) -> Self {
+        let high_water = self.high_water.max(1);
+        Self {
+            high_water,
+            hard_cap: self.hard_cap.max(high_water),
+        }
     }
 
     /// Where waiting emitters are let go again: half the high-water mark, so that a run at the
@@ -366,7 +367,7 @@ impl Sink {
                 queued_bytes: 0,
                 held_bytes: 0,
                 peak_bytes: 0,
-                limits,
+                limits: limits.effective(),
                 overflow: None,
                 waker: None,
                 finished: false,
@@ -790,6 +791,34 @@ mod tests {
 
     fn started() -> Event {
         Event::run_started("t", "r")
+    }
+
+    #[test]
+    fn the_limits_rules_hold_however_the_fields_were_set_and_in_any_order() {
+        let zero = Backpressure {
+            high_water: 0,
+            hard_cap: 0,
+        };
+        assert_eq!(
+            (zero.effective().high_water, zero.effective().hard_cap),
+            (1, 1)
+        );
+        let low_cap = Backpressure::default().with_hard_cap(1).effective();
+        assert_eq!(low_cap.hard_cap, DEFAULT_HIGH_WATER);
+        let one = Backpressure::default()
+            .with_hard_cap(10)
+            .with_high_water(100);
+        let other = Backpressure::default()
+            .with_high_water(100)
+            .with_hard_cap(10);
+        assert_eq!(one, other);
+        assert_eq!(
+            (one.effective().high_water, one.effective().hard_cap),
+            (100, 100)
+        );
+        // A run holds to what it was given.
+        let (sink, _events) = Sink::channel(one);
+        assert_eq!(sink.channel.shared.lock().unwrap().limits, one.effective());
     }
 
     #[test]

@@ -29,7 +29,7 @@ fn on_small_stack<T: Send + 'static>(kib: usize, f: impl FnOnce() -> T + Send + 
 fn nesting_stops_at_the_depth_limit_with_the_state_unchanged() {
     let mut reducer = Reducer::new();
     reducer.apply(&nesting_seed()).unwrap();
-    let max = Limits::new().max_depth();
+    let max = Limits::new().max_depth;
     let mut refused = None;
     // The reproduction: 20,000 levels (each event nests one level deeper).
     for event in nesting_deltas(20_000) {
@@ -81,7 +81,7 @@ fn the_pipeline_refuses_the_nesting_as_an_apply_error() {
 
 #[test]
 fn a_state_at_the_depth_limit_is_safe_on_a_small_stack_and_one_over_is_refused() {
-    let max = Limits::new().max_depth();
+    let max = Limits::new().max_depth;
     let line = on_small_stack(256, move || {
         let mut reducer = Reducer::new();
         reducer.apply(&nesting_seed()).unwrap();
@@ -137,7 +137,7 @@ fn front_removes_on_a_long_array_are_refused_in_bounded_time() {
     let limit = err.limit().unwrap();
     assert_eq!(
         (err.index(), limit.kind, limit.max),
-        (1, LimitKind::ArrayShifts, Limits::new().max_array_shifts())
+        (1, LimitKind::ArrayShifts, Limits::new().max_array_shifts)
     );
     assert!(err.to_string().contains("array items shifted"), "{err}");
     assert_eq!(reducer.state(), &before);
@@ -159,7 +159,7 @@ fn front_removes_one_per_event_are_refused_by_the_run_budget() {
         .find_map(|_| reducer.apply(&one).err())
         .expect("refused before the array is empty");
     let limit = err.limit().unwrap();
-    let max = Limits::new().max_run_array_shifts();
+    let max = Limits::new().max_run_array_shifts;
     assert_eq!(
         (err.event_type(), limit.kind, limit.max),
         (EventType::StateDelta, LimitKind::RunArrayShifts, max)

@@ -134,15 +134,15 @@ async fn the_conversations_limit_reaches_the_reconnecting_reader() {
 #[tokio::test]
 async fn the_limits_struct_reaches_both_paths_like_the_shortcut() {
     let reducer = Limits::new().with_max_depth(8);
-    let whole = PipelineLimits {
-        max_event_size: 1024,
-        reducer,
-    };
+    let whole = PipelineLimits::default()
+        .with_max_event_size(1024)
+        .with_reducer(reducer);
     let shortcut_after = Conversation::new("t")
-        .with_limits(PipelineLimits {
-            max_event_size: 5,
-            reducer,
-        })
+        .with_limits(
+            PipelineLimits::default()
+                .with_max_event_size(5)
+                .with_reducer(reducer),
+        )
         .with_max_event_size(1024);
     assert_eq!(shortcut_after.limits(), whole);
     for ids in [false, true] {
@@ -152,10 +152,11 @@ async fn the_limits_struct_reaches_both_paths_like_the_shortcut() {
                 .with_max_event_size(1024)
                 .with_limits(whole),
             Conversation::new("t")
-                .with_limits(PipelineLimits {
-                    max_event_size: 5,
-                    reducer,
-                })
+                .with_limits(
+                    PipelineLimits::default()
+                        .with_max_event_size(5)
+                        .with_reducer(reducer),
+                )
                 .with_max_event_size(1024),
         ] {
             let (result, requests) = run_as(4000, ids, conversation).await;

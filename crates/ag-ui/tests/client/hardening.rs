@@ -589,11 +589,11 @@ async fn the_total_timeout_names_itself() {
 #[tokio::test]
 async fn timeouts_set_as_a_struct_fire() {
     let stalled = stalling(SSE_HEADERS.as_bytes().to_vec()).await;
-    let idle = HttpAgent::new(stalled.url("/")).with_timeouts(Timeouts {
-        idle: Duration::from_millis(300),
-        total: Some(Duration::from_secs(20)),
-        ..Timeouts::default()
-    });
+    let idle = HttpAgent::new(stalled.url("/")).with_timeouts(
+        Timeouts::default()
+            .with_idle(Duration::from_millis(300))
+            .with_total(Duration::from_secs(20)),
+    );
     let err = run_once(&idle).await.1.unwrap_err();
     assert!(
         matches!(err.transport().and_then(TransportError::timeout), Some(Timeout::Idle(d)) if d == Duration::from_millis(300)),
@@ -607,11 +607,11 @@ async fn timeouts_set_as_a_struct_fire() {
         }
     })
     .await;
-    let total = HttpAgent::new(chatty.url("/")).with_timeouts(Timeouts {
-        idle: Duration::from_secs(20),
-        total: Some(Duration::from_millis(500)),
-        ..Timeouts::default()
-    });
+    let total = HttpAgent::new(chatty.url("/")).with_timeouts(
+        Timeouts::default()
+            .with_idle(Duration::from_secs(20))
+            .with_total(Duration::from_millis(500)),
+    );
     let err = run_once(&total).await.1.unwrap_err();
     assert!(
         matches!(err.transport().and_then(TransportError::timeout), Some(Timeout::Total(d)) if d == Duration::from_millis(500)),
@@ -881,11 +881,11 @@ async fn a_connection_that_cannot_be_made_in_time_is_a_connect_timeout() {
         }
     };
     assert!(filled, "the accept queue never filled");
-    let agent = HttpAgent::new(format!("http://{addr}/")).with_timeouts(Timeouts {
-        connect: Duration::from_millis(300),
-        idle: Duration::from_secs(20),
-        total: None,
-    });
+    let agent = HttpAgent::new(format!("http://{addr}/")).with_timeouts(
+        Timeouts::default()
+            .with_connect(Duration::from_millis(300))
+            .with_idle(Duration::from_secs(20)),
+    );
     let started = std::time::Instant::now();
     let err = run_once(&agent).await.1.unwrap_err();
     assert!(

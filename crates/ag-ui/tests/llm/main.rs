@@ -439,11 +439,11 @@ async fn a_request_past_its_total_timeout_is_stopped_there_though_never_idle_tha
         tx,
     )])
     .await;
-    let client = client.with_timeouts(Timeouts {
-        idle: Duration::from_secs(30),
-        total: Some(Duration::from_millis(400)),
-        ..Timeouts::default()
-    });
+    let client = client.with_timeouts(
+        Timeouts::default()
+            .with_idle(Duration::from_secs(30))
+            .with_total(Duration::from_millis(400)),
+    );
     let started = std::time::Instant::now();
     let events = run(LlmAgent::<()>::new(client, "mock-model"), input()).await;
     assert!(
@@ -499,11 +499,11 @@ async fn requests_go_through_the_client_given() {
         .unwrap();
     // The given client is kept whatever the time-outs set after it; the widest total
     // time-out is no limit, not an overflow.
-    let client = client.with_client(given).with_timeouts(Timeouts {
-        connect: Duration::from_secs(1),
-        total: Some(Duration::MAX),
-        ..Timeouts::default()
-    });
+    let client = client.with_client(given).with_timeouts(
+        Timeouts::default()
+            .with_connect(Duration::from_secs(1))
+            .with_total(Duration::MAX),
+    );
     let events = run(LlmAgent::<()>::new(client, "mock-model"), input()).await;
     assert_eq!(events.last(), Some(&finished(None, None)));
     let requests = mock.requests.lock().unwrap();

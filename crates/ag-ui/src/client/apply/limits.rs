@@ -51,21 +51,32 @@ const MIB: usize = 1024 * 1024;
 /// use ag_ui::client::apply::{Limits, Reducer};
 ///
 /// let limits = Limits::new().with_max_message_bytes(1024);
-/// assert_eq!(limits.max_message_bytes(), 1024);
-/// assert_eq!(limits.max_document_bytes(), 64 * 1024 * 1024);
+/// assert_eq!(limits.max_message_bytes, 1024);
+/// assert_eq!(limits.max_document_bytes, 64 * 1024 * 1024);
 /// let reducer = Reducer::new().with_limits(limits);
 /// assert_eq!(reducer.limits(), &limits);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub struct Limits {
-    max_document_bytes: usize,
-    max_growth_bytes: usize,
-    max_message_bytes: usize,
-    max_tool_call_args_bytes: usize,
-    max_reasoning_bytes: usize,
-    max_depth: usize,
-    max_array_shifts: usize,
-    max_run_array_shifts: usize,
+    /// The largest state, or content of one activity message, in bytes of JSON.
+    pub max_document_bytes: usize,
+    /// How many bytes of JSON one `STATE_DELTA` or `ACTIVITY_DELTA` may add.
+    pub max_growth_bytes: usize,
+    /// The largest text of one message, in bytes.
+    pub max_message_bytes: usize,
+    /// The largest arguments of one tool call, in bytes.
+    pub max_tool_call_args_bytes: usize,
+    /// The largest text of one reasoning message, in bytes.
+    pub max_reasoning_bytes: usize,
+    /// How deeply arrays and objects may nest in the state or one activity's content.
+    pub max_depth: usize,
+    /// How many array items one `STATE_DELTA` or `ACTIVITY_DELTA` may shift (an `add` or
+    /// `remove` at index `i` of an array of `n` items shifts `n − i`).
+    pub max_array_shifts: usize,
+    /// How many array items the `STATE_DELTA` and `ACTIVITY_DELTA` events of one run (from a
+    /// `RUN_STARTED` to the next) may shift in all.
+    pub max_run_array_shifts: usize,
 }
 
 impl Default for Limits {
@@ -144,48 +155,6 @@ impl Limits {
     pub fn with_max_run_array_shifts(mut self, items: usize) -> Self {
         self.max_run_array_shifts = items;
         self
-    }
-
-    /// How deeply arrays and objects may nest in the state or one activity's content.
-    pub fn max_depth(&self) -> usize {
-        self.max_depth
-    }
-
-    /// How many array items one `STATE_DELTA` or `ACTIVITY_DELTA` may shift (an `add` or
-    /// `remove` at index `i` of an array of `n` items shifts `n − i`).
-    pub fn max_array_shifts(&self) -> usize {
-        self.max_array_shifts
-    }
-
-    /// How many array items the `STATE_DELTA` and `ACTIVITY_DELTA` events of one run (from a
-    /// `RUN_STARTED` to the next) may shift in all.
-    pub fn max_run_array_shifts(&self) -> usize {
-        self.max_run_array_shifts
-    }
-
-    /// The largest state, or content of one activity message, in bytes of JSON.
-    pub fn max_document_bytes(&self) -> usize {
-        self.max_document_bytes
-    }
-
-    /// How many bytes of JSON one `STATE_DELTA` or `ACTIVITY_DELTA` may add.
-    pub fn max_growth_bytes(&self) -> usize {
-        self.max_growth_bytes
-    }
-
-    /// The largest text of one message, in bytes.
-    pub fn max_message_bytes(&self) -> usize {
-        self.max_message_bytes
-    }
-
-    /// The largest arguments of one tool call, in bytes.
-    pub fn max_tool_call_args_bytes(&self) -> usize {
-        self.max_tool_call_args_bytes
-    }
-
-    /// The largest text of one reasoning message, in bytes.
-    pub fn max_reasoning_bytes(&self) -> usize {
-        self.max_reasoning_bytes
     }
 }
 

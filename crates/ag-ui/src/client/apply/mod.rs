@@ -389,7 +389,7 @@ impl Reducer {
                 LimitExceeded::check(
                     LimitKind::MessageBytes,
                     content_len(&e.content),
-                    self.limits.max_message_bytes(),
+                    self.limits.max_message_bytes,
                 )?;
                 self.tool_call_result(e)
             }
@@ -483,39 +483,39 @@ impl Reducer {
             Message::Developer(m) => LimitExceeded::check(
                 LimitKind::MessageBytes,
                 m.content.len(),
-                limits.max_message_bytes(),
+                limits.max_message_bytes,
             ),
             Message::System(m) => LimitExceeded::check(
                 LimitKind::MessageBytes,
                 m.content.len(),
-                limits.max_message_bytes(),
+                limits.max_message_bytes,
             ),
             Message::User(m) => LimitExceeded::check(
                 LimitKind::MessageBytes,
                 content_len(&m.content),
-                limits.max_message_bytes(),
+                limits.max_message_bytes,
             ),
             Message::Tool(m) => LimitExceeded::check(
                 LimitKind::MessageBytes,
                 content_len(&m.content),
-                limits.max_message_bytes(),
+                limits.max_message_bytes,
             ),
             Message::Reasoning(m) => LimitExceeded::check(
                 LimitKind::ReasoningBytes,
                 m.content.len(),
-                limits.max_reasoning_bytes(),
+                limits.max_reasoning_bytes,
             ),
             Message::Assistant(m) => {
                 LimitExceeded::check(
                     LimitKind::MessageBytes,
                     m.content.as_ref().map_or(0, String::len),
-                    limits.max_message_bytes(),
+                    limits.max_message_bytes,
                 )?;
                 for call in m.tool_calls.iter().flatten() {
                     LimitExceeded::check(
                         LimitKind::ToolCallArgsBytes,
                         call.function.arguments.len(),
-                        limits.max_tool_call_args_bytes(),
+                        limits.max_tool_call_args_bytes,
                     )?;
                 }
                 Ok(())

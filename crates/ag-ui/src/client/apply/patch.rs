@@ -38,7 +38,7 @@ pub(crate) fn check_document(
     limits: &Limits,
     document: Document,
 ) -> Result<Bounds, LimitExceeded> {
-    let bounds = measure(value, limits.max_document_bytes(), limits.max_depth());
+    let bounds = measure(value, limits.max_document_bytes, limits.max_depth);
     check_bounds(bounds, limits, document)
 }
 
@@ -48,7 +48,7 @@ pub(crate) fn check_object(
     limits: &Limits,
     document: Document,
 ) -> Result<Bounds, LimitExceeded> {
-    let (max_bytes, max_depth) = (limits.max_document_bytes(), limits.max_depth());
+    let (max_bytes, max_depth) = (limits.max_document_bytes, limits.max_depth);
     let mut bounds = Bounds { bytes: 2, depth: 1 };
     for (key, value) in object {
         let inner = measure(
@@ -70,8 +70,8 @@ fn check_bounds(
     limits: &Limits,
     document: Document,
 ) -> Result<Bounds, LimitExceeded> {
-    LimitExceeded::check(document.bytes(), bounds.bytes, limits.max_document_bytes())?;
-    LimitExceeded::check(document.depth(), bounds.depth, limits.max_depth())?;
+    LimitExceeded::check(document.bytes(), bounds.bytes, limits.max_document_bytes)?;
+    LimitExceeded::check(document.depth(), bounds.depth, limits.max_depth)?;
     Ok(bounds)
 }
 
@@ -101,8 +101,8 @@ pub(crate) fn patch_bounded(
     run_shifts: &mut usize,
 ) -> Result<Patched, LimitExceeded> {
     let (before, after) = check_patch(limits, doc, ops, estimate, document)?;
-    let max_shifts = limits.max_array_shifts();
-    let max_run = limits.max_run_array_shifts();
+    let max_shifts = limits.max_array_shifts;
+    let max_run = limits.max_run_array_shifts;
     let already = *run_shifts;
     let run_left = max_run.saturating_sub(already);
     let check_shifts = |shifted: usize| {
@@ -152,9 +152,9 @@ fn check_patch(
     document: Document,
 ) -> Result<(Bounds, Bounds), LimitExceeded> {
     let (max_size, max_growth, max_depth) = (
-        limits.max_document_bytes(),
-        limits.max_growth_bytes(),
-        limits.max_depth(),
+        limits.max_document_bytes,
+        limits.max_growth_bytes,
+        limits.max_depth,
     );
     let (mut before, mut measured) = match estimate {
         Some(bounds) => (bounds, false),

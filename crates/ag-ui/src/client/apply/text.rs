@@ -108,12 +108,12 @@ impl Reducer {
             Message::Reasoning(m) => (
                 LimitKind::ReasoningBytes,
                 m.content.len(),
-                self.limits.max_reasoning_bytes(),
+                self.limits.max_reasoning_bytes,
             ),
             other => (
                 LimitKind::MessageBytes,
                 other.text().map_or(0, str::len),
-                self.limits.max_message_bytes(),
+                self.limits.max_message_bytes,
             ),
         };
         LimitExceeded::check(kind, len.saturating_add(delta.len()), max)?;

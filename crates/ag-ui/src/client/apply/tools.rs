@@ -96,7 +96,7 @@ impl Reducer {
         delta: &str,
         e: &crate::ToolCallArgsEvent,
     ) -> Result<Applied, LimitExceeded> {
-        let max = self.limits.max_tool_call_args_bytes();
+        let max = self.limits.max_tool_call_args_bytes;
         let Some((m, call)) = self.tool_call_mut(id.as_str()) else {
             return Ok(unknown_tool_call(id));
         };

@@ -33,7 +33,7 @@ fn forty_copies_of_the_state_are_refused_with_the_state_unchanged() {
     assert_eq!((err.index, err.event_type), (2, EventType::StateDelta));
     let limit = limit_of(&err);
     assert_eq!(limit.kind, LimitKind::GrowthBytes);
-    assert_eq!(limit.max, Limits::new().max_growth_bytes());
+    assert_eq!(limit.max, Limits::new().max_growth_bytes);
     assert!(limit.size > limit.max);
     assert_eq!(r.state(), &before, "nothing of the patch applied");
     let text = err.to_string();
