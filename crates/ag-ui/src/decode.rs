@@ -386,14 +386,46 @@ impl Event {
             if let Some(event) = crate::json::read_event(json, after_type, ty, ids) {
                 return Ok(event);
             }
-            let mut de = serde_json::Deserializer::from_str(json);
-            if let Ok(event) = Event::deserialize_as(ty, &mut de)
-                && de.end().is_ok()
-            {
+            if let Ok(event) = Event::deserialize_event(ty, json.as_bytes()) {
                 return Ok(event);
             }
         }
         Event::decode_slow(json.as_bytes())
+    }
+
+    /// The event of type `ty` read from `bytes` by serde; when it is not one, the error names
+    /// the bad field (or is the syntax error). Every reader of events comes here, whatever
+    /// its input (a string, bytes, or a [`Value`] written out first), so the event structs'
+    /// deserializers are instantiated for serde_json's reader over bytes only: each further
+    /// reader would add a copy of all of them to the binary, the browser module's largest
+    /// part. Natively a first attempt skips tracking the path (faster: tracking copies each
+    /// member name it passes); on wasm32, where size comes first, the tracking reader is the
+    /// only one.
+    fn deserialize_event(ty: EventType, bytes: &[u8]) -> Result<Event, DecodeError> {
+        #[cfg(not(target_arch = "wasm32"))]
+        {
+            let mut de = serde_json::Deserializer::from_slice(bytes);
+            match Event::deserialize_as(ty, &mut de).and_then(|event| de.end().map(|()| event)) {
+                Ok(event) => return Ok(event),
+                // Truncated or malformed JSON (a leading `type` skipped the full probe).
+                Err(e) if e.is_syntax() || e.is_eof() => return Err(syntax(e)),
+                Err(_) => {}
+            }
+        }
+        let mut de = serde_json::Deserializer::from_slice(bytes);
+        let mut track = serde_path_to_error::Track::new();
+        let result = Event::deserialize_as(
+            ty,
+            serde_path_to_error::Deserializer::new(&mut de, &mut track),
+        );
+        match result {
+            Ok(event) => de.end().map(|()| event).map_err(syntax),
+            Err(e) if e.is_syntax() || e.is_eof() => Err(syntax(e)),
+            Err(e) => Err(invalid(
+                ty,
+                serde_path_to_error::Error::new(track.path(), e),
+            )),
+        }
     }
 
     /// Decodes `bytes`, reporting the first problem precisely. Escapes of lone UTF-16
@@ -424,32 +456,7 @@ impl Event {
                 Err(e) => return Err(syntax(e)),
             },
         };
-        let mut de = serde_json::Deserializer::from_slice(bytes);
-        match Event::deserialize_as(ty, &mut de).and_then(|event| de.end().map(|()| event)) {
-            Ok(event) => Ok(event),
-            // Truncated or malformed JSON (a leading `type` skipped the full probe).
-            Err(e) if e.is_syntax() || e.is_eof() => Err(syntax(e)),
-            Err(_) => {
-                let mut de = serde_json::Deserializer::from_slice(bytes);
-                let mut track = serde_path_to_error::Track::new();
-                let result = Event::deserialize_as(
-                    ty,
-                    serde_path_to_error::Deserializer::new(&mut de, &mut track),
-                );
-                match result {
-                    Err(e) => Err(invalid(
-                        ty,
-                        serde_path_to_error::Error::new(track.path(), e),
-                    )),
-                    // The only other way to fail is trailing bytes after the object.
-                    Ok(_) => Err(syntax(
-                        de.end()
-                            .err()
-                            .unwrap_or_else(|| de::Error::custom("trailing data")),
-                    )),
-                }
-            }
-        }
+        Event::deserialize_event(ty, bytes)
     }
 
     /// Reads one event from a parsed JSON value.
@@ -465,17 +472,10 @@ impl Event {
             Some(Value::String(name)) => resolve(Some(name))?,
             _ => return Err(missing_type()),
         };
-        Event::deserialize_as(ty, value).map_err(|_| {
-            let mut track = serde_path_to_error::Track::new();
-            match Event::deserialize_as(
-                ty,
-                serde_path_to_error::Deserializer::new(value, &mut track),
-            ) {
-                Err(e) => invalid(ty, serde_path_to_error::Error::new(track.path(), e)),
-                Ok(_) => DecodeError::new(DecodeErrorKind::InvalidField, "inconsistent decode")
-                    .with_event_type(ty.as_str()),
-            }
-        })
+        // Written out and read as bytes, by the same deserializers as every other input (see
+        // `deserialize_event`): a value's keys are already unique, so nothing is lost.
+        let bytes = serde_json::to_vec(value).map_err(syntax)?;
+        Event::deserialize_event(ty, &bytes)
     }
 }
 
