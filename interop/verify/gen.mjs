@@ -116,6 +116,21 @@ const handwritten = {
   two_runs_reuse_ids: [S, TMS("m1"), TME("m1"), RF(), S, TMS("m1"), TME("m1"), RF()],
   new_run_clears_owner: [S, TMS("m1", "s1"), TME("m1", "s1"), RF(), S, TMS("m1", "s2"), TME("m1", "s2"), RF()],
   new_run_clears_open: [S, TMS("m1"), RE(), S, TMC("m1")],
+  // D1..D3: the rules of the next specification's draft, which @ag-ui/client 1.0.0 does not
+  // enforce and ag_ui::verify does, ahead of it: the differential test allows these verdicts,
+  // and only these, to differ (the reference accepts them).
+  draft_d1_finish_names_another_run: [S, { type: "RUN_FINISHED", threadId: "t", runId: "other" }],
+  draft_d2_finish_names_another_thread: [S, { type: "RUN_FINISHED", threadId: "other", runId: "r" }],
+  draft_d2_second_run_on_another_thread: [
+    S,
+    RF(),
+    { type: "RUN_STARTED", threadId: "t2", runId: "r2" },
+    { type: "RUN_FINISHED", threadId: "t2", runId: "r2" },
+  ],
+  draft_d3_duplicate_interrupt_ids: [
+    S,
+    { ...RF(), outcome: { type: "interrupt", interrupts: [{ id: "i", reason: "x" }, { id: "i", reason: "y" }] } },
+  ],
   // R6
   run_error_with_everything_open: [S, STS("a"), TMS("m1"), TCS("t1"), RST("r1"), RMS("r2"), SAS("s1"), RE()],
   // R7..R12 order

@@ -423,7 +423,7 @@ function handle(session, frame, data) {
     case "error": {
       // A run that ended with RUN_ERROR is the agent's failure, told in-band; anything else
       // (unreachable agent, refused request, a stream that stopped inside a run) is "error".
-      const outcome = data.kind === "run.failed" ? "run-error" : data.kind === "run.incomplete" ? "incomplete" : "error";
+      const outcome = data.kind === "agent.run-error" ? "run-error" : data.kind === "run.incomplete" ? "incomplete" : "error";
       finish(session, { cls: "failed", outcome, text: "✗ " + data.kind + ": " + data.message }, data, true);
       break;
     }

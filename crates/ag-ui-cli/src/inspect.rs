@@ -29,8 +29,8 @@ use std::time::{Duration, Instant};
 use ag_ui::axum::{EventStream, RunHandler, ServeConfig};
 use ag_ui::client::apply::{Applied, MessagesChange};
 use ag_ui::client::{
-    Body, CancelToken, Conversation, Flow, HttpAgent, Piece, Pipeline, PipelineError, Reducer,
-    RunEnd, RunError, Subscriber, Transport, TransportError,
+    AgentError, Body, CancelToken, Conversation, Flow, HttpAgent, Piece, Pipeline, PipelineError,
+    Reducer, RunEnd, RunError, RunErrorKind, Subscriber, Transport, TransportError,
 };
 use ag_ui::encoding::{proto, sse};
 use ag_ui::server::Runner;
@@ -472,7 +472,12 @@ async fn load(State(inspector): State<Arc<Inspector>>, body: HttpBody) -> Respon
         forwarder.flush_message(|i| reducer.messages().get(i));
         let interrupts = json!(reducer.pending_interrupts());
         match result {
-            Ok(()) => forwarder.send_json(&json!({
+            Ok(end) if end.agent_error().is_some() => {
+                if let Some(failure) = end.agent_error() {
+                    forwarder.send_agent_failure(failure, interrupts);
+                }
+            }
+            Ok(_) => forwarder.send_json(&json!({
                 "t": "end",
                 "end": "finished",
                 "events": reducer.events_applied(),
@@ -637,7 +642,23 @@ impl Forwarder {
         }
     }
 
+    /// The agent's report that its run failed (`RUN_ERROR`), as the page shows it.
+    fn send_agent_failure(&mut self, failure: &AgentError, interrupts: serde_json::Value) {
+        let body = json!({
+            "t": "error",
+            "kind": RunErrorKind::Agent.as_str(),
+            "message": failure.to_string(),
+            "code": failure.code(),
+            "ms": self.elapsed_ms(),
+            "interrupts": interrupts,
+        });
+        self.send_json(&body);
+    }
+
     fn send_failure(&mut self, error: &RunError, interrupts: serde_json::Value) {
+        if let Some(failure) = error.agent_error() {
+            return self.send_agent_failure(failure, interrupts);
+        }
         let pipeline = error.pipeline();
         let mut body = if let Some(v) = pipeline.and_then(PipelineError::violation) {
             json!({

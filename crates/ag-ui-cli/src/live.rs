@@ -7,10 +7,10 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use ag_ui::client::{
-    CancelToken, Conversation, Flow, HttpAgent, Reducer, RunError, RunErrorKind, Subscriber,
-    Timeouts, TransportErrorKind,
+    CancelToken, Conversation, Flow, HttpAgent, PeerVersion, Reducer, RunError, RunErrorKind,
+    Subscriber, Timeouts, TransportErrorKind, Warning, WarningKind,
 };
-use ag_ui::{Event, ResumeEntry};
+use ag_ui::{Context, Event, Message, ResumeEntry, Tool};
 
 use crate::offline::Failure;
 use crate::render::Renderer;
@@ -34,6 +34,93 @@ pub(crate) struct RunOptions {
     /// Ask for the binary transport (`application/vnd.ag-ui.event+proto`); the body is read as
     /// its content type says either way.
     pub(crate) proto: bool,
+    /// The agent's version, when it is pinned to an older one (`--peer-version`).
+    pub(crate) peer_version: Option<PeerVersion>,
+    /// The conversation to start from (`--input FILE`).
+    pub(crate) input: Option<StartingInput>,
+}
+
+/// A conversation read from a file (`--input FILE`): the corpus's `input` shape (`messages`,
+/// `tools`, `context`, `forwardedProps`), or a whole fixture of the corpus, whose `input` and
+/// `client.maxProtocolVersion` are taken.
+#[derive(Debug, Default)]
+pub(crate) struct StartingInput {
+    pub(crate) messages: Vec<Message>,
+    pub(crate) tools: Vec<Tool>,
+    pub(crate) context: Vec<Context>,
+    pub(crate) forwarded_props: Option<serde_json::Value>,
+    /// A fixture's `client.maxProtocolVersion`.
+    pub(crate) peer_version: Option<PeerVersion>,
+}
+
+/// The largest `--input` file read, in bytes.
+const MAX_INPUT_FILE: u64 = 16 * 1024 * 1024;
+
+/// Reads `--input FILE` (see [`StartingInput`]), bounded; every problem is a usage error naming
+/// the file.
+pub(crate) fn read_input(path: &str) -> Result<StartingInput, String> {
+    use std::io::Read;
+    let fail = |what: String| format!("--input {path}: {what}");
+    let file = std::fs::File::open(path).map_err(|e| fail(e.to_string()))?;
+    let mut bytes = Vec::new();
+    file.take(MAX_INPUT_FILE + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| fail(e.to_string()))?;
+    if bytes.len() as u64 > MAX_INPUT_FILE {
+        return Err(fail(format!("over {MAX_INPUT_FILE} bytes")));
+    }
+    let value: serde_json::Value =
+        serde_json::from_slice(&bytes).map_err(|e| fail(format!("not JSON: {e}")))?;
+    let (input, peer) = if value.get("stream").is_some() {
+        let fixture =
+            ag_ui_conformance::Fixture::from_value(&value).map_err(|e| fail(e.to_string()))?;
+        let peer = fixture
+            .max_protocol_version
+            .as_deref()
+            .map(|v| v.parse::<PeerVersion>().map_err(|e| fail(e.to_string())))
+            .transpose()?;
+        let input = fixture.input;
+        let mut object = serde_json::Map::new();
+        object.insert("messages".into(), input.messages.into());
+        object.insert("tools".into(), input.tools.into());
+        object.insert("context".into(), input.context.into());
+        if let Some(props) = input.forwarded_props {
+            object.insert("forwardedProps".into(), props);
+        }
+        (serde_json::Value::Object(object), peer)
+    } else {
+        (value, None)
+    };
+    let serde_json::Value::Object(map) = input else {
+        return Err(fail(
+            "not a JSON object (messages, tools, context, forwardedProps)".into(),
+        ));
+    };
+    for key in map.keys() {
+        if !matches!(
+            key.as_str(),
+            "messages" | "tools" | "context" | "forwardedProps"
+        ) {
+            return Err(fail(format!(
+                "{:?} is not a member of a run's input here (messages, tools, context, forwardedProps)",
+                ag_ui::excerpt(key, ag_ui::EXCERPT_BYTES)
+            )));
+        }
+    }
+    let field = |key: &str| {
+        map.get(key)
+            .cloned()
+            .unwrap_or(serde_json::Value::Array(Vec::new()))
+    };
+    Ok(StartingInput {
+        messages: serde_json::from_value(field("messages"))
+            .map_err(|e| fail(format!("messages: {e}")))?,
+        tools: serde_json::from_value(field("tools")).map_err(|e| fail(format!("tools: {e}")))?,
+        context: serde_json::from_value(field("context"))
+            .map_err(|e| fail(format!("context: {e}")))?,
+        forwarded_props: map.get("forwardedProps").cloned(),
+        peer_version: peer,
+    })
 }
 
 pub(crate) fn unique(prefix: &str) -> String {
@@ -146,9 +233,25 @@ struct Printer {
     line: Vec<u8>,
     waiting: Arc<AtomicBool>,
     io_error: Option<std::io::Error>,
+    /// The kinds of warning already printed (one line per kind).
+    warned: Vec<WarningKind>,
+    /// Warnings not printed: their kind was.
+    more_warnings: u64,
 }
 
 impl Printer {
+    /// Prints the first warning of each kind on standard error, as `apply` prints its
+    /// warnings; the rest are counted.
+    fn warn(&mut self, warning: &Warning) {
+        if self.warned.contains(&warning.kind()) {
+            self.more_warnings += 1;
+            return;
+        }
+        self.warned.push(warning.kind());
+        let line = crate::render::visible(&warning.to_string(), false).into_owned();
+        let _ = writeln!(std::io::stderr().lock(), "warning: {line}");
+    }
+
     fn show(&mut self, event: &Event) -> std::io::Result<()> {
         if let Some(renderer) = &mut self.renderer {
             renderer.event(event)?;
@@ -174,6 +277,11 @@ impl Printer {
 }
 
 impl Subscriber for Printer {
+    fn on_warning(&mut self, warning: &Warning) -> Flow {
+        self.warn(warning);
+        Flow::Continue
+    }
+
     fn on_event(&mut self, event: &Event, _: &Reducer) -> Flow {
         self.waiting.store(true, Ordering::Relaxed);
         match self.show(event) {
@@ -216,12 +324,12 @@ fn run_failure(error: RunError) -> Failure {
                 e.to_string(),
             );
         }
-        if let Some(message) = pipeline.error_message() {
-            return Failure::RunError(match pipeline.error_code() {
-                Some(code) => format!("{message} (code {code})"),
-                None => message.to_owned(),
-            });
-        }
+    }
+    if let Some(failure) = error.agent_error() {
+        return Failure::RunError {
+            message: failure.message().to_owned(),
+            code: failure.code().map(str::to_owned),
+        };
     }
     match error.transport() {
         Some(transport) if transport.kind() == TransportErrorKind::Connection => {
@@ -259,6 +367,17 @@ pub(crate) async fn run(options: RunOptions) -> Result<(), Failure> {
     if let Some(state) = options.state.clone() {
         conversation = conversation.with_state(state);
     }
+    let mut peer_version = options.peer_version;
+    if let Some(input) = &options.input {
+        conversation = conversation
+            .with_messages(input.messages.clone())
+            .with_tools(input.tools.clone())
+            .with_context(input.context.clone());
+        if let Some(props) = &input.forwarded_props {
+            conversation = conversation.with_forwarded_props(props.clone());
+        }
+        peer_version = peer_version.or(input.peer_version);
+    }
     if let Some(message) = &options.message {
         conversation.add_user_message(message.as_str());
     }
@@ -269,6 +388,7 @@ pub(crate) async fn run(options: RunOptions) -> Result<(), Failure> {
             total: None,
         })
         .with_proto(options.proto)
+        .with_peer_version(peer_version)
         // A resumable stream that drops is reconnected; one line on stderr says so (stdout,
         // the rendering or the JSON Lines, stays the run's events, each once).
         .with_on_reconnect(|reconnection| {
@@ -289,6 +409,8 @@ pub(crate) async fn run(options: RunOptions) -> Result<(), Failure> {
         line: Vec::new(),
         waiting: Arc::clone(&waiting),
         io_error: None,
+        warned: Vec::new(),
+        more_warnings: 0,
     };
     let resume = (!options.resume.is_empty()).then(|| options.resume.clone());
     let cancel = CancelToken::new();
@@ -301,6 +423,13 @@ pub(crate) async fn run(options: RunOptions) -> Result<(), Failure> {
     };
     waiting.store(true, Ordering::Relaxed);
     let finished = printer.finish();
+    if printer.more_warnings > 0 {
+        let _ = writeln!(
+            std::io::stderr().lock(),
+            "warning: {} more of the kinds above",
+            printer.more_warnings
+        );
+    }
     if let Some(e) = printer.io_error.take() {
         return Err(Failure::Output(e));
     }
@@ -352,6 +481,8 @@ pub(crate) async fn demo(message: String, color: bool, json: bool) -> Result<(),
         idle_timeout: ag_ui::client::http::DEFAULT_IDLE_TIMEOUT,
         timeout: None,
         proto: false,
+        peer_version: None,
+        input: None,
     })
     .await
 }

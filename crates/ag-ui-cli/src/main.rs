@@ -1,4 +1,13 @@
 //! `ag-ui`: serve a demo agent, talk to any AG-UI agent, verify and transform event streams.
+//!
+//! Exit codes, the same for every command:
+//!
+//! | code | meaning |
+//! |---|---|
+//! | 0 | done |
+//! | 1 | the stream, or the peer, failed: a protocol violation, a response that is not an event stream, a run cut off before its end, a time-out, an unreachable agent; a check that failed (`verify`, `load`, `conformance server`) |
+//! | 2 | a usage error, or an input that cannot be read (a file, a flag's value) |
+//! | 3 | `run`, `demo`: the agent reported that its run failed (`RUN_ERROR`, its code and message on standard error); the stream itself was fine |
 
 mod conformance;
 mod fetch;
@@ -96,6 +105,13 @@ enum Command {
         /// serve each other's runs.
         #[arg(long, value_name = "URL", requires = "resumable")]
         redis: Option<String>,
+        /// The oldest @ag-ui/client the deployment serves, when all its pre-1.0 clients are
+        /// known to be at least this release (they send no protocolVersion, so the server
+        /// cannot tell): from 0.0.52 on their stream keeps reasoning as REASONING_* (what
+        /// @copilotkit/runtime 1.75, on 0.0.59, shows), where any older client would fail;
+        /// 1.0.0: no downgrade at all.
+        #[arg(long, value_name = "VERSION")]
+        old_clients: Option<ag_ui::server::downgrade::ClientVersion>,
         /// `json`: one JSON line per finished run on stderr (thread, run, outcome, events,
         /// bytes, trace id, duration) instead of text lines.
         #[arg(long, value_enum, default_value = "text")]
@@ -137,6 +153,18 @@ enum Command {
         /// serve it answers SSE, which is read as well.
         #[arg(long)]
         proto: bool,
+        /// The agent speaks this older AG-UI version (an SDK release such as 0.0.57, or a protocol
+        /// version such as 1.0): requests are shaped for it and its stream read as the
+        /// compatibility shims say (no protocolVersion before 1.0, subagents left out at 0.0.57
+        /// or before, content flattened at 0.0.39 or before), each change a warning.
+        #[arg(long, value_name = "V")]
+        peer_version: Option<String>,
+        /// Start from the conversation in FILE: the conformance corpus's `input` (messages,
+        /// tools, context, forwardedProps) as JSON, or a whole fixture of the corpus (its input,
+        /// and its client.maxProtocolVersion unless --peer-version says otherwise). MESSAGE, if
+        /// given, is added after its messages.
+        #[arg(long, value_name = "FILE")]
+        input: Option<String>,
     },
     /// Serve the demo agent on a free local port and run one turn against it.
     Demo {
@@ -276,6 +304,7 @@ fn main() -> ExitCode {
             coalesce_ms,
             resumable,
             redis,
+            old_clients,
             log_format,
         } => {
             runlog::init(log_format, color);
@@ -286,6 +315,7 @@ fn main() -> ExitCode {
                 mcp_urls: &mcp_urls,
                 coalesce: coalesce_ms.map(Duration::from_millis),
                 resumable: resumable.then_some(redis.as_deref()),
+                oldest_client: old_clients,
             };
             runtime().and_then(|rt| {
                 rt.block_on(serve::serve(
@@ -309,6 +339,8 @@ fn main() -> ExitCode {
             idle_timeout,
             timeout,
             proto,
+            peer_version,
+            input,
         } => run_options(RunArgs {
             url,
             message,
@@ -322,6 +354,8 @@ fn main() -> ExitCode {
             idle_timeout,
             timeout,
             proto,
+            peer_version,
+            input,
         })
         .and_then(|options| runtime().and_then(|rt| rt.block_on(live::run(options)))),
         Command::Demo { message, json } => {
@@ -411,6 +445,8 @@ struct RunArgs {
     idle_timeout: String,
     timeout: Option<String>,
     proto: bool,
+    peer_version: Option<String>,
+    input: Option<String>,
 }
 
 /// Checks the arguments of `run`; every mistake is a usage error (exit 2).
@@ -455,6 +491,19 @@ fn run_options(args: RunArgs) -> Result<live::RunOptions, Failure> {
             .map(|value| timeout("--timeout", value))
             .transpose()?,
         proto: args.proto,
+        peer_version: args
+            .peer_version
+            .as_deref()
+            .map(|v| {
+                v.parse()
+                    .map_err(|e| Failure::Usage(format!("--peer-version: {e}")))
+            })
+            .transpose()?,
+        input: args
+            .input
+            .as_deref()
+            .map(|path| live::read_input(path).map_err(Failure::Usage))
+            .transpose()?,
     })
 }
 
@@ -494,7 +543,7 @@ fn report(failure: &Failure) -> ExitCode {
     match failure {
         Failure::Stream { .. } => eprintln!("violation: {text}"),
         Failure::Incomplete(_) => eprintln!("incomplete: {text}"),
-        Failure::RunError(_) => {}
+        Failure::RunError { .. } => eprintln!("run error: {text}"),
         _ => eprintln!("error: {text}"),
     }
     ExitCode::from(failure.exit_code())

@@ -32,8 +32,11 @@ pub(crate) enum Failure {
     /// The agent could not be reached, answered with an error status, or sent bytes that are
     /// not events.
     Remote(String),
-    /// The run ended with `RUN_ERROR`.
-    RunError(String),
+    /// The agent ended the run with `RUN_ERROR`: its message and code.
+    RunError {
+        message: String,
+        code: Option<String>,
+    },
     /// The input ended inside a run: what is still open.
     Incomplete(String),
     /// The input held no event of a known type.
@@ -47,10 +50,10 @@ impl Failure {
         match self {
             Failure::Stream { .. }
             | Failure::Remote(_)
-            | Failure::RunError(_)
             | Failure::Incomplete(_)
             | Failure::NothingKnown => 1,
             Failure::Input(_) | Failure::Output(_) | Failure::Usage(_) | Failure::Limit { .. } => 2,
+            Failure::RunError { .. } => 3,
         }
     }
 
@@ -96,7 +99,13 @@ impl fmt::Display for Failure {
             }
             Failure::Output(e) => write!(f, "{e}"),
             Failure::Usage(message) | Failure::Remote(message) => f.write_str(message),
-            Failure::RunError(message) => write!(f, "the run failed: {message}"),
+            Failure::RunError { message, code } => {
+                write!(f, "the agent's run failed: {message}")?;
+                match code {
+                    Some(code) => write!(f, " (code {code})"),
+                    None => Ok(()),
+                }
+            }
             Failure::Incomplete(open) => write!(
                 f,
                 "the input ends inside a run; still open: {open} (--partial accepts a partial recording)"

@@ -10,8 +10,8 @@ use std::time::Duration;
 use ag_ui::client::apply::{Applied, MessagesChange};
 use ag_ui::client::conversation::fresh_run_id;
 use ag_ui::client::{
-    Body, BrowserAgent, Flow, Mutation, Piece, Pipeline, PipelineError, PipelineErrorKind, Reducer,
-    RunOutcome, Subscriber, Transport, TransportError, TransportErrorKind,
+    Body, BrowserAgent, Flow, Mutation, Piece, Pipeline, PipelineError, Reducer, RunOutcome,
+    Subscriber, Transport, TransportError, TransportErrorKind,
 };
 use ag_ui::{
     Context, Event, EventType, Interrupt, Message, PROTOCOL_VERSION, ResumeEntry, RunAgentInput,
@@ -785,7 +785,9 @@ async fn read(
                     .borrow()
                     .run
                     .as_ref()
-                    .map_or(Ok(()), Pipeline::check_end);
+                    // The agent's RUN_ERROR was told to `onRunErrorEvent`; the run resolves
+                    // either way, as with `@ag-ui/client`.
+                    .map_or(Ok(()), |pipeline| pipeline.check_end().map(|_| ()));
                 return Ended::Read(checked);
             }
             Ok(Flow::Continue) => {}
@@ -922,9 +924,6 @@ async fn run_inner(
     }
     match ended {
         Ended::Read(Ok(())) | Ended::Aborted => Ok(resolved),
-        // The agent's RUN_ERROR: told to `onRunErrorEvent`; the run resolves, as with
-        // `@ag-ui/client`.
-        Ended::Read(Err(e)) if e.kind() == PipelineErrorKind::RunFailed => Ok(resolved),
         Ended::Read(Err(e)) => Err(pipeline_error(&e)),
         Ended::Transport(e) => Err(transport_error(&e)),
         Ended::Callback(e) => Err(type_error(&e)),

@@ -82,7 +82,10 @@ fn run(format: Format, pieces: &[&[u8]]) -> Result<(Value, Value), PipelineError
         pipeline.push_bytes(piece, &mut ()).map_err(|e| e.kind())?;
     }
     pipeline.finish(&mut ()).map_err(|e| e.kind())?;
-    pipeline.check_end().map_err(|e| e.kind())?;
+    assert_eq!(
+        pipeline.check_end().map_err(|e| e.kind())?,
+        ag_ui::client::StreamEnd::Finished
+    );
     let reducer = pipeline.into_reducer();
     let messages = serde_json::to_value(reducer.messages()).unwrap();
     Ok((messages, reducer.state().clone()))

@@ -13,6 +13,24 @@ pub const EXCERPT_BYTES: usize = 120;
 /// bytes: 1024.
 pub const EXCERPT_LIST_BYTES: usize = 1024;
 
+/// `text` with control characters (terminal escapes, line breaks) written as `\u{…}` escapes:
+/// what a peer sent is shown, never obeyed by a terminal.
+#[cfg_attr(not(feature = "client"), allow(dead_code))]
+pub(crate) fn printable(text: &str) -> Cow<'_, str> {
+    if !text.chars().any(char::is_control) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if c.is_control() {
+            out.extend(c.escape_unicode());
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
 /// `text` when it is at most `max` bytes long; otherwise its first `max` bytes or fewer (cut at
 /// a character boundary), an ellipsis, and the original length, as in
 /// `abcd… (2000000 bytes)`. The result is at most `max` plus 30 bytes long.

@@ -49,7 +49,7 @@ pub struct RunAgentInput {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub state: Option<Value>,
     /// The conversation so far. Messages of unknown role are dropped when reading.
-    #[serde(deserialize_with = "messages")]
+    #[serde(deserialize_with = "input_messages")]
     pub messages: Vec<Message>,
     /// Tools the agent may call (absent reads as empty).
     #[serde(default)]
@@ -282,4 +282,11 @@ impl ResumeEntry {
         self.metadata = Some(metadata);
         self
     }
+}
+
+/// The input's messages, as `messages` reads them, with what is left out recorded under
+/// `/input/messages` (the only place an input is read with a collector installed is
+/// `RUN_STARTED.input`; see `decode::strip`).
+fn input_messages<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<Message>, D::Error> {
+    crate::decode::strip::within("input", || messages(d))
 }

@@ -73,16 +73,6 @@ impl LaneKind {
     }
 
     #[cfg_attr(not(feature = "client"), allow(dead_code))]
-    /// The kind of a chunk event type (text for anything else).
-    pub(crate) fn of_chunk(event_type: EventType) -> LaneKind {
-        match event_type {
-            EventType::ToolCallChunk => LaneKind::Tool,
-            EventType::ReasoningMessageChunk => LaneKind::Reasoning,
-            _ => LaneKind::Text,
-        }
-    }
-
-    #[cfg_attr(not(feature = "client"), allow(dead_code))]
     /// What a stream of this kind builds, for messages.
     pub(crate) fn noun(self) -> &'static str {
         match self {

@@ -17,6 +17,7 @@ use serde::de::{self, Deserializer};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::decode::strip::{self, StripKind, Tail};
 use crate::serde_util::{deserialize_element, lenient_vec, non_null, unknown_member};
 use crate::{MessageId, Metadata, SubagentRunId, ToolCallId};
 
@@ -179,29 +180,18 @@ impl<'de> Deserialize<'de> for Content {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         match Value::deserialize(d)? {
             Value::String(text) => Ok(Content::Text(text)),
-            Value::Array(items) => parts_from_values(items)
+            Value::Array(items) => strip::within("content", || parts_from_values(items))
                 .map(Content::Parts)
                 .map_err(de::Error::custom),
             other => Err(de::Error::invalid_type(
-                unexpected(&other),
+                crate::serde_util::unexpected(&other),
                 &"a string or an array of content parts",
             )),
         }
     }
 }
 
-fn unexpected(v: &Value) -> de::Unexpected<'_> {
-    match v {
-        Value::Null => de::Unexpected::Unit,
-        Value::Bool(b) => de::Unexpected::Bool(*b),
-        Value::Number(_) => de::Unexpected::Other("a number"),
-        Value::String(s) => de::Unexpected::Str(s),
-        Value::Array(_) => de::Unexpected::Seq,
-        Value::Object(_) => de::Unexpected::Map,
-    }
-}
-
-const PART_TYPES: &[&str] = &["text", "image", "audio", "video", "document"];
+const PART_TYPES: &[&str] = &["text", "image", "audio", "video", "document", "binary"];
 const SOURCE_TYPES: &[&str] = &["data", "url", "file"];
 
 /// Parses content parts, dropping the ones whose `type` or `source.type` is unknown.
@@ -213,12 +203,56 @@ fn parts_from_values(items: Vec<Value>) -> Result<Vec<ContentPart>, String> {
                 .and_then(|s| unknown_member(s, "type", SOURCE_TYPES))
         });
         if let Some(name) = unknown {
-            tracing::warn!(index, %name, "dropping a content part of unknown type");
+            strip::record(StripKind::Part, Some(Tail::Index(index)), &name, 1);
             continue;
         }
-        parts.push(part_element(item, index)?);
+        match upgrade_binary(item) {
+            Ok(item) => parts.push(part_element(item, index)?),
+            Err(dropped) => strip::record(StripKind::Part, Some(Tail::Index(index)), dropped, 1),
+        }
     }
     Ok(parts)
+}
+
+/// A legacy `binary` part (AG-UI before 1.0: `{"type":"binary","mimeType","data"|"url"|"id",
+/// "filename"}`) as the 1.0 part its MIME type names (`image/…`, `audio/…`, `video/…`, else
+/// `document`) with a `data` or `url` source, its file name kept as metadata, as the reference
+/// client upgrades every outgoing message; any other part as it is. A binary part with neither
+/// `data` nor `url` (an `id` alone) has no 1.0 equivalent: `Err` with what it was.
+fn upgrade_binary(item: Value) -> Result<Value, &'static str> {
+    let Value::Object(mut part) = item else {
+        return Ok(item);
+    };
+    let mime = match (part.get("type"), part.get("mimeType")) {
+        (Some(Value::String(kind)), Some(Value::String(mime))) if kind == "binary" => mime.clone(),
+        _ => return Ok(Value::Object(part)),
+    };
+    let kind = ["image", "audio", "video"]
+        .into_iter()
+        .find(|kind| mime.starts_with(kind) && mime[kind.len()..].starts_with('/'))
+        .unwrap_or("document");
+    let source = match (part.remove("data"), part.remove("url")) {
+        (Some(Value::String(data)), _) => json_source("data", data, &mime),
+        (_, Some(Value::String(url))) => json_source("url", url, &mime),
+        _ => return Err("binary (an id alone)"),
+    };
+    let mut upgraded = serde_json::Map::new();
+    upgraded.insert("type".into(), Value::from(kind));
+    upgraded.insert("source".into(), source);
+    if let Some(Value::String(name)) = part.remove("filename") {
+        let mut metadata = serde_json::Map::new();
+        metadata.insert("filename".into(), Value::String(name));
+        upgraded.insert("metadata".into(), Value::Object(metadata));
+    }
+    Ok(Value::Object(upgraded))
+}
+
+fn json_source(kind: &str, value: String, mime: &str) -> Value {
+    let mut source = serde_json::Map::new();
+    source.insert("type".into(), Value::from(kind));
+    source.insert("value".into(), Value::String(value));
+    source.insert("mimeType".into(), Value::from(mime));
+    Value::Object(source)
 }
 
 /// Reads one content part, deserializing the struct of its type directly so that an error keeps
@@ -910,7 +944,9 @@ impl Message {
 
 /// Deserializes a list of messages, dropping those of unknown role (with a warning).
 pub(crate) fn messages<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Message>, D::Error> {
-    lenient_vec(d, "role", &Role::ALL, message_element)
+    strip::within("messages", || {
+        lenient_vec(d, "role", &Role::ALL, StripKind::Message, message_element)
+    })
 }
 
 /// Reads one message, deserializing the struct of its role directly so that an error keeps the

@@ -362,11 +362,22 @@ where
     T: serde::de::DeserializeOwned,
 {
     let value = Value::deserialize(d)?;
-    if value.is_null() {
-        return Ok(None);
+    match &value {
+        Value::Null => return Ok(None),
+        Value::Object(_) => {}
+        // An internally tagged union read from anything but an object names its tag's
+        // expectation ("expected variant identifier"), which says nothing to the producer.
+        other => {
+            return Err(de::Error::invalid_type(
+                crate::serde_util::unexpected(other),
+                &"an outcome object",
+            ));
+        }
     }
     if let Some(name) = crate::serde_util::unknown_member(&value, "type", known) {
-        tracing::warn!(%name, "dropping an outcome of unknown type");
+        crate::decode::strip::within("outcome", || {
+            crate::decode::strip::record(crate::decode::strip::StripKind::Outcome, None, &name, 1)
+        });
         return Ok(None);
     }
     T::deserialize(value).map(Some).map_err(de::Error::custom)

@@ -4,6 +4,8 @@ use serde::Deserialize;
 use serde::de::{self, DeserializeOwned, Deserializer};
 use serde_json::Value;
 
+use crate::decode::strip::{self, StripKind, Tail};
+
 /// Largest integer a JSON number may hold on the AG-UI wire (2^53 − 1).
 pub(crate) const MAX_SAFE_INTEGER: i64 = 9_007_199_254_740_991;
 
@@ -74,8 +76,8 @@ where
     d.deserialize_any(V(min))
 }
 
-/// Deserializes an array of a discriminated union, dropping (with a warning) the elements whose
-/// discriminator names no known member, as the 1.0 client does. Elements with a known
+/// Deserializes an array of a discriminated union, dropping the elements whose discriminator
+/// names no known member (recorded as `kind`, see `decode::strip`), as the 1.0 client does. Elements with a known
 /// discriminator but a malformed body are errors.
 ///
 /// `convert` reads one element; [`deserialize_element`] suits any type whose errors carry their
@@ -84,6 +86,7 @@ pub(crate) fn lenient_vec<'de, D, T>(
     d: D,
     tag: &'static str,
     known: &'static [&'static str],
+    kind: StripKind,
     convert: fn(Value, usize) -> Result<T, String>,
 ) -> Result<Vec<T>, D::Error>
 where
@@ -92,6 +95,7 @@ where
     d.deserialize_seq(Lenient {
         tag,
         known,
+        kind,
         convert,
     })
 }
@@ -101,6 +105,7 @@ where
 struct Lenient<T> {
     tag: &'static str,
     known: &'static [&'static str],
+    kind: StripKind,
     convert: fn(Value, usize) -> Result<T, String>,
 }
 
@@ -114,8 +119,8 @@ impl<'de, T> de::Visitor<'de> for Lenient<T> {
     fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Vec<T>, A::Error> {
         // The hint is the peer's word (a length prefix in some formats): trust it only so far.
         let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(1024));
-        // One warning per list, however many members it drops: a peer sending thousands must
-        // not get thousands of log lines.
+        // One record per list, however many members it drops: a peer sending thousands must
+        // not get thousands of warnings.
         let mut dropped: Option<(usize, String, usize)> = None;
         let mut index = 0;
         while let Some(item) = seq.next_element::<Value>()? {
@@ -125,7 +130,7 @@ impl<'de, T> de::Visitor<'de> for Lenient<T> {
                     None => dropped = Some((index, name, 1)),
                 }
             } else {
-                match (self.convert)(item, index) {
+                match strip::within_index(index, || (self.convert)(item, index)) {
                     Ok(element) => out.push(element),
                     Err(error) => {
                         // The rest is read through (not kept), so that a list that is not even
@@ -140,14 +145,7 @@ impl<'de, T> de::Visitor<'de> for Lenient<T> {
         // The list is kept as long as the run that reads it: without the room of its growth.
         out.shrink_to_fit();
         if let Some((first_index, first, count)) = dropped {
-            // `?`: the name comes from the peer; Debug quotes it and escapes control characters.
-            tracing::warn!(
-                count,
-                first_index,
-                first = ?first,
-                "dropped {count} union member(s) of unknown {}",
-                self.tag
-            );
+            strip::record(self.kind, Some(Tail::Index(first_index)), &first, count);
         }
         Ok(out)
     }
@@ -186,4 +184,16 @@ pub(crate) fn deserialize_element<T: DeserializeOwned>(
             format!("[{index}].{inner}: {e}")
         }
     })
+}
+
+/// What serde calls the kind of a JSON value, for `invalid_type` errors.
+pub(crate) fn unexpected(v: &Value) -> de::Unexpected<'_> {
+    match v {
+        Value::Null => de::Unexpected::Unit,
+        Value::Bool(b) => de::Unexpected::Bool(*b),
+        Value::Number(_) => de::Unexpected::Other("a number"),
+        Value::String(s) => de::Unexpected::Str(s),
+        Value::Array(_) => de::Unexpected::Seq,
+        Value::Object(_) => de::Unexpected::Map,
+    }
 }

@@ -125,8 +125,9 @@ async fn a_huge_run_id_is_quoted_as_an_excerpt() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn garbage_foreign_future_and_unknown_cursors_are_json_errors() {
-    let log = MemoryLog::new(MemoryLogConfig::default().with_retention(Duration::from_millis(200)));
-    let addr = spawn(Router::new().agent("/agent", endpoint(2, Duration::ZERO, log))).await;
+    let addr =
+        spawn(Router::new().agent("/agent", endpoint(2, Duration::ZERO, MemoryLog::default())))
+            .await;
     post(addr, "r1").await.text().await.unwrap();
     post(addr, "r2").await.text().await.unwrap();
     json_error(
@@ -156,7 +157,15 @@ async fn garbage_foreign_future_and_unknown_cursors_are_json_errors() {
     // A run id that cannot travel in an `id:` field.
     let bad = post_body(addr, r#"{"threadId":"t","runId":"a\nb","messages":[]}"#).await;
     json_error(bad, 400, "invalid-input").await;
-    // Past retention: 410.
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cursor_past_retention_is_a_json_410() {
+    // A log of its own with a short retention, so that the checks above never race it.
+    let log = MemoryLog::new(MemoryLogConfig::default().with_retention(Duration::from_millis(200)));
+    let addr = spawn(Router::new().agent("/agent", endpoint(2, Duration::ZERO, log))).await;
+    post(addr, "r1").await.text().await.unwrap();
+    post(addr, "r2").await.text().await.unwrap();
     tokio::time::sleep(Duration::from_millis(300)).await;
     json_error(get(addr, "", Some("r1:1")).await, 410, "expired").await;
     json_error(get(addr, "?runId=r2", None).await, 410, "expired").await;

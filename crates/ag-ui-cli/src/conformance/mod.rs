@@ -4,8 +4,9 @@
 //!
 //! - `server/`: the probes, one file per group (`core`, `transport`, `dojo`, `resume`) on one
 //!   bounded HTTP helper and one stream checker (`server/probe.rs`, `server/stream.rs`);
-//! - `client/`: the scenarios (`scenarios.rs`, `battery.rs`) and the server that plays them
-//!   (`serve.rs`);
+//! - `client/`: the scenarios in the conformance corpus's format (`kit.rs`: the official set
+//!   and this project's, from `crates/ag-ui-conformance`) and the server that plays and judges
+//!   them (`serve.rs`);
 //! - `report.rs`: the verdicts as a terminal table, JSON or JUnit XML.
 
 mod client;
@@ -27,12 +28,18 @@ pub(crate) enum Target {
     /// passes, fails (with the offending event, status or body excerpt) or is skipped (with
     /// why). Exit 0 when nothing failed, 1 otherwise, 2 for usage errors.
     Server(ServerArgs),
-    /// Serve a battery of scenario streams for a client under test: `GET /scenarios` lists
-    /// them as {name, path, expected, tags}; `POST {path}` streams one (protobuf when the
-    /// request's Accept asks for it and the scenario is tagged `protobuf`); `GET {expected}`
-    /// is {"messages", "state"} as a correct client holds them after the run (the user
-    /// messages it sent aside), or {"reject": KIND} when a correct client must fail the run.
-    /// Scenarios tagged `strict` are where this crate is stricter than the reference client.
+    /// Serve the conformance corpus to a client under test: the 68 official AG-UI fixtures and
+    /// this project's 44 scenarios, in the corpus's format. `GET /scenarios` lists them ({name,
+    /// set ("official" or "ours"), tags, threadId, input, client, resume, path, expected,
+    /// fixture, verdict}); `POST {path}` with a RunAgentInput streams one verbatim (its second
+    /// run when the input carries `resume` entries; protobuf when Accept asks for it and the
+    /// scenario is tagged `protobuf`); `GET {expected}` is its `expect` (outcome "completed"
+    /// when the client consumed the stream, "failed" when it must reject it, runError for the
+    /// agent's own failure, messages, state, eventTypes, ...); `GET {fixture}` the whole
+    /// fixture; `POST {verdict}` with what the client ended with ({outcome, error, runError,
+    /// events, warnings, messages, state}) answers {pass, failures, relaxed}, as the corpus
+    /// holds a client other than the two official ones. Scenarios tagged `strict` are where
+    /// this project is stricter than the reference client.
     Client(ClientArgs),
 }
 
@@ -82,6 +89,16 @@ pub(crate) struct ClientArgs {
     /// Address to listen on.
     #[arg(long, default_value = "127.0.0.1:8400")]
     pub(crate) addr: SocketAddr,
+    /// Serve the official corpus (with --ours: both; neither: both).
+    #[arg(long)]
+    pub(crate) official: bool,
+    /// Serve this project's scenarios (with --official: both; neither: both).
+    #[arg(long)]
+    pub(crate) ours: bool,
+    /// Serve the fixtures of DIR (each `NAME.json` in the corpus's format, read bounded) in
+    /// place of the compiled-in official corpus, e.g. a newer checkout of it.
+    #[arg(long, value_name = "DIR")]
+    pub(crate) fixtures: Option<std::path::PathBuf>,
 }
 
 /// A check's verdict.
@@ -297,7 +314,14 @@ pub(crate) fn main(target: Target, color: bool) -> ExitCode {
                 ExitCode::from(1)
             }
         }
-        Target::Client(args) => match runtime.block_on(client::serve(args.addr)) {
+        Target::Client(args) => match runtime.block_on(client::serve(
+            args.addr,
+            &client::Choice {
+                official: args.official,
+                ours: args.ours,
+                fixtures: args.fixtures,
+            },
+        )) {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
                 eprintln!("error: {e}");

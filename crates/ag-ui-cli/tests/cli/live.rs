@@ -285,8 +285,10 @@ fn stderr_of(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
+/// The agent's RUN_ERROR is its failure, not a broken stream: its code and message on standard
+/// error, exit 3 (a violation or a cut-off stream is 1).
 #[test]
-fn run_exits_1_when_the_run_ends_in_run_error() {
+fn run_exits_3_with_the_agents_error_when_the_run_ends_in_run_error() {
     let (url, _) = scripted(
         sse_response(&[
             Event::run_started("t", "r1"),
@@ -297,16 +299,158 @@ fn run_exits_1_when_the_run_ends_in_run_error() {
         Duration::ZERO,
     );
     let out = ag_ui(&["run", &url, "hi", "--json"]);
-    assert_eq!(out.status.code(), Some(1), "{}", stderr_of(&out));
+    assert_eq!(out.status.code(), Some(3), "{}", stderr_of(&out));
+    assert_eq!(
+        stderr_of(&out),
+        "run error: the agent's run failed: model overloaded (code overloaded)\n"
+    );
     let printed = String::from_utf8(out.stdout).unwrap();
     assert!(printed.contains("\"RUN_ERROR\""), "{printed}");
     let out = ag_ui(&["run", &url, "hi", "--color", "never"]);
-    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.status.code(), Some(3));
     assert!(
         String::from_utf8(out.stdout)
             .unwrap()
             .contains("model overloaded")
     );
+    // A RUN_ERROR after a finished run is delivered the same way.
+    let (url, _) = scripted(
+        sse_response(&[
+            Event::run_started("t", "r1"),
+            Event::run_finished("t", "r1"),
+            Event::run_error("late"),
+        ]),
+        Duration::ZERO,
+    );
+    let out = ag_ui(&["run", &url, "hi", "--json"]);
+    assert_eq!(out.status.code(), Some(3), "{}", stderr_of(&out));
+    assert_eq!(stderr_of(&out), "run error: the agent's run failed: late\n");
+}
+
+/// What the client strips is said on standard error, one line per kind (the rest counted); a
+/// conformant stream says nothing.
+#[test]
+fn run_prints_one_warning_per_kind_of_stripped_material() {
+    let mut reply = sse_response(&[Event::run_started("t", "r1")]);
+    for frame in [
+        r#"{"type":"FUTURE_EVENT"}"#,
+        r#"{"type":"FUTURE_EVENT"}"#,
+        r#"{"type":"TEXT_MESSAGE_START","messageId":"m","role":"assistant","futureProp":1}"#,
+        r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"hi","futureProp":2}"#,
+        r#"{"type":"TEXT_MESSAGE_END","messageId":"m"}"#,
+        r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r1","outcome":{"type":"future"}}"#,
+    ] {
+        ag_ui::encoding::sse::write_frame(frame, &mut reply);
+    }
+    let (url, _) = scripted(reply, Duration::ZERO);
+    let out = ag_ui(&["run", &url, "hi", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    let stderr = stderr_of(&out);
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines.len(), 4, "{stderr}");
+    for (line, kind) in lines
+        .iter()
+        .zip(["strip.event", "strip.member", "strip.outcome"])
+    {
+        assert!(
+            line.starts_with("warning: event ") && line.contains(kind),
+            "{stderr}"
+        );
+    }
+    assert!(lines[1].contains("/futureProp"), "{stderr}");
+    assert_eq!(lines[3], "warning: 2 more of the kinds above");
+    let (url, _) = scripted(
+        sse_response(&[
+            Event::run_started("t", "r1"),
+            Event::run_finished("t", "r1"),
+        ]),
+        Duration::ZERO,
+    );
+    let out = ag_ui(&["run", &url, "hi", "--json"]);
+    assert_eq!((out.status.code(), stderr_of(&out).as_str()), (Some(0), ""));
+}
+
+/// `--input FILE` starts from a conversation in the corpus's `input` shape, or from a whole
+/// fixture (its input and peer pin); `--peer-version` shapes the request for an older agent.
+#[test]
+fn run_sends_a_conversation_from_a_file_shaped_for_a_pinned_peer() {
+    let dir = std::env::temp_dir().join(format!("ag-ui-run-input-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let input = dir.join("input.json");
+    std::fs::write(
+        &input,
+        r#"{"messages":[{"id":"u1","role":"user","content":[{"type":"text","text":"What is "},{"type":"image","source":{"type":"url","value":"https://x/cat.png"}},{"type":"text","text":"this?"}]}],"tools":[{"name":"look","description":"looks","parameters":{}}]}"#,
+    )
+    .unwrap();
+    let (url, requests) = scripted(
+        sse_response(&[
+            Event::run_started("t", "r1"),
+            Event::run_finished("t", "r1"),
+        ]),
+        Duration::ZERO,
+    );
+    let input_arg = input.to_str().unwrap();
+    let out = ag_ui(&[
+        "run",
+        &url,
+        "--input",
+        input_arg,
+        "--peer-version",
+        "0.0.39",
+        "--json",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    let stderr = stderr_of(&out);
+    assert!(
+        stderr.starts_with("warning: request: peer.downgrade: flattening message u1's content"),
+        "{stderr}"
+    );
+    let sent = requests.recv_timeout(Duration::from_secs(5)).unwrap();
+    let body: serde_json::Value =
+        serde_json::from_str(sent.split_once("\r\n\r\n").unwrap().1).unwrap();
+    assert_eq!(body["messages"][0]["content"], "What is this?", "{body}");
+    assert_eq!(body["tools"][0]["name"], "look");
+    assert!(body.get("protocolVersion").is_none(), "{body}");
+    // A whole fixture: its input, and its peer pin.
+    let fixture = dir.join("fixture.json");
+    std::fs::write(
+        &fixture,
+        r#"{"name":"f","client":{"maxProtocolVersion":"0.0.57"},"input":{"messages":[{"id":"a1","role":"assistant","content":"x","subagentRunId":"s1"}]},"stream":[],"expect":{}}"#,
+    )
+    .unwrap();
+    let out = ag_ui(&[
+        "run",
+        &url,
+        "then",
+        "--input",
+        fixture.to_str().unwrap(),
+        "--json",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    let sent = requests.recv_timeout(Duration::from_secs(5)).unwrap();
+    let body: serde_json::Value =
+        serde_json::from_str(sent.split_once("\r\n\r\n").unwrap().1).unwrap();
+    assert_eq!(body["messages"][0]["id"], "a1");
+    assert!(body["messages"][0].get("subagentRunId").is_none(), "{body}");
+    assert_eq!(body["messages"][1]["content"], "then");
+    assert!(body.get("protocolVersion").is_none(), "{body}");
+    // What is not an input is a usage error naming the file.
+    std::fs::write(&input, r#"{"messages":[],"novel":1}"#).unwrap();
+    let out = ag_ui(&["run", &url, "--input", input_arg]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr_of(&out).contains("\"novel\" is not a member"),
+        "{}",
+        stderr_of(&out)
+    );
+    let out = ag_ui(&["run", &url, "--peer-version", "latest"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr_of(&out).contains("--peer-version"),
+        "{}",
+        stderr_of(&out)
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]

@@ -166,7 +166,7 @@ pub(crate) fn serve_process(args: &[&str]) -> Server {
 }
 
 /// A server on 127.0.0.1 that answers every request with `reply`, then holds the connection
-/// `hold` before closing it. Each request's head (request line and headers) is sent on the
+/// `hold` before closing it. Each request (its head, a blank line, its body) is sent on the
 /// channel.
 pub(crate) fn scripted(
     reply: Vec<u8>,
@@ -191,14 +191,14 @@ pub(crate) fn scripted(
                         Ok(n) => buf.extend_from_slice(&chunk[..n]),
                     }
                 };
-                let mut body = buf.len() - head_end;
-                while body < length {
+                while buf.len() - head_end < length {
                     match stream.read(&mut chunk) {
                         Ok(0) | Err(_) => return,
-                        Ok(n) => body += n,
+                        Ok(n) => buf.extend_from_slice(&chunk[..n]),
                     }
                 }
-                let _ = tx.send(head);
+                let body = String::from_utf8_lossy(&buf[head_end..]);
+                let _ = tx.send(format!("{head}\r\n\r\n{body}"));
                 let _ = stream.write_all(&reply);
                 let _ = stream.flush();
                 std::thread::sleep(hold);

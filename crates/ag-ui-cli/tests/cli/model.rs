@@ -146,7 +146,8 @@ fn a_provider_failure_reaches_the_client_as_run_error() {
     let (base_url, _) = mock_model(false);
     let server = serve_model(&base_url);
     let (code, events) = run_json(&server.url);
-    assert_eq!(code, Some(1));
+    // The agent's own RUN_ERROR: exit 3, not the 1 of a broken stream.
+    assert_eq!(code, Some(3));
     let Some(Event::RunError(error)) = events.last() else {
         panic!("{events:?}")
     };

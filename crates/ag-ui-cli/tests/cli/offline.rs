@@ -831,29 +831,28 @@ fn verify_names_null_and_shape_rules_like_any_violation() {
 }
 
 /// An explicit END without `subagentRunId` for a message a subagent's chunks opened is
-/// accepted (as the reference verifier accepts it); the END that closes the subagent's chunk
-/// stream is the one rejected, where the stream closes it: at the next event of the
-/// subagent's lane, or at the end of the input (issue 11, item 10).
+/// reported at its own line (`chunk.closed-elsewhere`, issue 36), whether or not the subagent's
+/// lane goes on; the reference verifier accepts it and fails later, where the chunk stream
+/// closes (issue 11, item 10, before).
 #[test]
-fn verify_reports_the_closing_end_of_a_chunk_stream_where_it_closes() {
+fn verify_reports_an_end_that_closes_another_lanes_chunk_stream_at_its_own_line() {
     let head = [
         r#"{"type":"RUN_STARTED","threadId":"t","runId":"r"}"#,
         r#"{"type":"SUBAGENT_STARTED","subagentRunId":"s1","name":"n"}"#,
         r#"{"type":"TEXT_MESSAGE_CHUNK","messageId":"m","role":"assistant","delta":"hi","subagentRunId":"s1"}"#,
         r#"{"type":"TEXT_MESSAGE_END","messageId":"m"}"#,
     ];
-    let input = head.join("\n") + "\n";
-    let err = stderr(&ag_ui(&["verify"], input.as_bytes()));
-    assert!(
-        err.starts_with("violation: end of input: text.not-open [m]"),
-        "{err}"
-    );
-    let input = head.join("\n") + "\n{\"type\":\"SUBAGENT_FINISHED\",\"subagentRunId\":\"s1\"}\n";
-    let err = stderr(&ag_ui(&["verify"], input.as_bytes()));
-    assert!(
-        err.starts_with("violation: line 5: text.not-open [m]"),
-        "{err}"
-    );
+    for tail in [
+        "",
+        "{\"type\":\"SUBAGENT_FINISHED\",\"subagentRunId\":\"s1\"}\n",
+    ] {
+        let input = head.join("\n") + "\n" + tail;
+        let err = stderr(&ag_ui(&["verify"], input.as_bytes()));
+        assert!(
+            err.starts_with("violation: line 4: chunk.closed-elsewhere [m]"),
+            "{err}"
+        );
+    }
 }
 
 /// Members outside the schema do not survive `normalize` or `convert` (see the crate docs,

@@ -44,6 +44,7 @@ use serde_json::Value;
 
 use crate::client::apply::{Applied, Messages, Reducer};
 use crate::client::subscriber::{Flow, Mutation, Subscriber};
+use crate::client::warning::Warning;
 use crate::{Event, RunErrorEvent, RunFinishedEvent, ToolCall};
 
 type Callback<T> = Option<Box<T>>;
@@ -66,6 +67,7 @@ pub struct Callbacks {
     run_error: Callback<dyn FnMut(&RunErrorEvent) -> Flow + Send>,
     messages_changed: Callback<dyn FnMut(Messages<'_>) -> Flow + Send>,
     state_changed: Callback<dyn FnMut(&Value) -> Flow + Send>,
+    warning: Callback<dyn FnMut(&Warning) -> Flow + Send>,
     change: Callback<ChangeFn>,
     mutation: Option<Mutation>,
 }
@@ -81,6 +83,7 @@ impl fmt::Debug for Callbacks {
             .field("run_error", &self.run_error.is_some())
             .field("messages_changed", &self.messages_changed.is_some())
             .field("state_changed", &self.state_changed.is_some())
+            .field("warning", &self.warning.is_some())
             .field("change", &self.change.is_some())
             .finish()
     }
@@ -173,6 +176,33 @@ impl Callbacks {
         self
     }
 
+    /// Called with each [`Warning`]: something the client left out of the stream, translated or
+    /// reshaped, as it happens (a conformant stream gives none). The run's summary keeps them
+    /// too ([`RunSummary::warnings`](crate::client::RunSummary::warnings)).
+    ///
+    /// ```
+    /// use std::sync::{Arc, Mutex};
+    /// use ag_ui::client::{Callbacks, Pipeline, Reducer};
+    ///
+    /// let seen = Arc::new(Mutex::new(Vec::new()));
+    /// let sink = seen.clone();
+    /// let mut callbacks = Callbacks::new()
+    ///     .on_warning(move |w| sink.lock().unwrap().push(w.kind().as_str()));
+    /// let mut pipeline = Pipeline::new(Reducer::new());
+    /// let started = r#"{"type":"RUN_STARTED","threadId":"t","runId":"r","mood":"odd"}"#;
+    /// pipeline.push_frame(started, &mut callbacks)?;
+    /// assert_eq!(*seen.lock().unwrap(), ["strip.member"]);
+    /// # Ok::<(), ag_ui::client::PipelineError>(())
+    /// ```
+    #[must_use]
+    pub fn on_warning<R: Into<Flow>>(
+        mut self,
+        mut f: impl FnMut(&Warning) -> R + Send + 'static,
+    ) -> Self {
+        self.warning = Some(Box::new(move |w: &Warning| f(w).into()));
+        self
+    }
+
     /// Called after every event that changed messages or state, with the event and the
     /// conversation; a [`Mutation`] it returns replaces the messages or the state.
     ///
@@ -217,6 +247,7 @@ impl Callbacks {
             run_error: later.run_error.or(self.run_error),
             messages_changed: later.messages_changed.or(self.messages_changed),
             state_changed: later.state_changed.or(self.state_changed),
+            warning: later.warning.or(self.warning),
             change: later.change.or(self.change),
             mutation: later.mutation.or(self.mutation),
         }
@@ -264,6 +295,10 @@ impl Subscriber for Callbacks {
             self.mutation = change(event, conversation).filter(|m| !m.is_empty());
         }
         Flow::Continue
+    }
+
+    fn on_warning(&mut self, warning: &Warning) -> Flow {
+        call(&mut self.warning, warning)
     }
 
     fn take_mutation(&mut self) -> Option<Mutation> {

@@ -115,7 +115,12 @@
 //! | `RAW`, `ACTIVITY_SNAPSHOT`, `ACTIVITY_DELTA`, `REASONING_ENCRYPTED_VALUE`, `SUBAGENT_STARTED` | none |
 //!
 //! So a parent's explicit message does not end a subagent's chunk stream, and an explicit event
-//! for the very message a chunk stream is building ends that stream first.
+//! for the very message a chunk stream is building ends that stream first. An explicit
+//! `TEXT_MESSAGE_END`, `TOOL_CALL_END` or `REASONING_MESSAGE_END` naming an entity that
+//! *another* owner's lane is streaming is refused at its own index
+//! ([`ChunkErrorKind::ClosedElsewhere`]): passed on, it would close the entity under the lane's
+//! feet, and the stream would fail only later, at the END that closes that lane (the
+//! reference's behaviour), or nowhere when the input stopped first.
 //!
 //! **Which lane a chunk belongs to.** A chunk with an id belongs to the lane whose open stream
 //! has that kind and id (and is rejected with [`ChunkErrorKind::OwnerMismatch`] if it is
@@ -482,16 +487,34 @@ impl State {
             Event::TextMessageChunk(chunk) => self.text(index, chunk, out),
             Event::ToolCallChunk(chunk) => self.tool(index, chunk, out),
             Event::ReasoningMessageChunk(chunk) => self.reasoning(index, chunk, out),
-            event => {
-                self.pass(event, out);
-                Ok(())
-            }
+            event => self.pass(index, event, out),
         }
     }
 
     /// A non-chunk event: the ENDs of the lanes it closes ([`lanes::closes`]), then the event.
-    fn pass(&mut self, event: Event, out: &mut Vec<Event>) {
+    /// An explicit END for an entity another owner's lane streams is refused here, at its own
+    /// index (`chunk.closed-elsewhere`).
+    fn pass(&mut self, index: usize, event: Event, out: &mut Vec<Event>) -> Result<(), ChunkError> {
         if !self.lanes.is_empty() {
+            let end = match &event {
+                Event::TextMessageEnd(e) => Some((Kind::Text, e.message_id.as_str())),
+                Event::ToolCallEnd(e) => Some((Kind::Tool, e.tool_call_id.as_str())),
+                Event::ReasoningMessageEnd(e) => Some((Kind::Reasoning, e.message_id.as_str())),
+                _ => None,
+            };
+            if let Some((kind, id)) = end
+                && let Some(seq) = self.lanes.streaming(kind, id)
+                && self.lanes.get(seq).owner.as_ref() != event.attribution()
+            {
+                return Err(ChunkError::closed_elsewhere(
+                    index,
+                    event.event_type(),
+                    kind,
+                    event.attribution(),
+                    id,
+                    self.lanes.get(seq).owner.clone(),
+                ));
+            }
             match lanes::closes(&event) {
                 Closes::Own(owner) => self.close(owner, out),
                 Closes::Subagent(id) => self.close(Some(id), out),
@@ -500,6 +523,7 @@ impl State {
             }
         }
         out.push(event);
+        Ok(())
     }
 
     /// Closes the lane of `owner`, if it is open.

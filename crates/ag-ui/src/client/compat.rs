@@ -9,7 +9,9 @@
 //!   counter: `thinking-1`, `thinking-2`, …; `title` is dropped), content and ends continue the
 //!   current id (a continuation with no opener gets a fresh id of its own, and the verifier will
 //!   name it).
-//! * An event of unknown type is skipped with a `tracing` warning, never fatal.
+//! * An event of unknown type is skipped, never fatal. What is left out or translated is a
+//!   `tracing` warning here; read by a [`Pipeline`](crate::client::Pipeline), a
+//!   [`Warning`] told to its subscriber.
 //!
 //! ```
 //! use ag_ui::client::compat::Compat;
@@ -34,6 +36,8 @@
 
 use serde_json::Value;
 
+use crate::client::warning::{Warning, WarningKind};
+use crate::decode::strip::{self, StripKind, Stripped};
 use crate::decode::{Lone, SURROGATE_MARK, repair_surrogates};
 use crate::json::IdCache;
 use crate::{
@@ -59,6 +63,11 @@ pub struct Compat {
     /// The last ids read, shared by the next events that repeat them (as
     /// [`EventDecoder`](crate::encoding::sse::EventDecoder) shares them).
     ids: IdCache,
+    /// Where what was left out or translated goes, when a pipeline reads through this stage
+    /// (`reporting`); otherwise it is a `tracing` warning.
+    notes: Option<Vec<Warning>>,
+    /// The `THINKING_*` types already told about (a legacy stream is told once per type).
+    legacy_told: u8,
 }
 
 /// At most this many entities wait with the first half of a surrogate pair at once; past it the
@@ -134,6 +143,34 @@ impl Compat {
         Self::default()
     }
 
+    /// A stage that keeps what it leaves out or translates as [`Warning`]s (without their
+    /// event index, which the pipeline knows), for [`take_notes`](Self::take_notes).
+    #[cfg_attr(not(feature = "sse"), allow(dead_code))]
+    pub(crate) fn reporting() -> Self {
+        Self {
+            notes: Some(Vec::new()),
+            ..Self::default()
+        }
+    }
+
+    /// Moves the warnings of the events read since the last call to the end of `out`.
+    #[cfg_attr(not(feature = "sse"), allow(dead_code))]
+    pub(crate) fn take_notes(&mut self, out: &mut Vec<Warning>) {
+        if let Some(notes) = &mut self.notes {
+            out.append(notes);
+        }
+    }
+
+    /// Tells what was left out or translated: a note when reporting, a `tracing` warning
+    /// otherwise.
+    fn note(&mut self, warning: Warning) {
+        match &mut self.notes {
+            Some(notes) => notes.push(warning),
+            // `?`: what the message quotes comes from the peer; Debug escapes it.
+            None => tracing::warn!(kind = warning.kind().as_str(), message = ?warning.message()),
+        }
+    }
+
     /// How many events of unknown type were skipped.
     pub fn skipped(&self) -> u64 {
         self.skipped
@@ -164,8 +201,21 @@ impl Compat {
     /// As [`decode`](Self::decode).
     #[inline]
     pub(crate) fn decode_str(&mut self, json: &str) -> Result<Option<Event>, DecodeError> {
-        let read = Event::from_json_sharing(json, &mut self.ids);
-        self.decode_read(json.as_bytes(), read)
+        if self.notes.is_none() {
+            let read = Event::from_json_sharing(json, &mut self.ids);
+            return self.decode_read(json.as_bytes(), read);
+        }
+        let mut stripped = Vec::new();
+        let read = strip::collecting(&mut stripped, || {
+            let read = Event::from_json_sharing(json, &mut self.ids);
+            self.decode_read(json.as_bytes(), read)
+        });
+        if let Ok(Some(event)) = &read {
+            for record in stripped {
+                self.note(stripped_warning(event.event_type().as_str(), record));
+            }
+        }
+        read
     }
 
     /// Deals with what reading `data` gave: translates or skips an unknown type.
@@ -188,7 +238,16 @@ impl Compat {
                     }
                 }
                 self.skipped += 1;
-                tracing::warn!(event_type = name, "skipping an event of unknown type");
+                let warning = Warning::new(
+                    WarningKind::UnknownEvent,
+                    None,
+                    format!(
+                        "dropped an event of type {:?}, which AG-UI 1.0 does not define",
+                        crate::excerpt(name, crate::EXCERPT_BYTES)
+                    ),
+                )
+                .with_event_type(name);
+                self.note(warning);
                 Ok(None)
             }
             Err(e) => Err(e),
@@ -405,8 +464,16 @@ impl Compat {
             .to_owned();
         let (new_type, id) = match name.as_str() {
             "THINKING_START" => {
-                if let Some(title) = map.remove("title") {
-                    tracing::warn!(%title, "dropping THINKING_START.title: REASONING_START has no title");
+                if map.remove("title").is_some() {
+                    self.note(
+                        Warning::new(
+                            WarningKind::LegacyEvent,
+                            None,
+                            "dropped THINKING_START.title: REASONING_START has no title",
+                        )
+                        .with_event_type("THINKING_START")
+                        .with_path("/title"),
+                    );
                 }
                 let id = self.mint();
                 self.reasoning = Some(id.clone());
@@ -435,12 +502,47 @@ impl Compat {
             }
             _ => return Ok(None),
         };
-        tracing::warn!(from = %name, to = new_type, "translating a deprecated THINKING event");
+        // Told once per type: a legacy stream is one finding, not one per delta.
+        let bit = 1u8 << LEGACY_TYPES.iter().position(|t| *t == name).unwrap_or(0);
+        if self.legacy_told & bit == 0 {
+            self.legacy_told |= bit;
+            self.note(
+                Warning::new(
+                    WarningKind::LegacyEvent,
+                    None,
+                    format!("read the pre-1.0 event {name} as {new_type}"),
+                )
+                .with_event_type(name.as_str()),
+            );
+        }
         map.insert("type".into(), Value::from(new_type));
         map.insert("messageId".into(), Value::from(id.into_string()));
         self.translated += 1;
         Event::from_value(&Value::Object(map)).map(Some)
     }
+}
+
+/// The pre-1.0 event types read as their 1.0 successors.
+const LEGACY_TYPES: [&str; 5] = [
+    "THINKING_START",
+    "THINKING_TEXT_MESSAGE_START",
+    "THINKING_TEXT_MESSAGE_CONTENT",
+    "THINKING_TEXT_MESSAGE_END",
+    "THINKING_END",
+];
+
+/// The warning of what decoding an event of type `event_type` left out.
+fn stripped_warning(event_type: &str, record: Stripped) -> Warning {
+    let kind = match record.kind {
+        StripKind::Member => WarningKind::UnknownMember,
+        StripKind::Outcome => WarningKind::UnknownOutcome,
+        StripKind::Part => WarningKind::UnknownPart,
+        StripKind::Message => WarningKind::UnknownMessage,
+        StripKind::PatchOperation => WarningKind::UnknownPatchOperation,
+    };
+    Warning::new(kind, None, record.to_string())
+        .with_event_type(event_type)
+        .with_path(record.path)
 }
 
 /// A delta of U+FFFD for the entity of the delta event `event`: a copy without its timestamp,

@@ -84,6 +84,7 @@ use reqwest::header::{
 use reqwest::{StatusCode, Url};
 
 use crate::RunAgentInput;
+use crate::client::peer::PeerVersion;
 use crate::client::resume::{HookSlot, ReconnectPolicy, Reconnection, Resuming};
 use crate::client::transport::{Body, Piece, Timeout, Transport, TransportError};
 use crate::encoding::Format;
@@ -123,6 +124,8 @@ pub struct HttpAgent {
     proto: bool,
     reconnect: ReconnectPolicy,
     on_reconnect: HookSlot,
+    /// The agent's version, when it is pinned to an older one.
+    peer: Option<PeerVersion>,
 }
 
 impl HttpAgent {
@@ -144,7 +147,27 @@ impl HttpAgent {
             proto: false,
             reconnect: ReconnectPolicy::default(),
             on_reconnect: HookSlot::default(),
+            peer: None,
         }
+    }
+
+    /// Pins the agent at this endpoint to an older version of AG-UI (`None`, the default: it
+    /// speaks this crate's): a [`Conversation`](crate::client::Conversation) shapes each run's
+    /// input for it and reads its stream as the [`peer`](crate::client::peer) shims say, and
+    /// a request to a peer before 1.0 carries no `protocolVersion`.
+    ///
+    /// ```
+    /// use ag_ui::client::{HttpAgent, PeerVersion, Transport};
+    ///
+    /// let peer: PeerVersion = "0.0.57".parse()?;
+    /// let agent = HttpAgent::new("http://127.0.0.1:8000/").with_peer_version(Some(peer));
+    /// assert_eq!(agent.peer_version(), Some(peer));
+    /// # Ok::<(), ag_ui::client::PeerVersionError>(())
+    /// ```
+    #[must_use]
+    pub fn with_peer_version(mut self, peer: Option<PeerVersion>) -> Self {
+        self.peer = peer;
+        self
     }
 
     /// Sets how a resumable stream that ends early is reconnected (default
@@ -518,6 +541,10 @@ impl Body for HttpStream {
 impl Transport for HttpAgent {
     type Body = HttpBody;
 
+    fn peer_version(&self) -> Option<PeerVersion> {
+        self.peer
+    }
+
     async fn open(&self, input: &RunAgentInput) -> Result<HttpBody, TransportError> {
         let hook = self.on_reconnect.0.clone();
         let mut reached = false;
@@ -629,13 +656,15 @@ impl HttpAgent {
     ) -> Result<HttpStream, TransportError> {
         let mut url = self.checked_url()?;
         let bearer = self.bearer()?;
-        // Every request declares the protocol, so a server does not take us for a pre-1.0 client.
+        // Every request declares the protocol, so a server does not take us for a pre-1.0
+        // client; a pinned peer before 1.0 is sent none (it does not know the member).
         let declared;
-        let input = if input.protocol_version.is_some() {
+        let pre_1_0 = self.peer.is_some_and(PeerVersion::is_pre_1_0);
+        let input = if input.protocol_version.is_some() != pre_1_0 {
             input
         } else {
             let mut with_version = input.clone();
-            with_version.protocol_version = Some(crate::PROTOCOL_VERSION.to_owned());
+            with_version.protocol_version = (!pre_1_0).then(|| crate::PROTOCOL_VERSION.to_owned());
             declared = with_version;
             &declared
         };

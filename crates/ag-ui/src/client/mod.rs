@@ -22,11 +22,15 @@
 //! - `subscriber`: `Subscriber`, what observes a run, the `Flow` its calls return and the
 //!   `Mutation` (a replacement of messages or state) it may ask for (feature `sse`).
 //! - `callbacks`: `Callbacks`, a subscriber made of closures per event type (feature `sse`).
+//! - [`warning`]: `Warning`, what the client strips, translates or cannot apply, told to the
+//!   application.
+//! - [`peer`]: `PeerVersion`, an agent pinned to an older version, and the shims it gets.
 //!
 //! The types a client works with are also here, at `ag_ui::client` (`Conversation`,
 //! `HttpAgent`, `Pipeline`, `RunError`, …); each layer has its own error: `TransportError`
-//! (carrying the run), `PipelineError` (reading it), and `RunError`, the conversation's,
-//! which holds either or an unanswered interrupt.
+//! (carrying the run), `PipelineError` (reading it: the client's rejection of the stream),
+//! and `RunError`, the conversation's, which holds either, the agent's own report that its run
+//! failed (`AgentError`, a `RUN_ERROR`), or an unanswered interrupt.
 
 pub mod apply;
 #[cfg(feature = "browser")]
@@ -49,6 +53,7 @@ pub mod http;
 #[cfg(feature = "sse")]
 #[cfg_attr(docsrs, doc(cfg(feature = "sse")))]
 pub mod middleware;
+pub mod peer;
 #[cfg(feature = "http")]
 #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 pub mod resume;
@@ -61,6 +66,7 @@ pub mod subscriber;
 #[cfg(feature = "sse")]
 #[cfg_attr(docsrs, doc(cfg(feature = "sse")))]
 pub mod transport;
+pub mod warning;
 
 pub use apply::{ApplyError, ApplyErrorKind, Limits, Reducer, RunOutcome};
 #[cfg(feature = "browser")]
@@ -73,11 +79,13 @@ pub use conversation::{Conversation, RunEnd, RunError, RunErrorKind, RunSummary}
 pub use http::{HttpAgent, Timeouts};
 #[cfg(feature = "sse")]
 pub use middleware::{FilterToolCalls, Middleware, Stack};
+pub use peer::{PeerVersion, PeerVersionError};
 #[cfg(feature = "sse")]
-pub use run::{Pipeline, PipelineError, PipelineErrorKind, PipelineLimits};
+pub use run::{AgentError, Pipeline, PipelineError, PipelineErrorKind, PipelineLimits, StreamEnd};
 #[cfg(feature = "sse")]
 pub use subscriber::{Flow, Mutation, Subscriber};
 #[cfg(feature = "sse")]
 pub use transport::{
     Body, CancelToken, Piece, Replay, Timeout, Transport, TransportError, TransportErrorKind,
 };
+pub use warning::{Warning, WarningKind, Warnings};

@@ -56,15 +56,19 @@
 
 use std::fmt;
 
+mod end;
 mod error;
 
+pub use end::{AgentError, StreamEnd};
 pub use error::{PipelineError, PipelineErrorKind};
 
 use crate::client::apply::{Limits, Reducer};
 use crate::client::chunks::ChunkNormalizer;
 use crate::client::compat::Compat;
 use crate::client::middleware::Stack;
+use crate::client::peer::{PeerVersion, declared_version_warning};
 use crate::client::subscriber::{Flow, Subscriber};
+use crate::client::warning::{Warning, Warnings};
 use crate::encoding::Format;
 use crate::encoding::sse::FrameDecoder;
 use crate::verify::Verifier;
@@ -134,10 +138,22 @@ pub struct Pipeline {
     stopped: bool,
     /// The last run started (cleared by nothing: a later `RUN_STARTED` replaces it).
     run_id: Option<RunId>,
-    /// The `RUN_ERROR` that ended the last run, if it failed: message and code.
-    failure: Option<(String, Option<String>)>,
+    /// The last `RUN_ERROR` of the response (kept when a new run starts after it).
+    last_error: Option<AgentError>,
+    /// Whether the last run ended with `RUN_ERROR` (cleared by a `RUN_STARTED`).
+    failed: bool,
     /// Set by [`deferred`](Pipeline::deferred): the verified events wait here, unapplied.
     deferred: Option<Vec<Event>>,
+    /// The peer's version when it is pinned ([`with_peer_version`](Pipeline::with_peer_version)).
+    peer: Option<PeerVersion>,
+    /// The warnings so far, kept for the summary.
+    warnings: Warnings,
+    /// Warnings waiting to be told (reused).
+    notes: Vec<Warning>,
+    /// The frame being read, for the index of what reading it left out.
+    frame: Option<u64>,
+    /// How many events entered the pipeline (decoded or pushed).
+    received: u64,
 }
 
 impl fmt::Debug for Pipeline {
@@ -156,7 +172,7 @@ impl Pipeline {
             frames: FrameDecoder::new(),
             #[cfg(feature = "proto")]
             proto: None,
-            compat: Compat::new(),
+            compat: Compat::reporting(),
             middleware: Stack::new(),
             shaped: Vec::new(),
             chunks: ChunkNormalizer::new(),
@@ -167,9 +183,54 @@ impl Pipeline {
             pushed_frames: 0,
             stopped: false,
             run_id: None,
-            failure: None,
+            last_error: None,
+            failed: false,
             deferred: None,
+            peer: None,
+            warnings: Warnings::new(),
+            notes: Vec::new(),
+            frame: None,
+            received: 0,
         }
+    }
+
+    /// Reads the stream of a peer pinned to an older version: its events are reshaped as the
+    /// [`peer`](crate::client::peer) module says (a peer before subagents has its `SUBAGENT_*`
+    /// events left out, with a warning, and its attribution removed).
+    #[must_use]
+    pub fn with_peer_version(mut self, peer: Option<PeerVersion>) -> Self {
+        self.peer = peer;
+        self
+    }
+
+    /// The warnings of the response so far: what was left out, translated or could not be
+    /// applied (see [`Warning`]). Each was told to the subscriber as it happened.
+    pub fn warnings(&self) -> &Warnings {
+        &self.warnings
+    }
+
+    /// The last `RUN_ERROR` the response carried, whether or not a new run started after it.
+    pub fn run_error(&self) -> Option<&AgentError> {
+        self.last_error.as_ref()
+    }
+
+    /// Tells the waiting warnings to `subscriber` and keeps them; a warning without an index
+    /// gets `index`.
+    fn tell(&mut self, index: u64, subscriber: &mut impl Subscriber) -> Flow {
+        let mut flow = Flow::Continue;
+        for mut warning in self.notes.drain(..) {
+            if warning.index().is_none() {
+                warning = warning.at(index);
+            }
+            if flow == Flow::Continue && subscriber.on_warning(&warning) == Flow::Stop {
+                flow = Flow::Stop;
+            }
+            self.warnings.push(warning);
+        }
+        if flow == Flow::Stop {
+            self.stopped = true;
+        }
+        flow
     }
 
     /// A pipeline whose verified events wait instead of being applied: after each
@@ -402,7 +463,15 @@ impl Pipeline {
             let event = match read {
                 Ok(event) => event,
                 Err(e) if e.kind() == ProtoErrorKind::UnknownEventType => {
-                    tracing::warn!(error = %e, "skipping an event of unknown type");
+                    let index = e.index().unwrap_or_default();
+                    self.notes.push(Warning::new(
+                        crate::client::warning::WarningKind::UnknownEvent,
+                        Some(index),
+                        "dropped a protobuf event of a type AG-UI 1.0 does not define",
+                    ));
+                    if self.tell(index, subscriber) == Flow::Stop {
+                        return Ok(Flow::Stop);
+                    }
                     continue;
                 }
                 Err(e) => return Err(crate::DecodeError::from(e).into()),
@@ -423,7 +492,14 @@ impl Pipeline {
             if let Err(e) = self.compat.decode_str_into(frame.text(), &mut decoded) {
                 return Err(e.with_index(index).into());
             }
+            self.compat.take_notes(&mut self.notes);
+            if !self.notes.is_empty() && self.tell(index, subscriber) == Flow::Stop {
+                self.decoded = decoded;
+                return Ok(Flow::Stop);
+            }
+            self.frame = Some(index);
             let flow = self.push_decoded(&mut decoded, subscriber);
+            self.frame = None;
             self.decoded = decoded;
             if flow? == Flow::Stop {
                 return Ok(Flow::Stop);
@@ -444,7 +520,14 @@ impl Pipeline {
             self.decoded = decoded;
             return Err(e.with_index(index).into());
         }
+        self.compat.take_notes(&mut self.notes);
+        if !self.notes.is_empty() && self.tell(index, subscriber) == Flow::Stop {
+            self.decoded = decoded;
+            return Ok(Flow::Stop);
+        }
+        self.frame = Some(index);
         let flow = self.push_decoded(&mut decoded, subscriber);
+        self.frame = None;
         self.decoded = decoded;
         flow
     }
@@ -475,6 +558,26 @@ impl Pipeline {
         if self.stopped {
             return Ok(Flow::Stop);
         }
+        let index = self.frame.unwrap_or(self.received);
+        self.received += 1;
+        if let Event::RunStarted(e) = &event
+            && let Some(warning) = e
+                .protocol_version
+                .as_deref()
+                .and_then(declared_version_warning)
+        {
+            self.notes.push(warning);
+        }
+        let event = match self.peer {
+            Some(peer) => peer.shape_event(event, &mut self.notes),
+            None => Some(event),
+        };
+        if !self.notes.is_empty() && self.tell(index, subscriber) == Flow::Stop {
+            return Ok(Flow::Stop);
+        }
+        let Some(event) = event else {
+            return Ok(Flow::Continue);
+        };
         if self.middleware.is_empty() {
             self.expanded.clear();
             self.chunks.push_into(event, &mut self.expanded)?;
@@ -546,14 +649,28 @@ impl Pipeline {
         if let Some(mutation) = subscriber.take_mutation() {
             mutation.apply_to(&mut self.reducer);
         }
+        let index = self.reducer.events_applied();
         let applied = self.reducer.apply(&event)?;
         match &event {
             Event::RunStarted(e) => {
                 self.run_id = Some(e.run_id.clone());
-                self.failure = None;
+                self.failed = false;
             }
-            Event::RunError(e) => self.failure = Some((e.message.clone(), e.code.clone())),
+            Event::RunError(e) => {
+                self.last_error = Some(AgentError::new(
+                    e.message.clone(),
+                    e.code.clone(),
+                    self.run_id.clone(),
+                ));
+                self.failed = true;
+            }
             _ => {}
+        }
+        if let Some(warning) = &applied.warning {
+            self.notes.push(Warning::from(warning));
+            if self.tell(index, subscriber) == Flow::Stop {
+                return Ok(Flow::Stop);
+            }
         }
         if applied.is_changed() || applied.warning.is_some() {
             if subscriber.on_applied(&event, &applied, &self.reducer) == Flow::Stop {
@@ -615,13 +732,14 @@ impl Pipeline {
 }
 
 impl Pipeline {
-    /// Whether the response told a whole, successful run: call it after [`finish`](
-    /// Self::finish) returned [`Flow::Continue`]. A stream may stop anywhere (rule R13), so
-    /// the pipeline accepts an unterminated one; a client that asked for a run must not.
+    /// How the response ended: call it after [`finish`](Self::finish) returned
+    /// [`Flow::Continue`]. A stream may stop anywhere (rule R13), so the pipeline accepts an
+    /// unterminated one; a client that asked for a run must not, and a run the agent reported
+    /// as failed is not a finished one.
     ///
     /// ```
     /// use ag_ui::client::apply::Reducer;
-    /// use ag_ui::client::run::{Pipeline, PipelineError, PipelineErrorKind};
+    /// use ag_ui::client::run::{Pipeline, PipelineError, PipelineErrorKind, StreamEnd};
     /// use ag_ui::{Event, TextMessageRole};
     ///
     /// let mut pipeline = Pipeline::new(Reducer::new());
@@ -634,18 +752,21 @@ impl Pipeline {
     /// assert_eq!(run_id, Some("r1"));
     /// assert_eq!(open.text_messages, ["m1"]);
     ///
+    /// // The agent's RUN_ERROR ends the run: the stream was consumed, and the run failed.
     /// pipeline.push_event(Event::run_error("model overloaded"), &mut ())?;
-    /// assert_eq!(pipeline.check_end().unwrap_err().kind(), PipelineErrorKind::RunFailed);
+    /// let StreamEnd::Failed(error) = pipeline.check_end()? else { panic!("failed") };
+    /// assert_eq!(error.message(), "model overloaded");
     /// # Ok::<(), PipelineError>(())
     /// ```
     ///
     /// # Errors
-    /// [`PipelineErrorKind::RunFailed`] with the message and code when the last run ended in
-    /// `RUN_ERROR`; [`PipelineErrorKind::Incomplete`] naming the run and what it still had open when
-    /// it did not end, or when no run started at all.
-    pub fn check_end(&self) -> Result<(), PipelineError> {
-        if let Some((message, code)) = &self.failure {
-            return Err(PipelineError::run_failed(message.clone(), code.clone()));
+    /// [`PipelineErrorKind::Incomplete`] naming the run and what it still had open when it did
+    /// not end, or when no run started at all.
+    pub fn check_end(&self) -> Result<StreamEnd, PipelineError> {
+        if self.failed
+            && let Some(error) = &self.last_error
+        {
+            return Ok(StreamEnd::Failed(error.clone()));
         }
         if !self.verifier.has_started() || self.verifier.in_run() {
             return Err(PipelineError::incomplete(
@@ -653,7 +774,7 @@ impl Pipeline {
                 self.verifier.open(),
             ));
         }
-        Ok(())
+        Ok(StreamEnd::Finished)
     }
 }
 
@@ -721,6 +842,29 @@ mod tests {
         assert_eq!(messages[1].id().as_str(), "thinking-1");
         assert_eq!(log.events.len(), 9);
         assert_eq!(log.events[1], EventType::TextMessageStart);
+    }
+
+    /// A protobuf event of a type 1.0 does not define is left out with a warning, as in SSE.
+    #[cfg(feature = "proto")]
+    #[test]
+    fn an_unknown_protobuf_event_is_a_warning() {
+        use crate::client::warning::WarningKind;
+        use crate::encoding::proto;
+        let mut bytes = Vec::new();
+        proto::encode_into(&Event::run_started("t", "r"), &mut bytes);
+        // A frame whose only arm is an unknown one carrying a message: a future event.
+        let unknown = [0x82, 0x02, 0x02, 0x08, 0x0a];
+        bytes.extend_from_slice(&u32::try_from(unknown.len()).unwrap().to_be_bytes());
+        bytes.extend_from_slice(&unknown);
+        proto::encode_into(&Event::run_finished("t", "r"), &mut bytes);
+        let mut pipeline = Pipeline::new(Reducer::new()).with_format(Format::Proto);
+        pipeline.push_bytes(&bytes, &mut ()).unwrap();
+        pipeline.finish(&mut ()).unwrap();
+        assert!(pipeline.check_end().unwrap().agent_error().is_none());
+        let warnings: Vec<_> = pipeline.warnings().iter().collect();
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert_eq!(warnings[0].kind(), WarningKind::UnknownEvent);
+        assert_eq!(warnings[0].index(), Some(1));
     }
 
     #[test]
@@ -823,7 +967,7 @@ mod tests {
         done.push_event(Event::run_finished("t", "r"), &mut ())
             .unwrap();
         done.finish(&mut ()).unwrap();
-        done.check_end().unwrap();
+        assert_eq!(done.check_end().unwrap(), StreamEnd::Finished);
     }
 
     #[test]
@@ -838,10 +982,53 @@ mod tests {
         pipeline
             .push_event(Event::run_error("bad\nnews\u{7}"), &mut ())
             .unwrap();
+        let StreamEnd::Failed(error) = pipeline.check_end().unwrap() else {
+            panic!("the run failed")
+        };
+        assert_eq!(error.to_string(), "the run failed: bad\\u{a}news\\u{7}");
+    }
+
+    /// A `RUN_ERROR` is delivered, not refused: the stream goes on (a `RUN_STARTED` begins a new
+    /// run in it), and how it ended is said by its last run.
+    #[test]
+    fn a_run_error_is_delivered_and_the_last_run_decides_the_end() {
+        let ended = |events: Vec<Event>| {
+            let mut log = Log::default();
+            let mut pipeline = Pipeline::new(Reducer::new());
+            for event in events {
+                pipeline.push_event(event, &mut log).unwrap();
+            }
+            pipeline.finish(&mut log).unwrap();
+            let run_error = pipeline.run_error().map(|e| e.message().to_owned());
+            (pipeline.check_end().unwrap(), log.events, run_error)
+        };
+        // A new run after a failed one: the stream ends finished, the failure still reported.
+        let (end, events, run_error) = ended(vec![
+            Event::run_started("t", "r1"),
+            Event::run_error("first"),
+            Event::run_started("t", "r2"),
+            Event::run_finished("t", "r2"),
+        ]);
+        assert_eq!(end, StreamEnd::Finished);
+        assert_eq!(events.len(), 4);
+        assert_eq!(run_error.as_deref(), Some("first"));
+        // A failure after a finished run is the stream's end.
+        let (end, _, _) = ended(vec![
+            Event::run_started("t", "r1"),
+            Event::run_finished("t", "r1"),
+            Event::run_error("late"),
+        ]);
+        let StreamEnd::Failed(error) = end else {
+            panic!("{end:?}")
+        };
         assert_eq!(
-            pipeline.check_end().unwrap_err().to_string(),
-            "the run failed: bad\\u{a}news\\u{7}"
+            (error.message(), error.run_id().map(|r| r.as_str())),
+            ("late", Some("r1"))
         );
+        // A stream may open with RUN_ERROR: a run that failed before it began.
+        let (end, events, _) = ended(vec![Event::run_error("unreachable")]);
+        assert_eq!(end.agent_error().and_then(AgentError::run_id), None);
+        assert_eq!(events, [EventType::RunError]);
     }
 
     #[test]

@@ -42,6 +42,7 @@
 use serde_json::Value;
 
 use crate::client::apply::{Applied, Reducer};
+use crate::client::warning::Warning;
 use crate::{Event, Message};
 
 /// Whether the run goes on.
@@ -70,6 +71,15 @@ pub trait Subscriber {
         Flow::Continue
     }
 
+    /// Called for every [`Warning`] as it happens: something the client left out of what the
+    /// peer sent (an unknown event, member, outcome, part, message or patch operation),
+    /// translated (a pre-1.0 event), reshaped for a pinned peer, or could not apply. A
+    /// conformant stream produces none.
+    fn on_warning(&mut self, warning: &Warning) -> Flow {
+        let _ = warning;
+        Flow::Continue
+    }
+
     /// Asked after every call to [`on_event`](Self::on_event) or [`on_applied`](
     /// Self::on_applied) that continued: a [`Mutation`] returned here replaces the
     /// conversation's messages or state at once. `None` by default.
@@ -88,6 +98,10 @@ impl<S: Subscriber + ?Sized> Subscriber for &mut S {
 
     fn on_applied(&mut self, event: &Event, applied: &Applied, conversation: &Reducer) -> Flow {
         (**self).on_applied(event, applied, conversation)
+    }
+
+    fn on_warning(&mut self, warning: &Warning) -> Flow {
+        (**self).on_warning(warning)
     }
 
     fn take_mutation(&mut self) -> Option<Mutation> {

@@ -118,6 +118,15 @@ pub trait Transport: Sync {
         &self,
         input: &RunAgentInput,
     ) -> impl Future<Output = Result<Self::Body, TransportError>> + Send;
+
+    /// The version of the agent this transport reaches, when it is pinned to an older one
+    /// ([`PeerVersion`](crate::client::PeerVersion)): a
+    /// [`Conversation`](crate::client::Conversation) shapes its requests and reads its
+    /// responses as the [`peer`](crate::client::peer) shims say. `None` (the default): the
+    /// agent speaks this crate's version.
+    fn peer_version(&self) -> Option<crate::client::PeerVersion> {
+        None
+    }
 }
 
 /// A transport that answers every run with the same recorded events (tests, demos, replays of

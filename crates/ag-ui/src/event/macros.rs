@@ -210,12 +210,15 @@ macro_rules! events {
                 }
             }
 
-            /// Deserializes the payload of an event of type `ty` (the `type` key is ignored).
+            /// Deserializes the payload of an event of type `ty` (the `type` key is ignored); a
+            /// member the struct does not declare is recorded when a collector is installed
+            /// (`decode::strip`).
             #[inline]
             pub(crate) fn deserialize_as<'de, D: Deserializer<'de>>(
                 ty: EventType,
                 d: D,
             ) -> Result<Event, D::Error> {
+                let d = crate::decode::strip::Members(d);
                 match ty {
                     $( EventType::$variant => <$ty>::deserialize(d).map(Event::from), )*
                 }

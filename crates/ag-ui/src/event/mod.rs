@@ -38,8 +38,10 @@ use crate::{Metadata, SubagentRunId};
 #[macro_use]
 mod macros;
 mod constructors;
+mod patch;
 mod structs;
 
+pub use patch::PatchOps;
 pub use structs::*;
 
 /// An event type name that is not one of the 31 of AG-UI 1.0.

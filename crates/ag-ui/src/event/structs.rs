@@ -1,10 +1,10 @@
 //! The 31 payload structs, one per event type, in catalogue order.
 
-use json_patch::PatchOperation;
+use super::PatchOps;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::json::patch_ops;
+use crate::json::{activity_ops, delta_ops};
 use crate::message::messages;
 use crate::outcome::{run_outcome, subagent_outcome};
 use crate::serde_util::{non_null, timestamp};
@@ -245,8 +245,8 @@ event_struct! {
     StateDeltaEvent {
         required {
             /// The operations; `[]` is a valid no-op. Unknown operations are dropped when read.
-            #[serde(deserialize_with = "patch_ops")]
-            delta: Vec<PatchOperation>,
+            #[serde(deserialize_with = "delta_ops")]
+            delta: PatchOps,
         }
         fixed {}
         optional {
@@ -302,8 +302,8 @@ event_struct! {
             /// The producer's discriminator.
             activity_type: String,
             /// The operations. Unknown operations are dropped when read.
-            #[serde(deserialize_with = "patch_ops")]
-            patch: Vec<PatchOperation>,
+            #[serde(deserialize_with = "activity_ops")]
+            patch: PatchOps,
         }
         fixed {}
         optional {

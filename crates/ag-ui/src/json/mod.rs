@@ -61,11 +61,12 @@
 // The reducer (client) uses all of it, the server the depth.
 #[cfg_attr(not(feature = "client"), allow(dead_code))]
 pub(crate) mod measure;
+pub(crate) mod partial;
 mod patch;
 mod read;
 mod write;
 
-pub(crate) use patch::patch_ops;
+pub(crate) use patch::{activity_ops, delta_ops};
 pub(crate) use read::{IdCache, read_event};
 pub(crate) use write::write_event;
 

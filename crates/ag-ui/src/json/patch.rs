@@ -2,7 +2,9 @@
 //! [module above](super)).
 //!
 //! Each operation is read straight from the input: its four known members (`op`, `path`,
-//! `from`, `value`) as they come, anything else skipped, and the operation built from them.
+//! `from`, `value`) as they come, and the operation built from them; the members the built
+//! operation does not define (a `value` on a `remove`, a vendor's own) are kept beside it, as
+//! RFC 6902 keeps an operation open ([`PatchOps`]).
 //! Before this reader, every operation was first parsed into a `serde_json::Value` object, then
 //! converted into a [`PatchOperation`] through serde's buffering of internally tagged enums,
 //! which copied the operation's `value` twice more.
@@ -20,26 +22,40 @@ use json_patch::{
     AddOperation, CopyOperation, MoveOperation, PatchOperation, RemoveOperation, ReplaceOperation,
     TestOperation,
 };
+
+use crate::PatchOps;
 use serde::Deserialize;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
+use crate::decode::strip::{self, StripKind, Tail};
 use crate::serde_util::{deserialize_element, unknown_member};
 
 /// JSON Patch operation names, in the declaration order of [`PatchOperation`].
 const PATCH_OPS: &[&str] = &["add", "remove", "replace", "move", "copy", "test"];
 
-/// Reads a list of JSON Patch operations, dropping (with one warning) those whose `op` names no
-/// operation. An invalid operation is an error whose message starts with its index
-/// (`[2]: missing field `value``), which [`crate::decode::locate`] folds into the field path.
-pub(crate) fn patch_ops<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<PatchOperation>, D::Error> {
+/// Reads a list of JSON Patch operations, dropping (recorded once, see `decode::strip`) those
+/// whose `op` names no operation. An invalid operation is an error whose message starts with
+/// its index (`[2]: missing field `value``), which [`crate::decode::locate`] folds into the field
+/// path.
+pub(crate) fn patch_ops<'de, D: Deserializer<'de>>(d: D) -> Result<PatchOps, D::Error> {
     d.deserialize_seq(OpsVisitor)
+}
+
+/// [`patch_ops`] of `STATE_DELTA.delta` (what it leaves out is recorded under `/delta`).
+pub(crate) fn delta_ops<'de, D: Deserializer<'de>>(d: D) -> Result<PatchOps, D::Error> {
+    strip::within("delta", || patch_ops(d))
+}
+
+/// [`patch_ops`] of `ACTIVITY_DELTA.patch` (what it leaves out is recorded under `/patch`).
+pub(crate) fn activity_ops<'de, D: Deserializer<'de>>(d: D) -> Result<PatchOps, D::Error> {
+    strip::within("patch", || patch_ops(d))
 }
 
 struct OpsVisitor;
 
 impl<'de> Visitor<'de> for OpsVisitor {
-    type Value = Vec<PatchOperation>;
+    type Value = PatchOps;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         // As `Vec<Value>` says it, which read these lists before.
@@ -49,24 +65,41 @@ impl<'de> Visitor<'de> for OpsVisitor {
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
         // At most 4096 up front, whatever the peer claims: the rest grows as it is read.
         let mut out = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
+        let mut extras = Vec::new();
         let mut dropped: Option<(usize, String, usize)> = None;
         let mut index = 0;
         while let Some(element) = seq.next_element_seed(ElementSeed)? {
             match element {
-                Element::Op(op) => out.push(op),
+                Element::Op(op, extra) => {
+                    if let Some(extra) = extra {
+                        extras.push((out.len(), extra));
+                    }
+                    out.push(op);
+                }
                 Element::Unknown(name) => match &mut dropped {
                     Some((_, _, count)) => *count += 1,
                     None => dropped = Some((index, name, 1)),
                 },
-                Element::Other(value) => {
+                Element::Other(value, extra) => {
                     if let Some(name) = unknown_member(&value, "op", PATCH_OPS) {
                         match &mut dropped {
                             Some((_, _, count)) => *count += 1,
                             None => dropped = Some((index, name, 1)),
                         }
                     } else {
+                        // Which known members the operation leaves unused shows once it is read.
+                        let read = match &value {
+                            Value::Object(map) => Some(map.clone()),
+                            _ => None,
+                        };
                         match deserialize_element(value, index) {
-                            Ok(op) => out.push(op),
+                            Ok(op) => {
+                                let extra = unused(&op, read, extra);
+                                if let Some(extra) = extra {
+                                    extras.push((out.len(), extra));
+                                }
+                                out.push(op);
+                            }
                             Err(message) => {
                                 // The rest is still read, so that broken JSON after the bad
                                 // operation is the syntax error it was when the whole list was
@@ -81,27 +114,62 @@ impl<'de> Visitor<'de> for OpsVisitor {
             index += 1;
         }
         if let Some((first_index, first, count)) = dropped {
-            // `?`: the name comes from the peer; Debug quotes it and escapes control characters.
-            tracing::warn!(
+            strip::record(
+                StripKind::PatchOperation,
+                Some(Tail::Index(first_index)),
+                &first,
                 count,
-                first_index,
-                first = ?first,
-                "dropped {count} union member(s) of unknown op"
             );
         }
-        Ok(out)
+        let mut ops = PatchOps::new();
+        let mut extras = extras.into_iter().peekable();
+        for (at, op) in out.into_iter().enumerate() {
+            let extra = extras.next_if(|(i, _)| *i == at).map(|(_, extra)| extra);
+            ops.push(op, extra);
+        }
+        Ok(ops)
+    }
+}
+
+/// The members of an operation read as `read` (its known members) and `extra` (the others)
+/// that `op` does not define: what stays beside it.
+fn unused(
+    op: &PatchOperation,
+    read: Option<Map<String, Value>>,
+    extra: Option<Map<String, Value>>,
+) -> Option<Map<String, Value>> {
+    let mut out = extra.unwrap_or_default();
+    for (key, value) in read.into_iter().flatten() {
+        if !defines(op, &key) {
+            out.insert(key, value);
+        }
+    }
+    (!out.is_empty()).then_some(out)
+}
+
+/// Whether operation `op` defines the member `key`.
+fn defines(op: &PatchOperation, key: &str) -> bool {
+    match key {
+        "op" | "path" => true,
+        "value" => matches!(
+            op,
+            PatchOperation::Add(_) | PatchOperation::Replace(_) | PatchOperation::Test(_)
+        ),
+        "from" => matches!(op, PatchOperation::Move(_) | PatchOperation::Copy(_)),
+        _ => false,
     }
 }
 
 /// One element of the list, as read.
 enum Element {
-    /// A valid operation.
-    Op(PatchOperation),
+    /// A valid operation, and the members it does not define.
+    Op(PatchOperation, Option<Map<String, Value>>),
     /// An object whose `op` is a string naming no operation: dropped.
     Unknown(String),
-    /// Anything else, as the `Value` it is (its unknown members left out: they cannot change
-    /// how it reads), for the conversion that reports what is wrong with it.
-    Other(Value),
+    /// Anything else, as the `Value` it is (with its known members only: the others cannot
+    /// change how it reads, and are beside it), for the conversion that reports what is wrong
+    /// with it.
+    Other(Value, Option<Map<String, Value>>),
 }
 
 struct ElementSeed;
@@ -134,31 +202,31 @@ impl Key {
     }
 }
 
-/// A member name: one of [`Key`], or another (`None`), which is skipped.
+/// A member name: one of [`Key`], or another (`Err`, its name), kept beside the operation.
 struct KeySeed;
 
 impl<'de> DeserializeSeed<'de> for KeySeed {
-    type Value = Option<Key>;
+    type Value = Result<Key, String>;
 
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Option<Key>, D::Error> {
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
         d.deserialize_str(KeySeed)
     }
 }
 
 impl Visitor<'_> for KeySeed {
-    type Value = Option<Key>;
+    type Value = Result<Key, String>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a member name")
     }
 
-    fn visit_str<E: de::Error>(self, key: &str) -> Result<Option<Key>, E> {
+    fn visit_str<E: de::Error>(self, key: &str) -> Result<Self::Value, E> {
         Ok(match key {
-            "op" => Some(Key::Op),
-            "path" => Some(Key::Path),
-            "from" => Some(Key::From),
-            "value" => Some(Key::Value),
-            _ => None,
+            "op" => Ok(Key::Op),
+            "path" => Ok(Key::Path),
+            "from" => Ok(Key::From),
+            "value" => Ok(Key::Value),
+            other => Err(other.to_owned()),
         })
     }
 }
@@ -268,66 +336,85 @@ impl<'de> Visitor<'de> for ElementVisitor {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Element, A::Error> {
         let mut members = Members::default();
+        let mut extra: Option<Map<String, Value>> = None;
         while let Some(key) = map.next_key_seed(KeySeed)? {
             match key {
-                Some(key) => members.set(key, map.next_value()?),
-                None => {
-                    map.next_value::<IgnoredAny>()?;
+                Ok(key) => members.set(key, map.next_value()?),
+                Err(name) => {
+                    let value = map.next_value()?;
+                    extra.get_or_insert_with(Map::new).insert(name, value);
                 }
             }
         }
         if let Some(op) = members.build() {
-            return Ok(Element::Op(op));
+            // What `build` left in place the operation does not define.
+            let left = [
+                (Key::From, members.from.take()),
+                (Key::Value, members.value.take()),
+            ];
+            for (key, value) in left {
+                if let Some(value) = value {
+                    extra
+                        .get_or_insert_with(Map::new)
+                        .insert(key.name().to_owned(), value);
+                }
+            }
+            return Ok(Element::Op(op, extra));
         }
         if let Some(Value::String(name)) = &members.op
             && !PATCH_OPS.contains(&name.as_str())
         {
             return Ok(Element::Unknown(name.clone()));
         }
-        Ok(Element::Other(members.into_value()))
+        Ok(Element::Other(members.into_value(), extra))
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Element, A::Error> {
-        Value::deserialize(de::value::SeqAccessDeserializer::new(seq)).map(Element::Other)
+        Value::deserialize(de::value::SeqAccessDeserializer::new(seq)).map(other)
     }
 
     fn visit_bool<E: de::Error>(self, v: bool) -> Result<Element, E> {
-        Ok(Element::Other(Value::Bool(v)))
+        Ok(other(Value::Bool(v)))
     }
 
     fn visit_i64<E: de::Error>(self, v: i64) -> Result<Element, E> {
-        Ok(Element::Other(Value::from(v)))
+        Ok(other(Value::from(v)))
     }
 
     fn visit_u64<E: de::Error>(self, v: u64) -> Result<Element, E> {
-        Ok(Element::Other(Value::from(v)))
+        Ok(other(Value::from(v)))
     }
 
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<Element, E> {
-        Ok(Element::Other(
+        Ok(other(
             serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number),
         ))
     }
 
     fn visit_str<E: de::Error>(self, v: &str) -> Result<Element, E> {
-        Ok(Element::Other(Value::String(v.to_owned())))
+        Ok(other(Value::String(v.to_owned())))
     }
 
     fn visit_string<E: de::Error>(self, v: String) -> Result<Element, E> {
-        Ok(Element::Other(Value::String(v)))
+        Ok(other(Value::String(v)))
     }
 
     fn visit_unit<E: de::Error>(self) -> Result<Element, E> {
-        Ok(Element::Other(Value::Null))
+        Ok(other(Value::Null))
     }
 
     fn visit_none<E: de::Error>(self) -> Result<Element, E> {
-        Ok(Element::Other(Value::Null))
+        Ok(other(Value::Null))
     }
 
     fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Element, D::Error> {
-        Value::deserialize(d).map(Element::Other)
+        Value::deserialize(d).map(other)
     }
+}
+
+/// An element that is not an object.
+fn other(value: Value) -> Element {
+    Element::Other(value, None)
 }
 
 #[cfg(test)]

@@ -70,11 +70,18 @@ impl Outcome {
         Self::of(RunFinishedOutcome::Cancelled)
     }
 
-    /// Adds an interrupt; turns any other outcome into an interrupt outcome.
+    /// Adds an interrupt; turns any other outcome into an interrupt outcome. An interrupt whose
+    /// id is already there replaces it (a resume entry answers an interrupt by its id, so one
+    /// outcome never holds two with one id: rule D3 of the verifier).
     #[must_use]
     pub fn with_interrupt(mut self, interrupt: Interrupt) -> Self {
         match &mut self.kind {
-            RunFinishedOutcome::Interrupt { interrupts } => interrupts.push(interrupt),
+            RunFinishedOutcome::Interrupt { interrupts } => {
+                match interrupts.iter_mut().find(|i| i.id == interrupt.id) {
+                    Some(same) => *same = interrupt,
+                    None => interrupts.push(interrupt),
+                }
+            }
             other => *other = RunFinishedOutcome::interrupt(vec![interrupt]),
         }
         self
@@ -442,6 +449,19 @@ mod tests {
             e.outcome,
             Some(RunFinishedOutcome::interrupt(vec![
                 Interrupt::new("a", "x"),
+                Interrupt::new("b", "y")
+            ]))
+        );
+        // One id twice: the later interrupt replaces the earlier.
+        let e = finished(
+            Outcome::interrupt(Interrupt::new("a", "x"))
+                .with_interrupt(Interrupt::new("b", "y"))
+                .with_interrupt(Interrupt::new("a", "z")),
+        );
+        assert_eq!(
+            e.outcome,
+            Some(RunFinishedOutcome::interrupt(vec![
+                Interrupt::new("a", "z"),
                 Interrupt::new("b", "y")
             ]))
         );

@@ -7,7 +7,9 @@
 //! each event to [`Verifier::check`] and it either accepts the event or returns a
 //! [`Violation`] naming the rule ([`ViolationKind`]), the event's index and the ids involved.
 //! It accepts and rejects exactly what the reference client (`verifyEvents` of
-//! `@ag-ui/client` 1.0.0) does, at the same event.
+//! `@ag-ui/client` 1.0.0) does, at the same event, but for three rules of the next
+//! specification's draft (D1–D3 below), which it enforces ahead of the reference: there it is
+//! stricter, and nowhere else.
 //!
 //! ```
 //! use ag_ui::verify::{Verifier, ViolationKind};
@@ -86,6 +88,17 @@
 //! | R24, R37, R38, R48 | — | owners recorded by `TOOL_CALL_RESULT` (last writer), `MESSAGES_SNAPSHOT` (authoritative), the `RUN_STARTED` input echo (first writer), `ACTIVITY_SNAPSHOT` (when new or replacing) |
 //! | R41 … R44 | `subagent.already-active`, `subagent.id-reused`, `subagent.unknown-parent`, `subagent.not-active` | subagent lifecycle |
 //! | R13, R50, R51 | — | a stream may stop anywhere; state, custom, raw and snapshot events have no order; chunk events pass untouched in client mode |
+//! | D1 | `run.id-mismatch` | `RUN_FINISHED` names another `runId` than its run's `RUN_STARTED` (checked before R7–R12) |
+//! | D2 | `run.thread-mismatch` | `RUN_FINISHED` names another `threadId` than its run's `RUN_STARTED`; a later `RUN_STARTED` names another thread than the stream's first (every run of one stream is on one thread) |
+//! | D3 | `interrupt.duplicate-id` | two interrupts of one `RUN_FINISHED` interrupt outcome carry the same id (a resume entry answers an interrupt by its id); after D1 and D2, before R7–R12 |
+//!
+//! D1–D3 are the rules the corpus's `draft` folder adds (`run-finished-wrong-run-id-fatal`,
+//! `run-finished-wrong-thread-id-fatal`, `second-run-on-another-thread-fatal`,
+//! `duplicate-interrupt-id-fatal`), reported at the event that breaks them;
+//! [`ViolationKind::is_draft`] tells them apart. `RUN_ERROR` carries no `threadId` or `runId`
+//! (in 1.0 and in the draft alike), so nothing of it is compared. On the server the runner
+//! frames every run with the input's ids and keeps an outcome's interrupt ids distinct, so an
+//! agent built on this crate cannot break them.
 //!
 //! Rules about nulls and shapes cannot be broken by a typed [`Event`]: [`Event::from_json`]
 //! and friends reject such input with [`DecodeErrorKind::InvalidField`] (`schema.invalid`),
@@ -110,8 +123,9 @@
 //! * `parentToolCallId` / `parentMessageId` on `SUBAGENT_STARTED` naming anything real.
 //! * `TOOL_CALL_RESULT` without (or during) its call; `REASONING_ENCRYPTED_VALUE` for an entity
 //!   that is closed or unknown; `ACTIVITY_DELTA` for an unknown activity.
-//! * The `RUN_FINISHED` outcome and `RUN_STARTED` ids (not compared with anything), pending
-//!   tool call or interrupt bookkeeping, `expiresAt`.
+//! * The `RUN_FINISHED` outcome beyond D3, the `RUN_STARTED` ids beyond D1 and D2 (the run id
+//!   is not compared with the input's, nor the thread with the input's: the verifier sees the
+//!   stream alone), pending tool call or interrupt bookkeeping, `expiresAt`.
 //!
 //! # Emission mode
 //!

@@ -110,6 +110,16 @@ kinds! {
     /// `{"type":"suspended"}`, or whose `interruptIds` is `null` or holds a non-string (raw
     /// JSON only).
     SubagentBadOutcome = "subagent.bad-outcome", rules = ["R45", "R46"];
+    /// D1, a rule of the next specification (draft): `RUN_FINISHED` names another `runId`
+    /// than the `RUN_STARTED` of the run it closes.
+    RunIdMismatch = "run.id-mismatch", rules = ["D1"];
+    /// D2, a rule of the next specification (draft): every run of one stream is on one thread:
+    /// `RUN_FINISHED` names another `threadId` than its run's `RUN_STARTED`, or a later
+    /// `RUN_STARTED` another than the stream's first.
+    RunThreadMismatch = "run.thread-mismatch", rules = ["D2"];
+    /// D3, a rule of the next specification (draft): two interrupts of one `RUN_FINISHED`
+    /// interrupt outcome carry the same id (a resume entry answers an interrupt by its id).
+    InterruptDuplicateId = "interrupt.duplicate-id", rules = ["D3"];
     /// Emission mode: a second text message opened by an owner that has one open.
     EmitTextAlreadyOpen = "emit.text-already-open", rules = [];
     /// Emission mode: a second reasoning span (or reasoning message) opened by an owner that
@@ -128,6 +138,13 @@ impl ViolationKind {
     /// Whether the kind exists only in [emission mode](super::Verifier::for_emission).
     pub fn is_emission_only(self) -> bool {
         self.rules().is_empty()
+    }
+
+    /// Whether the kind is a rule of the next specification (its draft, `D1`–`D3`), which the
+    /// reference client 1.0 does not enforce: where this verifier is stricter than the
+    /// reference.
+    pub fn is_draft(self) -> bool {
+        self.rules().iter().any(|rule| rule.starts_with('D'))
     }
 }
 

@@ -59,22 +59,48 @@ fn run_error_is_an_err_with_its_message_and_code_and_keeps_what_came() {
     let mut conversation = Conversation::new("t");
     conversation.add_user_message("hello");
     let err = block_on(conversation.run(&agent, &mut ())).unwrap_err();
-    assert_eq!(
-        err.kind(),
-        RunErrorKind::Pipeline(PipelineErrorKind::RunFailed)
-    );
-    assert_eq!(err.kind().as_str(), "run.failed");
-    let Some(pipeline) = err.pipeline() else {
+    // The agent's failure, not a rejection: the stream was consumed.
+    assert_eq!(err.kind(), RunErrorKind::Agent);
+    assert_eq!(err.kind().as_str(), "agent.run-error");
+    assert!(!err.kind().is_rejection() && err.pipeline().is_none());
+    let Some(failure) = err.agent_error() else {
         panic!("{err}")
     };
-    assert_eq!(pipeline.error_message(), Some("model overloaded"));
-    assert_eq!(pipeline.error_code(), Some("overloaded"));
+    assert_eq!(failure.message(), "model overloaded");
+    assert_eq!(failure.code(), Some("overloaded"));
     assert_eq!(
         err.to_string(),
         "the run failed: model overloaded (code overloaded)"
     );
+    assert_eq!(err.summary().map(|s| s.events), Some(4));
     // What was received is kept.
     assert_eq!(conversation.messages()[1].text(), Some("partial"));
+}
+
+#[test]
+fn a_run_error_after_a_finished_run_is_delivered_and_ends_the_response() {
+    let agent = Replay::new(vec![
+        Event::run_started("t", "r1"),
+        Event::text_message_start("a1", TextMessageRole::Assistant),
+        Event::text_message_content("a1", "kept"),
+        Event::text_message_end("a1"),
+        Event::run_finished("t", "r1"),
+        Event::run_error("late"),
+    ]);
+    let mut conversation = Conversation::new("t");
+    let err = block_on(conversation.run(&agent, &mut ())).unwrap_err();
+    assert_eq!(err.kind(), RunErrorKind::Agent);
+    let summary = err.summary().unwrap();
+    assert_eq!(summary.events, 6);
+    assert!(matches!(
+        summary.outcome,
+        Some(ag_ui::client::RunOutcome::Success { .. })
+    ));
+    assert_eq!(
+        summary.run_error.as_ref().map(|e| e.message()),
+        Some("late")
+    );
+    assert_eq!(conversation.messages()[0].text(), Some("kept"));
 }
 
 #[test]
@@ -87,6 +113,11 @@ fn a_failed_run_followed_by_a_finished_one_is_a_success() {
     ]);
     let summary = block_on(Conversation::new("t").run(&agent, &mut ())).unwrap();
     assert_eq!(summary.end, RunEnd::Finished);
+    // The first run's failure was delivered and is reported.
+    assert_eq!(
+        summary.run_error.as_ref().map(|e| e.message()),
+        Some("first try failed")
+    );
 }
 
 #[test]

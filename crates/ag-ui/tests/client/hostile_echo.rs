@@ -109,11 +109,11 @@ fn a_huge_run_error_or_run_id_is_quoted_as_an_excerpt() {
     pipeline
         .push_event(Event::run_started("t", "r"), &mut ())
         .unwrap();
-    let failed = pipeline
+    pipeline
         .push_event(Event::run_error("e".repeat(HUGE)), &mut ())
-        .and_then(|_| pipeline.check_end())
-        .unwrap_err();
-    let message = failed.to_string();
+        .unwrap();
+    let end = pipeline.check_end().unwrap();
+    let message = end.agent_error().unwrap().to_string();
     assert!(message.len() < 4 * 1024 + 100, "{} bytes", message.len());
     assert!(
         message.starts_with("the run failed: eee"),

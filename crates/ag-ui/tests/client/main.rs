@@ -10,6 +10,7 @@ mod axum;
 mod chunks_interop;
 mod chunks_roundtrip;
 mod compact_props;
+mod conformance;
 mod documents;
 mod frame_limit;
 mod hardening;

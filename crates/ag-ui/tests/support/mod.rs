@@ -4,6 +4,8 @@
 
 #![allow(dead_code, unreachable_pub)]
 
+#[cfg(feature = "http")]
+pub mod corpus;
 pub mod ev;
 pub mod hostile;
 #[cfg(feature = "axum")]

@@ -5,9 +5,11 @@
 #[path = "../support/mod.rs"]
 mod support;
 
+mod closed_elsewhere;
 mod differential;
 mod emission;
 mod props;
 mod rules;
+mod rules_draft;
 mod rules_shape;
 mod rules_subagents;

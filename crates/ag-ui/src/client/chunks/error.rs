@@ -24,6 +24,12 @@ pub enum ChunkErrorKind {
     /// `chunk.field-mismatch` (R56): a continuation repeats an opener field with a different
     /// value.
     FieldMismatch,
+    /// `chunk.closed-elsewhere`: an explicit `TEXT_MESSAGE_END`, `TOOL_CALL_END` or
+    /// `REASONING_MESSAGE_END` names an entity another owner's lane is streaming as chunks. This
+    /// crate's rule, ahead of the reference: the reference passes the END on and fails later,
+    /// at the END that closes the chunk stream (or nowhere, when the input stops first); here
+    /// the END that is wrong is named, at its own index.
+    ClosedElsewhere,
 }
 
 impl ChunkErrorKind {
@@ -35,6 +41,7 @@ impl ChunkErrorKind {
             ChunkErrorKind::Ambiguous => "chunk.ambiguous",
             ChunkErrorKind::OwnerMismatch => "chunk.owner-mismatch",
             ChunkErrorKind::FieldMismatch => "chunk.field-mismatch",
+            ChunkErrorKind::ClosedElsewhere => "chunk.closed-elsewhere",
         }
     }
 }
@@ -71,6 +78,8 @@ pub(super) struct ErrorDetail {
     kind: ChunkErrorKind,
     index: usize,
     event_type: EventType,
+    /// The kind of chunk stream involved.
+    lane: Kind,
     /// The chunk's own attribution.
     subagent_run_id: Option<SubagentRunId>,
     /// The id involved: the chunk's, or for a continuation the open stream's.
@@ -96,6 +105,7 @@ impl ChunkError {
             kind,
             index,
             event_type: chunk.chunk_type(),
+            lane: chunk,
             subagent_run_id: tag.cloned(),
             id: None,
             field: None,
@@ -134,6 +144,24 @@ impl ChunkError {
         error
     }
 
+    /// An explicit END (`event_type`, attributed to `tag`) for `id`, which the lane of `owner`
+    /// is streaming as chunks of `lane`.
+    pub(super) fn closed_elsewhere(
+        index: usize,
+        event_type: EventType,
+        lane: Kind,
+        tag: Option<&SubagentRunId>,
+        id: &str,
+        owner: Option<SubagentRunId>,
+    ) -> Self {
+        let mut error = ChunkError::new(ChunkErrorKind::ClosedElsewhere, index, lane, tag)
+            .with_id(id)
+            .with_field("subagentRunId");
+        error.0.event_type = event_type;
+        error.0.owners = vec![owner];
+        error
+    }
+
     /// The rule that was broken.
     pub fn kind(&self) -> ChunkErrorKind {
         self.0.kind
@@ -146,7 +174,7 @@ impl ChunkError {
     }
 
     /// The type of the chunk (`TEXT_MESSAGE_CHUNK`, `TOOL_CALL_CHUNK` or
-    /// `REASONING_MESSAGE_CHUNK`).
+    /// `REASONING_MESSAGE_CHUNK`), or of the explicit END ([`ChunkErrorKind::ClosedElsewhere`]).
     pub fn event_type(&self) -> EventType {
         self.0.event_type
     }
@@ -180,8 +208,9 @@ impl ChunkError {
         self.0.expected.as_deref()
     }
 
-    /// The lanes involved, by owner (`None` is the parent agent): for an owner mismatch the one
-    /// lane that holds the id; for an ambiguous chunk every subagent lane that could claim it.
+    /// The lanes involved, by owner (`None` is the parent agent): for an owner mismatch (or an
+    /// END closing elsewhere) the one lane that holds the id; for an ambiguous chunk every
+    /// subagent lane that could claim it.
     /// Empty for the other kinds.
     pub fn owners(&self) -> &[Option<SubagentRunId>] {
         &self.0.owners
@@ -206,7 +235,7 @@ impl fmt::Display for Owner<'_> {
 
 impl fmt::Display for ErrorDetail {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let kind = Kind::of_chunk(self.event_type);
+        let kind = self.lane;
         write!(
             f,
             "{}: event {} ({}",
@@ -250,6 +279,12 @@ impl fmt::Display for ErrorDetail {
                 kind.noun(),
                 Owner(self.owners.first().and_then(Option::as_ref)),
                 Owner(self.subagent_run_id.as_ref()),
+            ),
+            ChunkErrorKind::ClosedElsewhere => write!(
+                f,
+                "closes {} {id:?}, which {} is streaming as chunks: the END that closes that chunk stream would find it closed",
+                kind.noun(),
+                Owner(self.owners.first().and_then(Option::as_ref)),
             ),
             ChunkErrorKind::FieldMismatch => {
                 let found = short(self.found.as_deref().unwrap_or_default());

@@ -17,8 +17,6 @@ pub enum PipelineErrorKind {
     Verify,
     /// The reducer refused an event.
     Apply,
-    /// The agent ended the run with `RUN_ERROR`.
-    RunFailed,
     /// The response ended in the middle of a run, or before any run started.
     Incomplete,
 }
@@ -31,26 +29,25 @@ impl PipelineErrorKind {
             PipelineErrorKind::Chunk => "run.chunk",
             PipelineErrorKind::Verify => "run.verify",
             PipelineErrorKind::Apply => "run.apply",
-            PipelineErrorKind::RunFailed => "run.failed",
             PipelineErrorKind::Incomplete => "run.incomplete",
         }
     }
 }
 
-/// Why the pipeline refused a response, or why the run it told failed. The reducer keeps what
-/// was applied before the failure.
+/// Why the pipeline refused a response: the client's rejection of the stream. The reducer keeps
+/// what was applied before it.
 ///
-/// A run that the agent ended with `RUN_ERROR` ([`PipelineErrorKind::RunFailed`]) and a
-/// response that stopped in the middle of a run ([`PipelineErrorKind::Incomplete`]) are errors
-/// too, so that `?` never reads a failed run as a successful one.
+/// A response that stopped in the middle of a run ([`PipelineErrorKind::Incomplete`]) is one
+/// too, so that `?` never reads a cut-off run as a finished one. The agent's own `RUN_ERROR` is
+/// not: it is delivered and applied like any event, and
+/// [`Pipeline::check_end`](super::Pipeline::check_end) reports it as
+/// [`StreamEnd::Failed`](super::StreamEnd::Failed).
 ///
 /// Opaque, with a [`kind`](Self::kind): the error of a stage that failed is the
 /// [`source`](std::error::Error::source) (so a report that walks the chain shows it once),
 /// and also behind [`decode`](Self::decode), [`chunk`](Self::chunk),
-/// [`violation`](Self::violation) and [`apply`](Self::apply); a failed run's message and code
-/// are behind [`error_message`](Self::error_message) and [`error_code`](Self::error_code), an
-/// incomplete run's id and what it left open behind [`run_id`](Self::run_id) and
-/// [`open`](Self::open).
+/// [`violation`](Self::violation) and [`apply`](Self::apply); an incomplete run's id and what it
+/// left open are behind [`run_id`](Self::run_id) and [`open`](Self::open).
 #[derive(Debug, thiserror::Error)]
 #[error(transparent)]
 pub struct PipelineError(Stage);
@@ -70,22 +67,6 @@ enum Stage {
     /// The reducer refused an event.
     #[error(transparent)]
     Apply(#[from] ApplyError),
-    /// The agent ended the run with `RUN_ERROR`. `Display` quotes at most 4 KiB of the message
-    /// (the fields keep it whole).
-    #[error("the run failed: {}", printable(&match code {
-        Some(code) => format!(
-            "{} (code {})",
-            crate::excerpt(message, 4 * crate::EXCERPT_LIST_BYTES),
-            crate::excerpt(code, crate::EXCERPT_BYTES)
-        ),
-        None => crate::excerpt(message, 4 * crate::EXCERPT_LIST_BYTES).into_owned(),
-    }))]
-    RunFailed {
-        /// The `RUN_ERROR` message.
-        message: String,
-        /// The `RUN_ERROR` code, if any.
-        code: Option<String>,
-    },
     /// The response ended without `RUN_FINISHED` or `RUN_ERROR` for the last run (or before
     /// any run started).
     #[error("{}", incomplete_message(.run_id.as_deref(), .open))]
@@ -95,23 +76,6 @@ enum Stage {
         /// What that run still had open.
         open: Box<OpenEntities>,
     },
-}
-
-/// `text` with control characters (terminal escapes, line breaks) written as `\u{…}`
-/// escapes: what a peer sent is shown, never obeyed by a terminal.
-fn printable(text: &str) -> std::borrow::Cow<'_, str> {
-    if !text.chars().any(char::is_control) {
-        return std::borrow::Cow::Borrowed(text);
-    }
-    let mut out = String::with_capacity(text.len() + 8);
-    for c in text.chars() {
-        if c.is_control() {
-            out.extend(c.escape_unicode());
-        } else {
-            out.push(c);
-        }
-    }
-    std::borrow::Cow::Owned(out)
 }
 
 fn incomplete_message(run_id: Option<&str>, open: &OpenEntities) -> String {
@@ -125,7 +89,7 @@ fn incomplete_message(run_id: Option<&str>, open: &OpenEntities) -> String {
             "the response ended in the middle of run {run} (no RUN_FINISHED or RUN_ERROR); still open: {open}"
         ),
     };
-    printable(&text).into_owned()
+    crate::excerpt::printable(&text).into_owned()
 }
 
 impl From<DecodeError> for PipelineError {
@@ -153,11 +117,6 @@ impl From<ApplyError> for PipelineError {
 }
 
 impl PipelineError {
-    /// The agent ended the run with `RUN_ERROR`: its message and code.
-    pub(crate) fn run_failed(message: String, code: Option<String>) -> Self {
-        PipelineError(Stage::RunFailed { message, code })
-    }
-
     /// The response ended without `RUN_FINISHED` or `RUN_ERROR` for run `run_id` (`None`: no
     /// run started), which still had `open` open.
     pub(crate) fn incomplete(run_id: Option<String>, open: OpenEntities) -> Self {
@@ -174,7 +133,6 @@ impl PipelineError {
             Stage::Chunk(_) => PipelineErrorKind::Chunk,
             Stage::Verify(_) => PipelineErrorKind::Verify,
             Stage::Apply(_) => PipelineErrorKind::Apply,
-            Stage::RunFailed { .. } => PipelineErrorKind::RunFailed,
             Stage::Incomplete { .. } => PipelineErrorKind::Incomplete,
         }
     }
@@ -207,23 +165,6 @@ impl PipelineError {
     pub fn apply(&self) -> Option<&ApplyError> {
         match &self.0 {
             Stage::Apply(e) => Some(e),
-            _ => None,
-        }
-    }
-
-    /// The `RUN_ERROR` message, whole ([`PipelineErrorKind::RunFailed`]; `Display` quotes at
-    /// most 4 KiB of it).
-    pub fn error_message(&self) -> Option<&str> {
-        match &self.0 {
-            Stage::RunFailed { message, .. } => Some(message),
-            _ => None,
-        }
-    }
-
-    /// The `RUN_ERROR` code, if it had one ([`PipelineErrorKind::RunFailed`]).
-    pub fn error_code(&self) -> Option<&str> {
-        match &self.0 {
-            Stage::RunFailed { code, .. } => code.as_deref(),
             _ => None,
         }
     }

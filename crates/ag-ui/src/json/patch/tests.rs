@@ -17,7 +17,7 @@ struct Direct(Vec<PatchOperation>);
 
 impl<'de> Deserialize<'de> for Direct {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        patch_ops(d).map(Direct)
+        patch_ops(d).map(|ops| Direct(ops.into_vec()))
     }
 }
 
@@ -27,7 +27,14 @@ struct Buffered(Vec<PatchOperation>);
 
 impl<'de> Deserialize<'de> for Buffered {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        lenient_vec(d, "op", PATCH_OPS, deserialize_element).map(Buffered)
+        lenient_vec(
+            d,
+            "op",
+            PATCH_OPS,
+            crate::decode::strip::StripKind::PatchOperation,
+            deserialize_element,
+        )
+        .map(Buffered)
     }
 }
 
@@ -145,7 +152,7 @@ fn unknown_operations_are_dropped_and_bad_ones_named() {
         panic!("{event:?}")
     };
     assert_eq!(
-        delta.delta,
+        delta.delta.ops(),
         [PatchOperation::Remove(json_patch::RemoveOperation {
             path: json_patch::jsonptr::PointerBuf::parse("/a").unwrap()
         })]
@@ -187,4 +194,35 @@ fn broken_json_after_a_bad_operation_is_a_syntax_error() {
         let err = Event::from_json(json).unwrap_err();
         assert_eq!(err.kind(), DecodeErrorKind::Syntax, "{json}: {err}");
     }
+}
+
+/// RFC 6902 keeps an operation open: what an operation carries beyond its own members stays
+/// beside it, and is written back after them (the members no operation defines first, then the
+/// known ones it does not use), on the fast path and on the slow one alike.
+#[test]
+fn members_an_operation_does_not_define_are_kept() {
+    let cases = [
+        // A value on a remove, a from on an add, a vendor's member.
+        (
+            r#"[{"op":"remove","path":"/a","value":"drop-me"},{"op":"add","path":"/b","value":1,"from":"/x","x-trace":{"id":7}}]"#,
+            r#"[{"op":"remove","path":"/a","value":"drop-me"},{"op":"add","path":"/b","value":1,"x-trace":{"id":7},"from":"/x"}]"#,
+        ),
+        // Members in another order (the slow path reads a repeated member once, as a Value).
+        (
+            r#"[{"value":2,"path":"/c","op":"replace","note":"n"},{"op":"test","path":"/d","value":null}]"#,
+            r#"[{"op":"replace","path":"/c","value":2,"note":"n"},{"op":"test","path":"/d","value":null}]"#,
+        ),
+    ];
+    for (json, written) in cases {
+        let ops = patch_ops(&mut serde_json::Deserializer::from_str(json)).unwrap();
+        assert_eq!(serde_json::to_string(&ops).unwrap(), written, "{json}");
+        let from_value = patch_ops(&serde_json::from_str::<Value>(json).unwrap()).unwrap();
+        assert_eq!(from_value, ops, "{json}");
+    }
+    let ops = patch_ops(&mut serde_json::Deserializer::from_str(
+        r#"[{"op":"remove","path":"/a"},{"op":"copy","from":"/a","path":"/b","value":3}]"#,
+    ))
+    .unwrap();
+    assert_eq!(ops.extra(0), None);
+    assert_eq!(ops.extra(1).unwrap()["value"], 3);
 }

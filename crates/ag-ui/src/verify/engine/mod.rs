@@ -213,6 +213,10 @@ pub(super) struct Engine {
     recent_text: Recent,
     recent_tool: Recent,
     recent_reasoning: Recent,
+    /// The stream's thread: the first `RUN_STARTED`'s (D2; kept across runs).
+    thread: Option<Box<str>>,
+    /// The run in progress or last ended: its `RUN_STARTED`'s id (D1).
+    run: Option<Box<str>>,
 }
 
 fn tag_of(tag: &Option<SubagentRunId>) -> Option<&str> {
@@ -289,10 +293,15 @@ impl Engine {
         self.gate(event)?;
         match event {
             Event::RunStarted(e) => {
+                self.same_thread(e.thread_id.as_str())?;
                 if matches!(self.phase, Phase::Finished | Phase::Errored) {
                     self.reset();
                 }
                 self.phase = Phase::Active;
+                if self.thread.is_none() {
+                    self.thread = Some(e.thread_id.as_str().into());
+                }
+                self.run = Some(e.run_id.as_str().into());
                 if let Some(input) = &e.input {
                     self.seed(&input.messages, false);
                 }
@@ -300,7 +309,11 @@ impl Engine {
             Event::RunError(_) => {
                 self.phase = Phase::Errored;
             }
-            Event::RunFinished(_) => {
+            Event::RunFinished(e) => {
+                self.identity(e.thread_id.as_str(), e.run_id.as_str())?;
+                if let Some(crate::RunFinishedOutcome::Interrupt { interrupts }) = &e.outcome {
+                    unique_interrupts(interrupts)?;
+                }
                 self.closure()?;
                 self.phase = Phase::Finished;
             }
@@ -543,6 +556,51 @@ impl Engine {
         }
     }
 
+    /// D2 at a `RUN_STARTED`: the stream's runs are on one thread.
+    fn same_thread(&self, thread: &str) -> Check {
+        match &self.thread {
+            Some(first) if &**first != thread => Err(Fail::new(
+                ViolationKind::RunThreadMismatch,
+                vec![thread.to_owned(), first.to_string()],
+                format!(
+                    "RUN_STARTED on thread {}, but this stream belongs to thread {}: every run of one stream is on one thread",
+                    show(thread),
+                    show(first)
+                ),
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    /// D1 and D2 at a `RUN_FINISHED`: it names the run it closes and that run's thread.
+    fn identity(&self, thread: &str, run: &str) -> Check {
+        if let Some(open) = &self.run
+            && &**open != run
+        {
+            return Err(Fail::new(
+                ViolationKind::RunIdMismatch,
+                vec![run.to_owned(), open.to_string()],
+                format!(
+                    "RUN_FINISHED names run {} but the run in progress is {}: a run's RUN_STARTED and RUN_FINISHED must agree on their runId",
+                    show(run),
+                    show(open)
+                ),
+            ));
+        }
+        match &self.thread {
+            Some(first) if &**first != thread => Err(Fail::new(
+                ViolationKind::RunThreadMismatch,
+                vec![thread.to_owned(), first.to_string()],
+                format!(
+                    "RUN_FINISHED names thread {} but its run started on thread {}: a run's boundary events carry the input's threadId",
+                    show(thread),
+                    show(first)
+                ),
+            )),
+            _ => Ok(()),
+        }
+    }
+
     /// R37 (authoritative) and R38 (first writer wins).
     fn seed(&mut self, messages: &[Message], authoritative: bool) {
         self.forget_recent();
@@ -713,6 +771,26 @@ impl Engine {
             Subagent::Closed => None,
         }));
         result
+    }
+}
+
+/// D3: the interrupts of one outcome carry distinct ids.
+fn unique_interrupts(interrupts: &[crate::Interrupt]) -> Check {
+    if interrupts.len() < 2 {
+        return Ok(());
+    }
+    let mut ids: Vec<&str> = interrupts.iter().map(|i| i.id.as_str()).collect();
+    ids.sort_unstable();
+    match ids.windows(2).find(|pair| pair[0] == pair[1]) {
+        Some(pair) => Err(Fail::new(
+            ViolationKind::InterruptDuplicateId,
+            vec![pair[0].to_owned()],
+            format!(
+                "RUN_FINISHED's interrupt outcome holds two interrupts carrying the id {}: a resume entry answers an interrupt by its id, so one answer would cover both",
+                show(pair[0])
+            ),
+        )),
+        None => Ok(()),
     }
 }
 
