@@ -28,9 +28,10 @@
 //!
 //! - **Input**: the body is read up to a limit (4 MiB by default; more is `413`), must be
 //!   `application/json` (else `415`), and must parse as a `RunAgentInput` (else `400`, naming the
-//!   field's path). The bodies of the runs the endpoint holds open count against one budget
-//!   (64 MiB by default): a request that would pass it is answered `503` (`overloaded`, with
-//!   `Retry-After`) at once ([`EndpointLimits`]). Other methods get `405`. Every rejection is a JSON body
+//!   field's path). The inputs of the runs the endpoint holds open count against one budget
+//!   (what each holds once parsed; 256 MiB by default): a request that would pass it is
+//!   answered `503` (`overloaded`, with `Retry-After`) at once ([`EndpointLimits`]). Other
+//!   methods get `405`. Every rejection is a JSON body
 //!   `{"error": {"kind": …, "message": …, "field": …}}`; [`AgentInput`] is the same extractor
 //!   for your own handlers.
 //! - **Negotiation** on `Accept` ([`negotiate`], RFC 9110 q-values and specificity): SSE
@@ -143,6 +144,7 @@ use crate::server::transform::{Coalescer, Filter, FilterFn, Verdict};
 use crate::{Event, RunAgentInput};
 
 mod detached;
+mod held;
 mod input;
 pub(crate) use input::error_response;
 use input::read_input;
@@ -158,7 +160,7 @@ pub use serve::{ServeConfig, serve};
 pub mod registry;
 pub use registry::{AgentInfo, AgentRegistry};
 pub mod resume;
-pub use resume::ResumeConfig;
+pub use resume::{DetachedStats, ResumeConfig};
 
 /// The default limit on the size of a request body: 4 MiB.
 pub const DEFAULT_BODY_LIMIT: usize = 4 * 1024 * 1024;
@@ -470,6 +472,14 @@ impl<H: RunHandler> AgentEndpoint<H> {
     pub fn with_retry(mut self, delay: Duration) -> Self {
         self.config.resume.retry = delay;
         self
+    }
+
+    /// What the endpoint's detached runs hold now besides their log (none when it is not
+    /// resumable); clones of the endpoint, and the router it is mounted on, share them.
+    pub fn detached_stats(&self) -> resume::DetachedStats {
+        self.resumable
+            .as_ref()
+            .map_or_else(Default::default, |resumable| resumable.detached.stats())
     }
 
     /// Whether the endpoint is resumable (then its capabilities say `transport.resumable`).
