@@ -24,6 +24,8 @@ pub(crate) fn to_js<T: serde::Serialize + ?Sized>(value: &T) -> JsValue {
 }
 
 /// A plain JavaScript value read as `T`, through JSON; what is wrong, naming `what`, otherwise.
+/// Read from bytes, by the serde_json reader the `ag-ui` decoders use, so the module holds one
+/// copy of each type's deserializer.
 pub(crate) fn from_js<T: serde::de::DeserializeOwned>(
     value: &JsValue,
     what: &str,
@@ -32,7 +34,7 @@ pub(crate) fn from_js<T: serde::de::DeserializeOwned>(
         .map_err(|_| format!("{what}: cannot be written as JSON"))?
         .as_string()
         .ok_or_else(|| format!("{what}: cannot be written as JSON"))?;
-    serde_json::from_str(&json).map_err(|e| format!("{what}: {e}"))
+    serde_json::from_slice(json.as_bytes()).map_err(|e| format!("{what}: {e}"))
 }
 
 /// A property of a JavaScript object, if it is there.

@@ -167,8 +167,11 @@ pub(crate) fn deserialize_element<T: DeserializeOwned>(
     item: Value,
     index: usize,
 ) -> Result<T, String> {
-    // Most elements are valid: read them without tracking the path (which copies every member
-    // name it passes); only one that fails is read again, tracked, to name the field.
+    // Natively, most elements are valid: read them without tracking the path (which copies
+    // every member name it passes); only one that fails is read again, tracked, to name the
+    // field. On wasm32 the tracked reading is the only one, so each element type's
+    // deserializer is in the browser module once (see `Event::deserialize_event`).
+    #[cfg(not(target_arch = "wasm32"))]
     if let Ok(element) = T::deserialize(&item) {
         return Ok(element);
     }

@@ -384,8 +384,8 @@ impl Event {
     /// [`Event::from_json`] for a stream decoder: ids equal to the last ones read share them.
     #[inline]
     pub(crate) fn from_json_sharing(json: &str, ids: &mut IdCache) -> Result<Event, DecodeError> {
-        // The fast path: `type` first, as encoders write it, and a valid event. Reading from a
-        // `str` spares serde_json a UTF-8 check per string. Anything else takes the slow path,
+        // The fast path: `type` first, as encoders write it, and a valid event (the direct
+        // reader, else serde through `deserialize_event`). Anything else takes the slow path,
         // which names what is wrong.
         if let Some(name) = leading_type_str(json)
             && let Ok(ty) = name.parse::<EventType>()
@@ -396,16 +396,50 @@ impl Event {
                 return Ok(event);
             }
             let mark = strip::mark();
-            let mut de = serde_json::Deserializer::from_str(json);
-            if let Ok(event) = Event::deserialize_as(ty, &mut de)
-                && de.end().is_ok()
-            {
+            if let Ok(event) = Event::deserialize_event(ty, json.as_bytes()) {
                 return Ok(event);
             }
             // What the failed read recorded, the slow path reads again.
             strip::rollback(mark);
         }
         Event::decode_slow(json.as_bytes())
+    }
+
+    /// The event of type `ty` read from `bytes` by serde; when it is not one, the error names
+    /// the bad field (or is the syntax error). Every reader of events comes here, whatever
+    /// its input (a string, bytes, or a [`Value`] written out first), so the event structs'
+    /// deserializers are instantiated for serde_json's reader over bytes only: each further
+    /// reader would add a copy of all of them to the binary, the browser module's largest
+    /// part. Natively a first attempt skips tracking the path (faster: tracking copies each
+    /// member name it passes); on wasm32, where size comes first, the tracking reader is the
+    /// only one.
+    fn deserialize_event(ty: EventType, bytes: &[u8]) -> Result<Event, DecodeError> {
+        #[cfg(not(target_arch = "wasm32"))]
+        {
+            let mark = strip::mark();
+            let mut de = serde_json::Deserializer::from_slice(bytes);
+            match Event::deserialize_as(ty, &mut de).and_then(|event| de.end().map(|()| event)) {
+                Ok(event) => return Ok(event),
+                // Truncated or malformed JSON (a leading `type` skipped the full probe).
+                Err(e) if e.is_syntax() || e.is_eof() => return Err(syntax(e)),
+                // What the failed read recorded, the tracked read records again.
+                Err(_) => strip::rollback(mark),
+            }
+        }
+        let mut de = serde_json::Deserializer::from_slice(bytes);
+        let mut track = serde_path_to_error::Track::new();
+        let result = Event::deserialize_as(
+            ty,
+            serde_path_to_error::Deserializer::new(&mut de, &mut track),
+        );
+        match result {
+            Ok(event) => de.end().map(|()| event).map_err(syntax),
+            Err(e) if e.is_syntax() || e.is_eof() => Err(syntax(e)),
+            Err(e) => Err(invalid(
+                ty,
+                serde_path_to_error::Error::new(track.path(), e),
+            )),
+        }
     }
 
     /// Decodes `bytes`, reporting the first problem precisely. Escapes of lone UTF-16
@@ -436,34 +470,7 @@ impl Event {
                 Err(e) => return Err(syntax(e)),
             },
         };
-        let mark = strip::mark();
-        let mut de = serde_json::Deserializer::from_slice(bytes);
-        match Event::deserialize_as(ty, &mut de).and_then(|event| de.end().map(|()| event)) {
-            Ok(event) => Ok(event),
-            // Truncated or malformed JSON (a leading `type` skipped the full probe).
-            Err(e) if e.is_syntax() || e.is_eof() => Err(syntax(e)),
-            Err(_) => {
-                strip::rollback(mark);
-                let mut de = serde_json::Deserializer::from_slice(bytes);
-                let mut track = serde_path_to_error::Track::new();
-                let result = Event::deserialize_as(
-                    ty,
-                    serde_path_to_error::Deserializer::new(&mut de, &mut track),
-                );
-                match result {
-                    Err(e) => Err(invalid(
-                        ty,
-                        serde_path_to_error::Error::new(track.path(), e),
-                    )),
-                    // The only other way to fail is trailing bytes after the object.
-                    Ok(_) => Err(syntax(
-                        de.end()
-                            .err()
-                            .unwrap_or_else(|| de::Error::custom("trailing data")),
-                    )),
-                }
-            }
-        }
+        Event::deserialize_event(ty, bytes)
     }
 
     /// Reads one event from a parsed JSON value.
@@ -479,17 +486,10 @@ impl Event {
             Some(Value::String(name)) => resolve(Some(name))?,
             _ => return Err(missing_type()),
         };
-        Event::deserialize_as(ty, value).map_err(|_| {
-            let mut track = serde_path_to_error::Track::new();
-            match Event::deserialize_as(
-                ty,
-                serde_path_to_error::Deserializer::new(value, &mut track),
-            ) {
-                Err(e) => invalid(ty, serde_path_to_error::Error::new(track.path(), e)),
-                Ok(_) => DecodeError::new(DecodeErrorKind::InvalidField, "inconsistent decode")
-                    .with_event_type(ty.as_str()),
-            }
-        })
+        // Written out and read as bytes, by the same deserializers as every other input (see
+        // `deserialize_event`): a value's keys are already unique, so nothing is lost.
+        let bytes = serde_json::to_vec(value).map_err(syntax)?;
+        Event::deserialize_event(ty, &bytes)
     }
 }
 
