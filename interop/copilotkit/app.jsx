@@ -1,11 +1,16 @@
 // The page: one AG-UI Dojo feature per URL (?feature=agentic_chat), shown with CopilotKit's
 // own chat (CopilotChat) and its v2 hooks, the way the Dojo's pages use them: a frontend tool
 // (useFrontendTool), tool rendering (useRenderTool), human in the loop (useHumanInTheLoop), the
-// agent's state (useAgent: the recipe, the task's progress). The agent is reached through the
-// runtime at /api/copilotkit, or, with ?agent=URL, straight from the page: an HttpAgent of
+// agent's state (useAgent: the recipe, the task's progress, the document), the model's reasoning
+// (CopilotChat's "Thought for …"), attachments (CopilotChat's file input), A2UI surfaces painted
+// from the page's catalogs (a2ui.jsx) by @copilotkit/a2ui-renderer; and the Dojo's v1 page
+// (CopilotKit's v1 provider, @copilotkit/react-ui's chat). Each page serves both
+// backends of ag-ui-dojo: the scripts and the model-driven agents. The agent is reached through
+// the runtime at /api/copilotkit, or, with ?agent=URL, straight from the page: an HttpAgent of
 // @ag-ui/client 1.0.0 posting to URL/<feature> (another origin: the agent must answer CORS
 // preflights).
 import "@copilotkit/react-core/v2/styles.css";
+import "@copilotkit/react-ui/styles.css";
 
 import {
   CopilotChat,
@@ -15,7 +20,11 @@ import {
   useHumanInTheLoop,
   useRenderTool,
 } from "@copilotkit/react-core/v2";
+import { CopilotKit as CopilotKitV1 } from "@copilotkit/react-core";
+import { CopilotChat as CopilotChatV1 } from "@copilotkit/react-ui";
 import { HttpAgent } from "ag-ui-client-1";
+
+import { A2UI_PAGES } from "./a2ui.jsx";
 import { useRef, useState } from "react";
 import { createRoot } from "react-dom/client";
 import { z } from "zod";
@@ -24,7 +33,8 @@ const params = new URLSearchParams(location.search);
 const feature = params.get("feature") ?? "agentic_chat";
 const direct = params.get("agent");
 
-function AgenticChat() {
+// The page's frontend tool `change_background`: the background it paints.
+function useBackground() {
   const [background, setBackground] = useState("rgb(255, 255, 255)");
   useFrontendTool({
     name: "change_background",
@@ -35,6 +45,11 @@ function AgenticChat() {
       return { status: "success", message: `background changed to ${background}` };
     },
   });
+  return background;
+}
+
+function AgenticChat() {
+  const background = useBackground();
   return (
     <div data-testid="background" style={{ background, minHeight: "100vh" }}>
       <CopilotChat agentId={feature} />
@@ -45,17 +60,20 @@ function AgenticChat() {
 function Weather() {
   useRenderTool({
     name: "get_weather",
-    parameters: z.object({ city: z.string() }),
+    // The scripts name the place `city`, the model-driven agent `location` (as the Dojo's page).
+    parameters: z.object({ location: z.string().optional(), city: z.string().optional() }),
     render: ({ status, parameters, result }) => {
       if (status !== "complete") return <div data-testid="weather-loading">Retrieving weather…</div>;
       const weather = JSON.parse(result);
+      const feelsLike = weather.feelsLike ?? weather.feels_like;
       return (
         <div data-testid="weather-card">
-          <h3 data-testid="weather-city">{parameters.city}</h3>
+          <h3 data-testid="weather-city">{parameters.location ?? parameters.city}</h3>
           <p data-testid="weather-conditions">{weather.conditions}</p>
           <p data-testid="weather-temperature">{weather.temperature}°C</p>
           <p data-testid="weather-humidity">Humidity {weather.humidity}%</p>
           <p data-testid="weather-wind">Wind {weather.wind_speed} km/h</p>
+          {feelsLike !== undefined && <p data-testid="weather-feels-like">Feels like {feelsLike}°C</p>}
         </div>
       );
     },
@@ -97,6 +115,19 @@ function HumanInTheLoop() {
 }
 
 function Haiku() {
+  // Offered to the model as a frontend tool, as on the Dojo's page, and answered by the page;
+  // every call is rendered as a card (also one arriving in a snapshot, as from the scripts).
+  useFrontendTool({
+    name: "generate_haiku",
+    description: "Show a haiku: three lines in Japanese and their English translation.",
+    parameters: z.object({
+      japanese: z.array(z.string()),
+      english: z.array(z.string()),
+      image_name: z.string().optional(),
+      gradient: z.string().optional(),
+    }),
+    handler: async () => "Haiku generated.",
+  });
   useRenderTool({
     name: "generate_haiku",
     parameters: z.object({ japanese: z.array(z.string()), english: z.array(z.string()) }),
@@ -129,6 +160,7 @@ function SharedState() {
     <div>
       {recipe && (
         <div data-testid="recipe">
+          {recipe.title && <h3 data-testid="recipe-title">{recipe.title}</h3>}
           <p data-testid="recipe-meta">
             {recipe.skill_level} · {recipe.cooking_time}
           </p>
@@ -157,8 +189,13 @@ function SharedState() {
 }
 
 function PredictiveStateUpdates() {
-  // The document as the arguments of the latest write_document_local call stream in.
+  // The document: the agent's state when it has one (the model-driven agent publishes it while
+  // the model writes it), else the arguments of the latest write_document_local call as they
+  // stream in (the scripts announce PredictState, which the v2 hooks do not apply).
+  const { agent } = useAgent({ agentId: feature });
   const [written, setWritten] = useState({ id: null, text: "" });
+  // Every distinct document shown, so a test can tell it filled in steps.
+  const drafts = useRef(new Set());
   const calls = useRef([]);
   useRenderTool({
     name: "write_document_local",
@@ -198,9 +235,13 @@ function PredictiveStateUpdates() {
       </div>
     ),
   });
+  const shown = agent.state?.document ?? written.text;
+  if (shown) drafts.current.add(shown);
   return (
     <div>
-      <pre data-testid="document">{written.text}</pre>
+      <pre data-testid="document" data-drafts={drafts.current.size}>
+        {shown}
+      </pre>
       <CopilotChat agentId={feature} />
     </div>
   );
@@ -225,6 +266,58 @@ function AgenticGenerativeUi() {
   );
 }
 
+function AgenticChatReasoning() {
+  const { agent } = useAgent({ agentId: feature });
+  const background = useBackground();
+  return (
+    <div data-testid="background" style={{ background, minHeight: "100vh" }}>
+      <label>
+        Reasoning model{" "}
+        <select
+          data-testid="reasoning-model"
+          value={agent.state?.model ?? "OpenAI"}
+          onChange={(e) => agent.setState({ ...agent.state, model: e.target.value })}
+        >
+          <option>OpenAI</option>
+          <option>Anthropic</option>
+          <option>Gemini</option>
+        </select>
+      </label>
+      <CopilotChat agentId={feature} />
+    </div>
+  );
+}
+
+function AgenticChatMultimodal() {
+  const background = useBackground();
+  return (
+    <div data-testid="background" style={{ background, minHeight: "100vh" }}>
+      <CopilotChat agentId={feature} attachments={{ enabled: true, accept: "image/*" }} />
+    </div>
+  );
+}
+
+// An A2UI page: the chat, the surfaces painted in it (and, while render_a2ui streams,
+// CopilotKit's own progress).
+function A2ui() {
+  return <CopilotChat agentId={feature} />;
+}
+
+// The advanced page draws the generated surface's progress itself while render_a2ui streams
+// (useRenderTool), as the Dojo's does.
+function A2uiAdvanced() {
+  useRenderTool({
+    name: "render_a2ui",
+    parameters: z.any(),
+    render: ({ status, parameters }) => {
+      if (status === "complete") return <></>;
+      const components = Array.isArray(parameters?.components) ? parameters.components.length : 0;
+      return <div data-testid="a2ui-progress">Custom A2UI progress: {components} components</div>;
+    },
+  });
+  return <CopilotChat agentId={feature} />;
+}
+
 const pages = {
   agentic_chat: AgenticChat,
   backend_tool_rendering: Weather,
@@ -233,21 +326,38 @@ const pages = {
   tool_based_generative_ui: Haiku,
   shared_state: SharedState,
   predictive_state_updates: PredictiveStateUpdates,
+  agentic_chat_reasoning: AgenticChatReasoning,
+  agentic_chat_multimodal: AgenticChatMultimodal,
+  a2ui_fixed_schema: A2ui,
+  a2ui_dynamic_schema: A2ui,
+  a2ui_advanced: A2uiAdvanced,
+  a2ui_recovery: A2ui,
 };
 
+// The Dojo's v1 page: CopilotKit's v1 provider and @copilotkit/react-ui's chat, on the
+// agentic_chat agent, through the runtime.
+function V1AgenticChat() {
+  return (
+    <CopilotKitV1 runtimeUrl="/api/copilotkit" useSingleEndpoint={false} agent="agentic_chat" showDevConsole={false}>
+      <CopilotChatV1 labels={{ initial: "Hi, I'm a v1 agent. Want to chat?", placeholder: "Type a message..." }} />
+    </CopilotKitV1>
+  );
+}
+
 function App() {
+  if (feature === "v1_agentic_chat") return <V1AgenticChat />;
   const Page = pages[feature];
   if (!Page) return <p data-testid="unknown">no page for {feature}</p>;
   if (direct) {
     const agents = { [feature]: new HttpAgent({ url: `${direct.replace(/\/$/, "")}/${feature}` }) };
     return (
-      <CopilotKit selfManagedAgents={agents}>
+      <CopilotKit selfManagedAgents={agents} a2ui={A2UI_PAGES[feature]}>
         <Page />
       </CopilotKit>
     );
   }
   return (
-    <CopilotKit runtimeUrl="/api/copilotkit" useSingleEndpoint={false}>
+    <CopilotKit runtimeUrl="/api/copilotkit" useSingleEndpoint={false} a2ui={A2UI_PAGES[feature]}>
       <Page />
     </CopilotKit>
   );

@@ -10,6 +10,7 @@ use ag_ui::capabilities::{
     AgentCapabilities, HumanInTheLoopCapabilities, IdentityCapabilities, MultiAgentCapabilities,
     ReasoningCapabilities, StateCapabilities, ToolsCapabilities, TransportCapabilities,
 };
+use ag_ui::server::downgrade::{ClientVersion, DowngradeConfig};
 use ag_ui::server::transform::DEFAULT_COALESCE_BYTES;
 use axum::http::{HeaderValue, Method, header, request::Parts};
 use tower_http::cors::{AllowOrigin, CorsLayer};
@@ -229,11 +230,14 @@ pub(crate) struct Options {
     pub(crate) coalesce: Option<Duration>,
     /// Make runs resumable on this event log (`--resumable`).
     pub(crate) log: Option<Log>,
+    /// The oldest pre-1.0 client served (`--old-clients`).
+    pub(crate) oldest_client: Option<ClientVersion>,
 }
 
 /// An endpoint for `handler`, with the options given.
 fn endpoint<H: RunHandler>(handler: H, options: &Options) -> AgentEndpoint<H> {
-    let mut endpoint = AgentEndpoint::new(handler);
+    let mut endpoint = AgentEndpoint::new(handler)
+        .with_downgrade(DowngradeConfig::default().with_oldest_client(options.oldest_client));
     if let Some(window) = options.coalesce {
         endpoint = endpoint.with_coalescing(DEFAULT_COALESCE_BYTES, window);
     }

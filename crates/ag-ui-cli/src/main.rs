@@ -110,6 +110,13 @@ enum Command {
         /// serve each other's runs.
         #[arg(long, value_name = "URL", requires = "resumable")]
         redis: Option<String>,
+        /// The oldest @ag-ui/client the deployment serves, when all its pre-1.0 clients are
+        /// known to be at least this release (they send no protocolVersion, so the server
+        /// cannot tell): from 0.0.52 on their stream keeps reasoning as REASONING_* (what
+        /// @copilotkit/runtime 1.75, on 0.0.59, shows), where any older client would fail;
+        /// 1.0.0: no downgrade at all.
+        #[arg(long, value_name = "VERSION")]
+        old_clients: Option<ag_ui::server::downgrade::ClientVersion>,
         /// `json`: one JSON line per finished run on stderr (thread, run, outcome, events,
         /// bytes, trace id, duration) instead of text lines.
         #[arg(long, value_enum, default_value = "text")]
@@ -302,6 +309,7 @@ fn main() -> ExitCode {
             coalesce_ms,
             resumable,
             redis,
+            old_clients,
             log_format,
         } => {
             runlog::init(log_format, color);
@@ -312,6 +320,7 @@ fn main() -> ExitCode {
                 mcp_urls: &mcp_urls,
                 coalesce: coalesce_ms.map(Duration::from_millis),
                 resumable: resumable.then_some(redis.as_deref()),
+                oldest_client: old_clients,
             };
             runtime().and_then(|rt| {
                 rt.block_on(serve::serve(

@@ -123,6 +123,8 @@ pub(crate) struct Extra<'a> {
     pub(crate) coalesce: Option<Duration>,
     /// Resumable runs (`--resumable`), on Redis at this URL (`--redis URL`) or in memory.
     pub(crate) resumable: Option<Option<&'a str>>,
+    /// The oldest pre-1.0 client served (`--old-clients VERSION`).
+    pub(crate) oldest_client: Option<ag_ui::server::downgrade::ClientVersion>,
 }
 
 /// The event log of `--resumable`: Redis when a URL is given, else in memory; with a label
@@ -168,6 +170,7 @@ pub(crate) async fn serve(
     let options = hosting::Options {
         coalesce: extra.coalesce,
         log,
+        oldest_client: extra.oldest_client,
     };
     let demo = Runner::new(DemoAgent::new().with_pace(pace));
     let mut registry = AgentRegistry::new();

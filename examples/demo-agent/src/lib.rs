@@ -78,16 +78,23 @@ impl DemoAgent {
     }
 }
 
-/// The text of the last user message, or a default question.
+/// The most of the user's question the demo quotes. Its reasoning, tool call and result,
+/// state, subagents and answer each echo the question, so a longer one is quoted as an
+/// excerpt (`ag_ui::excerpt`): a run holds the client's text once, in its input, not once per
+/// echo, and its log holds echoes of a bounded size.
+const QUOTED_QUESTION_BYTES: usize = 1024;
+
+/// The text of the last user message (an excerpt of a long one), or a default question.
 fn question(ctx: &RunContext<DemoState>) -> String {
+    let quoted = |text: &str| ag_ui::excerpt(text, QUOTED_QUESTION_BYTES).into_owned();
     ctx.input()
         .messages
         .iter()
         .rev()
         .find_map(|m| match m {
             Message::User(u) => Some(match &u.content {
-                Content::Text(text) => text.clone(),
-                parts => parts.flatten(),
+                Content::Text(text) => quoted(text),
+                parts => quoted(&parts.flatten()),
             }),
             _ => None,
         })

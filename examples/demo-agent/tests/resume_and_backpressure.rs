@@ -124,6 +124,22 @@ async fn a_huge_question_at_full_speed_stays_within_the_backlog_bound() {
     assert!(peak <= 2 * 1024 * 1024, "peak backlog {peak}");
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_huge_question_is_echoed_as_an_excerpt() {
+    // 250 KB: the reasoning, the tool call and result, the state, both subagents and the
+    // answer each quoted it whole, streamed word by word: 19.3 MB of events for a resumable
+    // endpoint to log (89 KB with the excerpt).
+    let question = "word ".repeat(50_000);
+    let input = RunAgentInput::new("t", "r").with_messages(vec![Message::user("u1", question)]);
+    let events = run(input).await;
+    assert!(matches!(events.last(), Some(Event::RunFinished(_))));
+    let bytes: usize = events
+        .iter()
+        .map(|event| serde_json::to_string(event).unwrap().len())
+        .sum();
+    assert!(bytes < 128 * 1024, "{bytes} bytes of events");
+}
+
 #[tokio::test]
 async fn a_turn_count_at_its_top_stays_there() {
     for (turns, after) in [(0, 1), (u32::MAX - 1, u32::MAX), (u32::MAX, u32::MAX)] {

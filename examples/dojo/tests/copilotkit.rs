@@ -17,14 +17,14 @@
 
 #[path = "../../../crates/ag-ui/tests/support/browser.rs"]
 mod browser;
+#[path = "../../../crates/ag-ui/tests/support/copilotkit.rs"]
+mod copilotkit;
 
-use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
-use std::process::{ChildStdout, Command, Stdio};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use ag_ui_dojo::features::{
+use ag_ui_dojo::scripted::{
     agentic_chat, backend_tool_rendering, human_in_the_loop, predictive_state_updates,
     shared_state, tool_based_generative_ui,
 };
@@ -33,36 +33,12 @@ use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::middleware::Next;
 use axum::response::Response;
-use browser::{Process, js, skip_without_browser, with_browser};
-use fantoccini::{Client, Locator};
+use browser::{js, skip_without_browser, with_browser};
+use copilotkit::{
+    WAIT, answer_changes, app, click, open, screenshot, send, texts, wait_for, wait_for_reply,
+};
+use fantoccini::Client;
 use serde_json::Value;
-
-fn app_dir() -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../interop/copilotkit");
-    assert!(
-        dir.join("node_modules/@copilotkit/runtime").exists(),
-        "the CopilotKit app's packages are not installed: run `npm ci --prefix interop/copilotkit` \
-         first (.ci/test does)"
-    );
-    dir
-}
-
-/// The page, bundled once per test binary into `target/tmp/copilotkit-page`.
-fn page() -> &'static Path {
-    static PAGE: OnceLock<PathBuf> = OnceLock::new();
-    PAGE.get_or_init(|| {
-        let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("copilotkit-page");
-        let dir = app_dir();
-        let status = Command::new("node")
-            .arg(dir.join("build.mjs"))
-            .arg(&out)
-            .current_dir(&dir)
-            .status()
-            .expect("node runs");
-        assert!(status.success(), "building the page failed: {status}");
-        out
-    })
-}
 
 /// The `RunAgentInput` bodies the routes received, in order.
 type Received = Arc<Mutex<Vec<(String, Value)>>>;
@@ -86,149 +62,13 @@ async fn record(State(received): State<Received>, request: Request, next: Next) 
 /// The routes on a free port at `pace`, recording what they receive.
 async fn dojo(pace: Pace) -> (String, Received) {
     let received = Received::default();
-    let app = router(Config::with_pace(pace)).layer(axum::middleware::from_fn_with_state(
-        received.clone(),
-        record,
-    ));
+    let app = router(Config::default().with_pace(pace)).layer(
+        axum::middleware::from_fn_with_state(received.clone(), record),
+    );
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
     tokio::spawn(async move { axum::serve(listener, app).await });
     (base, received)
-}
-
-/// The CopilotKit app (`server.mjs`: the runtime and the page) in front of `agent_base`.
-struct App {
-    _process: Process,
-    url: String,
-    // Kept open so the server never writes to a closed pipe.
-    _stdout: BufReader<ChildStdout>,
-}
-
-fn app(agent_base: &str) -> App {
-    let dir = app_dir();
-    let mut child = Command::new("node")
-        .arg(dir.join("server.mjs"))
-        .args(["--agent", agent_base, "--port", "0", "--page"])
-        .arg(page())
-        .current_dir(&dir)
-        .env("COPILOTKIT_TELEMETRY_DISABLED", "true")
-        .env("DO_NOT_TRACK", "1")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("node runs");
-    let mut stdout = BufReader::new(child.stdout.take().unwrap());
-    let process = Process(child);
-    let mut first = String::new();
-    stdout.read_line(&mut first).unwrap();
-    let url = first
-        .trim()
-        .strip_prefix("copilotkit app: ")
-        .unwrap_or_else(|| panic!("server.mjs prints its URL first, got {first:?}"))
-        .to_owned();
-    App {
-        _process: process,
-        url,
-        _stdout: stdout,
-    }
-}
-
-fn screenshots() -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .parent()
-        .unwrap()
-        .join("copilotkit-screenshots");
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-async fn screenshot(client: &Client, name: &str) {
-    if let Ok(png) = client.screenshot().await {
-        let _ = std::fs::write(screenshots().join(format!("{name}.png")), png);
-    }
-}
-
-const WAIT: Duration = Duration::from_secs(20);
-
-/// Waits until `expression` is truthy; fails naming `what`, with the page's text, otherwise.
-async fn wait_for(client: &Client, what: &str, expression: &str) {
-    let deadline = Instant::now() + WAIT;
-    loop {
-        if js(client, &format!("!!({expression})")).await == Value::Bool(true) {
-            return;
-        }
-        if Instant::now() > deadline {
-            let text = js(client, "document.body.innerText").await;
-            screenshot(client, "timed-out").await;
-            panic!("timed out waiting for {what} ({expression}); the page shows: {text}");
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-}
-
-/// Waits until the chat shows `count` assistant messages reading `text` (whitespace runs
-/// read as one space, as the browser renders them).
-async fn wait_for_reply(client: &Client, text: &str, count: usize) {
-    let quoted = serde_json::to_string(text).unwrap();
-    wait_for(
-        client,
-        &format!("the reply {quoted} (#{count})"),
-        &format!(
-            "[...document.querySelectorAll('[data-testid=\"copilot-assistant-message\"]')]\
-             .filter(e => e.innerText.replace(/\\s+/g, ' ').trim() === {quoted}).length === {count}"
-        ),
-    )
-    .await;
-}
-
-/// The texts of the elements marked `data-testid="{id}"`.
-async fn texts(client: &Client, id: &str) -> Vec<String> {
-    let value = js(
-        client,
-        &format!("[...document.querySelectorAll('[data-testid=\"{id}\"]')].map(e => e.innerText)"),
-    )
-    .await;
-    serde_json::from_value(value).unwrap()
-}
-
-async fn click(client: &Client, id: &str) {
-    let css = format!("[data-testid=\"{id}\"]");
-    wait_for(client, id, &format!("document.querySelector('{css}')")).await;
-    client
-        .find(Locator::Css(&css))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap_or_else(|e| panic!("clicking {id}: {e}"));
-}
-
-/// Types `message` into CopilotChat's input and sends it, as a person does.
-async fn send(client: &Client, message: &str) {
-    let input = "[data-testid=\"copilot-chat-textarea\"]";
-    wait_for(
-        client,
-        "the chat's input",
-        &format!("document.querySelector('{input}')"),
-    )
-    .await;
-    client
-        .find(Locator::Css(input))
-        .await
-        .unwrap()
-        .send_keys(message)
-        .await
-        .unwrap();
-    click(client, "copilot-send-button").await;
-}
-
-/// Opens the page of `feature`.
-async fn open(client: &Client, page: &str, feature: &str) {
-    let separator = if page.contains('?') { '&' } else { '?' };
-    client
-        .goto(&format!("{page}{separator}feature={feature}"))
-        .await
-        .unwrap();
 }
 
 /// The pace of the routes the streaming is watched on: the document's sixteen words 100 ms
@@ -430,24 +270,7 @@ async fn every_feature(client: &Client, pages: &Pages, received: &Received, labe
                 .any(|name| written == format!("{} ", predictive_state_updates::story(name))),
             "{label}: the document: {written:?}"
         );
-        click(client, button).await;
-        wait_for(
-            client,
-            outcome,
-            &format!(
-                "document.querySelectorAll('[data-testid=\"changes-outcome\"]').length === {}",
-                round + 1
-            ),
-        )
-        .await;
-        assert_eq!(
-            texts(client, "changes-outcome")
-                .await
-                .last()
-                .map(String::as_str),
-            Some(outcome),
-            "{label}"
-        );
+        answer_changes(client, button, outcome, round).await;
         wait_for_reply(client, predictive_state_updates::DONE, round + 1).await;
     }
     screenshot(client, &format!("{label}-predictive_state_updates")).await;
@@ -493,7 +316,7 @@ async fn behind_the_copilotkit_runtime_every_feature_shows_what_a_person_sees() 
     }
     let (agent, received) = dojo(Pace::INSTANT).await;
     let (paced_agent, _) = dojo(Pace::new(WATCHED).unwrap()).await;
-    let (app, paced_app) = (app(&agent), app(&paced_agent));
+    let (app, paced_app) = (app(&agent, &[]), app(&paced_agent, &[]));
     let pages = Pages {
         instant: format!("{}/", app.url),
         paced: format!("{}/", paced_app.url),
@@ -512,7 +335,7 @@ async fn straight_from_the_page_across_origins_every_feature_shows_what_a_person
     }
     let (agent, received) = dojo(Pace::INSTANT).await;
     let (paced_agent, _) = dojo(Pace::new(WATCHED).unwrap()).await;
-    let app = app(&agent);
+    let app = app(&agent, &[]);
     // The page on the app's origin, the agent on the routes' own port: another origin.
     let pages = Pages {
         instant: format!("{}/?agent={agent}", app.url),

@@ -23,9 +23,9 @@ fn interop_dir() -> PathBuf {
 async fn every_client_runs_every_route() {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
-    tokio::spawn(
-        async move { axum::serve(listener, router(Config::with_pace(Pace::INSTANT))).await },
-    );
+    tokio::spawn(async move {
+        axum::serve(listener, router(Config::default().with_pace(Pace::INSTANT))).await
+    });
 
     let dir = interop_dir();
     let output = tokio::task::spawn_blocking(move || {

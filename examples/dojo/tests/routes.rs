@@ -9,7 +9,7 @@ use ag_ui::{
     AssistantMessage, Event, Message, PROTOCOL_VERSION, RunAgentInput, RunFinishedEvent,
     RunFinishedOutcome, RunStartedEvent, TextMessageRole, ToolCall,
 };
-use ag_ui_dojo::features::{
+use ag_ui_dojo::scripted::{
     agentic_chat, agentic_generative_ui, backend_tool_rendering, hello, human_in_the_loop,
     predictive_state_updates, shared_state, tool_based_generative_ui,
 };
@@ -20,7 +20,9 @@ use serde_json::{Value, json};
 async fn serve(pace: Pace) -> String {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
-    tokio::spawn(async move { axum::serve(listener, router(Config::with_pace(pace))).await });
+    tokio::spawn(
+        async move { axum::serve(listener, router(Config::default().with_pace(pace))).await },
+    );
     base
 }
 

@@ -126,9 +126,9 @@ fn the_resume_checks_pass_on_a_resumable_ag_ui_serve() {
 
 #[test]
 fn the_dojo_example_passes_the_dojo_profile() {
-    let addr = spawn_router(ag_ui_dojo::router(ag_ui_dojo::Config::with_pace(
-        ag_ui_dojo::Pace::INSTANT,
-    )));
+    let addr = spawn_router(ag_ui_dojo::router(
+        ag_ui_dojo::Config::default().with_pace(ag_ui_dojo::Pace::INSTANT),
+    ));
     let (report, code) = suite(&format!("http://{addr}/"), &["--profile", "dojo"]);
     assert_eq!(not_passed(&report, "fail"), Vec::<String>::new());
     assert_eq!(code, 0);
@@ -150,7 +150,8 @@ fn the_dojo_example_passes_the_dojo_profile() {
 
 #[test]
 fn dojo_routes_are_relative_to_the_url_and_a_missing_one_fails() {
-    let dojo = ag_ui_dojo::router(ag_ui_dojo::Config::with_pace(ag_ui_dojo::Pace::INSTANT));
+    let dojo =
+        ag_ui_dojo::router(ag_ui_dojo::Config::default().with_pace(ag_ui_dojo::Pace::INSTANT));
     let addr = spawn_router(axum::Router::new().nest("/dojo", dojo));
     let (report, code) = suite(&format!("http://{addr}/dojo"), &["--profile", "dojo"]);
     assert_eq!(not_passed(&report, "fail"), Vec::<String>::new());

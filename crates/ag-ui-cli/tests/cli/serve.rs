@@ -344,6 +344,67 @@ fn pre_1_0_clients_run_the_demo_through_the_downgrade() {
     wait_exit(&mut server.child, Duration::from_secs(15));
 }
 
+/// `--old-clients 0.0.57`: the deployment says its pre-1.0 clients are 0.0.57 or newer, so
+/// their stream keeps reasoning as `REASONING_*`: 0.0.52 and 0.0.59 hold the reasoning
+/// messages the 1.0 client holds (the two subagents' included), while 0.0.42, older than the
+/// deployment said, fails its run at the first reasoning event.
+#[test]
+fn old_clients_named_keep_the_reasoning() {
+    use serde_json::{Value, json};
+    let mut server = serve_with(&["--old-clients", "0.0.57"]);
+    let out = node("client/old_clients.mjs", &[&server.url, "what is rust"]);
+    let reasoning = |version: &str| {
+        let mut texts: Vec<Value> = out[version]["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|m| m["role"] == "reasoning")
+            .map(|m| json!([m["id"], m["content"]]))
+            .collect();
+        texts.sort_by_key(|t| t[0].as_str().map(str::to_owned));
+        texts
+    };
+    let modern = reasoning("1.0.0");
+    assert!(modern.len() >= 2, "the demo reasons: {modern:?}");
+    for version in ["0.0.52", "0.0.59"] {
+        let old = &out[version];
+        assert_eq!(old["error"], Value::Null, "{version}: {old}");
+        assert_eq!(old["sent"], Value::Null, "{version} declares no version");
+        let types = old["eventTypes"].as_array().unwrap();
+        assert!(
+            types.contains(&json!("REASONING_MESSAGE_CONTENT")),
+            "{version}: {types:?}"
+        );
+        assert!(!types.contains(&json!("THINKING_START")), "{version}");
+        assert_eq!(
+            reasoning(version),
+            modern,
+            "{version}: the reasoning messages"
+        );
+    }
+    let oldest = &out["0.0.42"]["error"];
+    assert!(
+        oldest
+            .as_str()
+            .is_some_and(|e| e.contains("REASONING") || e.contains("discriminator")),
+        "0.0.42 is older than the deployment serves: {oldest}"
+    );
+
+    // A value that is not a version is refused before anything listens.
+    let refused = Command::new(env!("CARGO_BIN_EXE_ag-ui"))
+        .args(["serve", "--addr", "127.0.0.1:0", "--old-clients", "0.0"])
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).contains("three numbers"),
+        "{}",
+        String::from_utf8_lossy(&refused.stderr)
+    );
+    interrupt(&server.child);
+    wait_exit(&mut server.child, Duration::from_secs(15));
+}
+
 /// `--coalesce-ms`: the demo's streamed words are joined into fewer `TEXT_MESSAGE_CONTENT`
 /// events, with the same text.
 #[test]

@@ -99,9 +99,9 @@ impl GenerateA2ui {
 
     /// The backend tool, named `generate_a2ui`, for
     /// [`LlmAgent::with_tool`](crate::llm::LlmAgent::with_tool).
-    pub fn tool<S: Send + 'static>(&self) -> BackendTool<S> {
+    pub fn tool<S: Send + Sync + 'static>(&self) -> BackendTool<S> {
         let inner = Arc::clone(&self.inner);
-        BackendTool::in_run(generate_tool(), move |arguments, _state: S, run| {
+        BackendTool::in_run(generate_tool(), move |arguments, run: ToolRun<S>| {
             let inner = Arc::clone(&inner);
             let args = GenerateArgs::parse(arguments);
             async move {
@@ -116,7 +116,11 @@ impl GenerateA2ui {
 }
 
 impl Inner {
-    async fn generate(&self, args: &GenerateArgs, run: &ToolRun) -> Result<String, A2uiError> {
+    async fn generate<S>(
+        &self,
+        args: &GenerateArgs,
+        run: &ToolRun<S>,
+    ) -> Result<String, A2uiError> {
         let history: Vec<&str> = run
             .messages()
             .iter()
@@ -248,7 +252,7 @@ async fn stream_turn(
     let broken = |mapper: ChunkMapper, error: LlmError| {
         let started = mapper
             .started_tool_calls()
-            .map(|(id, _)| id.clone())
+            .map(|(id, _, _)| id.clone())
             .collect();
         drop(mapper);
         (error, started)

@@ -194,7 +194,8 @@ impl<S: Send + Sync> FromRequest<S> for AgentInput {
 /// `limits.body_limit` bytes as soon as it is known to be too large (from `Content-Length`, or
 /// while reading), a body not read whole within `limits.body_timeout`, and a body `permit`
 /// cannot count (the endpoint's input budget is spent: the declared length is counted before
-/// anything is read, the bytes read as they come).
+/// anything is read, the bytes read as they come, and once parsed, what the input holds in
+/// their place).
 pub(crate) async fn read_input(
     req: Request,
     limits: &super::EndpointLimits,
@@ -250,7 +251,11 @@ pub(crate) async fn read_input(
             ),
         )
     })??;
-    parse_input(&body)
+    let input = parse_input(&body)?;
+    drop(body);
+    // From here the run holds what was parsed, not the body.
+    permit.resize(super::held::input(&input))?;
+    Ok(input)
 }
 
 pub(crate) fn check_content_type(headers: &HeaderMap) -> Result<(), InputRejection> {

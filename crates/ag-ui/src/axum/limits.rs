@@ -3,13 +3,16 @@
 //!
 //! A run holds its input (the parsed `RunAgentInput`) for as long as it is open, and a
 //! resumable run goes on detached after its client left: the number of open runs is not a
-//! bound on memory when each may bring megabytes of messages. So the endpoint counts the
-//! request bodies of the runs it holds open, from the first byte read until the run ends (its
+//! bound on memory when each may bring megabytes of messages. So the endpoint counts what the
+//! inputs of the runs it holds open take, from the first byte read until the run ends (its
 //! response finished or dropped, or its detached life over), and refuses a request that would
 //! take the count past [`EndpointLimits::max_input_bytes`] with a JSON `503` (`overloaded`)
-//! and `Retry-After`, before reading more of it. The count is of body bytes: a parsed input
-//! takes about three times its JSON (measured by the test `input_alloc`), so the budget is a
-//! proxy, proportional to the memory held.
+//! and `Retry-After`, before reading more of it. While a body is read its bytes are counted;
+//! once it is parsed, what the parsed input holds on the heap takes their place (walked, see
+//! `held.rs`): a body's length is no measure of its input, since two bytes of JSON can become
+//! an 80-byte `serde_json::Value` (a state of `[0,0,…]` held about 75 times its JSON in a run
+//! of a [`Runner`](crate::server::Runner), measured by the test `input_alloc`, which the byte
+//! count let through). An input that alone would hold more than the budget is `413`.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -18,9 +21,9 @@ use std::time::Duration;
 use super::input::{InputRejection, RejectionKind};
 use super::{DEFAULT_BODY_LIMIT, DEFAULT_BODY_TIMEOUT};
 
-/// The default budget of input bytes held by the open runs of one endpoint: 64 MiB (sixteen
-/// bodies at the default limit).
-pub const DEFAULT_MAX_INPUT_BYTES: usize = 64 * 1024 * 1024;
+/// The default budget of input bytes held by the open runs of one endpoint: 256 MiB (about
+/// ten bodies of short messages at the default limit, each holding some six times its JSON).
+pub const DEFAULT_MAX_INPUT_BYTES: usize = 256 * 1024 * 1024;
 
 /// The seconds a client refused for the input budget is told to wait (`Retry-After`).
 pub(crate) const RETRY_AFTER_SECS: u64 = 1;
@@ -56,9 +59,11 @@ pub struct EndpointLimits {
     /// The time allowed to read a whole request body; more is `408` (default
     /// [`DEFAULT_BODY_TIMEOUT`]).
     pub body_timeout: Duration,
-    /// The most request-body bytes the endpoint's open runs may hold together (bodies being
-    /// read included), detached resumable runs too; a request that would pass it is answered
-    /// `503` (`overloaded`, `Retry-After: 1`) at once, and accepted again as runs end (default
+    /// The most bytes the inputs of the endpoint's open runs may hold together, detached
+    /// resumable runs too: a body's bytes while it is read, then what its parsed input holds
+    /// on the heap (its strings, messages and JSON values, the state twice); a request that
+    /// would pass it is answered `503` (`overloaded`, `Retry-After: 1`) at once, and accepted
+    /// again as runs end; an input that alone would hold more is `413` (default
     /// [`DEFAULT_MAX_INPUT_BYTES`]). A value below `body_limit` caps the body size too.
     pub max_input_bytes: usize,
 }
@@ -120,6 +125,30 @@ impl InputPermit {
     /// The bytes counted.
     pub(crate) fn bytes(&self) -> usize {
         self.bytes
+    }
+
+    /// Counts `bytes` in all: more (or refuses, as [`grow`](Self::grow); an input that would
+    /// take more than the whole budget is too large, not a reason to retry) or fewer.
+    pub(crate) fn resize(&mut self, bytes: usize) -> Result<(), InputRejection> {
+        if let Some(budget) = &self.budget
+            && bytes > budget.limit
+        {
+            return Err(InputRejection::new(
+                RejectionKind::PayloadTooLarge,
+                format!(
+                    "the parsed input would hold {bytes} bytes, more than the endpoint's input budget of {} bytes",
+                    budget.limit
+                ),
+            ));
+        }
+        if bytes > self.bytes {
+            return self.grow(bytes - self.bytes);
+        }
+        if let Some(budget) = &self.budget {
+            budget.used.fetch_sub(self.bytes - bytes, Ordering::AcqRel);
+            self.bytes = bytes;
+        }
+        Ok(())
     }
 
     /// Counts `bytes` more, or refuses when the budget cannot take them (the permit is

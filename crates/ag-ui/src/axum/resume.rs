@@ -107,12 +107,27 @@ pub(crate) const MAX_RUN_ID_LEN: usize = 512;
 /// The default most runs of one endpoint going on detached at once: 256.
 pub const DEFAULT_MAX_DETACHED: usize = 256;
 
-/// How a resumable endpoint treats its runs: how long and how many go on detached after their
-/// client left, and the reconnection delay it advises. Taken by
+/// The default most bytes the detached runs of one endpoint hold besides their log: 64 MiB.
+pub const DEFAULT_MAX_DETACHED_BYTES: usize = 64 * 1024 * 1024;
+
+/// What a detached run is counted for besides its input, in
+/// [`ResumeConfig::max_detached_bytes`]: its tasks, the agent's queue and future, the
+/// response chain's buffers (about 4 KB for an agent of [`server`](crate::server) streaming
+/// text, measured by the example `detached_memory`), with room for a larger agent.
+pub const DETACHED_RUN_BYTES: usize = 8 * 1024;
+
+/// How a resumable endpoint treats its runs: how long, how many and how much go on detached
+/// after their client left, and the reconnection delay it advises. Taken by
 /// [`AgentEndpoint::with_resume_config`](super::AgentEndpoint::with_resume_config); the
 /// shortcuts [`with_detach_timeout`](super::AgentEndpoint::with_detach_timeout) and
 /// [`with_retry`](super::AgentEndpoint::with_retry) set one field each, before or after the
 /// log is given.
+///
+/// What detached runs hold is bounded three ways: their events by the log's own bounds
+/// ([`MemoryLogConfig`](crate::server::log::MemoryLogConfig)), their number by
+/// [`max_detached`](Self::max_detached), and everything else they hold (their inputs, tasks,
+/// queues and buffers) by [`max_detached_bytes`](Self::max_detached_bytes); a client leaving
+/// past either of the last two evicts the oldest detached runs.
 ///
 /// ```
 /// use std::time::Duration;
@@ -124,17 +139,18 @@ pub const DEFAULT_MAX_DETACHED: usize = 256;
 /// #     futures::stream::iter([Event::run_finished(input.thread_id, input.run_id)])
 /// # }
 ///
-/// let config = ResumeConfig {
-///     max_detached: 32,
-///     ..ResumeConfig::default()
-/// };
+/// let config = ResumeConfig::default()
+///     .with_max_detached(32)
+///     .with_max_detached_bytes(16 << 20);
 /// let endpoint = AgentEndpoint::new(echo)
 ///     .with_resume_config(config)
 ///     .with_resumable(MemoryLog::default());
 /// assert_eq!(endpoint.resume_config().max_detached, 32);
+/// assert_eq!(endpoint.resume_config().max_detached_bytes, 16 << 20);
 /// assert_eq!(endpoint.resume_config().retry, Duration::from_secs(1));
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ResumeConfig {
     /// How long a run whose client left goes on before it is cancelled, its log ending with a
     /// `RUN_ERROR` of code `detach-timeout` (default [`DEFAULT_DETACH_TIMEOUT`]).
@@ -147,6 +163,16 @@ pub struct ResumeConfig {
     /// oldest detached run too, to take its place. `0`: no run goes on detached (a run whose
     /// client leaves is cancelled, its log ending the same way).
     pub max_detached: usize,
+    /// The most bytes the detached runs hold together besides their log (default
+    /// [`DEFAULT_MAX_DETACHED_BYTES`]): each is counted for its input as the endpoint's input
+    /// budget counts it (what the parsed input holds, see
+    /// [`EndpointLimits::max_input_bytes`](super::EndpointLimits::max_input_bytes)) and
+    /// [`DETACHED_RUN_BYTES`] more. A client leaving that would take the count past it evicts
+    /// the oldest detached runs first, as [`max_detached`](Self::max_detached) does; a run
+    /// that alone would pass it is cancelled as its client leaves (`evicted`). So abandoned
+    /// runs never hold more than this of the input budget, which leaves the rest to clients
+    /// that stay.
+    pub max_detached_bytes: usize,
 }
 
 impl Default for ResumeConfig {
@@ -155,8 +181,50 @@ impl Default for ResumeConfig {
             detach_timeout: DEFAULT_DETACH_TIMEOUT,
             retry: DEFAULT_RETRY,
             max_detached: DEFAULT_MAX_DETACHED,
+            max_detached_bytes: DEFAULT_MAX_DETACHED_BYTES,
         }
     }
+}
+
+impl ResumeConfig {
+    /// Sets [`detach_timeout`](Self::detach_timeout).
+    #[must_use]
+    pub fn with_detach_timeout(mut self, timeout: Duration) -> Self {
+        self.detach_timeout = timeout;
+        self
+    }
+
+    /// Sets [`retry`](Self::retry).
+    #[must_use]
+    pub fn with_retry(mut self, delay: Duration) -> Self {
+        self.retry = delay;
+        self
+    }
+
+    /// Sets [`max_detached`](Self::max_detached).
+    #[must_use]
+    pub fn with_max_detached(mut self, runs: usize) -> Self {
+        self.max_detached = runs;
+        self
+    }
+
+    /// Sets [`max_detached_bytes`](Self::max_detached_bytes).
+    #[must_use]
+    pub fn with_max_detached_bytes(mut self, bytes: usize) -> Self {
+        self.max_detached_bytes = bytes;
+        self
+    }
+}
+
+/// What the detached runs of a resumable endpoint hold now, besides their log
+/// ([`AgentEndpoint::detached_stats`](super::AgentEndpoint::detached_stats)).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct DetachedStats {
+    /// Runs going on detached.
+    pub runs: usize,
+    /// The bytes they are counted for in [`ResumeConfig::max_detached_bytes`].
+    pub bytes: usize,
 }
 
 /// The resumable mode of an endpoint: the log, its detached runs, the configuration.

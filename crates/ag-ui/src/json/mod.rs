@@ -61,6 +61,7 @@
 // The reducer (client) uses all of it, the server the depth.
 #[cfg_attr(not(feature = "client"), allow(dead_code))]
 pub(crate) mod measure;
+pub(crate) mod partial;
 mod patch;
 mod read;
 mod write;

@@ -1,349 +1,26 @@
-//! [`LlmAgent`]: the agent loop, and [`BackendTool`]: typed Rust tools.
+//! [`LlmAgent`]: the agent loop.
 
+use std::collections::HashMap;
 use std::fmt;
 use std::future::Future;
-use std::pin::{Pin, pin};
-use std::sync::Arc;
+use std::pin::pin;
 
 use futures::future::{Either, select};
-use schemars::JsonSchema;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
+use tokio::sync::mpsc;
 
 use super::client::OpenAiClient;
 use super::convert::{ChatOptions, chat_tools, context_message, to_chat_messages};
-use super::mapper::{ChunkMapper, FinishReason, Turn};
+use super::mapper::{ChunkMapper, FinishReason, Turn, TurnToolCall};
+use super::tool::{BackendTool, ToolError, ToolOutput, ToolRun};
 use super::wire::{ChatContent, ChatFunctionCall, ChatMessage, ChatRequest, ChatToolCall};
 use super::{LlmError, LlmErrorKind};
+use crate::json::partial::PartialJson;
 use crate::server::bridge::{self, LoopConfig};
-use crate::server::{Agent, Outcome, RunContext, StreamWriter};
+use crate::server::{Agent, Outcome, PredictState, RunContext};
 use crate::{Content, TokenUsage, Tool, ToolCallId};
-
-/// What a backend tool returns: the content the model (and the frontend, as
-/// `TOOL_CALL_RESULT`) receives, and optionally the run's new state.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ToolOutput<S> {
-    content: Content,
-    state: Option<S>,
-}
-
-impl<S> ToolOutput<S> {
-    /// Text for the model.
-    pub fn text(text: impl Into<String>) -> Self {
-        Self {
-            content: Content::Text(text.into()),
-            state: None,
-        }
-    }
-
-    /// A JSON value for the model, as its JSON text.
-    pub fn json(value: &Value) -> Self {
-        Self::text(value.to_string())
-    }
-
-    /// Content for the model: text, or content parts.
-    pub fn from_content(content: Content) -> Self {
-        Self {
-            content,
-            state: None,
-        }
-    }
-
-    /// Replaces the run's state with `state`; the agent then publishes what changed
-    /// (`STATE_DELTA`).
-    #[must_use]
-    pub fn with_state(mut self, state: S) -> Self {
-        self.state = Some(state);
-        self
-    }
-
-    /// The content.
-    pub fn content(&self) -> &Content {
-        &self.content
-    }
-}
-
-/// A backend tool failed; its message goes back to the model as the tool's result
-/// ([`bridge::tool_error_text`]: `Error: {message}`), and the loop goes on.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{message}")]
-pub struct ToolError {
-    message: String,
-}
-
-impl ToolError {
-    /// A failure with `message`.
-    pub fn new(message: impl Into<String>) -> Self {
-        Self {
-            message: message.into(),
-        }
-    }
-
-    /// The message.
-    pub fn message(&self) -> &str {
-        &self.message
-    }
-}
-
-type ToolFuture<S> = Pin<Box<dyn Future<Output = Result<ToolOutput<S>, ToolError>> + Send>>;
-type Handler<S> = dyn Fn(&str, S, Option<ToolRun>) -> Result<ToolFuture<S>, String> + Send + Sync;
-
-/// What a tool made with [`BackendTool::in_run`] sees of the run that called it: the call's
-/// id, the run's context, the conversation as the model had it when it made the call (the call
-/// included), and a [`StreamWriter`] to emit on the run — a sub-call's stream, progress, an
-/// activity.
-///
-/// ```
-/// use ag_ui::llm::{BackendTool, ToolOutput, ToolRun};
-/// use ag_ui::{Event, Tool};
-/// use serde_json::json;
-///
-/// // A tool that reports its progress on the run while it works.
-/// let tool = BackendTool::<()>::in_run(Tool::new("index", "Indexes the documents"), |_args, _state, run: ToolRun| async move {
-///     run.writer().emit(Event::custom("indexing", json!({"call": run.call_id().as_str()}))).ok();
-///     Ok(ToolOutput::text("indexed"))
-/// });
-/// assert!(tool.is_in_run());
-/// // Outside a run there is nothing to give it.
-/// let err = futures::executor::block_on(tool.call("{}", ())).unwrap_err();
-/// assert_eq!(err.message(), "`index` runs only inside an agent's run");
-/// ```
-pub struct ToolRun {
-    call_id: ToolCallId,
-    context: Vec<crate::Context>,
-    messages: Vec<ChatMessage>,
-    writer: StreamWriter,
-}
-
-impl fmt::Debug for ToolRun {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("ToolRun")
-            .field("call_id", &self.call_id)
-            .field("messages", &self.messages.len())
-            .finish_non_exhaustive()
-    }
-}
-
-impl ToolRun {
-    /// What a tool sees of a run: for an agent loop of your own calling [`BackendTool`]s made
-    /// with [`in_run`](BackendTool::in_run) ([`LlmAgent`] builds it itself).
-    pub fn new(
-        call_id: impl Into<ToolCallId>,
-        context: Vec<crate::Context>,
-        messages: Vec<ChatMessage>,
-        writer: StreamWriter,
-    ) -> Self {
-        Self {
-            call_id: call_id.into(),
-            context,
-            messages,
-            writer,
-        }
-    }
-
-    /// The id of the call being answered.
-    pub fn call_id(&self) -> &ToolCallId {
-        &self.call_id
-    }
-
-    /// The run's context (`RunAgentInput.context`).
-    pub fn context(&self) -> &[crate::Context] {
-        &self.context
-    }
-
-    /// The conversation as the model had it when it made the call, in the Chat Completions
-    /// form: the system prompt and context message, the history, the assistant turn with this
-    /// call, and the results of the calls answered before it.
-    pub fn messages(&self) -> &[ChatMessage] {
-        &self.messages
-    }
-
-    /// A writer on the run, attributed like the agent's events.
-    pub fn writer(&self) -> &StreamWriter {
-        &self.writer
-    }
-}
-
-/// A tool that runs in the agent: an async Rust function with typed arguments `A`, whose JSON
-/// Schema (`Tool.parameters`) is generated from `A` by `schemars` — never written by hand.
-///
-/// The function receives the parsed arguments and a copy of the run's state, and returns a
-/// [`ToolOutput`] (with a new state if it changed one) or a [`ToolError`]. Arguments that do not
-/// parse as `A` never reach it: the model gets an error result naming what was wrong, and can
-/// try again.
-///
-/// ```
-/// use ag_ui::llm::{BackendTool, ToolOutput};
-/// use schemars::JsonSchema;
-/// use serde::Deserialize;
-///
-/// /// Arguments of `weather`.
-/// #[derive(Deserialize, JsonSchema)]
-/// struct WeatherArgs {
-///     /// The city.
-///     city: String,
-/// }
-///
-/// let tool = BackendTool::<()>::new("weather", "Current weather", |args: WeatherArgs, _state| async move {
-///     Ok(ToolOutput::text(format!("Sunny in {}", args.city)))
-/// });
-/// let schema = tool.tool().parameters.as_ref().unwrap();
-/// assert_eq!(schema["type"], "object");
-/// assert_eq!(schema["properties"]["city"]["type"], "string");
-/// assert_eq!(schema["required"][0], "city");
-/// ```
-pub struct BackendTool<S> {
-    tool: Tool,
-    handler: Arc<Handler<S>>,
-    in_run: bool,
-}
-
-impl<S> Clone for BackendTool<S> {
-    fn clone(&self) -> Self {
-        Self {
-            tool: self.tool.clone(),
-            handler: Arc::clone(&self.handler),
-            in_run: self.in_run,
-        }
-    }
-}
-
-impl<S> fmt::Debug for BackendTool<S> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("BackendTool")
-            .field("name", &self.tool.name)
-            .finish_non_exhaustive()
-    }
-}
-
-/// The JSON Schema of `A`, inlined (no `$defs`), without `$schema` and `title`, which some
-/// servers refuse in a tool declaration.
-pub fn schema_for<A: JsonSchema>() -> Value {
-    let generator = schemars::generate::SchemaSettings::draft2020_12()
-        .with(|s| s.inline_subschemas = true)
-        .into_generator();
-    let mut schema: Value = generator.into_root_schema_for::<A>().into();
-    if let Some(object) = schema.as_object_mut() {
-        object.remove("$schema");
-        object.remove("title");
-    }
-    schema
-}
-
-impl<S: Send + 'static> BackendTool<S> {
-    /// A tool named `name`, described to the model by `description`, running `handler`.
-    pub fn new<A, F, Fut>(
-        name: impl Into<String>,
-        description: impl Into<String>,
-        handler: F,
-    ) -> Self
-    where
-        A: JsonSchema + DeserializeOwned + Send + 'static,
-        F: Fn(A, S) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<ToolOutput<S>, ToolError>> + Send + 'static,
-    {
-        let tool = Tool::new(name, description).with_parameters(schema_for::<A>());
-        let handler =
-            move |arguments: &str, state: S, _: Option<ToolRun>| -> Result<ToolFuture<S>, String> {
-                let arguments = if arguments.trim().is_empty() {
-                    "{}"
-                } else {
-                    arguments
-                };
-                let args = serde_json::from_str::<A>(arguments).map_err(|e| e.to_string())?;
-                Ok(Box::pin(handler(args, state)))
-            };
-        Self {
-            tool,
-            handler: Arc::new(handler),
-            in_run: false,
-        }
-    }
-
-    /// A tool declared by `tool` as it is (its JSON Schema written elsewhere, as an MCP
-    /// server's), whose `handler` receives the raw argument text.
-    pub fn from_declaration<F, Fut>(tool: Tool, handler: F) -> Self
-    where
-        F: Fn(&str, S) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<ToolOutput<S>, ToolError>> + Send + 'static,
-    {
-        let handler =
-            move |arguments: &str, state: S, _: Option<ToolRun>| -> Result<ToolFuture<S>, String> {
-                Ok(Box::pin(handler(arguments, state)))
-            };
-        Self {
-            tool,
-            handler: Arc::new(handler),
-            in_run: false,
-        }
-    }
-
-    /// A tool declared by `tool` whose `handler` receives the raw argument text, the state,
-    /// and the run that called it ([`ToolRun`]): to read the run's context and conversation,
-    /// or emit on the run while it works (`ag_ui::a2ui`'s `generate_a2ui` streams a sub-agent's
-    /// call this way).
-    pub fn in_run<F, Fut>(tool: Tool, handler: F) -> Self
-    where
-        F: Fn(&str, S, ToolRun) -> Fut + Send + Sync + 'static,
-        Fut: Future<Output = Result<ToolOutput<S>, ToolError>> + Send + 'static,
-    {
-        let name = tool.name.clone();
-        let handler = move |arguments: &str,
-                            state: S,
-                            run: Option<ToolRun>|
-              -> Result<ToolFuture<S>, String> {
-            Ok(match run {
-                Some(run) => Box::pin(handler(arguments, state, run)),
-                None => {
-                    let error = ToolError::new(format!("`{name}` runs only inside an agent's run"));
-                    Box::pin(std::future::ready(Err(error)))
-                }
-            })
-        };
-        Self {
-            tool,
-            handler: Arc::new(handler),
-            in_run: true,
-        }
-    }
-
-    /// Whether the tool was made with [`in_run`](Self::in_run).
-    pub fn is_in_run(&self) -> bool {
-        self.in_run
-    }
-
-    /// The declaration offered to the model (and its generated schema).
-    pub fn tool(&self) -> &Tool {
-        &self.tool
-    }
-
-    /// Parses `arguments` and calls the tool.
-    ///
-    /// # Errors
-    ///
-    /// The arguments do not parse as the tool's type (serde's message), or the tool failed.
-    pub async fn call(&self, arguments: &str, state: S) -> Result<ToolOutput<S>, ToolError> {
-        self.call_in_run(arguments, state, None).await
-    }
-
-    /// Parses `arguments` and calls the tool, in `run` when it was made with
-    /// [`in_run`](Self::in_run) (other tools ignore it).
-    ///
-    /// # Errors
-    ///
-    /// As [`call`](Self::call); an [`in_run`](Self::in_run) tool called without a run.
-    pub async fn call_in_run(
-        &self,
-        arguments: &str,
-        state: S,
-        run: Option<ToolRun>,
-    ) -> Result<ToolOutput<S>, ToolError> {
-        let future = (self.handler)(arguments, state, run)
-            .map_err(|e| ToolError::new(bridge::invalid_arguments(&self.tool.name, &e)))?;
-        future.await
-    }
-}
 
 /// Runs `work` unless the run is cancelled first; `None` then, and `work` is dropped.
 async fn unless_cancelled<T>(
@@ -368,11 +45,13 @@ async fn unless_cancelled<T>(
 ///    [`bridge::check_frontend_tools`]);
 /// 2. streams the model's turn into the run ([`ChunkMapper`]);
 /// 3. when the turn called tools: runs each backend tool (emitting `TOOL_CALL_RESULT`, and
-///    `STATE_DELTA` when the tool changed the state), answers a failed tool, invalid
-///    arguments and unknown tools with an error result ([`bridge::tool_error_text`],
-///    [`bridge::unknown_tool_text`]), and asks the model again — unless a frontend tool was
-///    called: then the run ends with outcome `success` and `pendingToolCallIds`, and the next
-///    run, carrying the client's tool message, continues the conversation;
+///    `STATE_DELTA` when the tool changed the state — also while it works, for a tool made
+///    with [`BackendTool::with_run`]), answers a failed tool, invalid arguments and unknown
+///    tools with an error result ([`bridge::tool_error_text`], [`bridge::unknown_tool_text`]),
+///    and asks the model again — unless a frontend tool was called, or a backend tool handed
+///    the turn to the person ([`ToolOutput::with_frontend_call`]): then the run ends with
+///    outcome `success` and `pendingToolCallIds`, and the next run, carrying the client's tool
+///    message, continues the conversation;
 /// 4. stops when the model answers without tool calls, with the token usage of all its turns
 ///    on `RUN_FINISHED`.
 ///
@@ -383,6 +62,16 @@ async fn unless_cancelled<T>(
 /// (`finish_reason: "length"`) and a filtered one are errors too: they are not a success. A cancelled run drops the provider's request at once,
 /// and between provider chunks the loop waits on [`RunContext::ready`] so a slow consumer slows
 /// the provider's stream instead of growing the run's backlog.
+///
+/// ## Predicted state
+///
+/// With [`with_predicted_state`](Self::with_predicted_state), a tool call's argument becomes
+/// part of the state while the model is still writing it: each run begins with the `CUSTOM`
+/// `PredictState` event (for clients that predict on their own), and as the named tool's
+/// arguments stream, the agent reads them as far as they parse and publishes the argument as
+/// the state's key (`STATE_DELTA` with one `add` of the whole value per provider chunk that
+/// changed it, so a long argument costs its length times the number of chunks). The typed
+/// state is not changed by a prediction: the tool's own result decides what the state becomes.
 pub struct LlmAgent<S = ()> {
     client: OpenAiClient,
     model: String,
@@ -392,6 +81,7 @@ pub struct LlmAgent<S = ()> {
     temperature: Option<f64>,
     options: ChatOptions,
     extra: Map<String, Value>,
+    predicted: Vec<PredictState>,
 }
 
 impl<S> fmt::Debug for LlmAgent<S> {
@@ -401,6 +91,7 @@ impl<S> fmt::Debug for LlmAgent<S> {
             .field("model", &self.model)
             .field("tools", &self.tools)
             .field("config", &self.config)
+            .field("predicted", &self.predicted)
             .finish_non_exhaustive()
     }
 }
@@ -419,6 +110,7 @@ impl<S> LlmAgent<S> {
             temperature: None,
             options: ChatOptions::default(),
             extra: Map::new(),
+            predicted: Vec::new(),
         }
     }
 
@@ -486,10 +178,40 @@ impl<S> LlmAgent<S> {
         self
     }
 
+    /// Predicts the state's `predict.state_key` from `predict.tool`'s arguments while the
+    /// model writes them (see [Predicted state](Self#predicted-state)); several may be given.
+    ///
+    /// ```
+    /// use ag_ui::llm::{LlmAgent, OpenAiClient};
+    /// use ag_ui::server::PredictState;
+    ///
+    /// let agent = LlmAgent::<serde_json::Value>::new(OpenAiClient::new("http://127.0.0.1:11434/v1"), "llama3.2")
+    ///     .with_predicted_state(
+    ///         PredictState::new("document", "write_document").with_tool_argument("document"),
+    ///     );
+    /// # let _ = agent;
+    /// ```
+    #[must_use]
+    pub fn with_predicted_state(mut self, predict: PredictState) -> Self {
+        self.predicted.push(predict);
+        self
+    }
+
     /// The backend tools.
     pub fn tools(&self) -> &[BackendTool<S>] {
         &self.tools
     }
+}
+
+/// The predicting calls' arguments read so far: per call, the scanner and how many bytes of
+/// the arguments it has read.
+type Predicting = HashMap<ToolCallId, (PartialJson, usize)>;
+
+/// A step of a running tool: it returned (`None` when the run was cancelled), or it published
+/// a state (`None` when it dropped its [`ToolRun`]).
+enum ToolStep<S> {
+    Returned(Option<Result<ToolOutput<S>, ToolError>>),
+    Published(Option<S>),
 }
 
 impl<S> LlmAgent<S>
@@ -497,11 +219,15 @@ where
     S: Default + Serialize + DeserializeOwned + Clone + Send + Sync + 'static,
 {
     /// Streams one model turn into the run.
-    async fn turn(&self, ctx: &RunContext<S>, request: &ChatRequest) -> Result<Turn, LlmError> {
+    async fn turn(&self, ctx: &mut RunContext<S>, request: &ChatRequest) -> Result<Turn, LlmError> {
         let mut stream = self.client.stream(request).await?;
         let mut mapper = ChunkMapper::new(ctx.stream_writer());
+        let mut predicting = Predicting::new();
         while let Some(chunk) = stream.next_chunk().await? {
             mapper.push(chunk)?;
+            if !self.predicted.is_empty() {
+                self.predict(ctx, &mapper, &mut predicting)?;
+            }
             // The readiness point: between provider chunks, wait while the consumer is behind,
             // so a slow reader slows the provider's stream instead of growing the backlog.
             ctx.ready().await?;
@@ -509,13 +235,97 @@ where
         mapper.finish()
     }
 
+    /// Publishes what the predicting calls' arguments now say.
+    fn predict(
+        &self,
+        ctx: &mut RunContext<S>,
+        mapper: &ChunkMapper,
+        predicting: &mut Predicting,
+    ) -> Result<(), LlmError> {
+        for (id, name, arguments) in mapper.started_tool_calls() {
+            if !self.predicted.iter().any(|p| p.tool == name) {
+                continue;
+            }
+            let (scanner, read) = predicting
+                .entry(id.clone())
+                .or_insert_with(|| (PartialJson::new(), 0));
+            if arguments.len() == *read {
+                continue;
+            }
+            // The arguments only grow, by whole strings: `read` is a character boundary.
+            scanner.push(&arguments[*read..]);
+            *read = arguments.len();
+            let value = scanner.value();
+            for predict in self.predicted.iter().filter(|p| p.tool == name) {
+                if let Some(predicted) = predict.value_in(&value) {
+                    ctx.publish_predicted(&predict.state_key, predicted.clone())?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs `tool` on `call`; a tool that works on its run gets a [`ToolRun`] (the run's
+    /// context, `messages` as the model had them, a writer on the run, the state), and what it
+    /// publishes while it works becomes the run's state as it comes. `None` when the run was
+    /// cancelled first.
+    async fn run_tool(
+        &self,
+        ctx: &mut RunContext<S>,
+        tool: &BackendTool<S>,
+        call: &TurnToolCall,
+        messages: &[ChatMessage],
+    ) -> Result<Option<Result<ToolOutput<S>, ToolError>>, crate::server::Error> {
+        if !tool.is_in_run() {
+            let work = tool.call(&call.arguments, ctx.state().clone());
+            return Ok(unless_cancelled(ctx.cancelled(), work).await);
+        }
+        let (updates, mut published) = mpsc::channel(1);
+        let run = ToolRun::new(
+            call.id.clone(),
+            ctx.input().context.clone(),
+            messages.to_vec(),
+            ctx.stream_writer(),
+            ctx.state().clone(),
+        )
+        .with_updates(updates);
+        let mut work = pin!(unless_cancelled(
+            ctx.cancelled(),
+            tool.call_in_run(&call.arguments, run)
+        ));
+        loop {
+            let step = match select(work.as_mut(), pin!(published.recv())).await {
+                Either::Left((returned, _)) => ToolStep::Returned(returned),
+                Either::Right((state, _)) => ToolStep::Published(state),
+            };
+            match step {
+                ToolStep::Returned(returned) => {
+                    // What it published just before it returned.
+                    while let Ok(state) = published.try_recv() {
+                        *ctx.state_mut() = state;
+                        ctx.publish_state_delta()?;
+                    }
+                    return Ok(returned);
+                }
+                ToolStep::Published(Some(state)) => {
+                    *ctx.state_mut() = state;
+                    ctx.publish_state_delta()?;
+                }
+                ToolStep::Published(None) => return Ok(work.await),
+            }
+        }
+    }
+
     async fn run_loop(&self, ctx: &mut RunContext<S>) -> Result<Outcome, crate::server::Error> {
         bridge::check_frontend_tools(
-            self.tools.iter().map(|t| t.tool.name.as_str()),
+            self.tools.iter().map(|t| t.tool().name.as_str()),
             &ctx.input().tools,
         )?;
+        if !self.predicted.is_empty() {
+            ctx.emit(PredictState::event(&self.predicted))?;
+        }
         let frontend: Vec<String> = ctx.input().tools.iter().map(|t| t.name.clone()).collect();
-        let mut declared: Vec<Tool> = self.tools.iter().map(|t| t.tool.clone()).collect();
+        let mut declared: Vec<Tool> = self.tools.iter().map(|t| t.tool().clone()).collect();
         declared.extend(ctx.input().tools.iter().cloned());
         let mut messages = Vec::new();
         if let Some(prompt) = &self.system_prompt {
@@ -619,19 +429,12 @@ where
                 return Ok(finish(Outcome::success()));
             }
             let mut pending = Vec::new();
+            let mut handed_over = Vec::new();
             for call in &turn.tool_calls {
                 let content =
-                    if let Some(tool) = self.tools.iter().find(|t| t.tool.name == call.name) {
-                        let run = tool.in_run.then(|| {
-                            ToolRun::new(
-                                call.id.clone(),
-                                ctx.input().context.clone(),
-                                request.messages.clone(),
-                                ctx.stream_writer(),
-                            )
-                        });
-                        let work = tool.call_in_run(&call.arguments, ctx.state().clone(), run);
-                        let Some(result) = unless_cancelled(ctx.cancelled(), work).await else {
+                    if let Some(tool) = self.tools.iter().find(|t| t.tool().name == call.name) {
+                        let run = self.run_tool(ctx, tool, call, &request.messages).await?;
+                        let Some(result) = run else {
                             return Ok(Outcome::cancelled());
                         };
                         match result {
@@ -640,6 +443,7 @@ where
                                     *ctx.state_mut() = state;
                                     ctx.publish_state_delta()?;
                                 }
+                                handed_over.extend(output.frontend_call);
                                 output.content
                             }
                             Err(error) => Content::Text(bridge::tool_error_text(error.message())),
@@ -668,6 +472,10 @@ where
                     content,
                     tool_call_id: call.id.as_str().to_owned(),
                 });
+            }
+            // A tool handed the turn to the person: its frontend call, then the run waits.
+            for (name, arguments) in handed_over {
+                pending.push(ctx.call_tool(name, &arguments)?);
             }
             if !pending.is_empty() {
                 return Ok(finish(Outcome::success().with_pending_tool_calls(pending)));

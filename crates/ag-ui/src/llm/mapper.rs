@@ -243,14 +243,15 @@ impl ChunkMapper {
         self
     }
 
-    /// The tool calls whose `TOOL_CALL_START` was sent so far, id and name, in order: what a
-    /// caller answers when the turn breaks off (the writer closes the calls when the mapper is
-    /// dropped; their results are the caller's).
-    pub fn started_tool_calls(&self) -> impl Iterator<Item = (&ToolCallId, &str)> {
+    /// The tool calls whose `TOOL_CALL_START` was sent so far, in order: their id, name and
+    /// arguments' text as it has streamed. What a caller answers when the turn breaks off (the
+    /// writer closes the calls when the mapper is dropped; their results are the caller's), and
+    /// what it reads from arguments still being written.
+    pub fn started_tool_calls(&self) -> impl Iterator<Item = (&ToolCallId, &str, &str)> {
         self.calls
             .iter()
             .filter(|c| c.state != CallState::Pending)
-            .map(|c| (&c.id, c.name.as_str()))
+            .map(|c| (&c.id, c.name.as_str(), c.arguments.as_str()))
     }
 
     /// Maps one chunk.

@@ -529,4 +529,14 @@ impl<S: Serialize> RunContext<S> {
     }
 }
 
+impl<S> RunContext<S> {
+    /// Shows the client `value` as the state's top-level `key` before the state holds it (a
+    /// value predicted from a tool call's streaming arguments), as `STATE_DELTA`. The typed
+    /// state is not changed: the next publication diffs from what the client holds.
+    #[cfg_attr(not(feature = "openai"), allow(dead_code))]
+    pub(crate) fn publish_predicted(&mut self, key: &str, value: serde_json::Value) -> Result<()> {
+        self.state.predict(&self.emitter, key, value)
+    }
+}
+
 emitting_api!(RunContext<S>, S, [S]);

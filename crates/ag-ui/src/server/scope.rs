@@ -228,6 +228,49 @@ impl<S: Serialize> StateSlot<S> {
     }
 }
 
+impl<S> StateSlot<S> {
+    /// `STATE_DELTA` setting the top-level `key` to `value` in what the client holds (a
+    /// predicted value: the typed state is not changed), so that later deltas are diffed from
+    /// what the client has. Nothing when the client already holds that value.
+    #[cfg_attr(not(feature = "openai"), allow(dead_code))]
+    pub(crate) fn predict(&mut self, emitter: &Emitter, key: &str, value: Value) -> Result<()> {
+        let published = self
+            .published
+            .get_or_insert_with(|| Value::Object(serde_json::Map::new()));
+        let Value::Object(object) = published else {
+            return Err(Error::new(
+                ErrorKind::State,
+                format!(
+                    "the state is not an object, so its key `{}` cannot be predicted",
+                    crate::excerpt(key, 60)
+                ),
+            ));
+        };
+        if object.get(key) == Some(&value) {
+            return Ok(());
+        }
+        let depth = measure(&value, usize::MAX, MAX_DEPTH).depth;
+        if depth >= MAX_DEPTH {
+            return Err(Error::new(
+                ErrorKind::State,
+                format!(
+                    "the predicted value of `{}` nests more than {MAX_DEPTH} levels: clients \
+                     refuse it, so it is not published",
+                    crate::excerpt(key, 60)
+                ),
+            ));
+        }
+        let path = json_patch::jsonptr::PointerBuf::from_tokens([key]);
+        let op = json_patch::PatchOperation::Add(json_patch::AddOperation {
+            path,
+            value: value.clone(),
+        });
+        emitter.send(Event::state_delta(vec![op]))?;
+        object.insert(key.to_owned(), value);
+        Ok(())
+    }
+}
+
 /// The state parameter of handles opened from a [`SubagentContext`](super::SubagentContext).
 ///
 /// The run's typed state lives with the parent agent; a subagent, which may run on another
@@ -256,6 +299,58 @@ mod tests {
             }
         }
         state
+    }
+
+    /// A predicted key reaches the client as an `add` of the whole value, leaves the typed state
+    /// alone, and is the base the next delta is diffed from: applied in order, the client ends
+    /// with the published state.
+    #[test]
+    fn a_predicted_key_is_the_base_of_the_next_delta() {
+        let title = "A title long enough that a delta beats a snapshot of the whole state";
+        let start = json!({"steps": ["a rather long first step", "second"], "title": title});
+        let input = RunAgentInput::new("t", "r").with_state(start.clone());
+        let (mut ctx, mut events) = RunContext::<Value>::new(input).unwrap();
+        ctx.publish_predicted("steps", json!(["x"])).unwrap();
+        ctx.publish_predicted("steps", json!(["x"])).unwrap(); // the same value: nothing
+        ctx.publish_predicted("steps", json!(["x", "y"])).unwrap();
+        assert_eq!(ctx.state(), &start, "the typed state is not changed");
+        *ctx.state_mut() = json!({"steps": ["x", "y", "z"], "title": title});
+        ctx.publish_state_delta().unwrap();
+        let sent = events.drain();
+        assert_eq!(
+            types(&sent),
+            [
+                EventType::StateDelta,
+                EventType::StateDelta,
+                EventType::StateDelta
+            ]
+        );
+        assert_eq!(
+            serde_json::to_value(&sent[0]).unwrap()["delta"],
+            json!([{"op": "add", "path": "/steps", "value": ["x"]}])
+        );
+        assert_eq!(
+            apply_all(start, &sent),
+            json!({"steps": ["x", "y", "z"], "title": title})
+        );
+    }
+
+    #[test]
+    fn a_key_is_predicted_only_in_an_object_state_and_within_the_depth_clients_accept() {
+        let input = RunAgentInput::new("t", "r").with_state(json!([1, 2]));
+        let (mut ctx, mut events) = RunContext::<Value>::new(input).unwrap();
+        let error = ctx.publish_predicted("document", json!("x")).unwrap_err();
+        assert_eq!(error.kind(), crate::server::ErrorKind::State);
+        assert!(error.to_string().contains("`document`"), "{error}");
+
+        let (mut ctx, _) = RunContext::<Value>::new(RunAgentInput::new("t", "r")).unwrap();
+        let mut deep = json!(0);
+        for _ in 0..MAX_DEPTH {
+            deep = json!([deep]);
+        }
+        let error = ctx.publish_predicted("deep", deep).unwrap_err();
+        assert_eq!(error.kind(), crate::server::ErrorKind::State);
+        assert!(events.drain().is_empty());
     }
 
     #[test]

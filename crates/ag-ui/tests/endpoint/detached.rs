@@ -43,7 +43,12 @@ fn small_log(runs: usize) -> MemoryLog {
 
 /// `POST`s run `run`, reads its first bytes and leaves.
 async fn abandon(addr: std::net::SocketAddr, run: &str) {
-    let mut response = post_json(addr, "/agent", input_json(run)).await;
+    abandon_with(addr, run, input_json(run)).await;
+}
+
+/// [`abandon`] with `body` as the run's input.
+async fn abandon_with(addr: std::net::SocketAddr, run: &str, body: String) {
+    let mut response = post_json(addr, "/agent", body).await;
     assert_eq!(response.status(), 200, "{run}");
     let first = response.chunk().await.unwrap().unwrap();
     assert!(String::from_utf8_lossy(&first).contains("RUN_STARTED"));
@@ -83,10 +88,7 @@ async fn clients_leaving_past_the_bound_evict_the_oldest_detached_runs() {
             .with_max_run_bytes(256 * 1024)
             .with_max_total_bytes(4 * 1024 * 1024),
     );
-    let config = ResumeConfig {
-        max_detached: 4,
-        ..ResumeConfig::default()
-    };
+    let config = ResumeConfig::default().with_max_detached(4);
     let app = Router::new().agent(
         "/agent",
         AgentEndpoint::new(endless)
@@ -249,10 +251,7 @@ async fn a_detached_run_goes_through_the_same_chain_as_a_live_one() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn with_no_room_for_detached_runs_a_run_ends_when_its_client_leaves() {
-    let config = ResumeConfig {
-        max_detached: 0,
-        ..ResumeConfig::default()
-    };
+    let config = ResumeConfig::default().with_max_detached(0);
     let app = Router::new().agent(
         "/agent",
         AgentEndpoint::new(endless)
@@ -271,4 +270,47 @@ async fn with_no_room_for_detached_runs_a_run_ends_when_its_client_leaves() {
     let last: Value = serde_json::from_str(&frames(&text).last().unwrap().1).unwrap();
     assert_eq!(last["type"], "RUN_ERROR", "{text}");
     assert_eq!(last["code"], "evicted");
+}
+
+/// A run input whose state is `[0,0,…]` of about `bytes` bytes of JSON: the shape that holds
+/// the most once parsed (an 80-byte value for every two bytes).
+fn state_input(run: &str, bytes: usize) -> String {
+    let state = vec!["0"; bytes / 2].join(",");
+    format!(
+        r#"{{"threadId":"t","runId":"{run}","protocolVersion":"1.0","messages":[],"state":[{state}]}}"#
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn abandoned_runs_hold_at_most_max_detached_bytes_besides_their_log() {
+    const MAX: usize = 1 << 20;
+    const STATE: usize = 4 * 1024;
+    let endpoint = AgentEndpoint::new(endless)
+        .with_resume_config(ResumeConfig::default().with_max_detached_bytes(MAX))
+        .with_resumable(MemoryLog::default());
+    // A clone shares the endpoint's detached runs.
+    let counted = endpoint.clone();
+    let addr = spawn(Router::new().agent("/agent", endpoint)).await;
+    for i in 0..12 {
+        let run = format!("r{i}");
+        abandon_with(addr, &run, state_input(&run, STATE)).await;
+    }
+    // The server notices each client leaving at its next write (5 ms).
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let held = counted.detached_stats();
+    // Each counted for what its parsed input holds (tens of times its JSON), within the bound.
+    assert!(held.bytes <= MAX, "{held:?}");
+    assert!(held.runs >= 1 && held.runs < 12, "{held:?}");
+    assert!(held.bytes >= held.runs * STATE * 40, "{held:?}");
+    // The oldest were evicted to stay within it.
+    assert_eq!(fate(addr, "r0".into()).await, Fate::Evicted);
+    assert_eq!(fate(addr, "r11".into()).await, Fate::Running);
+
+    // A run that alone would hold more is cancelled as its client leaves.
+    abandon_with(addr, "big", state_input("big", 8 * STATE)).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(fate(addr, "big".into()).await, Fate::Evicted);
+    assert!(counted.detached_stats().bytes <= MAX);
+    // A client that stays is served.
+    served_promptly(addr, "fresh").await;
 }

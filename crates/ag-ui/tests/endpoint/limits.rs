@@ -1,5 +1,6 @@
-//! The endpoint-wide budget of input bytes held by open runs: a request that would pass it is
-//! refused at once (`503`, `Retry-After`), and accepted again once runs end.
+//! The endpoint-wide budget of input bytes held by open runs (what each parsed input holds): a
+//! request that would pass it is refused at once (`503`, `Retry-After`), and accepted again
+//! once runs end; an input that alone would hold more is `413`.
 
 use std::time::{Duration, Instant};
 
@@ -40,7 +41,7 @@ async fn the_input_budget_refuses_when_spent_and_accepts_again_after_runs_end() 
     let (release, released) = watch::channel(false);
     let handler = waiting(released);
     let limits = EndpointLimits {
-        max_input_bytes: 25_000,
+        max_input_bytes: 100_000,
         ..EndpointLimits::default()
     };
     let app = Router::new().agent("/agent", AgentEndpoint::new(handler).with_limits(limits));
@@ -55,7 +56,7 @@ async fn the_input_budget_refuses_when_spent_and_accepts_again_after_runs_end() 
         response.chunk().await.unwrap().unwrap();
         open.push(response);
     }
-    // A third would hold about 30 KB: refused at once, and said why.
+    // Each holds some 37 KB parsed: a third is refused at once, and said why.
     let started = Instant::now();
     let refused = post_json(addr, "/agent", big_input("c", 10_000)).await;
     assert_eq!(refused.headers()["retry-after"], "1");
@@ -89,7 +90,7 @@ async fn a_detached_run_keeps_its_input_in_the_budget_until_it_ends() {
     let (release, released) = watch::channel(false);
     let handler = waiting(released);
     let limits = EndpointLimits {
-        max_input_bytes: 15_000,
+        max_input_bytes: 60_000,
         ..EndpointLimits::default()
     };
     let app = Router::new().agent(
@@ -117,4 +118,42 @@ async fn a_detached_run_keeps_its_input_in_the_budget_until_it_ends() {
         assert!(Instant::now() < deadline, "the budget was not given back");
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_budget_counts_what_an_input_holds_not_its_json() {
+    let (_release, released) = watch::channel(false);
+    let limits = EndpointLimits {
+        max_input_bytes: 100_000,
+        ..EndpointLimits::default()
+    };
+    let app = Router::new().agent(
+        "/agent",
+        AgentEndpoint::new(waiting(released)).with_limits(limits),
+    );
+    let addr = spawn(app).await;
+    // 4 KB of `[0,0,…]`: 2,048 values of 80 bytes, kept twice. The JSON fits the budget many
+    // times over; what it holds does not, and never will: too large, not a reason to retry.
+    let state = vec!["0"; 2048].join(",");
+    let body = format!(
+        r#"{{"threadId":"t","runId":"a","protocolVersion":"1.0","messages":[],"state":[{state}]}}"#
+    );
+    assert!(body.len() < 5_000);
+    let refused = post_json(addr, "/agent", body).await;
+    let error = json_error(refused, 413, "payload-too-large").await;
+    assert!(
+        error["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("100000"),
+        "{error}"
+    );
+    // The same state, a tenth of it, is served.
+    let state = vec!["0"; 200].join(",");
+    let body = format!(
+        r#"{{"threadId":"t","runId":"b","protocolVersion":"1.0","messages":[],"state":[{state}]}}"#
+    );
+    let mut served = post_json(addr, "/agent", body).await;
+    assert_eq!(served.status(), 200);
+    served.chunk().await.unwrap().unwrap();
 }

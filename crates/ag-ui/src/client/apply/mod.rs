@@ -63,7 +63,6 @@
 
 mod index;
 mod limits;
-mod partial;
 mod patch;
 mod report;
 mod run_end;
@@ -76,8 +75,8 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 
+pub use crate::json::partial::PartialJson;
 pub use limits::{LimitExceeded, LimitKind, Limits};
-pub use partial::PartialJson;
 pub use report::{Applied, ApplyWarning, ApplyWarningKind, MessagesChange, RunOutcome};
 pub use store::{Messages, MessagesIter};
 

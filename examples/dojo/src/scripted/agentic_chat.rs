@@ -14,8 +14,8 @@ use std::time::Duration;
 use ag_ui::server::{Agent, Outcome, Result, RunContext};
 use serde::Serialize;
 
+use super::{Pace, json_text};
 use super::{answered_a_tool, last_text, snapshot_with_tool_result};
-use crate::{Pace, json_text};
 
 /// The text after the page ran `change_background`.
 pub const TOOL_DONE: &str = "background changed ✓";

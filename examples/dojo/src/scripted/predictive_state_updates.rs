@@ -15,12 +15,11 @@
 
 use std::time::Duration;
 
-use ag_ui::Event;
-use ag_ui::server::{Agent, Outcome, Result, RunContext};
+use ag_ui::server::{Agent, Outcome, PredictState, Result, RunContext};
 use serde::{Deserialize, Serialize};
 
+use super::Pace;
 use super::answered_a_tool;
-use crate::Pace;
 
 /// The text once the person answered `confirm_changes`.
 pub const DONE: &str = "Ok!";
@@ -29,25 +28,10 @@ pub const WORD_PAUSE: Duration = Duration::from_millis(200);
 /// The dogs a story can be about.
 pub const DOG_NAMES: [&str; 4] = ["Rex", "Buddy", "Max", "Charlie"];
 
-/// One entry of the `PredictState` custom event: while `tool` streams its arguments, the
-/// client reads `tool_argument` from them as the state's `state_key`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct PredictStateEntry {
-    /// The state key the page shows.
-    pub state_key: String,
-    /// The tool whose arguments predict it.
-    pub tool: String,
-    /// The argument that holds the value.
-    pub tool_argument: String,
-}
-
-/// The `PredictState` value this route sends.
-pub fn predict_state() -> Vec<PredictStateEntry> {
-    vec![PredictStateEntry {
-        state_key: "document".to_owned(),
-        tool: "write_document_local".to_owned(),
-        tool_argument: "document".to_owned(),
-    }]
+/// The `PredictState` value this route sends: the state key `document` follows the argument
+/// `document` of `write_document_local`.
+pub fn predict_state() -> PredictState {
+    PredictState::new("document", "write_document_local").with_tool_argument("document")
 }
 
 /// The dog of a run: picked from the run id (the reference picks at random; a client sends a
@@ -88,11 +72,7 @@ impl Agent for PredictiveStateUpdates {
             ctx.say(DONE)?;
             return Ok(Outcome::success());
         }
-        let value = serde_json::to_value(predict_state()).map_err(|e| {
-            ag_ui::server::Error::agent(format!("PredictState did not serialize: {e}"))
-                .with_source(e)
-        })?;
-        ctx.emit(Event::custom("PredictState", value))?;
+        ctx.emit(PredictState::event(&[predict_state()]))?;
 
         let story = story(dog_name(ctx.run_id().as_str()));
         let mut write = ctx.tool_call("write_document_local")?;

@@ -9,8 +9,8 @@ use ag_ui::server::{Agent, Outcome, Result, RunContext};
 use ag_ui::{Event, Message};
 use serde::{Deserialize, Serialize};
 
+use super::{json_text, run_scoped_id};
 use super::{last_text, snapshot_with_tool_result};
-use crate::{json_text, run_scoped_id};
 
 /// The tool's result, and the answer to "thanks".
 pub const DONE: &str = "Haiku created";

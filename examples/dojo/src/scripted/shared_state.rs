@@ -6,12 +6,13 @@
 //! does not fit it is answered `400` (kind `invalid-state`) before the run starts.
 
 use ag_ui::server::{Agent, Outcome, Result, RunContext};
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-/// One ingredient.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+/// One ingredient (also what the model-driven agent's `generate_recipe` takes).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Ingredient {
-    /// An emoji.
+    /// An emoji for it.
     #[serde(default)]
     pub icon: String,
     /// What.

@@ -12,7 +12,7 @@ use ag_ui::server::{Agent, Outcome, Result, RunContext};
 use serde::{Deserialize, Serialize};
 
 use super::answered_a_tool;
-use crate::{Pace, json_text};
+use super::{Pace, json_text};
 
 /// The text once the person confirmed the steps.
 pub const DONE: &str = "Ok! I'm working on it.";

@@ -6,6 +6,9 @@
 //! key or trailing comma of the last collection item dropped, open arrays and objects closed.
 //! The rules are those of the `untruncate-json` routine the reference client uses.
 
+// Public through `client::apply`; the model bridge uses it without the client.
+#![cfg_attr(not(feature = "client"), allow(unreachable_pub, dead_code))]
+
 use serde_json::Value;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -13,7 +13,7 @@ use std::time::Duration;
 use ag_ui::server::{Agent, Outcome, Result, RunContext};
 use serde::{Deserialize, Serialize};
 
-use crate::Pace;
+use super::Pace;
 
 /// The reference's pause after the first snapshot and after each delta.
 pub const STEP_PAUSE: Duration = Duration::from_secs(1);

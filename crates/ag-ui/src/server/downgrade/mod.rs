@@ -121,6 +121,32 @@
 //!
 //! Over protobuf there is no mapping for `THINKING_*` (the reference has none), so a downgraded
 //! protobuf stream carries no reasoning at all; the other rules apply as above.
+//!
+//! ## Naming the oldest client
+//!
+//! The rules above serve every pre-1.0 client at once, down to 0.0.42. A deployment that knows
+//! its clients are newer says which is the oldest ([`DowngradeConfig::oldest_client`],
+//! `AgentEndpoint::with_downgrade`, `ag-ui serve --old-clients 0.0.57`), and the downgrade keeps
+//! what that client already reads:
+//!
+//! | oldest client | reasoning |
+//! |---|---|
+//! | none named, or below 0.0.52 | `THINKING_*`, as above |
+//! | 0.0.52 to 0.0.59 | **`REASONING_*` and `REASONING_ENCRYPTED_VALUE` unchanged, and `reasoning` messages kept in snapshots**: 0.0.52 on read them into reasoning messages, which `@copilotkit/runtime` 1.75 (`@ag-ui/client` 0.0.59) hands to the page as the model's thought |
+//! | 1.0.0 or later | no downgrade at all: every client speaks 1.0, and a request without `protocolVersion` is a 1.0 client that left it out |
+//!
+//! Everything else is rewritten as above. A client older than the one named fails its runs at
+//! the first reasoning event (0.0.42: "invalid discriminator value").
+//!
+//! ```
+//! use ag_ui::Event;
+//! use ag_ui::server::downgrade::{ClientVersion, Downgrade, LegacyFrame};
+//!
+//! let mut downgrade = Downgrade::new().with_oldest_client(Some(ClientVersion::new(0, 0, 57)));
+//! let mut frames = Vec::new();
+//! downgrade.push(Event::reasoning_message_start("m1"), &mut frames);
+//! assert_eq!(frames[0].type_name(), "REASONING_MESSAGE_START");
+//! ```
 
 use std::collections::VecDeque;
 
@@ -132,36 +158,81 @@ use crate::{
     TextMessageRole,
 };
 
+mod version;
+
+pub use version::{ClientVersion, ClientVersionError, needs_downgrade};
+
+/// The oldest client that reads `REASONING_*` events and `reasoning` messages (and the oldest
+/// checked to, by the interop tests).
+const READS_REASONING: ClientVersion = ClientVersion::new(0, 0, 52);
+
+/// How an endpoint treats pre-1.0 clients: whether it downgrades their streams at all, and the
+/// oldest client it serves, when the deployment knows it.
+///
+/// ```
+/// use ag_ui::server::downgrade::{ClientVersion, DowngradeConfig};
+///
+/// let config = DowngradeConfig::default().with_oldest_client(Some(ClientVersion::new(0, 0, 57)));
+/// assert!(config.enabled);
+/// assert!(config.keeps_reasoning());
+/// assert!(!DowngradeConfig::default().keeps_reasoning());
+/// assert!(!DowngradeConfig::default().with_enabled(false).applies_to(None));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct DowngradeConfig {
+    /// Whether a client that declares no `protocolVersion`, or one below 1.0, gets its stream
+    /// rewritten (default `true`).
+    pub enabled: bool,
+    /// The oldest client the deployment serves (default `None`: any, from `@ag-ui/client`
+    /// 0.0.42 on). See [Naming the oldest client](self#naming-the-oldest-client).
+    pub oldest_client: Option<ClientVersion>,
+}
+
+impl Default for DowngradeConfig {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            oldest_client: None,
+        }
+    }
+}
+
+impl DowngradeConfig {
+    /// Sets [`enabled`](Self::enabled).
+    #[must_use]
+    pub fn with_enabled(mut self, enabled: bool) -> Self {
+        self.enabled = enabled;
+        self
+    }
+
+    /// Sets [`oldest_client`](Self::oldest_client).
+    #[must_use]
+    pub fn with_oldest_client(mut self, version: Option<ClientVersion>) -> Self {
+        self.oldest_client = version;
+        self
+    }
+
+    /// Whether a request declaring `protocol_version` gets the downgraded stream: the
+    /// downgrade is on, the version is not 1.0 or later ([`needs_downgrade`]), and the oldest
+    /// client served is not a 1.0 one.
+    pub fn applies_to(&self, protocol_version: Option<&str>) -> bool {
+        self.enabled
+            && !self
+                .oldest_client
+                .is_some_and(ClientVersion::is_1_0_or_later)
+            && needs_downgrade(protocol_version)
+    }
+
+    /// Whether the downgraded stream keeps `REASONING_*`: the oldest client served reads them.
+    pub fn keeps_reasoning(&self) -> bool {
+        self.oldest_client.is_some_and(|v| v >= READS_REASONING)
+    }
+}
+
 /// How many reasoning events a [`Downgrade`] holds back, in all, while another owner's
 /// reasoning streams.
 pub const DEFAULT_MAX_HELD: usize = 4096;
-
-/// Whether a client declaring `protocol_version` (the `protocolVersion` of its
-/// `RunAgentInput`) needs the downgraded stream: yes when the version is absent or numeric and
-/// below 1.0; no for 1.0, later versions, and versions outside the `major.minor` grammar
-/// (which the protocol reads as newer ones).
-pub fn needs_downgrade(protocol_version: Option<&str>) -> bool {
-    let Some(version) = protocol_version else {
-        return true;
-    };
-    let mut parts = version.split('.');
-    let major = parts.next().and_then(numeric);
-    let Some(major) = major else {
-        return false;
-    };
-    if major > 0 {
-        return false;
-    }
-    // Major 0: below 1.0 whatever follows, as long as the rest is numeric too.
-    parts.all(|p| numeric(p).is_some())
-}
-
-fn numeric(part: &str) -> Option<u64> {
-    if part.is_empty() || !part.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    part.parse().ok()
-}
 
 /// One frame of a downgraded stream: an event a pre-1.0 client accepts, or a `THINKING_*`
 /// frame standing for reasoning.
@@ -299,6 +370,8 @@ pub struct Downgrade {
     held_events: usize,
     max_held: usize,
     dropped: u64,
+    /// `REASONING_*` passes unchanged: the oldest client served reads it.
+    keep_reasoning: bool,
 }
 
 impl Default for Downgrade {
@@ -317,7 +390,18 @@ impl Downgrade {
             held_events: 0,
             max_held: DEFAULT_MAX_HELD,
             dropped: 0,
+            keep_reasoning: false,
         }
+    }
+
+    /// Sets the oldest client the stream is for (`None`: any): from 0.0.52 on, reasoning
+    /// passes as `REASONING_*` (see [Naming the oldest client](self#naming-the-oldest-client)).
+    #[must_use]
+    pub fn with_oldest_client(mut self, version: Option<ClientVersion>) -> Self {
+        self.keep_reasoning = DowngradeConfig::default()
+            .with_oldest_client(version)
+            .keeps_reasoning();
+        self
     }
 
     /// Sets how many reasoning events may be held, in all, while another owner's reasoning
@@ -337,19 +421,21 @@ impl Downgrade {
     /// to `out`.
     pub fn push(&mut self, event: Event, out: &mut Vec<LegacyFrame>) {
         match &event {
-            Event::SubagentStarted(_)
-            | Event::SubagentFinished(_)
-            | Event::SubagentError(_)
-            | Event::ReasoningEncryptedValue(_) => return,
+            Event::SubagentStarted(_) | Event::SubagentFinished(_) | Event::SubagentError(_) => {
+                return;
+            }
             Event::StepStarted(_) | Event::StepFinished(_) if event.attribution().is_some() => {
                 return;
             }
+            Event::ReasoningEncryptedValue(_) if !self.keep_reasoning => return,
             Event::ReasoningStart(_)
             | Event::ReasoningMessageStart(_)
             | Event::ReasoningMessageContent(_)
             | Event::ReasoningMessageEnd(_)
             | Event::ReasoningMessageChunk(_)
-            | Event::ReasoningEnd(_) => {
+            | Event::ReasoningEnd(_)
+                if !self.keep_reasoning =>
+            {
                 self.reasoning(event, out);
                 return;
             }
@@ -371,7 +457,7 @@ impl Downgrade {
             Event::RunError(_) => self.finish(out),
             _ => {}
         }
-        if let Some(event) = rewrite(event) {
+        if let Some(event) = rewrite(event, self.keep_reasoning) {
             out.push(LegacyFrame::Event(event));
         }
     }
@@ -602,16 +688,17 @@ pub fn interrupt_notice(interrupts: &[Interrupt]) -> String {
     text
 }
 
-/// The event as every pre-1.0 schema accepts it; `None` when it must not be sent.
-fn rewrite(mut event: Event) -> Option<Event> {
+/// The event as every pre-1.0 schema accepts it (with `reasoning` messages when
+/// `keep_reasoning`); `None` when it must not be sent.
+fn rewrite(mut event: Event, keep_reasoning: bool) -> Option<Event> {
     match &mut event {
         Event::TextMessageContent(e) if e.delta.is_empty() => return None,
         Event::TextMessageChunk(e) if e.delta.as_deref() == Some("") => e.delta = None,
         Event::ToolCallResult(e) => flatten(&mut e.content),
-        Event::MessagesSnapshot(e) => messages(&mut e.messages),
+        Event::MessagesSnapshot(e) => messages(&mut e.messages, keep_reasoning),
         Event::RunStarted(e) => {
             if let Some(input) = &mut e.input {
-                messages(&mut input.messages);
+                messages(&mut input.messages, keep_reasoning);
             }
         }
         Event::RunFinished(e) => match &mut e.outcome {
@@ -635,8 +722,10 @@ fn flatten(content: &mut Content) {
     }
 }
 
-fn messages(messages: &mut Vec<Message>) {
-    messages.retain(|m| !matches!(m, Message::Reasoning(_)));
+fn messages(messages: &mut Vec<Message>, keep_reasoning: bool) {
+    if !keep_reasoning {
+        messages.retain(|m| !matches!(m, Message::Reasoning(_)));
+    }
     for message in messages {
         match message {
             // 0.0.42 reads text parts, not media parts.
@@ -648,253 +737,4 @@ fn messages(messages: &mut Vec<Message>) {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::{
-        ContentPart, Interrupt, MediaPart, PartSource, RunFinishedOutcome, TextMessageRole,
-    };
-
-    fn run(events: Vec<Event>) -> Vec<String> {
-        run_with(Downgrade::new(), events).0
-    }
-
-    fn run_with(mut downgrade: Downgrade, events: Vec<Event>) -> (Vec<String>, Downgrade) {
-        let mut frames = Vec::new();
-        for event in events {
-            downgrade.push(event, &mut frames);
-        }
-        let json = frames
-            .iter()
-            .map(|f| {
-                let mut out = Vec::new();
-                f.write_json(&mut out);
-                String::from_utf8(out).unwrap()
-            })
-            .collect();
-        (json, downgrade)
-    }
-
-    #[test]
-    fn versions() {
-        for legacy in [None, Some("0.9"), Some("0.0.42"), Some("0"), Some("0.0")] {
-            assert!(needs_downgrade(legacy), "{legacy:?}");
-        }
-        for current in [
-            Some("1.0"),
-            Some("1.1"),
-            Some("2.0"),
-            Some("next"),
-            Some(""),
-            Some("0.x"),
-            Some("-1.0"),
-        ] {
-            assert!(!needs_downgrade(current), "{current:?}");
-        }
-    }
-
-    #[test]
-    fn what_the_old_schema_rejects_is_dropped_or_rewritten() {
-        let interrupted = Event::from(crate::RunFinishedEvent::new("t", "r").with_outcome(
-            RunFinishedOutcome::interrupt(vec![Interrupt::new("i1", "confirmation")]),
-        ));
-        let mut user = Message::user(
-            "u1",
-            Content::Parts(vec![
-                ContentPart::text("look"),
-                ContentPart::Image(MediaPart::new(PartSource::Url {
-                    value: "https://x/y.png".into(),
-                    mime_type: None,
-                })),
-                ContentPart::text("here"),
-            ]),
-        );
-        *user.subagent_run_id_mut() = Some("sub-1".into());
-        let out = run(vec![
-            Event::run_started("t", "r"),
-            Event::subagent_started("sub-1", "critic"),
-            Event::step_started("think").with_subagent_run_id("sub-1"),
-            Event::text_message_start("m1", TextMessageRole::Assistant)
-                .with_subagent_run_id("sub-1"),
-            Event::text_message_content("m1", ""),
-            Event::text_message_content("m1", "hi"),
-            Event::text_message_end("m1"),
-            Event::step_finished("think").with_subagent_run_id("sub-1"),
-            Event::step_started("top"),
-            Event::step_finished("top"),
-            Event::reasoning_encrypted_value(
-                crate::ReasoningEncryptedValueSubtype::Message,
-                "m1",
-                "opaque",
-            ),
-            Event::subagent_finished("sub-1"),
-            Event::messages_snapshot(vec![user, Message::reasoning("r1", "thought")]),
-            interrupted,
-        ]);
-        assert_eq!(
-            out,
-            [
-                r#"{"type":"RUN_STARTED","threadId":"t","runId":"r"}"#,
-                // The attribution is kept: 0.0.42 strips it, 0.0.52 ignores it, 0.0.59 reads it.
-                r#"{"type":"TEXT_MESSAGE_START","messageId":"m1","role":"assistant","subagentRunId":"sub-1"}"#,
-                r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"m1","delta":"hi"}"#,
-                r#"{"type":"TEXT_MESSAGE_END","messageId":"m1"}"#,
-                r#"{"type":"STEP_STARTED","stepName":"top"}"#,
-                r#"{"type":"STEP_FINISHED","stepName":"top"}"#,
-                r#"{"type":"MESSAGES_SNAPSHOT","messages":[{"role":"user","id":"u1","content":"look\nhere","subagentRunId":"sub-1"}]}"#,
-                // The pause, as a message every client shows, then the outcome 0.0.59 reads.
-                r#"{"type":"TEXT_MESSAGE_START","messageId":"r-interrupt","role":"assistant"}"#,
-                r#"{"type":"TEXT_MESSAGE_CONTENT","messageId":"r-interrupt","delta":"Paused, waiting for your answer (confirmation): interrupt i1"}"#,
-                r#"{"type":"TEXT_MESSAGE_END","messageId":"r-interrupt"}"#,
-                r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":{"type":"interrupt","interrupts":[{"id":"i1","reason":"confirmation"}]}}"#,
-            ]
-        );
-    }
-
-    /// 0.0.59 reads the outcome with `.strict()` schemas of `success` and `interrupt` alone.
-    #[test]
-    fn outcomes_are_kept_in_the_shapes_every_client_accepts() {
-        let finished = |outcome: RunFinishedOutcome| {
-            Event::from(crate::RunFinishedEvent::new("t", "r").with_outcome(outcome))
-        };
-        let out = run(vec![
-            finished(RunFinishedOutcome::Success {
-                pending_tool_call_ids: Some(vec!["c1".into()]),
-            }),
-            finished(RunFinishedOutcome::success()),
-            finished(RunFinishedOutcome::Cancelled),
-        ]);
-        assert_eq!(
-            out,
-            [
-                r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":{"type":"success"}}"#,
-                r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":{"type":"success"}}"#,
-                r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r"}"#,
-            ]
-        );
-    }
-
-    /// Text parts are read by every client; only media parts make a user message text.
-    #[test]
-    fn text_parts_stay_parts_and_resume_stays_in_the_echoed_input() {
-        let parts = Content::Parts(vec![ContentPart::text("a"), ContentPart::text("b")]);
-        let input = crate::RunAgentInput::new("t", "r")
-            .with_messages(vec![
-                Message::user("u1", parts),
-                Message::reasoning("r1", "thought"),
-            ])
-            .with_resume(vec![crate::ResumeEntry::resolved("i1", Value::Bool(true))]);
-        let mut started = crate::RunStartedEvent::new("t", "r");
-        started.input = Some(Box::new(input));
-        let out = run(vec![started.into()]);
-        let event: Value = serde_json::from_str(&out[0]).unwrap();
-        assert_eq!(
-            event["input"]["messages"],
-            serde_json::json!([{"role": "user", "id": "u1", "content": [
-                {"type": "text", "text": "a"}, {"type": "text", "text": "b"}
-            ]}])
-        );
-        assert_eq!(event["input"]["resume"][0]["interruptId"], "i1");
-    }
-
-    #[test]
-    fn reasoning_of_two_owners_is_serialized() {
-        let a = |e: Event| e.with_subagent_run_id("a");
-        let b = |e: Event| e.with_subagent_run_id("b");
-        let out = run(vec![
-            a(Event::reasoning_start("sa")),
-            b(Event::reasoning_start("sb")),
-            a(Event::reasoning_message_start("ma")),
-            b(Event::reasoning_message_start("mb")),
-            b(Event::reasoning_message_content("mb", "B")),
-            a(Event::reasoning_message_content("ma", "A")),
-            b(Event::reasoning_message_end("mb")),
-            b(Event::reasoning_end("sb")),
-            Event::custom("between", Value::Null),
-            a(Event::reasoning_message_end("ma")),
-            a(Event::reasoning_end("sa")),
-        ]);
-        let kinds: Vec<String> = out
-            .iter()
-            .map(|j| {
-                let v: Value = serde_json::from_str(j).unwrap();
-                match v.get("delta") {
-                    Some(d) => format!("{}:{}", v["type"].as_str().unwrap(), d.as_str().unwrap()),
-                    None => v["type"].as_str().unwrap().to_owned(),
-                }
-            })
-            .collect();
-        assert_eq!(
-            kinds,
-            [
-                "THINKING_START",
-                "THINKING_TEXT_MESSAGE_START",
-                "THINKING_TEXT_MESSAGE_CONTENT:A",
-                "CUSTOM",
-                "THINKING_TEXT_MESSAGE_END",
-                "THINKING_END",
-                // b's reasoning, held until a's ended
-                "THINKING_START",
-                "THINKING_TEXT_MESSAGE_START",
-                "THINKING_TEXT_MESSAGE_CONTENT:B",
-                "THINKING_TEXT_MESSAGE_END",
-                "THINKING_END",
-            ]
-        );
-    }
-
-    #[test]
-    fn held_reasoning_is_bounded_and_the_rest_of_it_ignored() {
-        let b = |e: Event| e.with_subagent_run_id("b");
-        let mut events = vec![
-            Event::reasoning_start("sa"),
-            b(Event::reasoning_start("sb")),
-            b(Event::reasoning_message_start("mb")),
-        ];
-        for _ in 0..10 {
-            events.push(b(Event::reasoning_message_content("mb", "x")));
-        }
-        events.push(b(Event::reasoning_message_end("mb")));
-        events.push(b(Event::reasoning_end("sb")));
-        events.push(Event::reasoning_end("sa"));
-        // b starts again after its dropped span closed: held again, and sent.
-        events.push(b(Event::reasoning_message_chunk(
-            Some("mc".into()),
-            Some("again".into()),
-        )));
-        let (out, downgrade) = run_with(Downgrade::new().with_max_held(4), events);
-        assert_eq!(downgrade.dropped(), 14);
-        assert_eq!(
-            out,
-            [
-                r#"{"type":"THINKING_START"}"#,
-                r#"{"type":"THINKING_END"}"#,
-                r#"{"type":"THINKING_START"}"#,
-                r#"{"type":"THINKING_TEXT_MESSAGE_START"}"#,
-                r#"{"type":"THINKING_TEXT_MESSAGE_CONTENT","delta":"again"}"#,
-                r#"{"type":"THINKING_TEXT_MESSAGE_END"}"#,
-                r#"{"type":"THINKING_END"}"#,
-            ]
-        );
-    }
-
-    #[test]
-    fn open_reasoning_is_closed_before_the_run_ends() {
-        let out = run(vec![
-            Event::reasoning_start("s"),
-            Event::reasoning_message_start("m"),
-            Event::reasoning_message_content("m", "x").with_timestamp(7),
-            Event::run_error("boom"),
-        ]);
-        assert_eq!(
-            out,
-            [
-                r#"{"type":"THINKING_START"}"#,
-                r#"{"type":"THINKING_TEXT_MESSAGE_START"}"#,
-                r#"{"type":"THINKING_TEXT_MESSAGE_CONTENT","delta":"x","timestamp":7}"#,
-                r#"{"type":"THINKING_TEXT_MESSAGE_END"}"#,
-                r#"{"type":"THINKING_END"}"#,
-                r#"{"type":"RUN_ERROR","message":"boom"}"#,
-            ]
-        );
-    }
-}
+mod tests;

@@ -8,8 +8,8 @@
 use ag_ui::server::{Agent, Outcome, Result, RunContext};
 use serde::Serialize;
 
+use super::json_text;
 use super::{answered_a_tool, snapshot_with_tool_result};
-use crate::json_text;
 
 /// The text once the client sent a tool result.
 pub const DONE: &str = "Retrieved weather information!";
