@@ -13,8 +13,10 @@ use axum::body::Bytes;
 use futures::StreamExt;
 use tokio::sync::mpsc;
 
-use crate::live::{chain, unique};
-use crate::offline::{self, Failure};
+use crate::failure::Failure;
+use crate::failure::chain;
+use crate::ids::unique;
+use crate::offline;
 
 /// How many pieces of the body may wait for the verifier: the memory the download may take
 /// ahead of verification is this many network reads.

@@ -15,7 +15,7 @@ use ag_ui::server::transform::DEFAULT_COALESCE_BYTES;
 use axum::http::{HeaderValue, Method, header, request::Parts};
 use tower_http::cors::{AllowOrigin, CorsLayer};
 
-use crate::offline::Failure;
+use crate::failure::Failure;
 
 /// The demo agent's listing entry.
 pub(crate) fn demo_info() -> AgentInfo {

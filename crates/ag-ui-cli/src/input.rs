@@ -255,7 +255,7 @@ impl Unknown {
         if self.skipped <= MAX_WARNINGS {
             eprintln!(
                 "warning: {position}: skipping an event of unknown type {}",
-                crate::render::visible(
+                crate::terminal::visible(
                     &format!("{:?}", ag_ui::excerpt(name, ag_ui::EXCERPT_BYTES)),
                     false
                 )

@@ -47,9 +47,9 @@ use serde::Deserialize;
 use serde_json::json;
 use tokio::sync::{Semaphore, mpsc};
 
+use crate::failure::Failure;
+use crate::failure::chain;
 use crate::input::{self, InputError};
-use crate::live::chain;
-use crate::offline::Failure;
 
 mod guard;
 use guard::Guard;

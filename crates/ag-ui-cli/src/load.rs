@@ -28,8 +28,9 @@ use ag_ui::client::{
 use ag_ui::{Event, RunAgentInput};
 use serde_json::{Value, json};
 
-use crate::live::{chain, unique};
-use crate::offline::Failure;
+use crate::failure::Failure;
+use crate::failure::chain;
+use crate::ids::unique;
 
 /// How many different failure reasons the report quotes (each with how many runs it ended).
 const REASONS: usize = 5;
@@ -69,7 +70,7 @@ pub(crate) struct LoadOptions {
 /// # Errors
 /// What is wrong with the URL, as a usage message.
 pub(crate) fn check_url(url: &str, pid: Option<u32>) -> Result<String, String> {
-    let checked = crate::live::parse_url(url)?;
+    let checked = crate::flags::parse_url(url)?;
     let parsed = reqwest::Url::parse(&checked).map_err(|e| format!("{url:?}: {e}"))?;
     let host = parsed.host_str().unwrap_or_default();
     let loopback = host.eq_ignore_ascii_case("localhost")
@@ -633,7 +634,7 @@ fn render(value: &Value) -> String {
         out.push_str("\nfirst failures:");
         for reason in reasons {
             out.push_str("\n  ");
-            out.push_str(&crate::render::visible(
+            out.push_str(&crate::terminal::visible(
                 reason.as_str().unwrap_or_default(),
                 false,
             ));

@@ -10,8 +10,11 @@
 //! | 3 | `run`, `demo`: the agent reported that its run failed (`RUN_ERROR`, its code and message on standard error); the stream itself was fine |
 
 mod conformance;
+mod failure;
 mod fetch;
+mod flags;
 mod hosting;
+mod ids;
 mod input;
 mod inspect;
 mod live;
@@ -22,6 +25,7 @@ mod render;
 mod replay;
 mod runlog;
 mod serve;
+mod terminal;
 
 use std::io::IsTerminal;
 use std::net::SocketAddr;
@@ -30,7 +34,8 @@ use std::time::Duration;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
-use offline::{Encoding, Failure};
+use failure::Failure;
+use offline::Encoding;
 
 /// The AG-UI command: serve a demo agent, talk to any AG-UI agent, verify and transform
 /// event streams (JSON Lines, JSON arrays, SSE or protobuf frames, detected).
@@ -369,7 +374,7 @@ fn main() -> ExitCode {
             max_upload_mb,
         } => headers
             .iter()
-            .map(|h| live::parse_header(h))
+            .map(|h| flags::parse_header(h))
             .collect::<Result<Vec<_>, _>>()
             .map_err(Failure::Usage)
             .and_then(|headers| {
@@ -451,7 +456,7 @@ struct RunArgs {
 
 /// Checks the arguments of `run`; every mistake is a usage error (exit 2).
 fn run_options(args: RunArgs) -> Result<live::RunOptions, Failure> {
-    let url = live::parse_url(&args.url).map_err(Failure::Usage)?;
+    let url = flags::parse_url(&args.url).map_err(Failure::Usage)?;
     let state = args
         .state
         .map(|s| {
@@ -462,17 +467,17 @@ fn run_options(args: RunArgs) -> Result<live::RunOptions, Failure> {
     let headers = args
         .headers
         .iter()
-        .map(|h| live::parse_header(h))
+        .map(|h| flags::parse_header(h))
         .collect::<Result<_, _>>()
         .map_err(Failure::Usage)?;
     let resume = args
         .resume
         .iter()
-        .map(|r| live::parse_resume(r))
+        .map(|r| flags::parse_resume(r))
         .collect::<Result<_, _>>()
         .map_err(Failure::Usage)?;
     let timeout = |flag: &str, value: &str| {
-        live::parse_secs(value).map_err(|e| Failure::Usage(format!("{flag}: {e}")))
+        flags::parse_secs(value).map_err(|e| Failure::Usage(format!("{flag}: {e}")))
     };
     Ok(live::RunOptions {
         url,
@@ -522,7 +527,7 @@ fn load_options(
         runs: runs as usize,
         ramp: load::parse_ramp(ramp).map_err(Failure::Usage)?,
         message,
-        timeout: live::parse_secs(timeout)
+        timeout: flags::parse_secs(timeout)
             .map_err(|e| Failure::Usage(format!("--timeout: {e}")))?,
         json,
         pid,
@@ -539,7 +544,7 @@ fn print_line(line: &str) -> Result<(), Failure> {
 
 fn report(failure: &Failure) -> ExitCode {
     // One line, and nothing from the input reaches the terminal as a control sequence.
-    let text = render::visible(&failure.to_string(), false).into_owned();
+    let text = terminal::visible(&failure.to_string(), false).into_owned();
     match failure {
         Failure::Stream { .. } => eprintln!("violation: {text}"),
         Failure::Incomplete(_) => eprintln!("incomplete: {text}"),

@@ -5,7 +5,7 @@
 
 use ag_ui::mcp::{McpConfig, McpServer, McpTools};
 
-use crate::offline::Failure;
+use crate::failure::Failure;
 
 /// Connects to each `--mcp` command line (split on whitespace) and `--mcp-url`, and gathers
 /// their tools; `None` when there are none.

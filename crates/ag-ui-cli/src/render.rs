@@ -15,60 +15,11 @@
 
 use std::borrow::Cow;
 use std::collections::HashMap;
-use std::fmt::Write as _;
 use std::io::{self, Write};
 
 use ag_ui::{Event, RunFinishedOutcome, SubagentFinishedOutcome};
 
-/// Whether `c` is shown escaped: a control character (C0, DEL, C1; newline and tab are kept
-/// when `keep_lines`), or a character that reorders the text after it (bidirectional
-/// formatting).
-fn hidden(c: char, keep_lines: bool) -> bool {
-    match c {
-        '\n' | '\t' => !keep_lines,
-        '\u{061c}'
-        | '\u{200e}'
-        | '\u{200f}'
-        | '\u{202a}'..='\u{202e}'
-        | '\u{2066}'..='\u{2069}' => true,
-        c => c.is_control(),
-    }
-}
-
-/// `text` safe to show on a terminal: each control character (other than newline and tab when
-/// `keep_lines`) and each bidirectional formatting character is written as its escape, e.g.
-/// ESC as `\u{1b}`. Borrowed when nothing needs escaping.
-pub(crate) fn visible(text: &str, keep_lines: bool) -> Cow<'_, str> {
-    // Every such character starts with one of these bytes in UTF-8: C0 and DEL are single
-    // bytes, C1 starts with 0xC2, U+061C with 0xD8, the others with 0xE2.
-    let suspect = |b: &u8| *b < 0x20 || *b == 0x7f || *b == 0xc2 || *b == 0xd8 || *b == 0xe2;
-    if !text.as_bytes().iter().any(suspect) || !text.chars().any(|c| hidden(c, keep_lines)) {
-        return Cow::Borrowed(text);
-    }
-    let mut out = String::with_capacity(text.len() + 16);
-    for c in text.chars() {
-        if hidden(c, keep_lines) {
-            let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
-        } else {
-            out.push(c);
-        }
-    }
-    Cow::Owned(out)
-}
-
-/// `word` as one word of a POSIX shell command: unchanged when it holds only characters no
-/// shell treats specially, else in single quotes (a quote inside written `'\\''`).
-pub(crate) fn shell_quote(word: &str) -> Cow<'_, str> {
-    let plain = !word.is_empty()
-        && word
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"@%+=:,./_-".contains(&b));
-    if plain {
-        Cow::Borrowed(word)
-    } else {
-        Cow::Owned(format!("'{}'", word.replace('\'', "'\\''")))
-    }
-}
+use crate::terminal::{shell_quote, visible};
 
 /// ANSI styles, or nothing when colours are off.
 #[derive(Clone, Copy, Debug)]
@@ -379,25 +330,36 @@ impl<W: Write> Renderer<W> {
         }
     }
 
-    /// Renders one event.
+    /// Renders one event: a piece of a streamed message, tool call or reasoning
+    /// ([`streamed`](Self::streamed)), the start or end of a run or subagent
+    /// ([`lifecycle`](Self::lifecycle)), or a line of its own ([`note`](Self::note)).
     pub(crate) fn event(&mut self, event: &Event) -> io::Result<()> {
         let owner = event.attribution().map(|s| s.as_str());
-        let s = self.style;
         match event {
-            Event::RunStarted(e) => {
-                // What a run opened and named is forgotten with it.
-                self.tools.clear();
-                self.subagents.clear();
-                self.open.iter_mut().for_each(HashMap::clear);
-                self.say(
-                    None,
-                    &s.dim(&format!(
-                        "● run {} on thread {}",
-                        id_line(e.run_id.as_str()),
-                        id_line(e.thread_id.as_str())
-                    )),
-                )?
-            }
+            Event::RunStarted(_)
+            | Event::RunFinished(_)
+            | Event::RunError(_)
+            | Event::SubagentStarted(_)
+            | Event::SubagentFinished(_)
+            | Event::SubagentError(_) => self.lifecycle(event)?,
+            Event::TextMessageStart(_)
+            | Event::TextMessageContent(_)
+            | Event::TextMessageEnd(_)
+            | Event::ReasoningMessageStart(_)
+            | Event::ReasoningMessageContent(_)
+            | Event::ReasoningMessageEnd(_)
+            | Event::ToolCallStart(_)
+            | Event::ToolCallArgs(_)
+            | Event::ToolCallEnd(_) => self.streamed(event, owner)?,
+            _ => self.note(event, owner)?,
+        }
+        self.out.flush()
+    }
+
+    /// A piece of a streamed text message, reasoning message or tool call: it opens, extends
+    /// or closes its stream (a piece whose start was not seen opens it).
+    fn streamed(&mut self, event: &Event, owner: Option<&str>) -> io::Result<()> {
+        match event {
             Event::TextMessageStart(e) => {
                 let head = format!("{}: ", e.effective_role().as_str());
                 self.start(Kind::Text, e.message_id.as_str(), owner, head);
@@ -426,15 +388,6 @@ impl<W: Write> Renderer<W> {
             Event::ReasoningMessageEnd(e) => {
                 self.end(Kind::Reasoning, e.message_id.as_str(), "")?
             }
-            // The span around reasoning messages shows nothing of its own.
-            Event::ReasoningStart(_) | Event::ReasoningEnd(_) => {}
-            Event::ReasoningEncryptedValue(e) => self.say(
-                owner,
-                &s.dim(&format!(
-                    "(encrypted reasoning for {})",
-                    one_line(e.entity_id.as_str())
-                )),
-            )?,
             Event::ToolCallStart(e) => {
                 let name = one_line(&e.tool_call_name).into_owned();
                 let id = e.tool_call_id.as_str();
@@ -457,6 +410,93 @@ impl<W: Write> Renderer<W> {
                 }
                 self.end(Kind::Tool, id, ")")?
             }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// The start or end of a run or of a subagent.
+    fn lifecycle(&mut self, event: &Event) -> io::Result<()> {
+        let s = self.style;
+        match event {
+            Event::RunStarted(e) => {
+                // What a run opened and named is forgotten with it.
+                self.tools.clear();
+                self.subagents.clear();
+                self.open.iter_mut().for_each(HashMap::clear);
+                self.say(
+                    None,
+                    &s.dim(&format!(
+                        "● run {} on thread {}",
+                        id_line(e.run_id.as_str()),
+                        id_line(e.thread_id.as_str())
+                    )),
+                )?
+            }
+            Event::SubagentStarted(e) => {
+                let name = one_line(&e.name).into_owned();
+                let about = e
+                    .description
+                    .as_deref()
+                    .map(|d| format!(" — {}", one_line(d)))
+                    .unwrap_or_default();
+                let line = s.magenta(&format!("┌ subagent {name} started{about}"));
+                self.subagents
+                    .insert(e.subagent_run_id.as_str().to_owned(), name);
+                self.say(None, &line)?
+            }
+            Event::SubagentFinished(e) => {
+                let name = self.subagent_name(e.subagent_run_id.as_str());
+                let how = match &e.outcome {
+                    Some(SubagentFinishedOutcome::Suspended { .. }) => "suspended",
+                    _ => "finished",
+                };
+                self.say(None, &s.magenta(&format!("└ subagent {name} {how}")))?
+            }
+            Event::SubagentError(e) => {
+                let name = self.subagent_name(e.subagent_run_id.as_str());
+                self.say(
+                    None,
+                    &s.red(&format!(
+                        "└ subagent {name} failed: {}",
+                        visible(&e.message, true)
+                    )),
+                )?
+            }
+            Event::RunFinished(e) => self.finished(e)?,
+            Event::RunError(e) => {
+                let code = e
+                    .code
+                    .as_deref()
+                    .map(|c| format!(" ({})", one_line(c)))
+                    .unwrap_or_default();
+                self.say(
+                    None,
+                    &s.red(&format!(
+                        "✗ run failed: {}{code}",
+                        visible(&e.message, true)
+                    )),
+                )?
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// An event shown on a line of its own: state, messages snapshots, activity, steps, custom
+    /// events, encrypted reasoning, tool results; future events by type.
+    fn note(&mut self, event: &Event, owner: Option<&str>) -> io::Result<()> {
+        let s = self.style;
+        match event {
+            // The span around reasoning messages shows nothing of its own.
+            Event::ReasoningStart(_) | Event::ReasoningEnd(_) => {}
+            Event::ReasoningEncryptedValue(e) => self.say(
+                owner,
+                &s.dim(&format!(
+                    "(encrypted reasoning for {})",
+                    one_line(e.entity_id.as_str())
+                )),
+            )?,
             Event::ToolCallResult(e) => {
                 let name = self.tool_name(e.tool_call_id.as_str()).into_owned();
                 self.say(
@@ -525,56 +565,11 @@ impl<W: Write> Renderer<W> {
                 )),
             )?,
             Event::Raw(_) => {}
-            Event::SubagentStarted(e) => {
-                let name = one_line(&e.name).into_owned();
-                let about = e
-                    .description
-                    .as_deref()
-                    .map(|d| format!(" — {}", one_line(d)))
-                    .unwrap_or_default();
-                let line = s.magenta(&format!("┌ subagent {name} started{about}"));
-                self.subagents
-                    .insert(e.subagent_run_id.as_str().to_owned(), name);
-                self.say(None, &line)?
-            }
-            Event::SubagentFinished(e) => {
-                let name = self.subagent_name(e.subagent_run_id.as_str());
-                let how = match &e.outcome {
-                    Some(SubagentFinishedOutcome::Suspended { .. }) => "suspended",
-                    _ => "finished",
-                };
-                self.say(None, &s.magenta(&format!("└ subagent {name} {how}")))?
-            }
-            Event::SubagentError(e) => {
-                let name = self.subagent_name(e.subagent_run_id.as_str());
-                self.say(
-                    None,
-                    &s.red(&format!(
-                        "└ subagent {name} failed: {}",
-                        visible(&e.message, true)
-                    )),
-                )?
-            }
-            Event::RunFinished(e) => self.finished(e)?,
-            Event::RunError(e) => {
-                let code = e
-                    .code
-                    .as_deref()
-                    .map(|c| format!(" ({})", one_line(c)))
-                    .unwrap_or_default();
-                self.say(
-                    None,
-                    &s.red(&format!(
-                        "✗ run failed: {}{code}",
-                        visible(&e.message, true)
-                    )),
-                )?
-            }
             // Chunks never reach the renderer (they are normalized first); future events are
             // shown by type.
             other => self.say(owner, &s.dim(&format!("({})", other.event_type())))?,
         }
-        self.out.flush()
+        Ok(())
     }
 
     fn subagent_name(&self, id: &str) -> String {
@@ -926,23 +921,6 @@ assistant: Hello world
              --resume\n$(touch pwned)`id`={\"approved\":true}\n\
              --resume\ne\\u{1b}[2J={\"approved\":true}\n"
         );
-    }
-
-    #[test]
-    fn visible_escapes_controls_and_keeps_plain_text_borrowed() {
-        assert!(matches!(
-            visible("plain ünïcode → text", false),
-            Cow::Borrowed(_)
-        ));
-        assert_eq!(visible("a\nb\tc", true), "a\nb\tc");
-        assert_eq!(visible("a\nb\tc", false), "a\\u{a}b\\u{9}c");
-        assert_eq!(
-            visible("\u{1b}[0m\u{7f}\u{9b}\u{61c}\u{200f}\u{2066}x", true),
-            "\\u{1b}[0m\\u{7f}\\u{9b}\\u{61c}\\u{200f}\\u{2066}x"
-        );
-        assert_eq!(shell_quote("ok-1"), "ok-1");
-        assert_eq!(shell_quote(""), "''");
-        assert_eq!(shell_quote("a'b"), "'a'\\''b'");
     }
 
     #[test]

@@ -15,8 +15,8 @@ use std::time::Duration;
 use ag_ui::axum::{EventStream, RunHandler, StartError};
 use ag_ui::{Event, RunAgentInput, RunId};
 
+use crate::failure::Failure;
 use crate::input::{self, InputError};
-use crate::offline::Failure;
 
 /// A recording served as an agent.
 #[derive(Clone, Debug)]

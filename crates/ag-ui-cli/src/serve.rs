@@ -16,8 +16,8 @@ use ag_ui::{Event, RunAgentInput, RunFinishedOutcome};
 use ag_ui_demo_agent::DemoAgent;
 use futures::Stream;
 
+use crate::failure::Failure;
 use crate::hosting;
-use crate::offline::Failure;
 use crate::replay::Replayed;
 
 /// How long `serve` waits for open runs once interrupted before closing their connections.

@@ -124,8 +124,11 @@ pub fn add_tools(agent: &rig_agent::Agent, tools: McpTools) -> Result<(), Error>
                     Box::pin(async move {
                         match tools.call(&name, &arguments.to_string()).await {
                             Ok(content) => output(content),
-                            Err(message) => Err(ToolExecutionError::other(message.clone())
-                                .with_model_feedback(bridge::tool_error_text(&message))),
+                            Err(error) => {
+                                let message = error.to_string();
+                                Err(ToolExecutionError::other(message.clone())
+                                    .with_model_feedback(bridge::tool_error_text(&message)))
+                            }
                         }
                     })
                 },

@@ -35,6 +35,10 @@ pub(crate) fn printable(text: &str) -> Cow<'_, str> {
 /// a character boundary), an ellipsis, and the original length, as in
 /// `abcd… (2000000 bytes)`. The result is at most `max` plus 30 bytes long.
 ///
+/// The one way this crate's errors quote text a peer sent (an id, a tool name, a field path),
+/// public so that code built on it (a tool, a server, the `ag-ui` command) quotes the same way:
+/// a message never grows with what it refused. [`EXCERPT_BYTES`] is the usual bound.
+///
 /// ```
 /// use ag_ui::excerpt;
 ///

@@ -225,9 +225,6 @@ pub use decode::{DecodeError, DecodeErrorKind};
 #[doc(hidden)]
 pub use decode::repair_lone_surrogates;
 pub use event::*;
-// Bounded quoting of peer text in error messages: the crate's own helper, public for the
-// `ag-ui` command, not part of the documented API.
-#[doc(hidden)]
 pub use excerpt::{EXCERPT_BYTES, EXCERPT_LIST_BYTES, excerpt, excerpt_list};
 pub use ids::{InterruptId, MessageId, RunId, SubagentRunId, ThreadId, ToolCallId};
 pub use input::{Context, ResumeEntry, ResumeStatus, RunAgentInput, Tool};

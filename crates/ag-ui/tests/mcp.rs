@@ -37,11 +37,17 @@ async fn calls_return_text_parts_or_tool_errors() {
         Content::Text("5".into())
     );
     let failed = server.call("fail", "").await.unwrap_err();
-    assert!(failed.contains("the disk is full"), "{failed}");
+    assert_eq!(failed.kind(), McpErrorKind::ToolError);
+    assert!(failed.to_string().contains("the disk is full"), "{failed}");
     let unknown = server.call("nope", "{}").await.unwrap_err();
-    assert!(unknown.contains("nope"), "{unknown}");
+    assert_eq!(unknown.kind(), McpErrorKind::CallFailed);
+    assert!(unknown.to_string().contains("nope"), "{unknown}");
     let bad = server.call("add", "[1]").await.unwrap_err();
-    assert!(bad.contains("JSON object"), "{bad}");
+    assert_eq!(bad.kind(), McpErrorKind::InvalidArguments);
+    assert!(bad.to_string().contains("JSON object"), "{bad}");
+    let bad = server.call("add", "{").await.unwrap_err();
+    assert_eq!(bad.kind(), McpErrorKind::InvalidArguments);
+    assert!(bad.to_string().contains("are not JSON"), "{bad}");
     match server.call("image", "{}").await.unwrap() {
         Content::Parts(parts) => {
             assert_eq!(parts[0], ContentPart::text("a dot"));
@@ -59,9 +65,13 @@ async fn the_tools_of_several_servers_are_called_by_name() {
         Content::Text("3".into())
     );
     let failed = tools.call("fail", "{}").await.unwrap_err();
-    assert!(failed.contains("the disk is full"), "{failed}");
+    assert!(failed.to_string().contains("the disk is full"), "{failed}");
     let unknown = tools.call("nope", "{}").await.unwrap_err();
-    assert_eq!(unknown, "no MCP server offers a tool named `nope`");
+    assert_eq!(unknown.kind(), McpErrorKind::UnknownTool);
+    assert_eq!(
+        unknown.to_string(),
+        "no MCP server offers a tool named `nope`"
+    );
 }
 
 #[tokio::test]
@@ -71,7 +81,11 @@ async fn a_slow_tool_past_its_time_out_is_a_clear_error() {
     let started = std::time::Instant::now();
     let error = server.call("slow", r#"{"ms":5000}"#).await.unwrap_err();
     assert!(started.elapsed() < Duration::from_secs(3));
-    assert!(error.contains("did not answer `slow` within"), "{error}");
+    assert_eq!(error.kind(), McpErrorKind::CallTimeout);
+    assert!(
+        error.to_string().contains("did not answer `slow` within"),
+        "{error}"
+    );
     // The server still answers the next call.
     assert_eq!(
         server.call("slow", r#"{"ms":1}"#).await.unwrap(),

@@ -4,7 +4,7 @@
 use std::time::{Duration, Instant};
 
 use ag_ui::llm::{LlmAgent, OpenAiClient};
-use ag_ui::mcp::{McpConfig, McpServer, McpTools};
+use ag_ui::mcp::{McpConfig, McpErrorKind, McpServer, McpTools};
 use ag_ui::server::Runner;
 use ag_ui::{Content, Event, EventType, Message, RunAgentInput, verify};
 use futures::StreamExt;
@@ -41,20 +41,31 @@ async fn a_server_killed_mid_call_ends_the_call_with_a_clear_error() {
     let started = Instant::now();
     let error = server.call("exit", "{}").await.unwrap_err();
     assert!(started.elapsed() < Duration::from_secs(5));
+    assert_eq!(error.kind(), McpErrorKind::Closed);
     assert!(
-        error.contains("closed the connection during `exit`"),
+        error
+            .to_string()
+            .contains("closed the connection during `exit`"),
         "{error}"
     );
     // Later calls fail the same way, at once.
     let error = server.call("add", r#"{"a":1,"b":2}"#).await.unwrap_err();
-    assert!(error.contains("closed the connection"), "{error}");
+    assert_eq!(error.kind(), McpErrorKind::Closed);
+    assert!(
+        error.to_string().contains("closed the connection"),
+        "{error}"
+    );
 }
 
 #[tokio::test]
 async fn a_slow_tool_past_its_time_out_over_stdio() {
     let server = demo(McpConfig::default().with_call_timeout(Duration::from_millis(300))).await;
     let error = server.call("slow", r#"{"ms":10000}"#).await.unwrap_err();
-    assert!(error.contains("did not answer `slow` within"), "{error}");
+    assert_eq!(error.kind(), McpErrorKind::CallTimeout);
+    assert!(
+        error.to_string().contains("did not answer `slow` within"),
+        "{error}"
+    );
 }
 
 fn call(id: &str, name: &str, arguments: &str) -> serde_json::Value {

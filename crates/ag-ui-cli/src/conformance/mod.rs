@@ -67,7 +67,7 @@ pub(crate) struct ServerArgs {
 
 /// `--timeout`: positive seconds, at most an hour.
 fn parse_timeout(arg: &str) -> Result<Duration, String> {
-    crate::live::parse_secs(arg).and_then(|d| {
+    crate::flags::parse_secs(arg).and_then(|d| {
         if d <= Duration::from_secs(3600) {
             Ok(d)
         } else {

@@ -25,7 +25,7 @@ use axum::middleware::Next;
 use axum::response::Response;
 
 use super::error;
-use crate::offline::Failure;
+use crate::failure::Failure;
 
 /// The request header that carries the session token.
 pub(crate) const TOKEN_HEADER: &str = "x-ag-ui-inspector-token";

@@ -189,6 +189,18 @@ pub enum McpErrorKind {
     TooManyTools,
     /// Two servers offer a tool with the same name.
     DuplicateTool,
+    /// A call's arguments are not a JSON object.
+    InvalidArguments,
+    /// No server offers the tool called.
+    UnknownTool,
+    /// The server did not answer a call within [`McpConfig::call_timeout`].
+    CallTimeout,
+    /// The connection closed before the server answered a call (a stdio server that exited).
+    Closed,
+    /// The server refused a call (an MCP error) or it failed on the way.
+    CallFailed,
+    /// The tool ran and reported a failure (an `isError` result): the message is its output.
+    ToolError,
 }
 
 impl McpErrorKind {
@@ -200,6 +212,12 @@ impl McpErrorKind {
             Self::ListTools => "mcp_list_tools",
             Self::TooManyTools => "mcp_too_many_tools",
             Self::DuplicateTool => "mcp_duplicate_tool",
+            Self::InvalidArguments => "mcp_invalid_arguments",
+            Self::UnknownTool => "mcp_unknown_tool",
+            Self::CallTimeout => "mcp_call_timeout",
+            Self::Closed => "mcp_closed",
+            Self::CallFailed => "mcp_call_failed",
+            Self::ToolError => "mcp_tool_error",
         }
     }
 }
@@ -444,17 +462,30 @@ impl McpServer {
     ///
     /// # Errors
     ///
-    /// A message for the model: the arguments are not a JSON object, the server answered with
-    /// an error or an `isError` result, it did not answer within
-    /// [`McpConfig::call_timeout`], or the connection closed.
-    pub async fn call(&self, name: &str, arguments: &str) -> Result<Content, String> {
+    /// An error whose message is for the model: [`McpErrorKind::InvalidArguments`] when the
+    /// arguments are not a JSON object, [`McpErrorKind::CallFailed`] when the server answered
+    /// with an error, [`McpErrorKind::ToolError`] with the tool's output when it returned an
+    /// `isError` result, [`McpErrorKind::CallTimeout`] past [`McpConfig::call_timeout`],
+    /// [`McpErrorKind::Closed`] when the connection closed.
+    pub async fn call(&self, name: &str, arguments: &str) -> Result<Content, McpError> {
+        let invalid = |message: String| McpError::new(McpErrorKind::InvalidArguments, message);
         let arguments = if arguments.trim().is_empty() {
             serde_json::Map::new()
         } else {
             match serde_json::from_str::<Value>(arguments) {
                 Ok(Value::Object(map)) => map,
-                Ok(_) => return Err(format!("the arguments of `{name}` must be a JSON object")),
-                Err(e) => return Err(format!("the arguments of `{name}` are not JSON: {e}")),
+                Ok(_) => {
+                    return Err(invalid(format!(
+                        "the arguments of `{name}` must be a JSON object"
+                    )));
+                }
+                // The parser's position is part of what the model reads, so it is in the
+                // message (and not repeated as a source).
+                Err(e) => {
+                    return Err(invalid(format!(
+                        "the arguments of `{name}` are not JSON: {e}"
+                    )));
+                }
             }
         };
         let params = CallToolRequestParams::new(name.to_owned()).with_arguments(arguments);
@@ -462,53 +493,69 @@ impl McpServer {
         let result = tokio::time::timeout(self.config.call_timeout, self.service.call_tool(params))
             .await
             .map_err(|_| {
-                self.logged(format!(
-                    "the MCP server `{}` did not answer `{name}` within {:?}",
-                    self.label, self.config.call_timeout
-                ))
+                self.logged(
+                    McpErrorKind::CallTimeout,
+                    format!(
+                        "the MCP server `{}` did not answer `{name}` within {:?}",
+                        self.label, self.config.call_timeout
+                    ),
+                )
             })?
-            .map_err(|e| {
-                self.logged(match e {
-                    ServiceError::TransportClosed | ServiceError::TransportSend(_) => {
-                        let why = self
-                            .child
-                            .as_ref()
-                            .and_then(|(_, cause)| stdio::cause_of(cause))
-                            .unwrap_or_else(|| "did it exit?".to_owned());
+            .map_err(|e| match e {
+                ServiceError::TransportClosed | ServiceError::TransportSend(_) => {
+                    let why = self
+                        .child
+                        .as_ref()
+                        .and_then(|(_, cause)| stdio::cause_of(cause))
+                        .unwrap_or_else(|| "did it exit?".to_owned());
+                    self.logged(
+                        McpErrorKind::Closed,
                         format!(
                             "the MCP server `{}` closed the connection during `{name}` ({why})",
                             self.label
-                        )
-                    }
-                    ServiceError::McpError(e) => format!(
+                        ),
+                    )
+                }
+                // The server's message is quoted as a bounded excerpt, and not kept whole as
+                // a source.
+                ServiceError::McpError(e) => self.logged(
+                    McpErrorKind::CallFailed,
+                    format!(
                         "the MCP server `{}` refused `{name}`: {}",
                         self.label,
                         excerpt(&e.message, EXCERPT_BYTES)
                     ),
-                    // Its text can hold the URL with its credentials: the log has it.
-                    other => {
-                        tracing::warn!(target: "ag_ui::mcp", server = %self.detail, error = %other, "an MCP tool call failed");
-                        format!("the MCP server `{}` failed `{name}`", self.label)
-                    }
-                })
+                ),
+                // Its text can hold the URL with its credentials: the log has it, the error
+                // does not (not even as a source).
+                other => {
+                    tracing::warn!(target: "ag_ui::mcp", server = %self.detail, error = %other, "an MCP tool call failed");
+                    self.logged(
+                        McpErrorKind::CallFailed,
+                        format!("the MCP server `{}` failed `{name}`", self.label),
+                    )
+                }
             })?;
         let content = result_content(&result);
         if result.is_error == Some(true) {
-            return Err(match content {
-                Content::Text(text) => text,
-                parts => serde_json::to_string(&parts).unwrap_or_default(),
-            });
+            return Err(McpError::new(
+                McpErrorKind::ToolError,
+                match content {
+                    Content::Text(text) => text,
+                    parts => serde_json::to_string(&parts).unwrap_or_default(),
+                },
+            ));
         }
         Ok(content)
     }
 }
 
 impl McpServer {
-    /// `message` (which names the server by its label), logged for the operator with the
-    /// command line or URL.
-    fn logged(&self, message: String) -> String {
+    /// An error of `kind` with `message` (which names the server by its label), logged for
+    /// the operator with the command line or URL.
+    fn logged(&self, kind: McpErrorKind, message: String) -> McpError {
         tracing::warn!(target: "ag_ui::mcp", server = %self.detail, "{message}");
-        message
+        McpError::new(kind, message)
     }
 }
 
@@ -572,13 +619,17 @@ impl McpTools {
     ///
     /// # Errors
     ///
-    /// A message for the model: no server offers `name`, or [`McpServer::call`]'s.
-    pub async fn call(&self, name: &str, arguments: &str) -> Result<Content, String> {
+    /// An error whose message is for the model: [`McpErrorKind::UnknownTool`] when no server
+    /// offers `name`, or [`McpServer::call`]'s.
+    pub async fn call(&self, name: &str, arguments: &str) -> Result<Content, McpError> {
         match self.index.get(name).map(|&at| &self.tools[at]) {
             Some((_, server)) => server.call(name, arguments).await,
-            None => Err(format!(
-                "no MCP server offers a tool named `{}`",
-                excerpt(name, EXCERPT_BYTES)
+            None => Err(McpError::new(
+                McpErrorKind::UnknownTool,
+                format!(
+                    "no MCP server offers a tool named `{}`",
+                    excerpt(name, EXCERPT_BYTES)
+                ),
             )),
         }
     }
@@ -601,7 +652,7 @@ impl McpTools {
                             .call(&name, &arguments)
                             .await
                             .map(crate::llm::ToolOutput::from_content)
-                            .map_err(crate::llm::ToolError::new)
+                            .map_err(|e| crate::llm::ToolError::new(e.to_string()))
                     }
                 })
             })

@@ -44,14 +44,14 @@ pub(crate) struct Input {
 
 /// A run input with one user message `text` (and `protocolVersion` "1.0").
 pub(crate) fn input(text: &str) -> Input {
-    let thread = crate::live::unique("conformance-thread");
-    let run = crate::live::unique("conformance-run");
+    let thread = crate::ids::unique("conformance-thread");
+    let run = crate::ids::unique("conformance-run");
     let value = json!({
         "threadId": thread,
         "runId": run,
         "protocolVersion": PROTOCOL_VERSION,
         "state": {},
-        "messages": [{"id": crate::live::unique("user"), "role": "user", "content": text}],
+        "messages": [{"id": crate::ids::unique("user"), "role": "user", "content": text}],
         "tools": [],
         "context": [],
         "forwardedProps": {},

@@ -176,7 +176,7 @@ impl Target {
                 .body(reqwest::Body::wrap_stream(pieces))
                 .send()
                 .await
-                .map_err(|e| format!("the request failed: {}", crate::live::chain(&e)))?;
+                .map_err(|e| format!("the request failed: {}", crate::failure::chain(&e)))?;
             return Ok(read(response, HEAD, None).await.0);
         }
         let port = self.url.port_or_known_default().unwrap_or(80);
@@ -292,7 +292,7 @@ impl Target {
             .body(body)
             .send()
             .await
-            .map_err(|e| format!("the request failed: {}", crate::live::chain(&e)))?;
+            .map_err(|e| format!("the request failed: {}", crate::failure::chain(&e)))?;
         Ok(Pending(response))
     }
 
@@ -328,7 +328,7 @@ impl Target {
         let response = request
             .send()
             .await
-            .map_err(|e| format!("the request failed: {}", crate::live::chain(&e)))?;
+            .map_err(|e| format!("the request failed: {}", crate::failure::chain(&e)))?;
         Ok(read(response, limit, how).await)
     }
 
@@ -345,7 +345,7 @@ impl Target {
             .body(serde_json::to_vec(input).unwrap_or_default())
             .send()
             .await
-            .map_err(|e| format!("the request failed: {}", crate::live::chain(&e)))?;
+            .map_err(|e| format!("the request failed: {}", crate::failure::chain(&e)))?;
         let status = response.status().as_u16();
         let _ = response.chunk().await;
         drop(response);
@@ -477,7 +477,7 @@ async fn read(
             }
             Ok(None) => break,
             Err(e) => {
-                reply.broken = Some(crate::live::chain(&e));
+                reply.broken = Some(crate::failure::chain(&e));
                 break;
             }
         }

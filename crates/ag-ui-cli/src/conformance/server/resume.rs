@@ -82,7 +82,7 @@ pub(crate) async fn checks(
             ABOUT_EXPIRED,
             cursor(
                 target,
-                format!("{}:1", crate::live::unique("conformance-gone")),
+                format!("{}:1", crate::ids::unique("conformance-gone")),
             ),
         )
         .await;

@@ -110,7 +110,6 @@ impl Engine {
         tag: Option<&str>,
         fields: Fields<'_>,
     ) -> Check {
-        let parent = fields.parent;
         let ty = kind.chunk_type();
         let Some(id) = id else {
             return Err(Fail::new(
@@ -127,8 +126,59 @@ impl Engine {
                 ),
             ));
         };
-        let Some(emission) = &self.emission else {
+        if self.emission.is_none() {
             return Ok(());
+        }
+        let streaming = self.chunk_stream(kind, id, tag, fields)?;
+        let continues = streaming.is_some();
+        let recorded = self.chunk_entity(kind, id, tag)?;
+        let mut inherited = None;
+        if kind == LaneKind::Tool && !continues {
+            // The id is there; what else an opener must name.
+            if lanes::missing_field(kind, Some(id), fields.name).is_some() {
+                return Err(Fail::new(
+                    ViolationKind::EmitChunkMissingName,
+                    vec![id.to_owned()],
+                    format!(
+                        "TOOL_CALL_CHUNK starts tool call {} without toolCallName",
+                        show(id)
+                    ),
+                ));
+            }
+            inherited = self.owner_check_for_tool(id, fields.parent, tag, recorded)?;
+        }
+        let owner = match (recorded, streaming) {
+            (Some(owner), _) => owner,
+            (None, Some(lane)) => lane,
+            (None, None) => match tag {
+                Some(_) => self.owners.intern(tag),
+                None => inherited.unwrap_or(Owner::PARENT),
+            },
+        };
+        if !continues && kind != LaneKind::Tool {
+            self.one_block_per_owner(kind, id, owner)?;
+        }
+        if recorded.is_none() {
+            self.register_chunk(kind, id, owner);
+        }
+        if !continues {
+            self.open_chunk_stream(kind, id, tag, fields);
+        }
+        Ok(())
+    }
+
+    /// The chunk stream `id` continues, if it continues one: the owner of its lane. A
+    /// continuation must come from the lane's owner and keep the opener's fields.
+    fn chunk_stream(
+        &self,
+        kind: LaneKind,
+        id: &str,
+        tag: Option<&str>,
+        fields: Fields<'_>,
+    ) -> Result<Option<Owner>, Fail> {
+        let ty = kind.chunk_type();
+        let Some(emission) = &self.emission else {
+            return Ok(None);
         };
         // The lane the normalizer would put it in: the one already streaming this id, else the
         // chunk's own. A tag naming no owner yet matches no lane.
@@ -168,8 +218,18 @@ impl Engine {
                 ),
             ));
         }
-        let streaming = continued.map(|seq| emission.lanes.get(seq).owner);
-        let continues = streaming.is_some();
+        Ok(continued.map(|seq| emission.lanes.get(seq).owner))
+    }
+
+    /// What the id already is, as explicit events: its recorded owner, if it has one, which
+    /// the chunk's tag must name. A chunk for an entity open as explicit events is refused.
+    fn chunk_entity(
+        &self,
+        kind: LaneKind,
+        id: &str,
+        tag: Option<&str>,
+    ) -> Result<Option<Owner>, Fail> {
+        let ty = kind.chunk_type();
         let (open_now, recorded) = match kind {
             LaneKind::Text => match self.messages.get(id) {
                 Some(e) => (e.open.is_some(), Some(e.owner)),
@@ -215,106 +275,90 @@ impl Engine {
         if let Some(owner) = recorded {
             self.check_owner(ty, what, id, owner, tag)?;
         }
-        let mut inherited = None;
-        if kind == LaneKind::Tool && !continues {
-            // The id is there; what else an opener must name.
-            if lanes::missing_field(kind, Some(id), fields.name).is_some() {
-                return Err(Fail::new(
-                    ViolationKind::EmitChunkMissingName,
-                    vec![id.to_owned()],
-                    format!(
-                        "TOOL_CALL_CHUNK starts tool call {} without toolCallName",
-                        show(id)
-                    ),
-                ));
-            }
-            inherited = self.owner_check_for_tool(id, parent, tag, recorded)?;
-        }
-        let owner = match (recorded, streaming) {
-            (Some(owner), _) => owner,
-            (None, Some(lane)) => lane,
-            (None, None) => match tag {
-                Some(_) => self.owners.intern(tag),
-                None => inherited.unwrap_or(Owner::PARENT),
-            },
+        Ok(recorded)
+    }
+
+    /// One open block per owner: a chunk starting a text or reasoning stream while its owner
+    /// has an explicit one of the same family open is refused.
+    fn one_block_per_owner(&self, kind: LaneKind, id: &str, owner: Owner) -> Check {
+        let ty = kind.chunk_type();
+        let Some(emission) = &self.emission else {
+            return Ok(());
         };
-        // One open block per owner: a chunk starting a stream while the owner has an explicit
-        // one of the same family open.
-        if !continues
-            && kind != LaneKind::Tool
-            && let Some(emission) = &self.emission
-        {
-            let (slots, kind, what) = if kind == LaneKind::Text {
-                (
-                    &emission.text,
-                    ViolationKind::EmitTextAlreadyOpen,
-                    "text message",
-                )
-            } else {
-                (
-                    &emission.reasoning_message,
-                    ViolationKind::EmitReasoningAlreadyOpen,
-                    "reasoning message",
-                )
-            };
-            if let Some(open) = slots.get(&owner) {
-                return Err(Fail::new(
-                    kind,
-                    vec![id.to_owned(), open.to_string()],
-                    format!(
-                        "{ty} for {} while {} still has {what} {} open: close {} first",
-                        show(id),
-                        self.owners.label(owner),
-                        show(open),
-                        show(open)
-                    ),
-                ));
-            }
-        }
-        // Register.
-        match kind {
-            LaneKind::Text => {
-                if recorded.is_none() {
-                    self.messages.insert(id.into(), Entry { owner, open: None });
-                }
-            }
-            LaneKind::Tool => {
-                if recorded.is_none() {
-                    self.tool_calls
-                        .insert(id.into(), Entry { owner, open: None });
-                }
-            }
-            LaneKind::Reasoning => {
-                if recorded.is_none() {
-                    self.reasoning.insert(
-                        id.into(),
-                        ReasoningEntry {
-                            owner,
-                            span: None,
-                            message: None,
-                        },
-                    );
-                }
-            }
-        }
-        if !continues {
-            // A new stream in the chunk's own lane, closing what that lane held.
-            let lane = self.owners.intern(tag);
-            if let Some(emission) = &mut self.emission {
-                emission.lanes.close(&lane);
-                emission.lanes.open(Lane {
-                    owner: lane,
-                    stream: EmitStream {
-                        kind,
-                        id: id.into(),
-                        role: fields.role.unwrap_or_default(),
-                        name: fields.name.map(Into::into),
-                        parent: parent.map(Into::into),
-                    },
-                });
-            }
+        let (slots, kind, what) = if kind == LaneKind::Text {
+            (
+                &emission.text,
+                ViolationKind::EmitTextAlreadyOpen,
+                "text message",
+            )
+        } else {
+            (
+                &emission.reasoning_message,
+                ViolationKind::EmitReasoningAlreadyOpen,
+                "reasoning message",
+            )
+        };
+        if let Some(open) = slots.get(&owner) {
+            return Err(Fail::new(
+                kind,
+                vec![id.to_owned(), open.to_string()],
+                format!(
+                    "{ty} for {} while {} still has {what} {} open: close {} first",
+                    show(id),
+                    self.owners.label(owner),
+                    show(open),
+                    show(open)
+                ),
+            ));
         }
         Ok(())
+    }
+
+    /// Registers the id a chunk introduces, with its owner, as an opener would.
+    fn register_chunk(&mut self, kind: LaneKind, id: &str, owner: Owner) {
+        match kind {
+            LaneKind::Text => {
+                self.messages.insert(id.into(), Entry { owner, open: None });
+            }
+            LaneKind::Tool => {
+                self.tool_calls
+                    .insert(id.into(), Entry { owner, open: None });
+            }
+            LaneKind::Reasoning => {
+                self.reasoning.insert(
+                    id.into(),
+                    ReasoningEntry {
+                        owner,
+                        span: None,
+                        message: None,
+                    },
+                );
+            }
+        }
+    }
+
+    /// A new chunk stream in the chunk's own lane, closing what that lane held.
+    fn open_chunk_stream(
+        &mut self,
+        kind: LaneKind,
+        id: &str,
+        tag: Option<&str>,
+        fields: Fields<'_>,
+    ) {
+        let lane = self.owners.intern(tag);
+        if let Some(emission) = &mut self.emission {
+            emission.lanes.close(&lane);
+            emission.lanes.open(Lane {
+                owner: lane,
+                stream: EmitStream {
+                    kind,
+                    id: id.into(),
+                    role: fields.role.unwrap_or_default(),
+                    name: fields.name.map(Into::into),
+                    parent: fields.parent.map(Into::into),
+                },
+            });
+        }
     }
 
     /// Emission mode: the owner of the lane streaming `id` as chunks of `kind`, if one does.

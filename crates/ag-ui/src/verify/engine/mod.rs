@@ -292,20 +292,7 @@ impl Engine {
     fn step_slow(&mut self, event: &Event) -> Check {
         self.gate(event)?;
         match event {
-            Event::RunStarted(e) => {
-                self.same_thread(e.thread_id.as_str())?;
-                if matches!(self.phase, Phase::Finished | Phase::Errored) {
-                    self.reset();
-                }
-                self.phase = Phase::Active;
-                if self.thread.is_none() {
-                    self.thread = Some(e.thread_id.as_str().into());
-                }
-                self.run = Some(e.run_id.as_str().into());
-                if let Some(input) = &e.input {
-                    self.seed(&input.messages, false);
-                }
-            }
+            Event::RunStarted(e) => self.run_started(e)?,
             Event::RunError(_) => {
                 self.phase = Phase::Errored;
             }
@@ -352,36 +339,7 @@ impl Engine {
                 tag_of(&e.subagent_run_id),
                 true,
             )?,
-            Event::ToolCallResult(e) => {
-                // R24: never rejected; records the minted message's owner (last writer wins).
-                let tag = tag_of(&e.subagent_run_id);
-                let owner = self.owners.intern(tag);
-                let id = e.message_id.as_str();
-                // Emission mode: re-owning a message whose chunk stream is pending in another
-                // lane would make the END the client synthesizes for it disagree.
-                if let Some(lane_owner) = self
-                    .streaming_owner(LaneKind::Text, id)
-                    .filter(|o| *o != owner)
-                {
-                    return Err(Fail::new(
-                        ViolationKind::OwnerMismatch,
-                        vec![id.to_owned(), tag.unwrap_or_default().to_owned()],
-                        format!(
-                            "TOOL_CALL_RESULT from {} re-owns message {} while {} is still streaming it as chunks: the TEXT_MESSAGE_END that closes the chunk stream would disagree",
-                            tag_label(tag),
-                            show(id),
-                            self.owners.label(lane_owner)
-                        ),
-                    ));
-                }
-                self.recent_text.forget(id);
-                match self.messages.get_mut(id) {
-                    Some(entry) => entry.owner = owner,
-                    None => {
-                        self.messages.insert(id.into(), Entry { owner, open: None });
-                    }
-                }
-            }
+            Event::ToolCallResult(e) => self.tool_call_result(e)?,
             Event::ReasoningStart(e) => self.reasoning_start(
                 EventType::ReasoningStart,
                 e.message_id.as_str(),
@@ -407,54 +365,9 @@ impl Engine {
                 e.message_id.as_str(),
                 tag_of(&e.subagent_run_id),
             )?,
-            Event::ReasoningEncryptedValue(e) => {
-                // R31: an ownership check only; opens and closes nothing.
-                let id = e.entity_id.as_str();
-                let tag = tag_of(&e.subagent_run_id);
-                let (owner, label) = match e.subtype {
-                    ReasoningEncryptedValueSubtype::ToolCall => {
-                        (self.tool_calls.get(id).map(|x| x.owner), "tool call")
-                    }
-                    ReasoningEncryptedValueSubtype::Message => (
-                        self.messages
-                            .get(id)
-                            .map(|x| x.owner)
-                            .or_else(|| self.reasoning.get(id).map(|x| x.owner)),
-                        "message",
-                    ),
-                };
-                if let Some(owner) = owner {
-                    self.check_owner(EventType::ReasoningEncryptedValue, label, id, owner, tag)?;
-                }
-            }
-            Event::ActivitySnapshot(e) => {
-                // R48: records the owner when new or replacing.
-                let id = e.message_id.as_str();
-                let owner = self.owners.intern(tag_of(&e.subagent_run_id));
-                match self.activities.get_mut(id) {
-                    Some(recorded) => {
-                        if e.replace != Some(false) {
-                            *recorded = owner;
-                        }
-                    }
-                    None => {
-                        self.activities.insert(id.into(), owner);
-                    }
-                }
-            }
-            Event::ActivityDelta(e) => {
-                // R49.
-                let id = e.message_id.as_str();
-                if let Some(&owner) = self.activities.get(id) {
-                    self.check_owner(
-                        EventType::ActivityDelta,
-                        "activity",
-                        id,
-                        owner,
-                        tag_of(&e.subagent_run_id),
-                    )?;
-                }
-            }
+            Event::ReasoningEncryptedValue(e) => self.encrypted_value(e)?,
+            Event::ActivitySnapshot(e) => self.activity_snapshot(e),
+            Event::ActivityDelta(e) => self.activity_delta(e)?,
             Event::StepStarted(e) => {
                 self.step_started(e.step_name.as_str(), tag_of(&e.subagent_run_id))?
             }
@@ -511,6 +424,113 @@ impl Engine {
         }
         // Emission mode: the chunk lanes the accepted event closes, as the normalizer would.
         self.close_lanes(event);
+        Ok(())
+    }
+
+    /// `RUN_STARTED`: a new run on the same thread; a finished one is forgotten first.
+    fn run_started(&mut self, e: &crate::RunStartedEvent) -> Check {
+        self.same_thread(e.thread_id.as_str())?;
+        if matches!(self.phase, Phase::Finished | Phase::Errored) {
+            self.reset();
+        }
+        self.phase = Phase::Active;
+        if self.thread.is_none() {
+            self.thread = Some(e.thread_id.as_str().into());
+        }
+        self.run = Some(e.run_id.as_str().into());
+        if let Some(input) = &e.input {
+            self.seed(&input.messages, false);
+        }
+        Ok(())
+    }
+
+    /// `TOOL_CALL_RESULT`: never rejected (R24) but in emission mode; records the minted
+    /// message's owner (last writer wins).
+    fn tool_call_result(&mut self, e: &crate::ToolCallResultEvent) -> Check {
+        // R24: never rejected; records the minted message's owner (last writer wins).
+        let tag = tag_of(&e.subagent_run_id);
+        let owner = self.owners.intern(tag);
+        let id = e.message_id.as_str();
+        // Emission mode: re-owning a message whose chunk stream is pending in another
+        // lane would make the END the client synthesizes for it disagree.
+        if let Some(lane_owner) = self
+            .streaming_owner(LaneKind::Text, id)
+            .filter(|o| *o != owner)
+        {
+            return Err(Fail::new(
+                ViolationKind::OwnerMismatch,
+                vec![id.to_owned(), tag.unwrap_or_default().to_owned()],
+                format!(
+                    "TOOL_CALL_RESULT from {} re-owns message {} while {} is still streaming it as chunks: the TEXT_MESSAGE_END that closes the chunk stream would disagree",
+                    tag_label(tag),
+                    show(id),
+                    self.owners.label(lane_owner)
+                ),
+            ));
+        }
+        self.recent_text.forget(id);
+        match self.messages.get_mut(id) {
+            Some(entry) => entry.owner = owner,
+            None => {
+                self.messages.insert(id.into(), Entry { owner, open: None });
+            }
+        }
+        Ok(())
+    }
+
+    /// `REASONING_ENCRYPTED_VALUE` (R31): an ownership check only; opens and closes nothing.
+    fn encrypted_value(&self, e: &crate::ReasoningEncryptedValueEvent) -> Check {
+        // R31: an ownership check only; opens and closes nothing.
+        let id = e.entity_id.as_str();
+        let tag = tag_of(&e.subagent_run_id);
+        let (owner, label) = match e.subtype {
+            ReasoningEncryptedValueSubtype::ToolCall => {
+                (self.tool_calls.get(id).map(|x| x.owner), "tool call")
+            }
+            ReasoningEncryptedValueSubtype::Message => (
+                self.messages
+                    .get(id)
+                    .map(|x| x.owner)
+                    .or_else(|| self.reasoning.get(id).map(|x| x.owner)),
+                "message",
+            ),
+        };
+        if let Some(owner) = owner {
+            self.check_owner(EventType::ReasoningEncryptedValue, label, id, owner, tag)?;
+        }
+        Ok(())
+    }
+
+    /// `ACTIVITY_SNAPSHOT` (R48): records the owner when new or replacing.
+    fn activity_snapshot(&mut self, e: &crate::ActivitySnapshotEvent) {
+        // R48: records the owner when new or replacing.
+        let id = e.message_id.as_str();
+        let owner = self.owners.intern(tag_of(&e.subagent_run_id));
+        match self.activities.get_mut(id) {
+            Some(recorded) => {
+                if e.replace != Some(false) {
+                    *recorded = owner;
+                }
+            }
+            None => {
+                self.activities.insert(id.into(), owner);
+            }
+        }
+    }
+
+    /// `ACTIVITY_DELTA` (R49): from the activity's owner.
+    fn activity_delta(&self, e: &crate::ActivityDeltaEvent) -> Check {
+        // R49.
+        let id = e.message_id.as_str();
+        if let Some(&owner) = self.activities.get(id) {
+            self.check_owner(
+                EventType::ActivityDelta,
+                "activity",
+                id,
+                owner,
+                tag_of(&e.subagent_run_id),
+            )?;
+        }
         Ok(())
     }
 
