@@ -38,6 +38,8 @@ enum Reason {
 /// An incremental scanner over JSON text that arrives in pieces.
 ///
 /// ```
+/// # #[cfg(feature = "client")]
+/// # {
 /// use ag_ui::client::apply::PartialJson;
 /// use serde_json::json;
 ///
@@ -46,6 +48,7 @@ enum Reason {
 /// assert_eq!(args.value(), json!({"city": "Par"}));
 /// args.push(r#"is", "days": [1, 2, tr"#);
 /// assert_eq!(args.value(), json!({"city": "Paris", "days": [1, 2, true]}));
+/// # }
 /// ```
 #[derive(Clone, Debug)]
 pub struct PartialJson {
