@@ -20,6 +20,8 @@ mod live;
 mod load;
 mod mcp;
 mod model;
+#[path = "../../../ag-ui/tests/support/node.rs"]
+mod node;
 mod offline;
 mod proto;
 #[path = "../../../ag-ui/tests/support/proxy.rs"]

@@ -190,27 +190,6 @@ fn the_log_names_the_outcome_escapes_client_ids_and_warns_once_for_many_dropped_
     assert!(warnings[0].contains("count=1000"), "{}", warnings[0]);
 }
 
-/// Runs `interop/<script>` under Node and parses the JSON it prints.
-fn node(script: &str, args: &[&str]) -> serde_json::Value {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../interop");
-    assert!(
-        dir.join("node_modules/ag-ui-client-0042").is_dir(),
-        "the reference packages are missing: run `npm ci --prefix interop` first"
-    );
-    let output = Command::new("node")
-        .arg(dir.join(script))
-        .args(args)
-        .current_dir(&dir)
-        .output()
-        .unwrap_or_else(|e| panic!("running node (is Node.js installed?): {e}"));
-    assert!(
-        output.status.success(),
-        "{script} failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    serde_json::from_slice(&output.stdout).unwrap()
-}
-
 /// `@ag-ui/client` 0.0.42, 0.0.52 and 0.0.59 (npm aliases pinned in interop/package.json;
 /// 0.0.59 is what `@copilotkit/runtime` 1.75 runs) send no `protocolVersion`: `ag-ui serve`
 /// downgrades the demo's stream for them, one stream all three accept, and each ends with the
@@ -225,7 +204,7 @@ fn pre_1_0_clients_run_the_demo_through_the_downgrade() {
     let mut server = serve();
     for question in ["what is rust", "please confirm"] {
         let paused = question == "please confirm";
-        let out = node("client/old_clients.mjs", &[&server.url, question]);
+        let out = crate::node::json("client/old_clients.mjs", &[&server.url, question]);
         let modern = &out["1.0.0"];
         assert_eq!(modern["error"], Value::Null, "{question}: {modern}");
         assert_eq!(modern["sent"], "1.0");
@@ -352,7 +331,7 @@ fn pre_1_0_clients_run_the_demo_through_the_downgrade() {
 fn old_clients_named_keep_the_reasoning() {
     use serde_json::{Value, json};
     let mut server = serve_with(&["--old-clients", "0.0.57"]);
-    let out = node("client/old_clients.mjs", &[&server.url, "what is rust"]);
+    let out = crate::node::json("client/old_clients.mjs", &[&server.url, "what is rust"]);
     let reasoning = |version: &str| {
         let mut texts: Vec<Value> = out[version]["messages"]
             .as_array()
