@@ -27,6 +27,8 @@ mod proto;
 #[path = "../../../ag-ui/tests/support/proxy.rs"]
 #[allow(dead_code, unreachable_pub)]
 mod proxy;
+#[path = "../../../ag-ui/tests/support/redis_server.rs"]
+mod redis_server;
 #[path = "../../../ag-ui/tests/support/request_head.rs"]
 #[allow(unreachable_pub)]
 mod request_head;
