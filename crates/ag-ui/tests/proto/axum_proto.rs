@@ -30,13 +30,9 @@ use proto_support::lossy;
 use serde_json::Value;
 
 fn fixture() -> Vec<Event> {
-    let fixture: Value =
-        serde_json::from_str(include_str!("../data/proto_cases.json")).expect("fixture");
-    fixture["cases"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| Event::from_json(&c["ev"].to_string()).unwrap())
+    crate::support::ev::proto_cases()
+        .into_iter()
+        .map(|(_, event)| event)
         .collect()
 }
 

@@ -42,19 +42,7 @@ fn unhex(s: &str) -> Vec<u8> {
 
 /// The fixture's 80 cases (31 types full, 31 required-only, 18 variants), then generated ones.
 fn corpus() -> Vec<(String, Event)> {
-    let fixture: Value =
-        serde_json::from_str(include_str!("../data/proto_cases.json")).expect("fixture");
-    let mut out: Vec<(String, Event)> = fixture["cases"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| {
-            let name = c["name"].as_str().unwrap().to_owned();
-            let event =
-                Event::from_json(&c["ev"].to_string()).unwrap_or_else(|e| panic!("{name}: {e}"));
-            (name, event)
-        })
-        .collect();
+    let mut out = common::ev::proto_cases();
     let mut runner = TestRunner::deterministic();
     for &ty in EventType::ALL {
         let strategy = event_of(ty);
