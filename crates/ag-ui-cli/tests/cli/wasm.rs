@@ -8,8 +8,9 @@
 //! reference `@ag-ui/client` 1.0.0 on one page (`crates/ag-ui-wasm/tests/browser/harness.html`)
 //! end with deep-equal messages and state, the same subscribers on both see the same callbacks
 //! in the same order with the same messages and state (promises awaited, `stopPropagation`,
-//! returned messages and state, `agent`), and both refuse to resume an expired interrupt
-//! unless cancelled; and the full pipeline on the benchmark workload is
+//! returned messages and state, `agent`), both refuse to resume an expired interrupt
+//! unless cancelled, and both resolve a failed run whose `onRunFailed` stops the failure's
+//! propagation (and reject it otherwise); and the full pipeline on the benchmark workload is
 //! timed in both, the ratio printed. Recorded (2 shared cores, debug test harness, release wasm
 //! without wasm-opt, Chromium 156): the 97-message workload (9,996 events), best of 3, wasm
 //! `HttpAgent` 30.6 ms against `@ag-ui/client` 3,969 ms (130x; 89x on a busier run).
@@ -626,6 +627,40 @@ async fn an_expired_interrupt_can_only_be_cancelled_as_with_the_reference_client
         );
         assert_eq!(wasm["cancelled"]["sent"], true, "{report}");
         assert_eq!(wasm, reference, "{report}");
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failure_stopped_by_on_run_failed_resolves_the_run_as_with_the_reference_client() {
+    if skip_without_pkg("wasm onRunFailed stopPropagation") {
+        return;
+    }
+    let site = site(Vec::new()).await;
+    let harness = harness_url(&site);
+    with_browser(|client| async move {
+        open_ready(&client, &harness).await;
+        // A refused response (nothing applied) and a connection cut in the middle of the run
+        // (a message applied before the failure). (A response that ends in the middle of its
+        // run is no failure for the reference, which resolves it; this client rejects it.)
+        for path in ["status", "cut"] {
+            for stop in [true, false] {
+                let report = await_js(
+                    &client,
+                    &format!("harness.failure('{site}/agent/{path}', {stop})"),
+                    LONG,
+                )
+                .await;
+                let (wasm, reference) = (&report["wasm"], &report["reference"]);
+                assert_eq!(wasm["resolved"], stop, "{path}, stop {stop}: {report}");
+                assert_eq!(
+                    wasm["calls"],
+                    serde_json::json!(["onRunFailed", "onRunFinalized"]),
+                    "{path}, stop {stop}: {report}"
+                );
+                assert_eq!(wasm, reference, "{path}, stop {stop}: {report}");
+            }
+        }
     })
     .await;
 }

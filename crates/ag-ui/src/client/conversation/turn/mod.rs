@@ -1,47 +1,4 @@
-//! One run of a conversation, without I/O: the [`Turn`].
-//!
-//! A turn is what every client of the crate does with a run, apart from carrying it: it checks
-//! that the user answered the interrupts the last run left open, builds the run's
-//! [`RunAgentInput`], then ([`open`](Turn::open)) applies the response's events through a
-//! [`Pipeline`] over the conversation, and at the [`finish`](RunningTurn::finish) concludes
-//! the run ([`RunSummary`] or [`RunError`]) and gives the conversation back with the new
-//! messages marked. [`Conversation`](super::Conversation) drives one over its
-//! [`Transport`](crate::client::Transport); the browser's `HttpAgent` (`crates/ag-ui-wasm`)
-//! from its JavaScript event loop, awaiting its subscribers between two events. The turn does
-//! no I/O and reads no clock: the caller sends the input, feeds the events and passes the time.
-//!
-//! ```
-//! use ag_ui::client::{Pipeline, RunEnd, Turn};
-//! use ag_ui::{Event, Message, RunAgentInput, TextMessageRole};
-//!
-//! let mut messages = vec![Message::user("u1", "Hi")];
-//! let mut interrupts = Vec::new();
-//! // An empty run id gets a fresh one.
-//! let input = RunAgentInput::new("t1", "").with_state(serde_json::json!({}));
-//! let turn = Turn::new(input, &mut messages, &mut interrupts, std::time::SystemTime::now())?;
-//! assert_eq!(turn.input().messages.len(), 1);
-//! assert!(turn.input().run_id.as_str().starts_with("t1-run-"));
-//!
-//! // The request went out; the response's events come in, one at a time.
-//! let mut running = turn.open(Pipeline::new);
-//! for event in [
-//!     Event::run_started("t1", "r1"),
-//!     Event::text_message_start("a1", TextMessageRole::Assistant),
-//!     Event::text_message_content("a1", "Hello"),
-//!     Event::text_message_end("a1"),
-//!     Event::run_finished("t1", "r1"),
-//! ] {
-//!     let changed = running.push(event)?;
-//!     assert!(!changed.state);
-//! }
-//! let end = running.finish(Ok(RunEnd::Finished), Default::default());
-//! let summary = end.result.as_ref().unwrap();
-//! assert_eq!(summary.end, RunEnd::Finished);
-//! assert_eq!(summary.new_messages.len(), 1);
-//! assert_eq!(end.new_messages().next().and_then(Message::text), Some("Hello"));
-//! assert_eq!(end.messages.len(), 2);
-//! # Ok::<(), Box<dyn std::error::Error>>(())
-//! ```
+//! One run of a conversation, without I/O: [`Turn`] (re-exported at `ag_ui::client`).
 
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -61,8 +18,51 @@ use crate::{
 use super::summary::{Ending, conclude};
 use super::{RunEnd, RunError, RunSummary};
 
-/// A run about to be sent: the conversation's open interrupts answered, its input built. See
-/// the [module documentation](self).
+/// One run of a conversation, without I/O; here, a run about to be sent: the conversation's
+/// open interrupts answered, its input built.
+///
+/// A turn is what every client of the crate does with a run, apart from carrying it: it checks
+/// that the user answered the interrupts the last run left open, builds the run's
+/// [`RunAgentInput`], then ([`open`](Turn::open)) applies the response's events through a
+/// [`Pipeline`] over the conversation, and at the [`finish`](RunningTurn::finish) concludes
+/// the run ([`RunSummary`] or [`RunError`]) and gives the conversation back with the new
+/// messages marked. [`Conversation`](super::Conversation) drives one over its
+/// [`Transport`](crate::client::Transport); the browser's `HttpAgent` (`crates/ag-ui-wasm`)
+/// from its JavaScript event loop, awaiting its subscribers between two events. The turn does
+/// no I/O and reads no clock: the caller sends the input, feeds the events and passes the time.
+///
+/// ```
+/// use ag_ui::client::{Pipeline, RunEnd, Turn};
+/// use ag_ui::{Event, Message, RunAgentInput, TextMessageRole};
+///
+/// let mut messages = vec![Message::user("u1", "Hi")];
+/// let mut interrupts = Vec::new();
+/// // An empty run id gets a fresh one.
+/// let input = RunAgentInput::new("t1", "").with_state(serde_json::json!({}));
+/// let turn = Turn::new(input, &mut messages, &mut interrupts, std::time::SystemTime::now())?;
+/// assert_eq!(turn.input().messages.len(), 1);
+/// assert!(turn.input().run_id.as_str().starts_with("t1-run-"));
+///
+/// // The request went out; the response's events come in, one at a time.
+/// let mut running = turn.open(Pipeline::new);
+/// for event in [
+///     Event::run_started("t1", "r1"),
+///     Event::text_message_start("a1", TextMessageRole::Assistant),
+///     Event::text_message_content("a1", "Hello"),
+///     Event::text_message_end("a1"),
+///     Event::run_finished("t1", "r1"),
+/// ] {
+///     let changed = running.push(event)?;
+///     assert!(!changed.state);
+/// }
+/// let end = running.finish(Ok(RunEnd::Finished), Default::default());
+/// let summary = end.result.as_ref().unwrap();
+/// assert_eq!(summary.end, RunEnd::Finished);
+/// assert_eq!(summary.new_messages.len(), 1);
+/// assert_eq!(end.new_messages().next().and_then(Message::text), Some("Hello"));
+/// assert_eq!(end.messages.len(), 2);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 #[derive(Debug)]
 pub struct Turn {
     /// What is sent: the conversation's messages but its activities.
