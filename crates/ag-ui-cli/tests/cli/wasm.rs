@@ -476,6 +476,25 @@ async fn benchmark_the_full_pipeline_in_the_browser_against_the_reference() {
             reference * 1000.0,
             reference / wasm
         );
+        // A subscriber that only listens to `onRunFinalized` costs no per-event conversion.
+        let times = await_js(
+            &client,
+            &format!("harness.benchmarkFinalizedOnly('{site}/agent/stream/0', 3)"),
+            Duration::from_secs(600),
+        )
+        .await;
+        assert!(times.get("rejected").is_none(), "{times}");
+        let (bare, finalized) = (
+            times["bare"].as_f64().unwrap(),
+            times["finalizedOnly"].as_f64().unwrap(),
+        );
+        eprintln!(
+            "browser benchmark, same workload, wasm HttpAgent, best of 3: no subscriber {:.1} \
+             ms, a subscriber of onRunFinalized only {:.1} ms: {:.2}x",
+            bare * 1000.0,
+            finalized * 1000.0,
+            finalized / bare
+        );
     })
     .await;
 }

@@ -122,10 +122,11 @@ impl Turn {
         &mut self.input
     }
 
-    /// Replaces the messages or the state before the input is sent (what a subscriber of the
-    /// run's start asks for): the input sends them, and the run applies to them. The messages
-    /// the run counts as new are still those the conversation did not hold when the turn
-    /// began.
+    /// Replaces the messages or the state before the response is read (what a subscriber of
+    /// the run's start asks for, or what the application changed while the request went out):
+    /// the input, if it is yet to be sent, sends them, and the run applies to them. The
+    /// messages the run counts as new are still those the conversation did not hold when the
+    /// turn began.
     pub fn apply_mutation(&mut self, mutation: Mutation) {
         if let Some(messages) = mutation.messages {
             self.set_messages(messages);
