@@ -638,14 +638,28 @@ async fn an_expired_interrupt_can_only_be_cancelled_as_with_the_reference_client
             LONG,
         )
         .await;
-        let (wasm, reference) = (&report["wasm"], &report["reference"]);
+        let (mut wasm, mut reference) = (report["wasm"].clone(), report["reference"].clone());
         assert_eq!(wasm["pending"], serde_json::json!(["i1"]), "{report}");
+        // Each refuses the answer in its own words (ours with a stable kind), naming the
+        // interrupt and when it expired; everything else is the same.
         assert_eq!(
             wasm["resolved"]["error"],
-            "Interrupt i1 expired at 2001-01-01T00:00:00Z and can no longer be answered. \
-             Cancel it to continue the thread.",
+            "interrupt i1 expired at 2001-01-01T00:00:00Z; a resume entry can only cancel it",
             "{report}"
         );
+        assert_eq!(
+            wasm["resolved"]["kind"], "run.expired-interrupt",
+            "{report}"
+        );
+        let theirs = reference["resolved"]["error"].as_str().unwrap_or_default();
+        assert!(
+            theirs.contains("i1") && theirs.contains("2001-01-01T00:00:00Z"),
+            "{report}"
+        );
+        for side in [&mut wasm, &mut reference] {
+            side["resolved"] =
+                serde_json::json!({"refused": side["resolved"].get("error").is_some()});
+        }
         assert_eq!(wasm["cancelled"]["sent"], true, "{report}");
         assert_eq!(wasm, reference, "{report}");
     })

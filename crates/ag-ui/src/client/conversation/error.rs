@@ -103,18 +103,16 @@ enum Failure {
     Pipeline(PipelineError),
     #[error(transparent)]
     Transport(TransportError),
-    // The texts of the two interrupt errors are what @ag-ui/client 1.0.0 says of the same
-    // refusals, so that a page sees one message whichever client (this one on wasm32, or the
-    // reference) runs it.
+    // One text on every target: the wasm HttpAgent reports these too (the error's `kind`,
+    // `run.unanswered-interrupt` or `run.expired-interrupt`, is what a page matches on).
     #[error(
-        "Thread has {} pending interrupt(s) not addressed by resume: {}",
+        "{} open interrupt(s) without a resume entry: {}",
         .0.len(),
         crate::excerpt_list(.0)
     )]
     UnansweredInterrupt(Vec<String>),
     #[error(
-        "Interrupt {} expired at {} and can no longer be answered. Cancel it to continue the \
-         thread.",
+        "interrupt {} expired at {}; a resume entry can only cancel it",
         crate::excerpt(.id, crate::EXCERPT_BYTES),
         crate::excerpt(.expires_at, crate::EXCERPT_BYTES)
     )]

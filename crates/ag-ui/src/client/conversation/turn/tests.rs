@@ -65,7 +65,7 @@ fn every_open_interrupt_must_be_answered_and_nothing_is_taken_otherwise() {
     assert_eq!(err.interrupt_id(), Some("i1"));
     assert_eq!(
         err.to_string(),
-        "Thread has 2 pending interrupt(s) not addressed by resume: i1, i3"
+        "2 open interrupt(s) without a resume entry: i1, i3"
     );
     assert_eq!((messages.len(), pending.len()), (1, 3), "nothing was taken");
 
@@ -92,8 +92,7 @@ fn an_expired_interrupt_can_only_be_cancelled_as_of_the_time_given() {
     assert_eq!(err.interrupt_id(), Some("i1"));
     assert_eq!(
         err.to_string(),
-        "Interrupt i1 expired at 2026-01-01T00:00:00Z and can no longer be answered. Cancel it \
-         to continue the thread."
+        "interrupt i1 expired at 2026-01-01T00:00:00Z; a resume entry can only cancel it"
     );
     let cancel = request().with_resume(vec![ResumeEntry::cancelled("i1")]);
     assert!(Turn::new(cancel, &mut Vec::new(), &mut expiring(), after).is_ok());
