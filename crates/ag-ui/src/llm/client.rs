@@ -51,7 +51,10 @@ enum KeyHeader {
 /// memory per waiting bridge run than over HTTP/1.1, README, Performance). Over HTTP/1.1 each
 /// waiting run holds a connection of its own (hyper's dispatch channel and its two 8 KiB
 /// buffers), kept alive for the next runs once its run ends, up to
-/// [`Connections::max_idle_connections`].
+/// [`Connections::max_idle_connections`]. A request that goes out on a kept-alive connection
+/// just as the server closes it for idleness (node:http does after five seconds) meets a
+/// connection closed with no answer: it is sent once more, on another connection, and a
+/// second such close is a [`Connect`](LlmErrorKind::Connect) error.
 ///
 /// ```
 /// use ag_ui::llm::OpenAiClient;
@@ -308,6 +311,7 @@ impl OpenAiClient {
         })?;
         let url = self.url();
         let mut attempt = 0;
+        let mut asked_again = false;
         loop {
             let (http, lease) = self.http()?;
             let mut builder = http
@@ -342,12 +346,26 @@ impl OpenAiClient {
                     };
                     return Err(LlmError::new(LlmErrorKind::Timeout, message).with_source(e));
                 }
+                Ok(Err(e)) if closed_unanswered(&e) && !asked_again => {
+                    // A kept-alive connection the server closed as this request went out on
+                    // it (its idle close crossed the request): nothing was answered, so the
+                    // request is asked once more, on another connection.
+                    asked_again = true;
+                    tracing::debug!(
+                        "the provider closed a kept-alive connection unanswered; asking again"
+                    );
+                    continue;
+                }
                 Ok(Err(e)) => {
-                    return Err(LlmError::new(
-                        LlmErrorKind::Connect,
-                        format!("the provider at {url} could not be reached: {e}"),
-                    )
-                    .with_source(e));
+                    let message = if closed_unanswered(&e) {
+                        format!(
+                            "the provider at {url} closed the connection without answering, \
+                             twice"
+                        )
+                    } else {
+                        format!("the provider at {url} could not be reached: {e}")
+                    };
+                    return Err(LlmError::new(LlmErrorKind::Connect, message).with_source(e));
                 }
                 Ok(Ok(response)) => response,
             };
@@ -503,6 +521,38 @@ impl ChunkStream {
             }
         }
     }
+}
+
+/// Whether `error` (of sending a request: no answer came) is a connection the server closed
+/// under it: closed before a byte of the answer (hyper's incomplete message), or reset (a close
+/// with the request unread). It is what a request meets when the server closes the kept-alive
+/// connection it went out on, as node:http does after five idle seconds. A connection that
+/// could not be made is not one.
+fn closed_unanswered(error: &reqwest::Error) -> bool {
+    use std::io::ErrorKind;
+
+    if error.is_connect() {
+        return false;
+    }
+    let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(error);
+    while let Some(error) = cause {
+        if error
+            .downcast_ref::<hyper::Error>()
+            .is_some_and(hyper::Error::is_incomplete_message)
+            || error.downcast_ref::<std::io::Error>().is_some_and(|e| {
+                matches!(
+                    e.kind(),
+                    ErrorKind::ConnectionReset
+                        | ErrorKind::ConnectionAborted
+                        | ErrorKind::BrokenPipe
+                )
+            })
+        {
+            return true;
+        }
+        cause = error.source();
+    }
+    false
 }
 
 /// Whether `url` is plain `http`, where HTTP/2 is not negotiated.

@@ -23,6 +23,7 @@ use serde_json::{Value, json};
 #[path = "../support/mod.rs"]
 mod support;
 
+mod keep_alive;
 mod run_tools;
 use support::openai_mock::{self, Mock, Reply, chunk, finish, sse, usage};
 
