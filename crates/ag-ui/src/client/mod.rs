@@ -11,7 +11,11 @@
 //! - `run`: the whole pipeline from SSE bytes, telling subscribers (feature `sse`).
 //! - `transport`: what carries a run and its events (`Transport`, `Body`, `Replay`,
 //!   `CancelToken`, `TransportError`; feature `sse`).
-//! - `conversation`: a conversation kept across runs over any transport (feature `sse`).
+//! - `conversation`: a conversation kept across runs over any transport, and the `Turn`, one
+//!   run of it without I/O, which `Conversation` and the browser's JavaScript agent both drive
+//!   (feature `sse`).
+//! - `clock`: the wall clock on every target the client runs on, the browser's included
+//!   (feature `sse`).
 //! - `http`: `HttpAgent`, the HTTP transport (feature `http`).
 //! - `browser`: `BrowserAgent`, the HTTP transport of a web page, on the browser's `fetch`
 //!   (feature `browser`, for `wasm32-unknown-unknown`).
@@ -41,7 +45,8 @@ pub mod browser;
 pub mod callbacks;
 pub mod chunks;
 #[cfg(feature = "sse")]
-mod clock;
+#[cfg_attr(docsrs, doc(cfg(feature = "sse")))]
+pub mod clock;
 pub mod compact;
 pub mod compat;
 #[cfg(feature = "sse")]
@@ -74,7 +79,9 @@ pub use browser::BrowserAgent;
 #[cfg(feature = "sse")]
 pub use callbacks::Callbacks;
 #[cfg(feature = "sse")]
-pub use conversation::{Conversation, RunEnd, RunError, RunErrorKind, RunSummary};
+pub use conversation::{
+    Changed, Conversation, RunEnd, RunError, RunErrorKind, RunSummary, RunningTurn, Turn, TurnEnd,
+};
 #[cfg(feature = "http")]
 pub use http::{HttpAgent, Timeouts};
 #[cfg(feature = "sse")]
