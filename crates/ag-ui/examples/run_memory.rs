@@ -1,6 +1,6 @@
 //! Where the heap of a waiting run goes: N runs of an agent that has streamed its first delta
-//! and waits (as on its model), served by `ag_ui::axum::serve` over loopback, counted with
-//! dhat.
+//! and waits (as on its model), served by `ag_ui::axum::serve` (or with `plain`, by
+//! `axum::serve`) over loopback, counted with dhat.
 //!
 //! Prints the heap bytes and blocks per waiting run above the idle server (the clients' own
 //! sockets measured apart and taken off), and writes `dhat-heap.json` (the allocation sites at
@@ -11,15 +11,20 @@
 //! cargo run --release -p ag-ui --features axum --example run_memory -- 1000
 //! cargo run --release -p ag-ui --features axum --example run_memory -- 1000 resumable
 //! cargo run --release -p ag-ui --features axum,openai --example run_memory -- 1000 model
+//! cargo run --release -p ag-ui --features axum,openai --example run_memory -- 1000 model-http1
+//! cargo run --release -p ag-ui --features axum --example run_memory -- 1000 plain
 //! ```
 //!
 //! With `resumable`, the endpoint keeps its runs in a `MemoryLog` (room for every run): the
 //! bytes per run then include what the log holds of each run (its first events), which the
 //! output names apart. With `model`, the agent is the model bridge (`LlmAgent`) waiting on a
-//! model in the same process that streamed its first chunk: the bytes per run then include
-//! the model server's side of each connection (the load benchmark measures the bridge alone,
-//! with the model in a process of its own); `dhat-heap.json` tells the two apart by their
-//! stacks (`ag_ui::llm` and `reqwest` for the bridge).
+//! model in the same process that streamed its first chunk, asked over h2c (a hundred runs a
+//! connection; `model-http1`: over HTTP/1.1, a connection a run): the bytes per run then
+//! include the model server's side of each stream or connection (the load benchmark measures
+//! the bridge alone, with the model in a process of its own); `dhat-heap.json` tells the two
+//! apart by their stacks (`ag_ui::llm`, `reqwest` and hyper's client for the bridge). With
+//! `plain` (after the mode, or alone), the endpoint is served by plain `axum::serve`, as most
+//! axum applications are.
 
 use std::time::Duration;
 
@@ -83,9 +88,11 @@ async fn open(addr: std::net::SocketAddr, run: usize, buf: &mut Vec<u8>) -> TcpS
     stream
 }
 
-/// The model bridge before a model (served here) that streams "Thinking " and then waits.
+/// The model bridge before a model (served here, over HTTP/1.1 and h2c) that streams
+/// "Thinking " and then waits; the bridge asks over h2c, or HTTP/1.1 when `http1`.
 #[cfg(feature = "openai")]
-async fn bridge() -> ag_ui::llm::LlmAgent<()> {
+async fn bridge(http1: bool) -> ag_ui::llm::LlmAgent<()> {
+    use ag_ui::llm::HttpVersion;
     use axum::body::{Body, Bytes};
     use futures::StreamExt;
 
@@ -108,11 +115,20 @@ async fn bridge() -> ag_ui::llm::LlmAgent<()> {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://{}/v1", listener.local_addr().unwrap());
     tokio::spawn(async move { axum::serve(listener, model).await });
-    ag_ui::llm::LlmAgent::new(ag_ui::llm::OpenAiClient::new(base), "m")
+    let version = if http1 {
+        HttpVersion::Http1
+    } else {
+        HttpVersion::Http2
+    };
+    let connections = ag_ui::llm::Connections::default().with_version(version);
+    ag_ui::llm::LlmAgent::new(
+        ag_ui::llm::OpenAiClient::new(base).with_connections(connections),
+        "m",
+    )
 }
 
 #[cfg(not(feature = "openai"))]
-async fn bridge() -> Waiting {
+async fn bridge(_http1: bool) -> Waiting {
     panic!("the model mode needs the openai feature: --features axum,openai");
 }
 
@@ -125,7 +141,8 @@ fn main() {
     let runs: usize = std::env::args()
         .nth(1)
         .map_or(100, |n| n.parse().expect("RUNS is a number"));
-    let mode = std::env::args().nth(2);
+    let mode = std::env::args().nth(2).filter(|m| m != "plain");
+    let plain = std::env::args().skip(2).any(|a| a == "plain");
     let resumable = mode.as_deref() == Some("resumable");
     let _profiler = dhat::Profiler::new_heap();
     let runtime = tokio::runtime::Builder::new_multi_thread()
@@ -142,16 +159,23 @@ fn main() {
                 "/",
                 AgentEndpoint::agent(Waiting).with_resumable(log.clone()),
             ),
-            Some("model") => axum::Router::new().agent("/", AgentEndpoint::agent(bridge().await)),
+            Some(model @ ("model" | "model-http1")) => axum::Router::new().agent(
+                "/",
+                AgentEndpoint::agent(bridge(model == "model-http1").await),
+            ),
             _ => axum::Router::new().agent("/", AgentEndpoint::agent(Waiting)),
         };
-        let config = ServeConfig::default().with_max_connections(runs + 16);
-        tokio::spawn(ag_ui::axum::serve(
-            listener,
-            app,
-            config,
-            std::future::pending(),
-        ));
+        if plain {
+            tokio::spawn(async move { axum::serve(listener, app).await });
+        } else {
+            let config = ServeConfig::default().with_max_connections(runs + 16);
+            tokio::spawn(ag_ui::axum::serve(
+                listener,
+                app,
+                config,
+                std::future::pending(),
+            ));
+        }
 
         // What the clients' sockets cost, counted apart: connections a plain listener holds.
         let plain = std::net::TcpListener::bind("127.0.0.1:0").unwrap();

@@ -66,7 +66,7 @@
 //! ```
 //! # #[cfg(all(feature = "axum", feature = "http"))]
 //! # mod quick_start {
-//! use ag_ui::axum::{AgentEndpoint, RouterExt};
+//! use ag_ui::axum::{AgentEndpoint, RouterExt, ServeConfig, serve};
 //! use ag_ui::server::{Agent, Outcome, Result, RunContext};
 //!
 //! struct Hello;
@@ -90,7 +90,10 @@
 //! let app = axum::Router::new().agent("/agent", AgentEndpoint::agent(Hello));
 //! let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
 //! let url = format!("http://{}/agent", listener.local_addr()?);
-//! tokio::spawn(async move { axum::serve(listener, app).await });
+//! // Rather than `axum::serve`: a time-out on request heads, a cap on connections, and about
+//! // 11 KB less memory per open run. Serves until `shutdown` (here: never) resolves.
+//! let shutdown = std::future::pending();
+//! tokio::spawn(serve(listener, app, ServeConfig::default(), shutdown));
 //! # // The client quick start below, against this server.
 //! # use ag_ui::client::{Conversation, HttpAgent};
 //! # let mut conversation = Conversation::new("thread-1");

@@ -27,5 +27,8 @@ async fn main() -> std::io::Result<()> {
         "model agent ({model}) on http://{}/",
         listener.local_addr()?
     );
-    axum::serve(listener, app).await
+    // ag_ui::axum::serve rather than axum::serve: a header time-out, a connection cap, and
+    // about 11 KB less memory per open run (README, Performance).
+    let config = ag_ui::axum::ServeConfig::default();
+    ag_ui::axum::serve(listener, app, config, std::future::pending()).await
 }

@@ -11,12 +11,13 @@
 //! endpoint's: [`resumable_app`] (the same agent behind a resumable endpoint, its
 //! [`MemoryLog`] bounded to the runs of the load) and [`model_app`] (the model bridge,
 //! [`LlmAgent`], waiting on a model that streams the same deltas at the same pace:
-//! [`model::router`], served by the `paced-model` binary).
+//! [`model::router`], served by the `paced-model` binary, over h2c or HTTP/1.1). Each shape
+//! is served with `ag_ui::axum::serve`, or with plain `axum::serve` (`--axum-serve`).
 
 use std::time::Duration;
 
 use ag_ui::axum::{AgentEndpoint, RouterExt, ServeConfig};
-use ag_ui::llm::{LlmAgent, OpenAiClient};
+use ag_ui::llm::{Connections, HttpVersion, LlmAgent, OpenAiClient};
 use ag_ui::server::log::{MemoryLog, MemoryLogConfig};
 use ag_ui::server::{Agent, Outcome, Result, RunContext};
 
@@ -94,9 +95,13 @@ pub fn resumable_app(paced: Paced, log: MemoryLog) -> axum::Router {
 }
 
 /// The router of the model bridge: an [`LlmAgent`] at `/` asking the OpenAI-compatible
-/// server at `base_url` (for the benchmark, [`model::router`] served by `paced-model`).
-pub fn model_app(base_url: &str) -> axum::Router {
-    let agent: LlmAgent<()> = LlmAgent::new(OpenAiClient::new(base_url), model::MODEL);
+/// server at `base_url` (for the benchmark, [`model::router`] served by `paced-model`, which
+/// speaks HTTP/1.1 and h2c) in HTTP `version`, the rest of [`Connections::default`]: over
+/// HTTP/2 a hundred runs share a connection.
+pub fn model_app(base_url: &str, version: HttpVersion) -> axum::Router {
+    let client =
+        OpenAiClient::new(base_url).with_connections(Connections::default().with_version(version));
+    let agent: LlmAgent<()> = LlmAgent::new(client, model::MODEL);
     axum::Router::new().agent("/", AgentEndpoint::agent(agent))
 }
 
@@ -107,7 +112,7 @@ pub fn serve_config(connections: usize) -> ServeConfig {
 }
 
 /// The command line both binaries take: `[ADDR] [--deltas K] [--every-ms P]`, and for the
-/// agent `[--max-connections N] [--resumable] [--model URL]`.
+/// agent `[--max-connections N] [--resumable] [--model URL] [--model-http1] [--axum-serve]`.
 #[derive(Debug, Clone)]
 pub struct Args {
     /// Where to listen.
@@ -120,6 +125,12 @@ pub struct Args {
     pub resumable: bool,
     /// Serve [`model_app`] against this base URL.
     pub model: Option<String>,
+    /// The HTTP version the bridge asks the model in: HTTP/2 with prior knowledge (h2c) unless
+    /// `--model-http1` (a connection per waiting run, kept alive for the next runs).
+    pub model_version: HttpVersion,
+    /// Serve with plain `axum::serve` (as most axum applications do) rather than
+    /// `ag_ui::axum::serve`: no header time-out, no connection cap.
+    pub axum_serve: bool,
 }
 
 impl Args {
@@ -134,7 +145,7 @@ impl Args {
                 std::io::ErrorKind::InvalidInput,
                 format!(
                     "{problem}; usage: [ADDR] [--deltas K] [--every-ms P] [--max-connections N] \
-                     [--resumable] [--model URL]"
+                     [--resumable] [--model URL] [--model-http1] [--axum-serve]"
                 ),
             )
         };
@@ -144,6 +155,8 @@ impl Args {
             connections: 12_000,
             resumable: false,
             model: None,
+            model_version: HttpVersion::Http2,
+            axum_serve: false,
         };
         let mut args = args.into_iter();
         while let Some(arg) = args.next() {
@@ -162,6 +175,8 @@ impl Args {
                 "--max-connections" => parsed.connections = number("--max-connections")? as usize,
                 "--resumable" => parsed.resumable = true,
                 "--model" => parsed.model = Some(value("--model")?),
+                "--model-http1" => parsed.model_version = HttpVersion::Http1,
+                "--axum-serve" => parsed.axum_serve = true,
                 flag if flag.starts_with("--") => return Err(usage(&format!("unknown {flag}"))),
                 other => other.clone_into(&mut parsed.addr),
             }

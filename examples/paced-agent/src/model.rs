@@ -1,7 +1,8 @@
 //! A paced model: an OpenAI-compatible Chat Completions endpoint that answers every request
 //! with a stream of `deltas` content chunks, one every `every`, as a hosted model would while
 //! the bridge waits. The model side of the bridge's load benchmark (the `paced-model` binary
-//! serves it in a process of its own, so its memory is not counted as the bridge's).
+//! serves it in a process of its own, so its memory is not counted as the bridge's), over
+//! HTTP/1.1 or h2c (HTTP/2 with prior knowledge), as the bridge asks.
 
 use std::convert::Infallible;
 

@@ -325,160 +325,40 @@ where
             ctx.emit(PredictState::event(&self.predicted))?;
         }
         let frontend: Vec<String> = ctx.input().tools.iter().map(|t| t.name.clone()).collect();
-        let mut declared: Vec<Tool> = self.tools.iter().map(|t| t.tool().clone()).collect();
-        declared.extend(ctx.input().tools.iter().cloned());
-        let mut messages = Vec::new();
-        if let Some(prompt) = &self.system_prompt {
-            messages.push(ChatMessage::System {
-                content: prompt.clone(),
-                name: None,
-            });
-        }
-        let context_at = messages.len();
-        let state = serde_json::to_value(ctx.state()).map_err(|e| {
-            LlmError::new(
-                LlmErrorKind::Unsupported,
-                format!("the state does not serialize: {e}"),
-            )
-        })?;
-        let mut has_context = false;
-        if let Some(message) = context_message(&ctx.input().context, Some(&state)) {
-            messages.push(message);
-            has_context = true;
-        }
-        messages.extend(to_chat_messages(&ctx.input().messages, self.options)?);
-        let mut request =
-            ChatRequest::new(self.model.clone(), messages).with_tools(chat_tools(&declared));
-        request.temperature = self.temperature;
-        request.extra = self.extra.clone();
-
+        let (mut request, mut context) = self.first_request(ctx)?;
         let mut usage: Option<TokenUsage> = None;
         let turns = self.config.turn_limit();
         for index in 0..turns {
             if index > 0 {
                 // Show the model the state as the tools left it.
                 let state = serde_json::to_value(ctx.state()).unwrap_or(Value::Null);
-                match (
-                    context_message(&ctx.input().context, Some(&state)),
-                    has_context,
-                ) {
-                    (Some(message), true) => request.messages[context_at] = message,
-                    (Some(message), false) => {
-                        request.messages.insert(context_at, message);
-                        has_context = true;
-                    }
-                    (None, true) => {
-                        request.messages.remove(context_at);
-                        has_context = false;
-                    }
-                    (None, false) => {}
-                }
+                let message = context_message(&ctx.input().context, Some(&state));
+                context.set(&mut request.messages, message);
             }
             let Some(turn) = unless_cancelled(ctx.cancelled(), self.turn(ctx, &request)).await
             else {
                 return Ok(Outcome::cancelled());
             };
             let turn = turn?;
-            let provider = self.config.usage_provider.as_deref().unwrap_or("openai");
-            if let Some(mut turn_usage) = turn.token_usage(provider, &self.model) {
-                if let Some(model) = &self.config.usage_model {
-                    turn_usage.model = Some(model.clone());
-                }
-                bridge::add_usage(&mut usage, turn_usage);
-            }
+            self.add_usage(&mut usage, &turn);
             let finish = |outcome: Outcome| match &usage {
                 Some(usage) => outcome.with_usage(vec![usage.clone()]),
                 None => outcome,
             };
-            match &turn.finish_reason {
-                Some(FinishReason::Length) => {
-                    return Err(LlmError::new(
-                        LlmErrorKind::Length,
-                        "the model stopped at its output token limit; the answer is cut off",
-                    )
-                    .into());
-                }
-                Some(FinishReason::ContentFilter) => {
-                    return Err(LlmError::new(
-                        LlmErrorKind::ContentFilter,
-                        "the provider's content filter stopped the answer",
-                    )
-                    .into());
-                }
-                _ => {}
-            }
-            request.messages.push(ChatMessage::Assistant {
-                content: (!turn.text.is_empty()).then(|| turn.text.clone()),
-                tool_calls: turn
-                    .tool_calls
-                    .iter()
-                    .map(|c| ChatToolCall {
-                        id: c.id.as_str().to_owned(),
-                        kind: "function".to_owned(),
-                        function: ChatFunctionCall {
-                            name: c.name.clone(),
-                            arguments: c.arguments.clone(),
-                        },
-                    })
-                    .collect(),
-                reasoning_content: (self.options.replay_reasoning && !turn.reasoning.is_empty())
-                    .then(|| turn.reasoning.clone()),
-                name: None,
-            });
+            stopped_short(&turn)?;
+            request.messages.push(self.assistant_message(&turn));
             if turn.tool_calls.is_empty() {
                 return Ok(finish(Outcome::success()));
             }
-            let mut pending = Vec::new();
-            let mut handed_over = Vec::new();
-            for call in &turn.tool_calls {
-                let content =
-                    if let Some(tool) = self.tools.iter().find(|t| t.tool().name == call.name) {
-                        let run = self.run_tool(ctx, tool, call, &request.messages).await?;
-                        let Some(result) = run else {
-                            return Ok(Outcome::cancelled());
-                        };
-                        match result {
-                            Ok(output) => {
-                                if let Some(state) = output.state {
-                                    *ctx.state_mut() = state;
-                                    ctx.publish_state_delta()?;
-                                }
-                                handed_over.extend(output.frontend_call);
-                                output.content
-                            }
-                            Err(error) => Content::Text(bridge::tool_error_text(error.message())),
-                        }
-                    } else if frontend.contains(&call.name) {
-                        pending.push(call.id.clone());
-                        continue;
-                    } else {
-                        Content::Text(bridge::unknown_tool_text(&call.name))
-                    };
-                ctx.tool_result(call.id.clone(), content.clone())?;
-                let content = match content {
-                    Content::Text(text) => ChatContent::Text(text),
-                    parts => to_chat_messages(
-                        &[crate::Message::tool("m", call.id.clone(), parts)],
-                        self.options,
-                    )?
-                    .pop()
-                    .and_then(|m| match m {
-                        ChatMessage::Tool { content, .. } => Some(content),
-                        _ => None,
-                    })
-                    .unwrap_or(ChatContent::Text(String::new())),
-                };
-                request.messages.push(ChatMessage::Tool {
-                    content,
-                    tool_call_id: call.id.as_str().to_owned(),
-                });
-            }
-            // A tool handed the turn to the person: its frontend call, then the run waits.
-            for (name, arguments) in handed_over {
-                pending.push(ctx.call_tool(name, &arguments)?);
-            }
-            if !pending.is_empty() {
-                return Ok(finish(Outcome::success().with_pending_tool_calls(pending)));
+            match self
+                .answer_tool_calls(ctx, &turn, &frontend, &mut request.messages)
+                .await?
+            {
+                Answered::Continue => {}
+                Answered::Pending(pending) => {
+                    return Ok(finish(Outcome::success().with_pending_tool_calls(pending)));
+                }
+                Answered::Cancelled => return Ok(Outcome::cancelled()),
             }
         }
         Err(LlmError::new(
@@ -488,6 +368,197 @@ where
             ),
         )
         .into())
+    }
+
+    /// The first turn's request: the system prompt, the context message (the run's context
+    /// and state), the conversation, the tools (the backend's and the client's) and this
+    /// agent's sampling options; with where the context message sits.
+    fn first_request(&self, ctx: &RunContext<S>) -> Result<(ChatRequest, ContextSlot), LlmError> {
+        let mut declared: Vec<Tool> = self.tools.iter().map(|t| t.tool().clone()).collect();
+        declared.extend(ctx.input().tools.iter().cloned());
+        let mut messages = Vec::new();
+        if let Some(prompt) = &self.system_prompt {
+            messages.push(ChatMessage::System {
+                content: prompt.clone(),
+                name: None,
+            });
+        }
+        let mut context = ContextSlot {
+            at: messages.len(),
+            present: false,
+        };
+        let state = serde_json::to_value(ctx.state()).map_err(|e| {
+            LlmError::new(
+                LlmErrorKind::Unsupported,
+                format!("the state does not serialize: {e}"),
+            )
+        })?;
+        context.set(
+            &mut messages,
+            context_message(&ctx.input().context, Some(&state)),
+        );
+        messages.extend(to_chat_messages(&ctx.input().messages, self.options)?);
+        let mut request =
+            ChatRequest::new(self.model.clone(), messages).with_tools(chat_tools(&declared));
+        request.temperature = self.temperature;
+        request.extra = self.extra.clone();
+        Ok((request, context))
+    }
+
+    /// Adds what `turn` used to the run's `usage`, under this agent's provider and model.
+    fn add_usage(&self, usage: &mut Option<TokenUsage>, turn: &Turn) {
+        let provider = self.config.usage_provider.as_deref().unwrap_or("openai");
+        if let Some(mut turn_usage) = turn.token_usage(provider, &self.model) {
+            if let Some(model) = &self.config.usage_model {
+                turn_usage.model = Some(model.clone());
+            }
+            bridge::add_usage(usage, turn_usage);
+        }
+    }
+
+    /// The model's turn as the next request shows it to the model: its text, its tool calls,
+    /// and its reasoning when it is replayed.
+    fn assistant_message(&self, turn: &Turn) -> ChatMessage {
+        ChatMessage::Assistant {
+            content: (!turn.text.is_empty()).then(|| turn.text.clone()),
+            tool_calls: turn
+                .tool_calls
+                .iter()
+                .map(|c| ChatToolCall {
+                    id: c.id.as_str().to_owned(),
+                    kind: "function".to_owned(),
+                    function: ChatFunctionCall {
+                        name: c.name.clone(),
+                        arguments: c.arguments.clone(),
+                    },
+                })
+                .collect(),
+            reasoning_content: (self.options.replay_reasoning && !turn.reasoning.is_empty())
+                .then(|| turn.reasoning.clone()),
+            name: None,
+        }
+    }
+
+    /// Answers the tool calls of `turn`: runs the backend's (their results go to the run and
+    /// to `messages`), leaves the client's pending, and names an unknown tool as such to the
+    /// model.
+    async fn answer_tool_calls(
+        &self,
+        ctx: &mut RunContext<S>,
+        turn: &Turn,
+        frontend: &[String],
+        messages: &mut Vec<ChatMessage>,
+    ) -> Result<Answered, crate::server::Error> {
+        let mut pending = Vec::new();
+        let mut handed_over = Vec::new();
+        for call in &turn.tool_calls {
+            let content = if let Some(tool) = self.tools.iter().find(|t| t.tool().name == call.name)
+            {
+                let Some(result) = self.run_tool(ctx, tool, call, messages).await? else {
+                    return Ok(Answered::Cancelled);
+                };
+                match result {
+                    Ok(output) => {
+                        if let Some(state) = output.state {
+                            *ctx.state_mut() = state;
+                            ctx.publish_state_delta()?;
+                        }
+                        handed_over.extend(output.frontend_call);
+                        output.content
+                    }
+                    Err(error) => Content::Text(bridge::tool_error_text(error.message())),
+                }
+            } else if frontend.contains(&call.name) {
+                pending.push(call.id.clone());
+                continue;
+            } else {
+                Content::Text(bridge::unknown_tool_text(&call.name))
+            };
+            ctx.tool_result(call.id.clone(), content.clone())?;
+            messages.push(ChatMessage::Tool {
+                content: self.tool_content(&call.id, content)?,
+                tool_call_id: call.id.as_str().to_owned(),
+            });
+        }
+        // A tool handed the turn to the person: its frontend call, then the run waits.
+        for (name, arguments) in handed_over {
+            pending.push(ctx.call_tool(name, &arguments)?);
+        }
+        Ok(if pending.is_empty() {
+            Answered::Continue
+        } else {
+            Answered::Pending(pending)
+        })
+    }
+
+    /// The result of call `id` as the model reads it: text as it is, parts converted.
+    fn tool_content(&self, id: &ToolCallId, content: Content) -> Result<ChatContent, LlmError> {
+        Ok(match content {
+            Content::Text(text) => ChatContent::Text(text),
+            parts => to_chat_messages(
+                &[crate::Message::tool("m", id.clone(), parts)],
+                self.options,
+            )?
+            .pop()
+            .and_then(|m| match m {
+                ChatMessage::Tool { content, .. } => Some(content),
+                _ => None,
+            })
+            .unwrap_or(ChatContent::Text(String::new())),
+        })
+    }
+}
+
+/// Where the context message (the run's context and state) sits in a request's messages,
+/// and whether it is there: set again before each turn after the first.
+#[derive(Clone, Copy, Debug)]
+struct ContextSlot {
+    at: usize,
+    present: bool,
+}
+
+impl ContextSlot {
+    /// Puts `message` in the slot, in place of the one there; `None` takes that one out.
+    fn set(&mut self, messages: &mut Vec<ChatMessage>, message: Option<ChatMessage>) {
+        match (message, self.present) {
+            (Some(message), true) => messages[self.at] = message,
+            (Some(message), false) => {
+                messages.insert(self.at, message);
+                self.present = true;
+            }
+            (None, true) => {
+                messages.remove(self.at);
+                self.present = false;
+            }
+            (None, false) => {}
+        }
+    }
+}
+
+/// What answering a turn's tool calls came to.
+enum Answered {
+    /// Every call has its result: the next turn asks the model.
+    Continue,
+    /// These calls wait for the client (its own tools, and those a backend tool handed over):
+    /// the run ends with them pending.
+    Pending(Vec<ToolCallId>),
+    /// The run was cancelled while a tool worked.
+    Cancelled,
+}
+
+/// An error when the model stopped short: at its output token limit, or at the provider's
+/// content filter.
+fn stopped_short(turn: &Turn) -> Result<(), LlmError> {
+    match &turn.finish_reason {
+        Some(FinishReason::Length) => Err(LlmError::new(
+            LlmErrorKind::Length,
+            "the model stopped at its output token limit; the answer is cut off",
+        )),
+        Some(FinishReason::ContentFilter) => Err(LlmError::new(
+            LlmErrorKind::ContentFilter,
+            "the provider's content filter stopped the answer",
+        )),
+        _ => Ok(()),
     }
 }
 

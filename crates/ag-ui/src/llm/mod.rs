@@ -6,6 +6,7 @@
 //! | item | what |
 //! |---|---|
 //! | [`OpenAiClient`], [`ChunkStream`] | a thin streaming client for `POST {base}/chat/completions` |
+//! | [`Connections`], [`HttpVersion`] | how it connects to the model: HTTP/2 shared by many runs, or HTTP/1.1 kept alive |
 //! | [`ChunkDecoder`] | provider SSE bytes → [`wire::ChatChunk`]s (`[DONE]` included) |
 //! | [`wire`] | the Chat Completions wire types (requests, chunks, messages), for code that builds or inspects them; not re-exported here |
 //! | [`ChunkMapper`] | chunks → AG-UI events on a run, as a pure state machine |
@@ -65,6 +66,7 @@
 
 mod agent;
 mod client;
+mod connections;
 mod convert;
 mod error;
 mod mapper;
@@ -74,6 +76,10 @@ pub mod wire;
 pub use agent::LlmAgent;
 pub use client::{
     ChunkStream, DEFAULT_CONNECT_TIMEOUT, DEFAULT_IDLE_TIMEOUT, OpenAiClient, Timeouts,
+};
+pub use connections::{
+    Connections, DEFAULT_MAX_IDLE_CONNECTIONS, DEFAULT_POOL_IDLE_TIMEOUT,
+    DEFAULT_STREAMS_PER_CONNECTION, HttpVersion,
 };
 pub use convert::{ChatOptions, chat_tools, context_message, from_chat_messages, to_chat_messages};
 pub use error::{LlmError, LlmErrorKind};

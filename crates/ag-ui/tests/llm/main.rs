@@ -7,8 +7,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use ag_ui::llm::{
-    BackendTool, ChatOptions, LlmAgent, OpenAiClient, Timeouts, ToolError, ToolOutput,
-    from_chat_messages, to_chat_messages,
+    BackendTool, ChatOptions, Connections, HttpVersion, LlmAgent, OpenAiClient, Timeouts,
+    ToolError, ToolOutput, from_chat_messages, to_chat_messages,
 };
 use ag_ui::server::Runner;
 use ag_ui::{
@@ -23,6 +23,7 @@ use serde_json::{Value, json};
 #[path = "../support/mod.rs"]
 mod support;
 
+mod keep_alive;
 mod run_tools;
 use support::openai_mock::{self, Mock, Reply, chunk, finish, sse, usage};
 
@@ -531,6 +532,154 @@ async fn cancelling_the_run_drops_the_provider_request_at_once() {
         panic!("{seen:?}")
     };
     assert_eq!(done.outcome, Some(RunFinishedOutcome::Cancelled));
+}
+
+/// A model (served over HTTP/2 only) whose every answer streams a first chunk, then holds its
+/// end until `runs` requests have come in: the runs end only if all of them stream at once.
+/// Also the count of requests that came in.
+fn holding_model(runs: usize) -> (axum::Router, tokio::sync::watch::Receiver<usize>) {
+    use axum::body::{Body, Bytes};
+
+    let (arrived, seen) = tokio::sync::watch::channel(0usize);
+    let arrived = Arc::new(arrived);
+    let answer = move |_request: Bytes| {
+        let arrived = Arc::clone(&arrived);
+        async move {
+            arrived.send_modify(|n| *n += 1);
+            let mut all_in = arrived.subscribe();
+            let first = format!("data: {}\n\n", chunk(json!({"content": "Hi"})));
+            let rest = format!("data: {}\n\ndata: [DONE]\n\n", finish("stop"));
+            let pieces = futures::stream::once(async move { Bytes::from(first) }).chain(
+                futures::stream::once(async move {
+                    let _ = all_in.wait_for(|n| *n >= runs).await;
+                    Bytes::from(rest)
+                }),
+            );
+            axum::response::Response::builder()
+                .header("content-type", "text/event-stream")
+                .body(Body::from_stream(
+                    pieces.map(Ok::<_, std::convert::Infallible>),
+                ))
+                .unwrap()
+        }
+    };
+    let router = axum::Router::new().route("/v1/chat/completions", axum::routing::post(answer));
+    (router, seen)
+}
+
+/// `runs` concurrent runs of the bridge asking `client`, each with its own run id.
+fn concurrent_runs(
+    client: OpenAiClient,
+    runs: usize,
+) -> impl std::future::Future<Output = Vec<Vec<Event>>> {
+    let runner = Runner::new(LlmAgent::<()>::new(client, "mock-model"));
+    futures::future::join_all((0..runs).map(|i| {
+        let input =
+            RunAgentInput::new("t", format!("r{i}")).with_messages(vec![Message::user("u1", "Hi")]);
+        runner.run(input).unwrap().collect::<Vec<Event>>()
+    }))
+}
+
+#[tokio::test]
+async fn past_the_models_stream_limit_runs_open_another_connection_and_none_waits() {
+    const RUNS: usize = 6;
+    // The model lets two streams open on a connection.
+    let h2 = Connections::default().with_version(HttpVersion::Http2);
+
+    // Without the pool (one connection carries every run), the runs past the limit wait for
+    // a stream: two requests reach the model, the rest are queued by hyper (hyper#2197).
+    let (router, arrived) = holding_model(RUNS);
+    let (origin, connections) = support::http::spawn_counted(router, 2).await;
+    let client = OpenAiClient::new(format!("{origin}/v1"))
+        .with_connections(h2.with_streams_per_connection(RUNS));
+    let queued = tokio::spawn(concurrent_runs(client, RUNS));
+    let mut seen = arrived.clone();
+    tokio::time::timeout(Duration::from_secs(10), seen.wait_for(|n| *n >= 2))
+        .await
+        .expect("two requests reach the model")
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(*arrived.borrow(), 2, "the model's stream limit holds");
+    assert_eq!(connections.load(std::sync::atomic::Ordering::SeqCst), 1);
+    queued.abort();
+
+    // With two streams a connection, every run streams at once, three connections for six.
+    let (router, arrived) = holding_model(RUNS);
+    let (origin, connections) = support::http::spawn_counted(router, 2).await;
+    let client = OpenAiClient::new(format!("{origin}/v1"))
+        .with_connections(h2.with_streams_per_connection(2));
+    let all = tokio::time::timeout(Duration::from_secs(20), concurrent_runs(client, RUNS))
+        .await
+        .unwrap_or_else(|_| {
+            panic!(
+                "a run waited for another: {} of {RUNS} requests reached the model",
+                *arrived.borrow()
+            )
+        });
+    for events in &all {
+        verify::verify_all(events).unwrap_or_else(|v| panic!("{v}\n{events:#?}"));
+        let Some(Event::RunFinished(done)) = events.last() else {
+            panic!("{events:#?}")
+        };
+        assert!(
+            matches!(done.outcome, Some(RunFinishedOutcome::Success { .. })),
+            "{events:#?}"
+        );
+        assert!(
+            events
+                .iter()
+                .any(|e| matches!(e, Event::TextMessageContent(c) if c.delta == "Hi"))
+        );
+    }
+    assert_eq!(
+        connections.load(std::sync::atomic::Ordering::SeqCst),
+        RUNS / 2
+    );
+}
+
+#[tokio::test]
+async fn over_http2_runs_share_a_connection_even_with_no_idle_connections_kept() {
+    const RUNS: usize = 4;
+    // hyper shares an HTTP/2 connection through its idle pool: 0 idle is taken as 1 there.
+    let (router, _arrived) = holding_model(RUNS);
+    let (origin, connections) = support::http::spawn_counted(router, 100).await;
+    let client = OpenAiClient::new(format!("{origin}/v1")).with_connections(
+        Connections::default()
+            .with_version(HttpVersion::Http2)
+            .with_max_idle_connections(0),
+    );
+    let all = tokio::time::timeout(Duration::from_secs(20), concurrent_runs(client, RUNS))
+        .await
+        .expect("every run streams at once");
+    assert!(all.iter().all(|events| matches!(
+        events.last(),
+        Some(Event::RunFinished(done)) if matches!(done.outcome, Some(RunFinishedOutcome::Success { .. }))
+    )));
+    assert_eq!(connections.load(std::sync::atomic::Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn over_http1_runs_that_finished_leave_their_connection_to_the_next_up_to_the_idle_bound() {
+    for (idle, expected) in [(1, 1), (0, 3)] {
+        let replies = (0..3)
+            .map(|_| Reply::Sse(sse(&[chunk(json!({"content": "ok"})), finish("stop")])))
+            .collect();
+        let (origin, connections) =
+            support::http::spawn_counted(openai_mock::router(Mock::new(replies)), 100).await;
+        let client = OpenAiClient::new(format!("{origin}/v1"))
+            .with_connections(Connections::default().with_max_idle_connections(idle));
+        let agent = LlmAgent::<()>::new(client, "mock-model");
+        let runner = Runner::new(agent);
+        for _ in 0..3 {
+            let events: Vec<Event> = runner.run(input()).unwrap().collect().await;
+            assert_eq!(events.last(), Some(&finished(None, None)));
+        }
+        assert_eq!(
+            connections.load(std::sync::atomic::Ordering::SeqCst),
+            expected,
+            "{idle} idle connections kept"
+        );
+    }
 }
 
 /// The typed state of the tool-loop agent.

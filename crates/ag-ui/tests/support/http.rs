@@ -79,3 +79,35 @@ pub async fn get_text(addr: SocketAddr, path_and_query: &str) -> String {
     assert_eq!(response.status(), 200, "{path_and_query}");
     response.text().await.unwrap()
 }
+
+/// Serves `app` on a free port of 127.0.0.1 over HTTP/1.1 and HTTP/2 (h2c with prior
+/// knowledge), letting at most `max_streams` streams open on each HTTP/2 connection
+/// (`SETTINGS_MAX_CONCURRENT_STREAMS`); returns the base URL and the count of connections
+/// accepted so far.
+pub async fn spawn_counted(
+    app: Router,
+    max_streams: u32,
+) -> (String, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+    use hyper_util::rt::{TokioExecutor, TokioIo};
+    use hyper_util::server::conn::auto::Builder;
+    use hyper_util::service::TowerToHyperService;
+
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let accepted = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counted = std::sync::Arc::clone(&accepted);
+    tokio::spawn(async move {
+        while let Ok((stream, _)) = listener.accept().await {
+            counted.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            let service = TowerToHyperService::new(app.clone());
+            tokio::spawn(async move {
+                let mut builder = Builder::new(TokioExecutor::new());
+                builder.http2().max_concurrent_streams(max_streams);
+                let _ = builder
+                    .serve_connection(TokioIo::new(stream), service)
+                    .await;
+            });
+        }
+    });
+    (format!("http://{addr}"), accepted)
+}

@@ -30,6 +30,16 @@ pub struct Mock {
     pub requests: Mutex<Vec<(HeaderMap, Value)>>,
 }
 
+impl Mock {
+    /// A mock that answers with `replies`, in order.
+    pub fn new(replies: Vec<Reply>) -> Arc<Self> {
+        Arc::new(Self {
+            replies: Mutex::new(replies.into()),
+            requests: Mutex::default(),
+        })
+    }
+}
+
 /// Fires its sender when dropped, i.e. when the server drops the response body.
 struct OnDrop(Option<tokio::sync::oneshot::Sender<()>>);
 
@@ -89,17 +99,24 @@ pub async fn serve(replies: Vec<Reply>) -> (Arc<Mock>, String) {
 /// Serves `replies` in order on `POST {path}` at 127.0.0.1:0; returns the mock (its recorded
 /// requests) and the server's origin (`http://127.0.0.1:PORT`).
 pub async fn serve_at(path: &str, replies: Vec<Reply>) -> (Arc<Mock>, String) {
-    let mock = Arc::new(Mock {
-        replies: Mutex::new(replies.into()),
-        requests: Mutex::default(),
-    });
-    let app = axum::Router::new()
-        .route(path, axum::routing::post(completions))
-        .with_state(Arc::clone(&mock));
+    let mock = Mock::new(replies);
+    let app = router_at(path, Arc::clone(&mock));
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
     (mock, format!("http://{addr}"))
+}
+
+/// The mock's router: `mock`'s replies on `POST /v1/chat/completions`, to serve as a test needs.
+pub fn router(mock: Arc<Mock>) -> axum::Router {
+    router_at("/v1/chat/completions", mock)
+}
+
+/// `mock`'s replies on `POST {path}`.
+fn router_at(path: &str, mock: Arc<Mock>) -> axum::Router {
+    axum::Router::new()
+        .route(path, axum::routing::post(completions))
+        .with_state(mock)
 }
 
 /// An SSE body: one `data:` frame per chunk, then `[DONE]`.
