@@ -4,6 +4,7 @@ use serde::Deserialize;
 use serde::de::{self, DeserializeOwned, Deserializer};
 use serde_json::Value;
 
+use crate::decode::path;
 use crate::decode::strip::{self, StripKind, Tail};
 
 /// Largest integer a JSON number may hold on the AG-UI wire (2^53 − 1).
@@ -162,26 +163,30 @@ pub(crate) fn unknown_member(item: &Value, tag: &str, known: &[&str]) -> Option<
 
 /// Deserializes one element of an array that was buffered as a [`Value`]. An error's text starts
 /// with the element's path (`[3].content: missing field ...`), which
-/// [`crate::decode::locate`] folds back into the field path the outer deserializer tracked.
+/// [`crate::decode::locate`] folds back into the field path of the outer error.
 pub(crate) fn deserialize_element<T: DeserializeOwned>(
     item: Value,
     index: usize,
 ) -> Result<T, String> {
-    // Natively, most elements are valid: read them without tracking the path (which copies
-    // every member name it passes); only one that fails is read again, tracked, to name the
-    // field. On wasm32 the tracked reading is the only one, so each element type's
-    // deserializer is in the browser module once (see `Event::deserialize_event`).
+    // Natively, most elements are valid: read them as they are; only one that fails is
+    // written out and read again from its text, whose reader says where the error was raised
+    // (the path of the field). On wasm32 every element takes that way, so each element type's
+    // deserializer is in the browser module once, for the reader over bytes (see
+    // `Event::deserialize_event`).
     #[cfg(not(target_arch = "wasm32"))]
     if let Ok(element) = T::deserialize(&item) {
         return Ok(element);
     }
-    let mut track = serde_path_to_error::Track::new();
-    T::deserialize(serde_path_to_error::Deserializer::new(item, &mut track)).map_err(|e| {
-        let inner = track.path().to_string();
+    let bytes = serde_json::to_vec(&item).map_err(|e| format!("[{index}]: {e}"))?;
+    let read = |text: &[u8]| T::deserialize(&mut serde_json::Deserializer::from_slice(text));
+    read(&bytes).map_err(|e| {
+        let inner = path::error_path(&bytes, &e, &|text| read(text).map(drop));
+        // The position is in the element's text, not the event's: left out.
+        let text = path::message(&e);
         if inner == "." {
-            format!("[{index}]: {e}")
+            format!("[{index}]: {text}")
         } else {
-            format!("[{index}].{inner}: {e}")
+            format!("[{index}].{inner}: {text}")
         }
     })
 }
