@@ -168,26 +168,54 @@ pub(crate) fn deserialize_element<T: DeserializeOwned>(
     item: Value,
     index: usize,
 ) -> Result<T, String> {
-    // Natively, most elements are valid: read them as they are; only one that fails is
-    // written out and read again from its text, whose reader says where the error was raised
-    // (the path of the field). On wasm32 every element takes that way, so each element type's
-    // deserializer is in the browser module once, for the reader over bytes (see
+    from_buffered(item).map_err(|e| e.within(&format!("[{index}]")))
+}
+
+/// Why a buffered value is not a `T`: the path in it of the value at fault (`.` for itself)
+/// and what is wrong, without a position (it would be in the value's text, not the input's).
+#[derive(Debug)]
+pub(crate) struct BufferedError {
+    path: String,
+    message: String,
+}
+
+impl BufferedError {
+    /// An error about the value itself.
+    pub(crate) fn new(message: impl Into<String>) -> Self {
+        BufferedError {
+            path: ".".into(),
+            message: message.into(),
+        }
+    }
+
+    /// The error's text, its path prefixed by `outer` (`[3]` for an array's element; empty
+    /// for the value read alone): `[3].content: …`, or `[3]: …` for the value itself.
+    pub(crate) fn within(&self, outer: &str) -> String {
+        match (outer.is_empty(), self.path.as_str()) {
+            (true, ".") => self.message.clone(),
+            (true, path) => format!("{path}: {}", self.message),
+            (false, ".") => format!("{outer}: {}", self.message),
+            (false, path) => format!("{outer}.{path}: {}", self.message),
+        }
+    }
+}
+
+/// `item`, a value buffered from the input, read as a `T`.
+pub(crate) fn from_buffered<T: DeserializeOwned>(item: Value) -> Result<T, BufferedError> {
+    // Natively, most values are valid: read them as they are; only one that fails is written
+    // out and read again from its text, whose reader says where the error was raised (the
+    // path of the field). On wasm32 every value takes that way, so each type's deserializer
+    // is in the browser module once, for the reader over bytes (see
     // `Event::deserialize_event`).
     #[cfg(not(target_arch = "wasm32"))]
-    if let Ok(element) = T::deserialize(&item) {
-        return Ok(element);
+    if let Ok(value) = T::deserialize(&item) {
+        return Ok(value);
     }
-    let bytes = serde_json::to_vec(&item).map_err(|e| format!("[{index}]: {e}"))?;
+    let bytes = serde_json::to_vec(&item).map_err(|e| BufferedError::new(e.to_string()))?;
     let read = |text: &[u8]| T::deserialize(&mut serde_json::Deserializer::from_slice(text));
-    read(&bytes).map_err(|e| {
-        let inner = path::error_path(&bytes, &e, &|text| read(text).map(drop));
-        // The position is in the element's text, not the event's: left out.
-        let text = path::message(&e);
-        if inner == "." {
-            format!("[{index}]: {text}")
-        } else {
-            format!("[{index}].{inner}: {text}")
-        }
+    read(&bytes).map_err(|e| BufferedError {
+        path: path::error_path(&bytes, &e, &|text| read(text).map(drop)),
+        message: path::message(&e),
     })
 }
 
