@@ -219,6 +219,32 @@ pub(crate) fn from_buffered<T: DeserializeOwned>(item: Value) -> Result<T, Buffe
     })
 }
 
+/// The discriminator `tag` of `item`, a buffered member of the internally tagged enum `name`;
+/// an error worded as serde's derived reading words it otherwise.
+pub(crate) fn tag_of<'a>(
+    item: &'a Value,
+    tag: &'static str,
+    name: &'static str,
+) -> Result<&'a str, BufferedError> {
+    use serde::de::Error as _;
+    let error = match item.get(tag) {
+        Some(Value::String(value)) => return Ok(value),
+        Some(other) => serde_json::Error::invalid_type(unexpected(other), &"variant identifier"),
+        None if item.is_object() => serde_json::Error::missing_field(tag),
+        None => serde_json::Error::invalid_type(
+            unexpected(item),
+            &format!("internally tagged enum {name}").as_str(),
+        ),
+    };
+    Err(BufferedError::new(error.to_string()))
+}
+
+/// The error of a discriminator naming none of `known`, worded as serde's.
+pub(crate) fn unknown_tag(value: &str, known: &'static [&'static str]) -> BufferedError {
+    use serde::de::Error as _;
+    BufferedError::new(serde_json::Error::unknown_variant(value, known).to_string())
+}
+
 /// What serde calls the kind of a JSON value, for `invalid_type` errors.
 pub(crate) fn unexpected(v: &Value) -> de::Unexpected<'_> {
     match v {

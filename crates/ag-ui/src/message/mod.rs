@@ -20,7 +20,7 @@ use serde_json::Value;
 use crate::decode::strip::{self, StripKind, Tail};
 
 mod read;
-use crate::serde_util::{deserialize_element, non_null, unknown_member};
+use crate::serde_util::{from_buffered, non_null, tag_of, unknown_member, unknown_tag};
 use crate::{MessageId, Metadata, SubagentRunId, ToolCallId};
 pub(crate) use read::messages;
 
@@ -261,18 +261,17 @@ fn json_source(kind: &str, value: String, mime: &str) -> Value {
 /// Reads one content part, deserializing the struct of its type directly so that an error keeps
 /// the path of the offending field.
 fn part_element(item: Value, index: usize) -> Result<ContentPart, String> {
-    let kind = match item.get("type") {
-        Some(Value::String(kind)) => kind.clone(),
-        _ => return deserialize_element(item, index),
+    const KINDS: &[&str] = &["text", "image", "audio", "video", "document"];
+    let part = match tag_of(&item, "type", "ContentPart") {
+        Ok("text") => from_buffered(item).map(ContentPart::Text),
+        Ok("image") => from_buffered(item).map(ContentPart::Image),
+        Ok("audio") => from_buffered(item).map(ContentPart::Audio),
+        Ok("video") => from_buffered(item).map(ContentPart::Video),
+        Ok("document") => from_buffered(item).map(ContentPart::Document),
+        Ok(other) => Err(unknown_tag(other, KINDS)),
+        Err(e) => Err(e),
     };
-    match kind.as_str() {
-        "text" => deserialize_element(item, index).map(ContentPart::Text),
-        "image" => deserialize_element(item, index).map(ContentPart::Image),
-        "audio" => deserialize_element(item, index).map(ContentPart::Audio),
-        "video" => deserialize_element(item, index).map(ContentPart::Video),
-        "document" => deserialize_element(item, index).map(ContentPart::Document),
-        _ => deserialize_element(item, index),
-    }
+    part.map_err(|e| e.within(&format!("[{index}]")))
 }
 
 /// One part of multimodal content, discriminated by `type`.

@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::{Message, Role};
 use crate::decode::strip::{self, StripKind};
-use crate::serde_util::{BufferedError, from_buffered, lenient_vec, unexpected};
+use crate::serde_util::{BufferedError, from_buffered, lenient_vec, tag_of, unknown_tag};
 
 /// Deserializes a list of messages, dropping those of unknown role (with a warning).
 pub(crate) fn messages<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Message>, D::Error> {
@@ -26,27 +26,7 @@ fn message_element(item: Value, index: usize) -> Result<Message, String> {
 /// reading of an internally tagged enum buffers the input again and instantiates every
 /// variant's deserializer for that buffer: in the browser module, a second copy of each.)
 fn message_from(item: Value) -> Result<Message, BufferedError> {
-    use serde::de::Error as _;
-    let role = match item.get("role") {
-        Some(Value::String(role)) => role.as_str(),
-        Some(other) => {
-            let error = serde_json::Error::invalid_type(unexpected(other), &"variant identifier");
-            return Err(BufferedError::new(error.to_string()));
-        }
-        None if item.is_object() => {
-            return Err(BufferedError::new(
-                serde_json::Error::missing_field("role").to_string(),
-            ));
-        }
-        None => {
-            let error = serde_json::Error::invalid_type(
-                unexpected(&item),
-                &"internally tagged enum Message",
-            );
-            return Err(BufferedError::new(error.to_string()));
-        }
-    };
-    match role {
+    match tag_of(&item, "role", "Message")? {
         "developer" => from_buffered(item).map(Message::Developer),
         "system" => from_buffered(item).map(Message::System),
         "assistant" => from_buffered(item).map(Message::Assistant),
@@ -54,9 +34,7 @@ fn message_from(item: Value) -> Result<Message, BufferedError> {
         "tool" => from_buffered(item).map(Message::Tool),
         "activity" => from_buffered(item).map(Message::Activity),
         "reasoning" => from_buffered(item).map(Message::Reasoning),
-        other => Err(BufferedError::new(
-            serde_json::Error::unknown_variant(other, &Role::ALL).to_string(),
-        )),
+        other => Err(unknown_tag(other, &Role::ALL)),
     }
 }
 
