@@ -232,9 +232,10 @@ fn invalid(ty: EventType, path: &str, err: &serde_json::Error) -> DecodeError {
 
 /// Splits a serde error into the path of the offending field and the message.
 ///
-/// `path` is the value the error is about ([`path::error_path`], `.` for the root). Errors raised inside arrays
-/// that are read element by element start with the element's own path (`[3].content: …`); a
-/// missing field is reported by serde at its parent, so its name is lifted out of the message.
+/// `path` is the value the error is about ([`path::error_path`], `.` for the root). Errors
+/// raised inside arrays that are read element by element start with the element's own path
+/// (`[3].content: …`); a missing field is reported by serde at its parent, so its name is
+/// lifted out of the message.
 pub(crate) fn locate(path: &str, text: &str) -> (Option<String>, String) {
     let mut field = if path == "." {
         String::new()
