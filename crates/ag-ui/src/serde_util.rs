@@ -4,6 +4,7 @@ use serde::Deserialize;
 use serde::de::{self, DeserializeOwned, Deserializer};
 use serde_json::Value;
 
+use crate::decode::path;
 use crate::decode::strip::{self, StripKind, Tail};
 
 /// Largest integer a JSON number may hold on the AG-UI wire (2^53 − 1).
@@ -162,28 +163,86 @@ pub(crate) fn unknown_member(item: &Value, tag: &str, known: &[&str]) -> Option<
 
 /// Deserializes one element of an array that was buffered as a [`Value`]. An error's text starts
 /// with the element's path (`[3].content: missing field ...`), which
-/// [`crate::decode::locate`] folds back into the field path the outer deserializer tracked.
+/// [`crate::decode::locate`] folds back into the field path of the outer error.
 pub(crate) fn deserialize_element<T: DeserializeOwned>(
     item: Value,
     index: usize,
 ) -> Result<T, String> {
-    // Natively, most elements are valid: read them without tracking the path (which copies
-    // every member name it passes); only one that fails is read again, tracked, to name the
-    // field. On wasm32 the tracked reading is the only one, so each element type's
-    // deserializer is in the browser module once (see `Event::deserialize_event`).
-    #[cfg(not(target_arch = "wasm32"))]
-    if let Ok(element) = T::deserialize(&item) {
-        return Ok(element);
-    }
-    let mut track = serde_path_to_error::Track::new();
-    T::deserialize(serde_path_to_error::Deserializer::new(item, &mut track)).map_err(|e| {
-        let inner = track.path().to_string();
-        if inner == "." {
-            format!("[{index}]: {e}")
-        } else {
-            format!("[{index}].{inner}: {e}")
+    from_buffered(item).map_err(|e| e.within(&format!("[{index}]")))
+}
+
+/// Why a buffered value is not a `T`: the path in it of the value at fault (`.` for itself)
+/// and what is wrong, without a position (it would be in the value's text, not the input's).
+#[derive(Debug)]
+pub(crate) struct BufferedError {
+    path: String,
+    message: String,
+}
+
+impl BufferedError {
+    /// An error about the value itself.
+    pub(crate) fn new(message: impl Into<String>) -> Self {
+        BufferedError {
+            path: ".".into(),
+            message: message.into(),
         }
+    }
+
+    /// The error's text, its path prefixed by `outer` (`[3]` for an array's element; empty
+    /// for the value read alone): `[3].content: …`, or `[3]: …` for the value itself.
+    pub(crate) fn within(&self, outer: &str) -> String {
+        match (outer.is_empty(), self.path.as_str()) {
+            (true, ".") => self.message.clone(),
+            (true, path) => format!("{path}: {}", self.message),
+            (false, ".") => format!("{outer}: {}", self.message),
+            (false, path) => format!("{outer}.{path}: {}", self.message),
+        }
+    }
+}
+
+/// `item`, a value buffered from the input, read as a `T`.
+pub(crate) fn from_buffered<T: DeserializeOwned>(item: Value) -> Result<T, BufferedError> {
+    // Natively, most values are valid: read them as they are; only one that fails is written
+    // out and read again from its text, whose reader says where the error was raised (the
+    // path of the field). On wasm32 every value takes that way, so each type's deserializer
+    // is in the browser module once, for the reader over bytes (see
+    // `Event::deserialize_event`).
+    #[cfg(not(target_arch = "wasm32"))]
+    if let Ok(value) = T::deserialize(&item) {
+        return Ok(value);
+    }
+    let bytes = serde_json::to_vec(&item).map_err(|e| BufferedError::new(e.to_string()))?;
+    let read = |text: &[u8]| T::deserialize(&mut serde_json::Deserializer::from_slice(text));
+    read(&bytes).map_err(|e| BufferedError {
+        path: path::error_path(&bytes, &e, &|text| read(text).map(drop)),
+        message: path::message(&e),
     })
+}
+
+/// The discriminator `tag` of `item`, a buffered member of the internally tagged enum `name`;
+/// an error worded as serde's derived reading words it otherwise.
+pub(crate) fn tag_of<'a>(
+    item: &'a Value,
+    tag: &'static str,
+    name: &'static str,
+) -> Result<&'a str, BufferedError> {
+    use serde::de::Error as _;
+    let error = match item.get(tag) {
+        Some(Value::String(value)) => return Ok(value),
+        Some(other) => serde_json::Error::invalid_type(unexpected(other), &"variant identifier"),
+        None if item.is_object() => serde_json::Error::missing_field(tag),
+        None => serde_json::Error::invalid_type(
+            unexpected(item),
+            &format!("internally tagged enum {name}").as_str(),
+        ),
+    };
+    Err(BufferedError::new(error.to_string()))
+}
+
+/// The error of a discriminator naming none of `known`, worded as serde's.
+pub(crate) fn unknown_tag(value: &str, known: &'static [&'static str]) -> BufferedError {
+    use serde::de::Error as _;
+    BufferedError::new(serde_json::Error::unknown_variant(value, known).to_string())
 }
 
 /// What serde calls the kind of a JSON value, for `invalid_type` errors.

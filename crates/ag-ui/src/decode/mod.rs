@@ -2,7 +2,8 @@
 //!
 //! [`Event::from_slice`] is the fast path the transports use: it reads the `type` key, then
 //! deserializes the matching event struct straight from the bytes. Only when that fails does it
-//! parse a second time to find the path of the offending field.
+//! read again, slowly, to say what was wrong; the path of the offending field is found from
+//! where serde_json raised its error (`decode::path`).
 //!
 //! ```
 //! use ag_ui::{DecodeErrorKind, Event};
@@ -27,6 +28,7 @@ use serde_json::Value;
 use crate::json::IdCache;
 use crate::{Event, EventType};
 
+pub(crate) mod path;
 pub(crate) mod strip;
 
 /// What kind of problem a [`DecodeError`] reports.
@@ -215,10 +217,10 @@ fn resolve(ty: Option<&str>) -> Result<EventType, DecodeError> {
     }
 }
 
-/// Turns a path-tracked serde error into an [`DecodeError`] naming the field.
-fn invalid(ty: EventType, err: serde_path_to_error::Error<serde_json::Error>) -> DecodeError {
-    let path = err.path().to_string();
-    let (field, message) = locate(&path, &err.into_inner().to_string());
+/// Turns serde_json's error in reading a `ty`, about the value at `path`, into a
+/// [`DecodeError`] naming the field.
+fn invalid(ty: EventType, path: &str, err: &serde_json::Error) -> DecodeError {
+    let (field, message) = locate(path, &err.to_string());
     DecodeError {
         kind: DecodeErrorKind::InvalidField,
         event_type: Some(ty.as_str().to_owned()),
@@ -230,9 +232,10 @@ fn invalid(ty: EventType, err: serde_path_to_error::Error<serde_json::Error>) ->
 
 /// Splits a serde error into the path of the offending field and the message.
 ///
-/// `path` is what `serde_path_to_error` tracked (`.` for the root). Errors raised inside arrays
-/// that are read element by element start with the element's own path (`[3].content: …`); a
-/// missing field is reported by serde at its parent, so its name is lifted out of the message.
+/// `path` is the value the error is about ([`path::error_path`], `.` for the root). Errors
+/// raised inside arrays that are read element by element start with the element's own path
+/// (`[3].content: …`); a missing field is reported by serde at its parent, so its name is
+/// lifted out of the message.
 pub(crate) fn locate(path: &str, text: &str) -> (Option<String>, String) {
     let mut field = if path == "." {
         String::new()
@@ -407,38 +410,24 @@ impl Event {
 
     /// The event of type `ty` read from `bytes` by serde; when it is not one, the error names
     /// the bad field (or is the syntax error). Every reader of events comes here, whatever
-    /// its input (a string, bytes, or a [`Value`] written out first), so the event structs'
-    /// deserializers are instantiated for serde_json's reader over bytes only: each further
+    /// its input (a string, bytes, or, on wasm32, a [`Value`] written out first), so the event
+    /// structs' deserializers are instantiated for serde_json's reader over bytes: each further
     /// reader would add a copy of all of them to the binary, the browser module's largest
-    /// part. Natively a first attempt skips tracking the path (faster: tracking copies each
-    /// member name it passes); on wasm32, where size comes first, the tracking reader is the
-    /// only one.
+    /// part. One plain reading names the bad field too: its path is found from where
+    /// serde_json raised the error ([`path::error_path`]), with no path-tracking reader.
     fn deserialize_event(ty: EventType, bytes: &[u8]) -> Result<Event, DecodeError> {
-        #[cfg(not(target_arch = "wasm32"))]
-        {
-            let mark = strip::mark();
-            let mut de = serde_json::Deserializer::from_slice(bytes);
-            match Event::deserialize_as(ty, &mut de).and_then(|event| de.end().map(|()| event)) {
-                Ok(event) => return Ok(event),
-                // Truncated or malformed JSON (a leading `type` skipped the full probe).
-                Err(e) if e.is_syntax() || e.is_eof() => return Err(syntax(e)),
-                // What the failed read recorded, the tracked read records again.
-                Err(_) => strip::rollback(mark),
-            }
-        }
         let mut de = serde_json::Deserializer::from_slice(bytes);
-        let mut track = serde_path_to_error::Track::new();
-        let result = Event::deserialize_as(
-            ty,
-            serde_path_to_error::Deserializer::new(&mut de, &mut track),
-        );
-        match result {
-            Ok(event) => de.end().map(|()| event).map_err(syntax),
+        match Event::deserialize_as(ty, &mut de).and_then(|event| de.end().map(|()| event)) {
+            Ok(event) => Ok(event),
+            // Truncated or malformed JSON (a leading `type` skipped the full probe).
             Err(e) if e.is_syntax() || e.is_eof() => Err(syntax(e)),
-            Err(e) => Err(invalid(
-                ty,
-                serde_path_to_error::Error::new(track.path(), e),
-            )),
+            Err(e) => {
+                let read = |text: &[u8]| {
+                    let mut de = serde_json::Deserializer::from_slice(text);
+                    Event::deserialize_as(ty, &mut de).map(drop)
+                };
+                Err(invalid(ty, &path::error_path(bytes, &e, &read), &e))
+            }
         }
     }
 
@@ -486,8 +475,19 @@ impl Event {
             Some(Value::String(name)) => resolve(Some(name))?,
             _ => return Err(missing_type()),
         };
-        // Written out and read as bytes, by the same deserializers as every other input (see
-        // `deserialize_event`): a value's keys are already unique, so nothing is lost.
+        // Natively the value is read as it is; only one that is not a valid event is written
+        // out, to be read by the bytes' reader, which names the bad field. On wasm32, where size
+        // comes first, every value takes that way: the event structs' deserializers are in the
+        // browser module once (see `deserialize_event`). A value's keys are unique either way.
+        #[cfg(not(target_arch = "wasm32"))]
+        {
+            let mark = strip::mark();
+            if let Ok(event) = Event::deserialize_as(ty, value) {
+                return Ok(event);
+            }
+            // What the failed read recorded, the second read records again.
+            strip::rollback(mark);
+        }
         let bytes = serde_json::to_vec(value).map_err(syntax)?;
         Event::deserialize_event(ty, &bytes)
     }

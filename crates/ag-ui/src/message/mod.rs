@@ -18,8 +18,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::decode::strip::{self, StripKind, Tail};
-use crate::serde_util::{deserialize_element, lenient_vec, non_null, unknown_member};
+
+mod read;
+use crate::serde_util::{from_buffered, non_null, tag_of, unknown_member, unknown_tag};
 use crate::{MessageId, Metadata, SubagentRunId, ToolCallId};
+pub(crate) use read::messages;
 
 /// The seven message roles of AG-UI 1.0.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -258,18 +261,17 @@ fn json_source(kind: &str, value: String, mime: &str) -> Value {
 /// Reads one content part, deserializing the struct of its type directly so that an error keeps
 /// the path of the offending field.
 fn part_element(item: Value, index: usize) -> Result<ContentPart, String> {
-    let kind = match item.get("type") {
-        Some(Value::String(kind)) => kind.clone(),
-        _ => return deserialize_element(item, index),
+    const KINDS: &[&str] = &["text", "image", "audio", "video", "document"];
+    let part = match tag_of(&item, "type", "ContentPart") {
+        Ok("text") => from_buffered(item).map(ContentPart::Text),
+        Ok("image") => from_buffered(item).map(ContentPart::Image),
+        Ok("audio") => from_buffered(item).map(ContentPart::Audio),
+        Ok("video") => from_buffered(item).map(ContentPart::Video),
+        Ok("document") => from_buffered(item).map(ContentPart::Document),
+        Ok(other) => Err(unknown_tag(other, KINDS)),
+        Err(e) => Err(e),
     };
-    match kind.as_str() {
-        "text" => deserialize_element(item, index).map(ContentPart::Text),
-        "image" => deserialize_element(item, index).map(ContentPart::Image),
-        "audio" => deserialize_element(item, index).map(ContentPart::Audio),
-        "video" => deserialize_element(item, index).map(ContentPart::Video),
-        "document" => deserialize_element(item, index).map(ContentPart::Document),
-        _ => deserialize_element(item, index),
-    }
+    part.map_err(|e| e.within(&format!("[{index}]")))
 }
 
 /// One part of multimodal content, discriminated by `type`.
@@ -814,7 +816,11 @@ impl ReasoningMessage {
 }
 
 /// A message of the conversation, discriminated by `role`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+///
+/// Read as a JSON value first, then as the struct its `role` names (so a key given twice reads
+/// as its last value, as `JSON.parse` reads it); an unknown role is an error (a list of
+/// messages in an event drops such a message instead, with a warning).
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "role", rename_all = "lowercase")]
 #[non_exhaustive]
 pub enum Message {
@@ -939,32 +945,5 @@ impl Message {
             Message::Activity(_) => None,
             Message::Reasoning(m) => Some(&m.content),
         }
-    }
-}
-
-/// Deserializes a list of messages, dropping those of unknown role (with a warning).
-pub(crate) fn messages<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Message>, D::Error> {
-    strip::within("messages", || {
-        lenient_vec(d, "role", &Role::ALL, StripKind::Message, message_element)
-    })
-}
-
-/// Reads one message, deserializing the struct of its role directly so that an error keeps the
-/// path of the offending field.
-fn message_element(item: Value, index: usize) -> Result<Message, String> {
-    let role = match item.get("role") {
-        Some(Value::String(role)) => role.clone(),
-        // Not an object, or no string role: let serde describe it.
-        _ => return deserialize_element(item, index),
-    };
-    match role.as_str() {
-        "developer" => deserialize_element(item, index).map(Message::Developer),
-        "system" => deserialize_element(item, index).map(Message::System),
-        "assistant" => deserialize_element(item, index).map(Message::Assistant),
-        "user" => deserialize_element(item, index).map(Message::User),
-        "tool" => deserialize_element(item, index).map(Message::Tool),
-        "activity" => deserialize_element(item, index).map(Message::Activity),
-        "reasoning" => deserialize_element(item, index).map(Message::Reasoning),
-        _ => deserialize_element(item, index),
     }
 }
