@@ -50,7 +50,7 @@
 //!   (or the status the error names); once streaming, failures are the handler's to report
 //!   in-band as `RUN_ERROR`.
 //! - **Slow clients**: a body not read whole within the body timeout (30 s by default,
-//!   [`AgentEndpoint::with_body_timeout`]) is a JSON `408`. A run's events are queued for the
+//!   [`EndpointLimits::body_timeout`]) is a JSON `408`. A run's events are queued for the
 //!   client up to the runner's [`Backpressure`](crate::server::Backpressure) limits, so a
 //!   client that reads slowly holds the agent back instead of growing the server's memory.
 //!
@@ -102,7 +102,7 @@
 //! body; they cannot be changed from here:
 //!
 //! - `431 Request Header Fields Too Large`: the head is larger than
-//!   [`ServeConfig::with_max_header_bytes`] (or has more than 100 header fields);
+//!   [`ServeConfig::max_header_bytes`] (or has more than 100 header fields);
 //! - `400 Bad Request`: the head is not valid HTTP/1.1 (a bad request line, method, URI,
 //!   header name or value, or a bad `Content-Length`/`Transfer-Encoding`);
 //! - a connection whose head is not received within the header timeout is closed without a
@@ -343,22 +343,6 @@ impl<H: RunHandler> AgentEndpoint<H> {
         &self.config.resume
     }
 
-    /// Sets how long a resumable run whose client left goes on before it is cancelled
-    /// ([`ResumeConfig::detach_timeout`], default [`resume::DEFAULT_DETACH_TIMEOUT`]).
-    #[must_use]
-    pub fn with_detach_timeout(mut self, timeout: Duration) -> Self {
-        self.config.resume.detach_timeout = timeout;
-        self
-    }
-
-    /// Sets the reconnection delay a resumable stream advises in `retry:`
-    /// ([`ResumeConfig::retry`], default [`resume::DEFAULT_RETRY`]).
-    #[must_use]
-    pub fn with_retry(mut self, delay: Duration) -> Self {
-        self.config.resume.retry = delay;
-        self
-    }
-
     /// What the endpoint's detached runs hold now besides their log (none when it is not
     /// resumable); clones of the endpoint, and the router it is mounted on, share them.
     pub fn detached_stats(&self) -> resume::DetachedStats {
@@ -373,8 +357,8 @@ impl<H: RunHandler> AgentEndpoint<H> {
     }
 
     /// Sets what requests may cost: the body size and time, the input bytes held by open
-    /// runs (see [`EndpointLimits`]). [`with_body_limit`](Self::with_body_limit) and
-    /// [`with_body_timeout`](Self::with_body_timeout) set one field of them each.
+    /// runs (see [`EndpointLimits`]). [`with_body_limit`](Self::with_body_limit) sets one
+    /// field of them.
     #[must_use]
     pub fn with_limits(mut self, limits: EndpointLimits) -> Self {
         self.config.limits = limits;
@@ -386,19 +370,11 @@ impl<H: RunHandler> AgentEndpoint<H> {
         &self.config.limits
     }
 
-    /// Sets the largest accepted request body, in bytes ([`EndpointLimits::body_limit`]).
+    /// Sets the largest accepted request body, in bytes ([`EndpointLimits::body_limit`]): the
+    /// one limit most deployments set, so the endpoint has it as a shortcut.
     #[must_use]
     pub fn with_body_limit(mut self, bytes: usize) -> Self {
         self.config.limits.body_limit = bytes;
-        self
-    }
-
-    /// Sets the time allowed to read the whole request body (default
-    /// [`DEFAULT_BODY_TIMEOUT`]); a body still incomplete then is answered `408`
-    /// (`body-timeout`), so a client trickling its body cannot hold the request open.
-    #[must_use]
-    pub fn with_body_timeout(mut self, timeout: Duration) -> Self {
-        self.config.limits.body_timeout = timeout;
         self
     }
 

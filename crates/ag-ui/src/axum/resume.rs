@@ -119,10 +119,8 @@ pub const DETACHED_RUN_BYTES: usize = 8 * 1024;
 
 /// How a resumable endpoint treats its runs: how long, how many and how much go on detached
 /// after their client left, and the reconnection delay it advises. Taken by
-/// [`AgentEndpoint::with_resume_config`](super::AgentEndpoint::with_resume_config); the
-/// shortcuts [`with_detach_timeout`](super::AgentEndpoint::with_detach_timeout) and
-/// [`with_retry`](super::AgentEndpoint::with_retry) set one field each, before or after the
-/// log is given.
+/// [`AgentEndpoint::with_resume_config`](super::AgentEndpoint::with_resume_config), before
+/// or after the log is given.
 ///
 /// What detached runs hold is bounded three ways: their events by the log's own bounds
 /// ([`MemoryLogConfig`](crate::server::log::MemoryLogConfig)), their number by

@@ -555,7 +555,7 @@ impl Transport for HttpAgent {
             // so it is joined from its start; any other answer leaves the first error.
             Err(error)
                 if reached
-                    && self.reconnect.attempts() > 0
+                    && self.reconnect.attempts > 0
                     && crate::client::resume::speculative(&error) =>
             {
                 let mut body =

@@ -94,12 +94,29 @@ pub trait Reconnect: Send + Sync {
 
 /// How [`Resuming`] retries: attempts in a row, first delay, largest delay, largest `retry:`
 /// honoured.
+///
+/// ```
+/// use std::time::Duration;
+/// use ag_ui::client::resume::ReconnectPolicy;
+///
+/// let policy = ReconnectPolicy::default().with_attempts(3).with_max_delay(Duration::from_secs(2));
+/// assert_eq!((policy.attempts, policy.max_delay), (3, Duration::from_secs(2)));
+/// assert_eq!(ReconnectPolicy::never().attempts, 0);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ReconnectPolicy {
-    attempts: u32,
-    initial: Duration,
-    max: Duration,
-    max_retry: Duration,
+    /// The failed attempts in a row allowed before giving up (default [`DEFAULT_ATTEMPTS`];
+    /// 0: never reconnect).
+    pub attempts: u32,
+    /// The delay before the first attempt when the stream sent no `retry:` (default 500 ms).
+    pub initial_delay: Duration,
+    /// The largest delay between attempts (default 10 s; a longer `retry:` the server asked
+    /// for, once cut to [`max_retry`](Self::max_retry), is kept).
+    pub max_delay: Duration,
+    /// The largest delay a server's `retry:` may ask for (default [`DEFAULT_MAX_RETRY`]); a
+    /// longer one is cut to it.
+    pub max_retry: Duration,
 }
 
 impl Default for ReconnectPolicy {
@@ -108,8 +125,8 @@ impl Default for ReconnectPolicy {
     fn default() -> Self {
         Self {
             attempts: DEFAULT_ATTEMPTS,
-            initial: Duration::from_millis(500),
-            max: Duration::from_secs(10),
+            initial_delay: Duration::from_millis(500),
+            max_delay: Duration::from_secs(10),
             max_retry: DEFAULT_MAX_RETRY,
         }
     }
@@ -121,43 +138,32 @@ impl ReconnectPolicy {
         Self::default().with_attempts(0)
     }
 
-    /// Sets the failed attempts in a row allowed before giving up (0: never reconnect).
+    /// Sets [`attempts`](Self::attempts).
     #[must_use]
     pub fn with_attempts(mut self, attempts: u32) -> Self {
         self.attempts = attempts;
         self
     }
 
-    /// Sets the delay before the first attempt when the stream sent no `retry:`.
+    /// Sets [`initial_delay`](Self::initial_delay).
     #[must_use]
     pub fn with_initial_delay(mut self, delay: Duration) -> Self {
-        self.initial = delay;
+        self.initial_delay = delay;
         self
     }
 
-    /// Sets the largest delay between attempts.
+    /// Sets [`max_delay`](Self::max_delay).
     #[must_use]
     pub fn with_max_delay(mut self, delay: Duration) -> Self {
-        self.max = delay;
+        self.max_delay = delay;
         self
     }
 
-    /// Sets the largest delay a server's `retry:` may ask for (default
-    /// [`DEFAULT_MAX_RETRY`]); a longer one is cut to it.
+    /// Sets [`max_retry`](Self::max_retry).
     #[must_use]
     pub fn with_max_retry(mut self, delay: Duration) -> Self {
         self.max_retry = delay;
         self
-    }
-
-    /// The failed attempts in a row allowed.
-    pub fn attempts(&self) -> u32 {
-        self.attempts
-    }
-
-    /// The largest delay a server's `retry:` may ask for.
-    pub fn max_retry(&self) -> Duration {
-        self.max_retry
     }
 
     /// The delay before attempt `attempt` (from 1) in a row: `retry` (cut to the policy's
@@ -165,10 +171,10 @@ impl ReconnectPolicy {
     /// delay (or the cut `retry`, when longer), scaled by `jitter` (in `[0.5, 1]` when drawn
     /// by [`Resuming`]).
     pub fn delay(&self, attempt: u32, retry: Option<Duration>, jitter: f64) -> Duration {
-        let base = retry.map_or(self.initial, |retry| retry.min(self.max_retry));
+        let base = retry.map_or(self.initial_delay, |retry| retry.min(self.max_retry));
         let doubled = base.saturating_mul(1u32 << attempt.saturating_sub(1).min(16));
         doubled
-            .min(self.max.max(base))
+            .min(self.max_delay.max(base))
             .mul_f64(jitter.clamp(0.0, 1.0))
     }
 }

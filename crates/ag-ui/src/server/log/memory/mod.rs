@@ -2,14 +2,14 @@
 //!
 //! Every bound is configuration, never what a peer sends:
 //!
-//! - **runs**: at most [`max_runs`](MemoryLogConfig::with_max_runs) runs are held; opening
+//! - **runs**: at most [`max_runs`](MemoryLogConfig::max_runs) runs are held; opening
 //!   one more first forgets the oldest finished run, and is refused ([`LogErrorKind::Full`])
 //!   when all of them are still running;
-//! - **bytes per run**: past [`max_run_bytes`](MemoryLogConfig::with_max_run_bytes), a run's
+//! - **bytes per run**: past [`max_run_bytes`](MemoryLogConfig::max_run_bytes), a run's
 //!   oldest events are dropped (a cursor before them is [`LogErrorKind::Expired`]);
-//! - **bytes in all**: past [`max_total_bytes`](MemoryLogConfig::with_max_total_bytes),
+//! - **bytes in all**: past [`max_total_bytes`](MemoryLogConfig::max_total_bytes),
 //!   finished runs are forgotten oldest first, then the appending run's oldest events dropped;
-//! - **time**: a finished run is forgotten [`retention`](MemoryLogConfig::with_retention)
+//! - **time**: a finished run is forgotten [`retention`](MemoryLogConfig::retention)
 //!   after its end; its id is remembered (up to a cap) so a late reader gets
 //!   [`LogErrorKind::Expired`] rather than [`LogErrorKind::UnknownRun`].
 //!
@@ -31,8 +31,8 @@
 //! dropped or its run forgotten and nothing else holds it (no reader, no socket), its buffer
 //! is kept and handed back by [`RunWriter::spare_buffer`] for a later write, so a busy endpoint writes into memory that
 //! is already mapped instead of new pages each time. The spares take at most one run's bytes
-//! ([`max_run_bytes`](MemoryLogConfig::with_max_run_bytes)) and count toward
-//! [`max_total_bytes`](MemoryLogConfig::with_max_total_bytes): events and spares together
+//! ([`max_run_bytes`](MemoryLogConfig::max_run_bytes)) and count toward
+//! [`max_total_bytes`](MemoryLogConfig::max_total_bytes): events and spares together
 //! stay under it, and spares are freed first when events need the room
 //! ([`MemoryLogStats::spare_bytes`]).
 //!
@@ -86,13 +86,32 @@ const MIN_SPARE: usize = 64 * 1024;
 const READ_BATCH: usize = 256;
 
 /// The bounds of a [`MemoryLog`]. See the [module documentation](self).
+///
+/// A `max_runs` of 0 counts as 1, however the field was set ([`MemoryLog::new`] applies it).
+///
+/// ```
+/// use std::time::Duration;
+/// use ag_ui::server::log::MemoryLogConfig;
+///
+/// let config = MemoryLogConfig::default().with_max_runs(64).with_retention(Duration::from_secs(60));
+/// assert_eq!((config.max_runs, config.retention), (64, Duration::from_secs(60)));
+/// assert_eq!(MemoryLogConfig::default().max_run_bytes, 16 * 1024 * 1024);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct MemoryLogConfig {
-    max_runs: usize,
-    max_run_bytes: usize,
-    max_total_bytes: usize,
-    retention: Duration,
-    max_tombstones: usize,
+    /// The most runs held at once (default 1024; 0 counts as 1).
+    pub max_runs: usize,
+    /// The most bytes one run's events may take; older events are dropped past it (default
+    /// 16 MiB).
+    pub max_run_bytes: usize,
+    /// The most bytes all runs' events may take (default 256 MiB).
+    pub max_total_bytes: usize,
+    /// How long a finished run is kept (default 5 minutes).
+    pub retention: Duration,
+    /// How many forgotten run ids are remembered, to answer `expired` rather than
+    /// `unknown-run` (default 16384).
+    pub max_tombstones: usize,
 }
 
 impl Default for MemoryLogConfig {
@@ -110,60 +129,47 @@ impl Default for MemoryLogConfig {
 }
 
 impl MemoryLogConfig {
-    /// Sets the most runs held at once (at least 1).
+    /// Sets [`max_runs`](Self::max_runs).
     #[must_use]
     pub fn with_max_runs(mut self, runs: usize) -> Self {
-        self.max_runs = runs.max(1);
+        self.max_runs = runs;
         self
     }
 
-    /// Sets the most bytes one run's events may take; older events are dropped past it.
+    /// Sets [`max_run_bytes`](Self::max_run_bytes).
     #[must_use]
     pub fn with_max_run_bytes(mut self, bytes: usize) -> Self {
         self.max_run_bytes = bytes;
         self
     }
 
-    /// Sets the most bytes all runs' events may take.
+    /// Sets [`max_total_bytes`](Self::max_total_bytes).
     #[must_use]
     pub fn with_max_total_bytes(mut self, bytes: usize) -> Self {
         self.max_total_bytes = bytes;
         self
     }
 
-    /// Sets how long a finished run is kept.
+    /// Sets [`retention`](Self::retention).
     #[must_use]
     pub fn with_retention(mut self, retention: Duration) -> Self {
         self.retention = retention;
         self
     }
 
-    /// Sets how many forgotten run ids are remembered, to answer `expired` rather than
-    /// `unknown-run`.
+    /// Sets [`max_tombstones`](Self::max_tombstones).
     #[must_use]
     pub fn with_max_tombstones(mut self, ids: usize) -> Self {
         self.max_tombstones = ids;
         self
     }
 
-    /// The most runs held at once.
-    pub fn max_runs(&self) -> usize {
-        self.max_runs
-    }
-
-    /// The most bytes per run.
-    pub fn max_run_bytes(&self) -> usize {
-        self.max_run_bytes
-    }
-
-    /// The most bytes in all.
-    pub fn max_total_bytes(&self) -> usize {
-        self.max_total_bytes
-    }
-
-    /// How long a finished run is kept.
-    pub fn retention(&self) -> Duration {
-        self.retention
+    /// The bounds a log holds to: the one place the fields' floors are applied.
+    fn effective(self) -> Self {
+        Self {
+            max_runs: self.max_runs.max(1),
+            ..self
+        }
     }
 }
 
@@ -298,13 +304,13 @@ impl MemoryLog {
     pub fn new(config: MemoryLogConfig) -> Self {
         Self {
             shared: Arc::new(Shared {
-                config,
+                config: config.effective(),
                 ..Shared::default()
             }),
         }
     }
 
-    /// The bounds.
+    /// The bounds, as the log holds to them.
     pub fn config(&self) -> &MemoryLogConfig {
         &self.shared.config
     }
