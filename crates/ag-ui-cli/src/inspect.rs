@@ -27,11 +27,11 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use ag_ui::axum::{EventStream, RunHandler, ServeConfig};
-use ag_ui::client::apply::{Applied, MessagesChange};
 use ag_ui::client::{
     AgentError, Body, CancelToken, Conversation, Flow, HttpAgent, Piece, Pipeline, PipelineError,
     Reducer, RunEnd, RunError, RunErrorKind, Subscriber, Transport, TransportError,
 };
+use ag_ui::client::{Applied, MessagesChange};
 use ag_ui::encoding::{proto, sse};
 use ag_ui::server::Runner;
 use ag_ui::{Event, Message, ResumeEntry, RunAgentInput};

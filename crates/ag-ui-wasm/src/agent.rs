@@ -7,8 +7,8 @@ use std::pin::pin;
 use std::rc::Rc;
 use std::time::Duration;
 
-use ag_ui::client::apply::{Applied, MessagesChange};
-use ag_ui::client::conversation::fresh_run_id;
+use ag_ui::client::fresh_run_id;
+use ag_ui::client::{Applied, MessagesChange};
 use ag_ui::client::{
     Body, BrowserAgent, Flow, Mutation, Piece, Pipeline, PipelineError, Reducer, RunOutcome,
     Subscriber, Transport, TransportError, TransportErrorKind,

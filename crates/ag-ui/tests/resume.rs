@@ -9,13 +9,13 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use ag_ui::axum::{AgentEndpoint, AgentInfo, AgentRegistry, EventStream, ResumeConfig, RouterExt};
-use ag_ui::client::resume::ReconnectPolicy;
+use ag_ui::client::ReconnectPolicy;
 use ag_ui::client::{
     CancelToken, Conversation, HttpAgent, PipelineErrorKind, RunEnd, RunErrorKind, Transport,
     TransportErrorKind,
 };
-use ag_ui::server::log::redis::{RedisLog, RedisLogConfig};
 use ag_ui::server::log::{EventLog, LogErrorKind, MemoryLog, MemoryLogConfig};
+use ag_ui::server::log::{RedisLog, RedisLogConfig};
 use ag_ui::{Event, RunAgentInput, TextMessageRole};
 use axum::Router;
 use futures::StreamExt;

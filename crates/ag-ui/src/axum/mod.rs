@@ -146,10 +146,13 @@ mod serve;
 pub use limits::{DEFAULT_MAX_INPUT_BYTES, EndpointLimits};
 use limits::{InputBudget, InputPermit};
 pub use serve::{ServeConfig, serve};
-pub mod registry;
-pub use registry::{AgentInfo, AgentRegistry};
-pub mod resume;
-pub use resume::{DetachedStats, ResumeConfig};
+mod registry;
+pub use registry::{AgentInfo, AgentRegistry, RegistryError, RegistryErrorKind};
+mod resume;
+pub use resume::{
+    DEFAULT_DETACH_TIMEOUT, DEFAULT_MAX_DETACHED, DEFAULT_MAX_DETACHED_BYTES, DEFAULT_RETRY,
+    DETACHED_RUN_BYTES, DetachedStats, ResumeConfig,
+};
 
 /// The default limit on the size of a request body: 4 MiB.
 pub const DEFAULT_BODY_LIMIT: usize = 4 * 1024 * 1024;
@@ -312,8 +315,8 @@ impl<H: RunHandler> AgentEndpoint<H> {
 
     /// Makes the endpoint resumable on `log`: every event is logged and numbered
     /// (`id: <runId>:<seq>`), a run outlives its connection, and `GET` on the same path
-    /// reconnects from a cursor. See [`resume`] for the whole behaviour, and [`ResumeConfig`]
-    /// for its bounds ([`with_resume_config`](Self::with_resume_config), before or after);
+    /// reconnects from a cursor. See [`ResumeConfig`] for the whole behaviour and
+    /// its bounds ([`with_resume_config`](Self::with_resume_config), before or after);
     /// [`MemoryLog::default()`](crate::server::log::MemoryLog) is the usual log of a single
     /// instance.
     #[must_use]

@@ -1,62 +1,3 @@
-//! Reconnecting to resumable runs: a response body that, when a resumable stream ends before
-//! its run's last event, reconnects from the last event it passed on and carries on, so the
-//! pipeline above it (decode, verify, apply) sees each event once, in order, as if the
-//! connection had never dropped.
-//!
-//! A stream is resumable when its SSE frames carry `id: <runId>:<seq>` (an endpoint served
-//! with [`AgentEndpoint::with_resumable`](crate::axum::AgentEndpoint::with_resumable) does).
-//! [`Resuming`] then:
-//!
-//! - passes on whole frames only, decoded ([`Piece::Frame`]: the pipeline does not parse them
-//!   again), each once: a frame cut by the connection is dropped and
-//!   read again after the reconnect, a frame whose sequence number it has passed already is
-//!   skipped, and a jump in the numbers is an error, never a silent loss. The numbers may
-//!   start at 0 or 1; a frame that sets no id of its own (an SSE id persists) is passed on
-//!   without moving the cursor, and an id is read once, when it is set;
-//! - when the stream ends (cleanly or with a transport error or idle timeout) and the last
-//!   event passed on is not `RUN_FINISHED` or `RUN_ERROR`, reconnects through its
-//!   [`Reconnect`] source with the cursor of that event, after a delay that grows
-//!   exponentially from the stream's `retry:` (or [`ReconnectPolicy`]'s initial delay), with
-//!   jitter, up to the policy's cap. A server's `retry:` is itself capped
-//!   ([`ReconnectPolicy::with_max_retry`], default [`DEFAULT_MAX_RETRY`]): a server cannot
-//!   make a client wait an hour;
-//! - counts the waits against the idle timeout ([`Resuming::with_idle_timeout`]; `HttpAgent`
-//!   sets its own): from the end of a stream, a client that would wait (and reconnect) longer
-//!   than the idle timeout without hearing from the server ends the run with
-//!   [`Timeout::Idle`] instead;
-//! - refuses a frame over the frame limit (10 MiB by default, or the pipeline's: a
-//!   [`Conversation`](crate::client::Conversation) sets it through
-//!   [`Body::set_max_event_size`]), counting its `id:` line, as the last piece
-//!   ([`Piece::Refused`], reported as the same decode error as on a stream without ids): an
-//!   oversized frame is the stream's fault, never a cut to reconnect after;
-//! - gives up after [`ReconnectPolicy::with_attempts`] failed attempts in a row (an attempt
-//!   that brings a new event starts the count again), with the last error; a refusal of the
-//!   server (`4xx`, such as `410` for a run past retention) is returned at once.
-//!
-//! Streams without ids (any other server, protobuf) pass through untouched. Dropping the body,
-//! which is what cancelling a run does, never reconnects.
-//!
-//! [`HttpAgent`](crate::client::http::HttpAgent) reconnects this way by itself, and attaches to
-//! a run in flight with [`HttpAgent::attach`](crate::client::http::HttpAgent::attach).
-//!
-//! ```
-//! use ag_ui::client::resume::ReconnectPolicy;
-//! use std::time::Duration;
-//!
-//! let policy = ReconnectPolicy::default()
-//!     .with_attempts(3)
-//!     .with_initial_delay(Duration::from_millis(100));
-//! // The n-th attempt in a row waits about initial × 2ⁿ⁻¹ (with jitter), capped.
-//! assert!(policy.delay(1, None, 0.5) >= Duration::from_millis(50));
-//! assert!(policy.delay(3, None, 1.0) <= Duration::from_millis(400));
-//! // The stream's `retry:` replaces the initial delay, capped at the policy's `max_retry`.
-//! assert_eq!(policy.delay(1, Some(Duration::from_secs(2)), 1.0), Duration::from_secs(2));
-//! assert_eq!(
-//!     policy.delay(1, Some(Duration::from_secs(3240)), 1.0),
-//!     ag_ui::client::resume::DEFAULT_MAX_RETRY
-//! );
-//! ```
-
 use std::collections::VecDeque;
 use std::fmt;
 use std::future::Future;
@@ -97,7 +38,7 @@ pub trait Reconnect: Send + Sync {
 ///
 /// ```
 /// use std::time::Duration;
-/// use ag_ui::client::resume::ReconnectPolicy;
+/// use ag_ui::client::ReconnectPolicy;
 ///
 /// let policy = ReconnectPolicy::default().with_attempts(3).with_max_delay(Duration::from_secs(2));
 /// assert_eq!((policy.attempts, policy.max_delay), (3, Duration::from_secs(2)));
@@ -236,7 +177,66 @@ enum Mode {
     Resumable,
 }
 
-/// A response body that reconnects a resumable stream. See the [module documentation](self).
+/// A response body that reconnects a resumable stream. See the [`Resuming`] docs.
+///
+/// Reconnecting to resumable runs: a response body that, when a resumable stream ends before
+/// its run's last event, reconnects from the last event it passed on and carries on, so the
+/// pipeline above it (decode, verify, apply) sees each event once, in order, as if the
+/// connection had never dropped.
+///
+/// A stream is resumable when its SSE frames carry `id: <runId>:<seq>` (an endpoint served
+/// with [`AgentEndpoint::with_resumable`](crate::axum::AgentEndpoint::with_resumable) does).
+/// [`Resuming`] then:
+///
+/// - passes on whole frames only, decoded ([`Piece::Frame`]: the pipeline does not parse them
+///   again), each once: a frame cut by the connection is dropped and
+///   read again after the reconnect, a frame whose sequence number it has passed already is
+///   skipped, and a jump in the numbers is an error, never a silent loss. The numbers may
+///   start at 0 or 1; a frame that sets no id of its own (an SSE id persists) is passed on
+///   without moving the cursor, and an id is read once, when it is set;
+/// - when the stream ends (cleanly or with a transport error or idle timeout) and the last
+///   event passed on is not `RUN_FINISHED` or `RUN_ERROR`, reconnects through its
+///   [`Reconnect`] source with the cursor of that event, after a delay that grows
+///   exponentially from the stream's `retry:` (or [`ReconnectPolicy`]'s initial delay), with
+///   jitter, up to the policy's cap. A server's `retry:` is itself capped
+///   ([`ReconnectPolicy::with_max_retry`], default [`DEFAULT_MAX_RETRY`]): a server cannot
+///   make a client wait an hour;
+/// - counts the waits against the idle timeout ([`Resuming::with_idle_timeout`]; `HttpAgent`
+///   sets its own): from the end of a stream, a client that would wait (and reconnect) longer
+///   than the idle timeout without hearing from the server ends the run with
+///   [`Timeout::Idle`] instead;
+/// - refuses a frame over the frame limit (10 MiB by default, or the pipeline's: a
+///   [`Conversation`](crate::client::Conversation) sets it through
+///   [`Body::set_max_event_size`]), counting its `id:` line, as the last piece
+///   ([`Piece::Refused`], reported as the same decode error as on a stream without ids): an
+///   oversized frame is the stream's fault, never a cut to reconnect after;
+/// - gives up after [`ReconnectPolicy::with_attempts`] failed attempts in a row (an attempt
+///   that brings a new event starts the count again), with the last error; a refusal of the
+///   server (`4xx`, such as `410` for a run past retention) is returned at once.
+///
+/// Streams without ids (any other server, protobuf) pass through untouched. Dropping the body,
+/// which is what cancelling a run does, never reconnects.
+///
+/// [`HttpAgent`](crate::client::http::HttpAgent) reconnects this way by itself, and attaches to
+/// a run in flight with [`HttpAgent::attach`](crate::client::http::HttpAgent::attach).
+///
+/// ```
+/// use ag_ui::client::ReconnectPolicy;
+/// use std::time::Duration;
+///
+/// let policy = ReconnectPolicy::default()
+///     .with_attempts(3)
+///     .with_initial_delay(Duration::from_millis(100));
+/// // The n-th attempt in a row waits about initial × 2ⁿ⁻¹ (with jitter), capped.
+/// assert!(policy.delay(1, None, 0.5) >= Duration::from_millis(50));
+/// assert!(policy.delay(3, None, 1.0) <= Duration::from_millis(400));
+/// // The stream's `retry:` replaces the initial delay, capped at the policy's `max_retry`.
+/// assert_eq!(policy.delay(1, Some(Duration::from_secs(2)), 1.0), Duration::from_secs(2));
+/// assert_eq!(
+///     policy.delay(1, Some(Duration::from_secs(3240)), 1.0),
+///     ag_ui::client::DEFAULT_MAX_RETRY
+/// );
+/// ```
 pub struct Resuming<R: Reconnect> {
     source: R,
     body: Option<R::Body>,

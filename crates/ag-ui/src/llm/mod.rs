@@ -72,9 +72,7 @@ mod tool;
 pub mod wire;
 
 pub use agent::LlmAgent;
-pub use client::{
-    ChunkStream, DEFAULT_CONNECT_TIMEOUT, DEFAULT_IDLE_TIMEOUT, OpenAiClient, Timeouts,
-};
+pub use client::{ChunkStream, OpenAiClient};
 pub use convert::{ChatOptions, chat_tools, context_message, from_chat_messages, to_chat_messages};
 pub use error::{LlmError, LlmErrorKind};
 pub use mapper::{

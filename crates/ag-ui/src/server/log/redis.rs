@@ -1,40 +1,3 @@
-//! [`RedisLog`]: the event log on Redis Streams, shared by every server instance that points
-//! at the same Redis.
-//!
-//! Each run is one stream, `<prefix>s:<runId>`, whose entry ids are `0-<seq>`: the event at
-//! sequence number `seq` is the entry `0-seq` with one field `d` holding its JSON, so a cursor
-//! maps onto a stream id and `XREAD … STREAMS key 0-<seq>` both replays and follows. The end
-//! of a run is one more entry, `0-<last+1>` with a field `end`; a reader that meets it, or a
-//! jump in the numbers, knows whether it saw every event.
-//!
-//! - **Appends** never wait: [`RunWriter::append`] queues the event (up to
-//!   [`max_queued`](RedisLogConfig::max_queued) per run) for a task that writes
-//!   what is queued in one pipeline of `XADD`s (`MAXLEN ~` caps the stream,
-//!   [`max_len`](RedisLogConfig::max_len)). When Redis is slow or gone the task
-//!   retries with backoff for [`give_up`](RedisLogConfig::give_up); events it cannot
-//!   store are dropped and logged, and readers of that part get
-//!   [`LogErrorKind::Incomplete`]. The live stream of the connected client is never held up.
-//! - **Reads** use a connection of their own and `XREAD BLOCK`, so tails do not queue behind
-//!   appends.
-//! - **Retention**: when a run finishes its stream gets `EXPIRE` (the retention); a small
-//!   marker key `<prefix>g:<runId>` outlives it (the tombstone time) so a late reader gets
-//!   `expired`, not `unknown-run`. The marker, set with `SET NX` when a run opens, also keeps
-//!   two instances from logging the same run id.
-//!
-//! ```no_run
-//! use ag_ui::axum::{AgentEndpoint, RouterExt};
-//! use ag_ui::server::log::redis::RedisLog;
-//! # use ag_ui::{Event, RunAgentInput};
-//! # fn echo(input: RunAgentInput) -> impl futures::Stream<Item = Event> + Send + 'static {
-//! #     futures::stream::iter([Event::run_finished(input.thread_id, input.run_id)])
-//! # }
-//!
-//! # #[tokio::main] async fn main() -> Result<(), ag_ui::server::log::LogError> {
-//! let log = RedisLog::connect("redis://127.0.0.1:6379").await?;
-//! let app: axum::Router = axum::Router::new().agent("/", AgentEndpoint::new(echo).with_resumable(log));
-//! # let _ = app; Ok(()) }
-//! ```
-
 use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
@@ -54,7 +17,7 @@ use super::{Entry, EventLog, LogError, LogErrorKind, LogFuture, RunWriter, Tail}
 ///
 /// ```
 /// use std::time::Duration;
-/// use ag_ui::server::log::redis::RedisLogConfig;
+/// use ag_ui::server::log::RedisLogConfig;
 ///
 /// let config = RedisLogConfig::default().with_prefix("app:").with_max_len(10_000);
 /// assert_eq!((config.prefix.as_str(), config.max_len), ("app:", 10_000));
@@ -173,7 +136,44 @@ impl RedisLogConfig {
 }
 
 /// The event log on Redis Streams. Cloning shares the connection. See the
-/// [module documentation](self).
+/// [`RedisLog`] docs.
+///
+/// [`RedisLog`]: the event log on Redis Streams, shared by every server instance that points
+/// at the same Redis.
+///
+/// Each run is one stream, `<prefix>s:<runId>`, whose entry ids are `0-<seq>`: the event at
+/// sequence number `seq` is the entry `0-seq` with one field `d` holding its JSON, so a cursor
+/// maps onto a stream id and `XREAD … STREAMS key 0-<seq>` both replays and follows. The end
+/// of a run is one more entry, `0-<last+1>` with a field `end`; a reader that meets it, or a
+/// jump in the numbers, knows whether it saw every event.
+///
+/// - **Appends** never wait: [`RunWriter::append`] queues the event (up to
+///   [`max_queued`](RedisLogConfig::max_queued) per run) for a task that writes
+///   what is queued in one pipeline of `XADD`s (`MAXLEN ~` caps the stream,
+///   [`max_len`](RedisLogConfig::max_len)). When Redis is slow or gone the task
+///   retries with backoff for [`give_up`](RedisLogConfig::give_up); events it cannot
+///   store are dropped and logged, and readers of that part get
+///   [`LogErrorKind::Incomplete`]. The live stream of the connected client is never held up.
+/// - **Reads** use a connection of their own and `XREAD BLOCK`, so tails do not queue behind
+///   appends.
+/// - **Retention**: when a run finishes its stream gets `EXPIRE` (the retention); a small
+///   marker key `<prefix>g:<runId>` outlives it (the tombstone time) so a late reader gets
+///   `expired`, not `unknown-run`. The marker, set with `SET NX` when a run opens, also keeps
+///   two instances from logging the same run id.
+///
+/// ```no_run
+/// use ag_ui::axum::{AgentEndpoint, RouterExt};
+/// use ag_ui::server::log::RedisLog;
+/// # use ag_ui::{Event, RunAgentInput};
+/// # fn echo(input: RunAgentInput) -> impl futures::Stream<Item = Event> + Send + 'static {
+/// #     futures::stream::iter([Event::run_finished(input.thread_id, input.run_id)])
+/// # }
+///
+/// # #[tokio::main] async fn main() -> Result<(), ag_ui::server::log::LogError> {
+/// let log = RedisLog::connect("redis://127.0.0.1:6379").await?;
+/// let app: axum::Router = axum::Router::new().agent("/", AgentEndpoint::new(echo).with_resumable(log));
+/// # let _ = app; Ok(()) }
+/// ```
 #[derive(Clone)]
 pub struct RedisLog {
     client: redis::Client,
