@@ -217,8 +217,8 @@ enum Mode {
 /// Streams without ids (any other server, protobuf) pass through untouched. Dropping the body,
 /// which is what cancelling a run does, never reconnects.
 ///
-/// [`HttpAgent`](crate::client::http::HttpAgent) reconnects this way by itself, and attaches to
-/// a run in flight with [`HttpAgent::attach`](crate::client::http::HttpAgent::attach).
+/// [`HttpAgent`](crate::client::HttpAgent) reconnects this way by itself, and attaches to
+/// a run in flight with [`HttpAgent::attach`](crate::client::HttpAgent::attach).
 ///
 /// ```
 /// use ag_ui::client::ReconnectPolicy;

@@ -453,7 +453,7 @@ impl Pipeline {
     }
 
     /// Feeds the data of one SSE frame a body decoded itself ([`Piece::Frame`](
-    /// crate::client::transport::Piece::Frame)): read as the data of a frame of
+    /// crate::client::Piece::Frame)): read as the data of a frame of
     /// [`push_bytes`](Self::push_bytes) is, counted among the same frames.
     ///
     /// # Errors

@@ -19,11 +19,11 @@ pub enum Piece {
     Event(Box<Event>),
     /// The data of one SSE frame (its `data:` lines joined by `\n`), from a body that read the
     /// stream's frames itself (the reconnecting reader of
-    /// [`Resuming`](crate::client::resume::Resuming) does): the pipeline reads the event in it
-    /// without parsing SSE again ([`Pipeline::push_frame`](crate::client::run::Pipeline::push_frame)).
+    /// [`Resuming`](crate::client::Resuming) does): the pipeline reads the event in it
+    /// without parsing SSE again ([`Pipeline::push_frame`](crate::client::Pipeline::push_frame)).
     Frame(String),
     /// A frame the body refused while reading the stream's frames itself (the reconnecting
-    /// reader of [`Resuming`](crate::client::resume::Resuming) does): a frame over the
+    /// reader of [`Resuming`](crate::client::Resuming) does): a frame over the
     /// [limit](Body::set_max_event_size), with its index among the frames of the run. The
     /// pipeline reports it as it reports a frame it refused itself
     /// ([`PipelineErrorKind::Decode`](crate::client::PipelineErrorKind::Decode)); it is the body's
@@ -81,7 +81,7 @@ pub trait Body: Send {
 ///
 /// A [`Transport`] opens a run from its [`RunAgentInput`] and returns a [`Body`], read [`Piece`]
 /// by piece: bytes of an SSE stream, or events already decoded. [`HttpAgent`](
-/// crate::client::http::HttpAgent) is the HTTP transport (feature `http`); [`Replay`] answers
+/// crate::client::HttpAgent) is the HTTP transport (feature `http`); [`Replay`] answers
 /// every run with recorded events; your own can carry an in-process agent or another wire format.
 /// What goes wrong while carrying a run is a [`TransportError`]; a [`CancelToken`] ends a run
 /// from elsewhere.

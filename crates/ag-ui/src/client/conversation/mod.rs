@@ -34,8 +34,8 @@ type ToolHandler = Box<dyn FnMut(&Value) -> Result<String, String> + Send>;
 ///
 /// A [`Conversation`] holds a thread id, the messages, the state, the interrupts the last run
 /// left open and the tool calls it left for the client. Each [`run`](Conversation::run) sends
-/// them to an agent through a [`Transport`] — [`HttpAgent`](crate::client::http::HttpAgent) over
-/// HTTP, [`Replay`](crate::client::transport::Replay) for recorded events, or your own (an in-process agent, another wire format) —
+/// them to an agent through a [`Transport`] — [`HttpAgent`](crate::client::HttpAgent) over
+/// HTTP, [`Replay`](crate::client::Replay) for recorded events, or your own (an in-process agent, another wire format) —
 /// and applies the answer through the whole [`Pipeline`]. A failed run is a [`RunError`]: the
 /// agent's own failure, the transport's, the pipeline's, or an interrupt left unanswered (see
 /// below). Frontend tools are Rust functions
