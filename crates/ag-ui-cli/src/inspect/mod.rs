@@ -54,9 +54,9 @@ use crate::input::{self, InputError};
 mod guard;
 use guard::Guard;
 
-const PAGE: &str = include_str!("../assets/inspector.html");
-const SCRIPT: &str = include_str!("../assets/inspector.js");
-const STYLE: &str = include_str!("../assets/inspector.css");
+const PAGE: &str = include_str!("../../assets/inspector.html");
+const SCRIPT: &str = include_str!("../../assets/inspector.js");
+const STYLE: &str = include_str!("../../assets/inspector.css");
 
 /// How many messages for the page may wait in the channel before the run waits for the page.
 const CHANNEL: usize = 256;
