@@ -7,15 +7,13 @@ use std::pin::pin;
 use std::rc::Rc;
 use std::time::Duration;
 
-use ag_ui::client::fresh_run_id;
-use ag_ui::client::{Applied, MessagesChange};
+use ag_ui::client::Warnings;
 use ag_ui::client::{
-    Body, BrowserAgent, Flow, Mutation, Piece, Pipeline, PipelineError, Reducer, RunOutcome,
-    Subscriber, Transport, TransportError, TransportErrorKind,
+    Body, BrowserAgent, Changed, Flow, Mutation, Piece, Pipeline, PipelineError, Reducer, RunEnd,
+    RunError, RunErrorKind, RunOutcome, RunningTurn, Transport, TransportErrorKind, Turn, clock,
 };
 use ag_ui::{
-    Context, Event, EventType, Interrupt, Message, PROTOCOL_VERSION, ResumeEntry, RunAgentInput,
-    ThreadId, Tool,
+    Context, Event, EventType, Interrupt, Message, ResumeEntry, RunAgentInput, ThreadId, Tool,
 };
 use futures::channel::oneshot;
 use futures::future::{Either, select};
@@ -64,12 +62,15 @@ struct Inner {
     abort: Option<oneshot::Sender<()>>,
     /// The run in flight's flag, set by `abortRun()`, which its subscriber checks per event.
     aborted: Rc<Cell<bool>>,
-    /// The run in flight's pipeline: `messages`, `state` and `pendingInterrupts` read it while
-    /// the run goes on, so they show each event as soon as it is applied.
-    run: Option<Pipeline>,
-    /// What `messages` and `state` show while an event is being delivered to subscribers: the
-    /// conversation as it was before the event, as `@ag-ui/client` publishes its messages and
-    /// state once per event, after its callbacks.
+    /// The run in flight, once its response opened: `messages`, `state` and
+    /// `pendingInterrupts` read it while the run goes on, so they show each event as soon as
+    /// it is applied.
+    run: Option<RunningTurn>,
+    /// What `messages` and `state` show while an event is being delivered to subscribers once
+    /// the conversation changed under it (a callback's mutation, or the event applied before
+    /// `onNewMessage` / `onNewToolCall`): the conversation as it was before the event, as
+    /// `@ag-ui/client` publishes its messages and state once per event, after its callbacks.
+    /// Made only then, so a run whose subscribers ask for nothing converts nothing.
     published: Option<View>,
 }
 
@@ -77,8 +78,8 @@ impl Inner {
     /// The conversation as the callbacks see it now.
     fn view(&self) -> View {
         match &self.run {
-            Some(pipeline) => {
-                let reducer = pipeline.reducer();
+            Some(turn) => {
+                let reducer = turn.reducer();
                 let messages: Vec<&Message> = reducer.messages().iter().collect();
                 View::of(&messages, reducer.state())
             }
@@ -104,7 +105,9 @@ impl Inner {
     fn mutate(&mut self, mutation: Mutation) {
         self.published = None;
         match &mut self.run {
-            Some(pipeline) => pipeline.apply_mutation(mutation),
+            Some(turn) => {
+                turn.apply_mutation(mutation);
+            }
             None => {
                 if let Some(messages) = mutation.messages {
                     self.messages = messages;
@@ -167,16 +170,19 @@ fn type_error(message: &str) -> JsValue {
     js_sys::TypeError::new(message).into()
 }
 
-fn transport_error(error: &TransportError) -> JsValue {
-    let status = match error.kind() {
-        TransportErrorKind::Http | TransportErrorKind::NotAgUi => error.status(),
-        _ => None,
-    };
+/// A run's failure as a JavaScript `Error`: its message, its kind's stable name, and the
+/// HTTP status of a response that was refused for it.
+fn run_error(error: &RunError) -> JsValue {
+    let status = error
+        .transport()
+        .filter(|e| {
+            matches!(
+                e.kind(),
+                TransportErrorKind::Http | TransportErrorKind::NotAgUi
+            )
+        })
+        .and_then(|e| e.status());
     js_error(&error.to_string(), Some(error.kind().as_str()), status)
-}
-
-fn pipeline_error(error: &PipelineError) -> JsValue {
-    js_error(&error.to_string(), Some(error.kind().as_str()), None)
 }
 
 /// A fresh thread id, as `@ag-ui/client` makes one when none is given.
@@ -303,7 +309,7 @@ impl HttpAgent {
         let running: Option<Vec<Message>> = inner
             .run
             .as_ref()
-            .map(|p| p.reducer().messages().iter().cloned().collect());
+            .map(|turn| turn.reducer().messages().iter().cloned().collect());
         match running {
             Some(mut messages) => {
                 messages.push(message);
@@ -353,7 +359,7 @@ impl HttpAgent {
     pub fn pending_interrupts(&self) -> JsValue {
         let inner = self.inner.borrow();
         match &inner.run {
-            Some(pipeline) => to_js(pipeline.reducer().pending_interrupts()),
+            Some(turn) => to_js(turn.reducer().pending_interrupts()),
             None => to_js(&inner.pending_interrupts),
         }
     }
@@ -421,63 +427,18 @@ impl IntoRunPromise for js_sys::Promise {
     }
 }
 
-/// The input of a run, from the agent and the run's parameters; what is wrong with them
-/// otherwise.
-fn prepare(inner: &Inner, parameters: &JsValue) -> Result<RunAgentInput, JsValue> {
+/// The turn of a run, from the agent and the run's parameters (its input built, the open
+/// interrupts answered); what is wrong with them otherwise.
+fn prepare(inner: &Inner, parameters: &JsValue) -> Result<Turn, JsValue> {
     let field = |key: &str| get(parameters, key);
     let resume: Option<Vec<ResumeEntry>> = field("resume")
         .map(|r| from_js(&r, "runAgent: `resume`"))
         .transpose()
         .map_err(|e| type_error(&e))?;
-    if !inner.pending_interrupts.is_empty() {
-        let answered: Vec<&str> = resume
-            .iter()
-            .flatten()
-            .map(|r| r.interrupt_id.as_str())
-            .collect();
-        let open: Vec<&str> = inner
-            .pending_interrupts
-            .iter()
-            .map(|i| i.id.as_str())
-            .filter(|id| !answered.contains(id))
-            .collect();
-        if !open.is_empty() {
-            return Err(js_error(
-                &format!(
-                    "Thread has {} pending interrupt(s) not addressed by resume: {}",
-                    open.len(),
-                    open.join(", ")
-                ),
-                Some("run.unanswered-interrupt"),
-                None,
-            ));
-        }
-        // An expired interrupt can only be cancelled (by the page's clock), as natively.
-        let now =
-            std::time::UNIX_EPOCH + Duration::from_millis(js_sys::Date::now().max(0.0) as u64);
-        let answers = resume.as_deref().unwrap_or_default();
-        if let Some(expired) = inner
-            .pending_interrupts
-            .iter()
-            .find(|i| i.answered_after_expiry(answers, now))
-        {
-            return Err(js_error(
-                &format!(
-                    "Interrupt {} expired at {} and can no longer be answered. Cancel it to \
-                     continue the thread.",
-                    expired.id,
-                    expired.expires_at.as_deref().unwrap_or_default()
-                ),
-                Some("run.expired-interrupt"),
-                None,
-            ));
-        }
-    }
-    let thread = ThreadId::new(inner.thread_id.clone());
+    // Empty or absent: the turn makes a fresh one.
     let run_id = field("runId")
         .and_then(|r| r.as_string())
-        .filter(|r| !r.is_empty())
-        .unwrap_or_else(|| fresh_run_id(&thread));
+        .unwrap_or_default();
     let tools: Vec<Tool> = field("tools")
         .map(|t| from_js(&t, "runAgent: `tools`"))
         .transpose()
@@ -493,33 +454,35 @@ fn prepare(inner: &Inner, parameters: &JsValue) -> Result<RunAgentInput, JsValue
         .transpose()
         .map_err(|e| type_error(&e))?
         .unwrap_or_else(|| Value::Object(serde_json::Map::new()));
-    let messages = inner
-        .messages
-        .iter()
-        .filter(|m| !matches!(m, Message::Activity(_)))
-        .cloned()
-        .collect();
-    let mut input = RunAgentInput::new(thread, run_id)
-        .with_protocol_version(PROTOCOL_VERSION)
+    let mut input = RunAgentInput::new(ThreadId::new(inner.thread_id.clone()), run_id)
         .with_state(inner.state.clone())
-        .with_messages(messages)
         .with_tools(tools)
         .with_context(context)
         .with_forwarded_props(forwarded);
     if let Some(resume) = resume {
         input = input.with_resume(resume);
     }
-    Ok(input)
+    // The agent keeps its own messages and interrupts until the response opens: the page
+    // reads them meanwhile (and may change the messages, which the run then applies to).
+    Turn::new(
+        input,
+        &mut inner.messages.clone(),
+        &mut inner.pending_interrupts.clone(),
+        clock::now(),
+    )
+    .map_err(|e| run_error(&e))
 }
 
 /// How reading a run ended.
 enum Ended {
-    /// The response ended; the events said whether the run did.
-    Read(Result<(), PipelineError>),
+    /// The response ended (the turn then says how its last run did).
+    Body,
+    /// The pipeline stopped.
+    Stopped,
     /// `abortRun()`.
     Aborted,
-    /// The transport failed.
-    Transport(TransportError),
+    /// The transport or the pipeline failed.
+    Failed(RunError),
     /// A callback returned messages or state that are not what AG-UI describes.
     Callback(String),
 }
@@ -535,26 +498,13 @@ async fn unless_aborted<F: Future>(
     }
 }
 
-/// What the events applied and the callbacks returned changed.
-#[derive(Default)]
-struct Changes {
-    messages: bool,
-    state: bool,
-}
-
-impl Subscriber for Changes {
-    fn on_applied(&mut self, _: &Event, applied: &Applied, _: &Reducer) -> Flow {
-        self.messages |= !matches!(applied.messages, MessagesChange::Unchanged);
-        self.state |= applied.state_changed;
-        Flow::Continue
-    }
-}
-
-/// Applies what a round of callbacks returned; whether one of them stopped the propagation.
+/// Applies what a round of callbacks returned (`mid_event`: of an event's callbacks);
+/// whether one of them stopped the propagation.
 fn take_answer(
     inner: &Rc<RefCell<Inner>>,
     answer: Answer,
-    changes: &mut Changes,
+    changes: &mut Changed,
+    mid_event: bool,
 ) -> Result<bool, String> {
     if let Some(error) = answer.error {
         return Err(error);
@@ -562,9 +512,13 @@ fn take_answer(
     changes.messages |= answer.mutation.messages.is_some();
     changes.state |= answer.mutation.state.is_some();
     if !answer.mutation.is_empty() {
-        // Mid-event, the properties keep showing the conversation as it was before it.
         let mut guard = inner.borrow_mut();
-        let published = guard.published.take();
+        // Mid-event, the properties keep showing the conversation as it was before it.
+        let published = match guard.published.take() {
+            Some(view) => Some(view),
+            None if mid_event => Some(guard.view()),
+            None => None,
+        };
         guard.mutate(answer.mutation);
         guard.published = published;
     }
@@ -572,7 +526,7 @@ fn take_answer(
 }
 
 /// Tells `onMessagesChanged` and `onStateChanged` what changed.
-fn notify_changes(inner: &Rc<RefCell<Inner>>, subscribers: &JsSubscribers, changes: &Changes) {
+fn notify_changes(inner: &Rc<RefCell<Inner>>, subscribers: &JsSubscribers, changes: &Changed) {
     if changes.messages {
         subscribers.notify("onMessagesChanged", || inner.borrow().view(), &[]);
     }
@@ -655,30 +609,26 @@ async fn deliver(
     event: Event,
 ) -> Result<Flow, Ended> {
     let view = || inner.borrow().view();
-    if subscribers.any() {
-        let before = view();
-        inner.borrow_mut().published = Some(before);
-    }
     let specific = callback_name(event.event_type());
-    let mut changes = Changes::default();
+    let mut changes = Changed::default();
     let mut stop = false;
     if subscribers.has("onEvent") || subscribers.has(&specific) {
         let event_js = to_js(&event);
         let answer = subscribers
             .round("onEvent", view, &[("event", event_js.clone())])
             .await;
-        stop = take_answer(inner, answer, &mut changes).map_err(Ended::Callback)?;
+        stop = take_answer(inner, answer, &mut changes, true).map_err(Ended::Callback)?;
         if subscribers.aborted() {
             return Ok(Flow::Stop);
         }
         if !stop {
             let mut extra = match &inner.borrow().run {
-                Some(pipeline) => event_extra(pipeline.reducer(), &event, &event_js),
+                Some(turn) => event_extra(turn.reducer(), &event, &event_js),
                 None => Vec::new(),
             };
             extra.insert(0, ("event", event_js));
             let answer = subscribers.round(&specific, view, &extra).await;
-            stop = take_answer(inner, answer, &mut changes).map_err(Ended::Callback)?;
+            stop = take_answer(inner, answer, &mut changes, true).map_err(Ended::Callback)?;
             if subscribers.aborted() {
                 return Ok(Flow::Stop);
             }
@@ -695,23 +645,33 @@ async fn deliver(
                 .borrow()
                 .run
                 .as_ref()
-                .is_some_and(|p| p.reducer().message(&id).is_some());
+                .is_some_and(|turn| turn.reducer().message(&id).is_some());
             (!existed).then_some(New::Message(id))
         }
         _ => None,
     };
     if !stop {
+        // `onNewMessage` and `onNewToolCall`, told after the event is applied, still see the
+        // properties show the conversation as it was before it.
+        let told = match &new {
+            Some(New::Message(_)) => subscribers.has("onNewMessage"),
+            Some(New::ToolCall(_)) => subscribers.has("onNewToolCall"),
+            None => false,
+        };
         let mut guard = inner.borrow_mut();
-        if let Some(pipeline) = guard.run.as_mut()
-            && let Err(e) = pipeline.apply_verified(event, &mut changes)
-        {
-            return Err(Ended::Read(Err(e)));
+        if told && guard.published.is_none() {
+            guard.published = Some(guard.view());
+        }
+        if let Some(turn) = guard.run.as_mut() {
+            let changed = turn.push(event).map_err(|e| Ended::Failed(e.into()))?;
+            changes.messages |= changed.messages;
+            changes.state |= changed.state;
         }
     }
     match new {
         Some(New::Message(id)) if subscribers.has("onNewMessage") => {
             let message = match &inner.borrow().run {
-                Some(p) => p.reducer().message(&id).map(to_js),
+                Some(turn) => turn.reducer().message(&id).map(to_js),
                 None => None,
             };
             if let Some(message) = message {
@@ -720,7 +680,7 @@ async fn deliver(
         }
         Some(New::ToolCall(id)) if subscribers.has("onNewToolCall") => {
             let call = match &inner.borrow().run {
-                Some(p) => p.reducer().tool_call(&id).map(to_js),
+                Some(turn) => turn.reducer().tool_call(&id).map(to_js),
                 None => None,
             };
             if let Some(call) = call {
@@ -747,15 +707,16 @@ async fn read(
     loop {
         let piece = match unless_aborted(body.next(), abort).await {
             None => return Ended::Aborted,
-            Some(Err(e)) => return Ended::Transport(e),
+            Some(Err(e)) => return Ended::Failed(e.into()),
             Some(Ok(piece)) => piece,
         };
         let end = piece.is_none();
         let pushed = {
             let mut guard = inner.borrow_mut();
-            let Some(pipeline) = guard.run.as_mut() else {
+            let Some(turn) = guard.run.as_mut() else {
                 return Ended::Aborted;
             };
+            let pipeline = turn.pipeline_mut();
             let pushed = match piece {
                 Some(Piece::Bytes(bytes)) => pipeline.push_bytes(&bytes, &mut ()),
                 Some(Piece::Frame(data)) => pipeline.push_frame(&data, &mut ()),
@@ -778,18 +739,9 @@ async fn read(
             }
         }
         match pushed {
-            Err(e) => return Ended::Read(Err(e)),
-            Ok(Flow::Stop) => return Ended::Read(Ok(())),
-            Ok(Flow::Continue) if end => {
-                let checked = inner
-                    .borrow()
-                    .run
-                    .as_ref()
-                    // The agent's RUN_ERROR was told to `onRunErrorEvent`; the run resolves
-                    // either way, as with `@ag-ui/client`.
-                    .map_or(Ok(()), |pipeline| pipeline.check_end().map(|_| ()));
-                return Ended::Read(checked);
-            }
+            Err(e) => return Ended::Failed(e.into()),
+            Ok(Flow::Stop) => return Ended::Stopped,
+            Ok(Flow::Continue) if end => return Ended::Body,
             Ok(Flow::Continue) => {}
         }
     }
@@ -798,8 +750,8 @@ async fn read(
 /// Applies what `onRunFailed` or `onRunFinalized` returned to the agent, telling
 /// `onMessagesChanged` and `onStateChanged`.
 fn finally_answer(inner: &Rc<RefCell<Inner>>, subscribers: &JsSubscribers, answer: Answer) {
-    let mut changes = Changes::default();
-    if let Err(error) = take_answer(inner, answer, &mut changes) {
+    let mut changes = Changed::default();
+    if let Err(error) = take_answer(inner, answer, &mut changes, false) {
         web_sys::console::error_1(&JsValue::from_str(&error));
     }
     notify_changes(inner, subscribers, &changes);
@@ -812,7 +764,7 @@ async fn run(
     parameters: JsValue,
     subscriber: Option<JsValue>,
 ) -> Result<JsValue, JsValue> {
-    let (mut input, transport, subscribers, mut abort) = {
+    let (turn, transport, subscribers, mut abort) = {
         let mut guard = inner.borrow_mut();
         if guard.abort.is_some() {
             return Err(js_error(
@@ -821,112 +773,127 @@ async fn run(
                 None,
             ));
         }
-        let input = prepare(&guard, &parameters)?;
+        let turn = prepare(&guard, &parameters)?;
         let mut list: Vec<JsValue> = guard.subscribers.iter().map(|(_, s)| s.clone()).collect();
         list.extend(subscriber);
         let (abort_tx, abort_rx) = oneshot::channel();
         guard.abort = Some(abort_tx);
         guard.aborted = Rc::new(Cell::new(false));
-        let subscribers = JsSubscribers::new(list, to_js(&input), agent, Rc::clone(&guard.aborted));
-        (input, guard.transport.clone(), subscribers, abort_rx)
+        let input = to_js(turn.input());
+        let subscribers = JsSubscribers::new(list, input, agent, Rc::clone(&guard.aborted));
+        (turn, guard.transport.clone(), subscribers, abort_rx)
     };
-    let outcome = run_inner(&inner, &mut input, &transport, &subscribers, &mut abort).await;
+    let outcome = run_inner(&inner, turn, &transport, &subscribers, &mut abort).await;
     inner.borrow_mut().abort = None;
     let view = || inner.borrow().view();
-    if let Err(error) = &outcome {
-        let answer = subscribers
-            .round("onRunFailed", view, &[("error", error.clone())])
-            .await;
-        finally_answer(&inner, &subscribers, answer);
-    }
+    let outcome = match outcome {
+        Ok(resolved) => Ok(resolved),
+        Err(Rejected { error, resolved }) => {
+            let answer = subscribers
+                .round("onRunFailed", view, &[("error", error.clone())])
+                .await;
+            let stopped = answer.stop;
+            finally_answer(&inner, &subscribers, answer);
+            // A subscriber that stops the failure's propagation resolves the run, as with
+            // `@ag-ui/client`.
+            if stopped { Ok(resolved) } else { Err(error) }
+        }
+    };
     let answer = subscribers.round("onRunFinalized", view, &[]).await;
     finally_answer(&inner, &subscribers, answer);
     outcome
 }
 
-/// The run after its input is ready: sends it, reads the response, keeps what was applied.
+/// A run that failed: the `Error` it rejects with, and what it resolves to instead when an
+/// `onRunFailed` subscriber stops the failure's propagation.
+struct Rejected {
+    error: JsValue,
+    resolved: JsValue,
+}
+
+/// The run after its turn is ready: sends its input, reads the response, keeps what was
+/// applied.
 async fn run_inner(
     inner: &Rc<RefCell<Inner>>,
-    input: &mut RunAgentInput,
+    mut turn: Turn,
     transport: &BrowserAgent,
     subscribers: &JsSubscribers,
     abort: &mut oneshot::Receiver<()>,
-) -> Result<JsValue, JsValue> {
-    // New are the messages the agent did not hold before the run (those `onRunInitialized`
-    // returns included), as `@ag-ui/client` counts them.
-    let before: Vec<ag_ui::MessageId> = inner
-        .borrow()
-        .messages
-        .iter()
-        .map(|m| m.id().clone())
-        .collect();
+) -> Result<JsValue, Rejected> {
+    // Nothing was read: the run resolves to no new message.
+    let unread = |error: JsValue| Rejected {
+        error,
+        resolved: result_object(None, &[]),
+    };
     let answer = subscribers
         .round("onRunInitialized", || inner.borrow().view(), &[])
         .await;
     if let Some(error) = answer.error {
-        return Err(type_error(&error));
+        return Err(unread(type_error(&error)));
     }
     if !answer.mutation.is_empty() {
-        if let Some(messages) = &answer.mutation.messages {
-            input.messages = messages
-                .iter()
-                .filter(|m| !matches!(m, Message::Activity(_)))
-                .cloned()
-                .collect();
-        }
-        if let Some(state) = &answer.mutation.state {
-            input.state = Some(state.clone());
-        }
+        // Sent with the run, and the agent's own.
+        turn.apply_mutation(answer.mutation.clone());
         finally_answer(inner, subscribers, answer);
     }
-    let mut body = match unless_aborted(transport.open(input), abort).await {
+    let mut body = match unless_aborted(transport.open(turn.input()), abort).await {
         None => return Ok(result_object(None, &[])),
-        Some(Err(e)) => return Err(transport_error(&e)),
+        Some(Err(e)) => return Err(unread(run_error(&e.into()))),
         Some(Ok(body)) => body,
     };
     {
         let mut guard = inner.borrow_mut();
-        let reducer = Reducer::new()
+        // The run applies to the conversation as it is now: the page may have changed it
+        // while the request went out.
+        let now = Mutation::new()
             .with_messages(std::mem::take(&mut guard.messages))
-            .with_state(std::mem::take(&mut guard.state))
-            .with_pending_interrupts(guard.pending_interrupts.clone());
-        let pipeline = Pipeline::new(reducer).with_format(body.format()).deferred();
-        body.set_max_event_size(pipeline.max_event_size());
-        guard.run = Some(pipeline);
+            .with_state(std::mem::take(&mut guard.state));
+        turn.apply_mutation(now);
+        let format = body.format();
+        let running = turn.open(|reducer| Pipeline::new(reducer).with_format(format).deferred());
+        body.set_max_event_size(running.pipeline().max_event_size());
+        guard.run = Some(running);
     }
     let ended = read(inner, &mut body, subscribers, abort).await;
     drop(body);
     inner.borrow_mut().published = None;
-    let Some(pipeline) = inner.borrow_mut().run.take() else {
-        return Err(js_error(
+    let Some(running) = inner.borrow_mut().run.take() else {
+        return Err(unread(js_error(
             "the run's pipeline was lost",
             Some("run.internal"),
             None,
-        ));
+        )));
     };
-    let reducer = pipeline.into_reducer();
-    let result = match reducer.outcome() {
-        Some(RunOutcome::Success { result, .. }) => result.clone(),
+    let (end, callback) = match ended {
+        Ended::Body => (Ok(RunEnd::Finished), None),
+        Ended::Stopped => (Ok(RunEnd::Stopped), None),
+        Ended::Aborted => (Ok(RunEnd::Cancelled), None),
+        Ended::Failed(e) => (Err(e), None),
+        Ended::Callback(e) => (Ok(RunEnd::Stopped), Some(e)),
+    };
+    let end = running.finish(end, Warnings::new());
+    let result = match &end.outcome {
+        Some(RunOutcome::Success { result, .. }) => result.as_ref(),
         _ => None,
     };
-    let pending = reducer.pending_interrupts().to_vec();
-    let (messages, state) = reducer.into_parts();
-    let new: Vec<&Message> = messages
-        .iter()
-        .filter(|m| !before.contains(m.id()))
-        .collect();
-    let resolved = result_object(result.as_ref(), &new);
+    let new: Vec<&Message> = end.new_messages().collect();
+    let resolved = result_object(result, &new);
+    let error = match (callback, &end.result) {
+        (Some(e), _) => Some(type_error(&e)),
+        // The agent's RUN_ERROR was told to `onRunErrorEvent`; the run resolves, as with
+        // `@ag-ui/client`.
+        (None, Err(e)) if e.kind() != RunErrorKind::Agent => Some(run_error(e)),
+        (None, _) => None,
+    };
     {
         let mut guard = inner.borrow_mut();
-        guard.pending_interrupts = pending;
-        guard.state = state;
-        guard.messages = messages;
+        guard.pending_interrupts = end.pending_interrupts;
+        guard.state = end.state;
+        guard.messages = end.messages;
     }
-    match ended {
-        Ended::Read(Ok(())) | Ended::Aborted => Ok(resolved),
-        Ended::Read(Err(e)) => Err(pipeline_error(&e)),
-        Ended::Transport(e) => Err(transport_error(&e)),
-        Ended::Callback(e) => Err(type_error(&e)),
+    match error {
+        None => Ok(resolved),
+        Some(error) => Err(Rejected { error, resolved }),
     }
 }
 

@@ -135,11 +135,6 @@ impl JsSubscribers {
             .collect()
     }
 
-    /// Whether there is any subscriber.
-    pub(crate) fn any(&self) -> bool {
-        !self.subscribers.is_empty()
-    }
-
     /// Whether any subscriber has `name`.
     pub(crate) fn has(&self, name: &str) -> bool {
         self.subscribers

@@ -84,50 +84,9 @@ use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use futures::StreamExt;
 use tower::ServiceExt;
 
-struct RedisServer(Option<std::process::Child>, String);
-
-impl RedisServer {
-    fn start() -> Self {
-        if let Ok(url) = std::env::var("AG_UI_BENCH_REDIS") {
-            return RedisServer(None, url);
-        }
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let child = std::process::Command::new("redis-server")
-            .args([
-                "--port",
-                &port.to_string(),
-                "--bind",
-                "127.0.0.1",
-                "--save",
-                "",
-                "--appendonly",
-                "no",
-            ])
-            .stdout(std::process::Stdio::null())
-            .spawn()
-            .expect("redis-server (or AG_UI_BENCH_REDIS)");
-        for _ in 0..100 {
-            if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        RedisServer(Some(child), format!("redis://127.0.0.1:{port}"))
-    }
-}
-
-impl Drop for RedisServer {
-    fn drop(&mut self) {
-        if let Some(child) = &mut self.0 {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-    }
-}
+#[path = "../tests/support/redis_server.rs"]
+mod redis_server;
+use redis_server::RedisServer;
 
 fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_multi_thread()
@@ -308,7 +267,7 @@ fn emit_to_wire(c: &mut Criterion) {
 
 fn redis_append(c: &mut Criterion) {
     let rt = runtime();
-    let redis = RedisServer::start();
+    let redis = RedisServer::shared_or_own("AG_UI_BENCH_REDIS");
     let jsons: Vec<Vec<u8>> = workload::events(workload::MESSAGES)
         .iter()
         .map(|e: &Event| serde_json::to_vec(e).unwrap())
@@ -320,7 +279,7 @@ fn redis_append(c: &mut Criterion) {
         .with_max_queued(1 << 20)
         .with_retention(Duration::from_secs(5));
     let log = rt
-        .block_on(RedisLog::connect_with(&redis.1, config))
+        .block_on(RedisLog::connect_with(&redis.url, config))
         .unwrap();
     let runs = AtomicU64::new(0);
     let mut group = c.benchmark_group("redis_append");
@@ -348,7 +307,7 @@ fn redis_append(c: &mut Criterion) {
     group.finish();
     drop(log);
     rt.block_on(async {
-        let client = redis::Client::open(redis.1.as_str()).unwrap();
+        let client = redis::Client::open(redis.url.as_str()).unwrap();
         let mut conn = client.get_multiplexed_async_connection().await.unwrap();
         let _: () = redis::cmd("FLUSHALL").query_async(&mut conn).await.unwrap();
     });
@@ -356,7 +315,7 @@ fn redis_append(c: &mut Criterion) {
 
 fn reconnect_first_event(c: &mut Criterion) {
     let rt = runtime();
-    let redis = RedisServer::start();
+    let redis = RedisServer::shared_or_own("AG_UI_BENCH_REDIS");
     let handler = |input: RunAgentInput| {
         let (t, r) = (input.thread_id, input.run_id);
         let mut events = vec![Event::run_started(t.clone(), r.clone())];
@@ -366,7 +325,7 @@ fn reconnect_first_event(c: &mut Criterion) {
     };
     let redis_log = rt
         .block_on(RedisLog::connect_with(
-            &redis.1,
+            &redis.url,
             RedisLogConfig::default().with_prefix("bench-reconnect:"),
         ))
         .unwrap();

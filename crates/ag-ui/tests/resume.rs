@@ -29,6 +29,9 @@ use http::{frames, input_json, json_error, post_json, spawn};
 #[allow(dead_code, unreachable_pub)]
 mod proxy;
 use proxy::{cuts_from, cutting_proxy};
+#[path = "support/redis_server.rs"]
+mod redis_server;
+use redis_server::RedisServer;
 
 /// A run of `words` text deltas, `pace` apart, with a state snapshot at the end.
 fn paced(words: usize, pace: Duration) -> impl Fn(RunAgentInput) -> EventStream + Send + Sync {
@@ -411,74 +414,6 @@ async fn the_budget_runs_out_against_a_server_that_went_away() {
 
 // ---- Redis ----
 
-/// A `redis-server` of this test (killed on drop), or the one `AG_UI_TEST_REDIS` names.
-struct Redis {
-    url: String,
-    port: u16,
-    child: Option<std::process::Child>,
-}
-
-impl Redis {
-    fn shared_or_own() -> Redis {
-        match std::env::var("AG_UI_TEST_REDIS") {
-            Ok(url) if !url.is_empty() => Redis {
-                url,
-                port: 0,
-                child: None,
-            },
-            _ => Redis::own(),
-        }
-    }
-
-    fn own() -> Redis {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        Redis::on(port)
-    }
-
-    fn on(port: u16) -> Redis {
-        let child = std::process::Command::new("redis-server")
-            .args([
-                "--port",
-                &port.to_string(),
-                "--bind",
-                "127.0.0.1",
-                "--save",
-                "",
-                "--appendonly",
-                "no",
-            ])
-            .stdout(std::process::Stdio::null())
-            .spawn()
-            .unwrap_or_else(|e| {
-                panic!("Redis is needed: set AG_UI_TEST_REDIS or install redis-server ({e})")
-            });
-        for _ in 0..100 {
-            if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        Redis {
-            url: format!("redis://127.0.0.1:{port}"),
-            port,
-            child: Some(child),
-        }
-    }
-}
-
-impl Drop for Redis {
-    fn drop(&mut self) {
-        if let Some(child) = &mut self.child {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-    }
-}
-
 fn unique(prefix: &str) -> String {
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -489,7 +424,7 @@ fn unique(prefix: &str) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_redis_log_replays_tails_and_expires() {
-    let redis = Redis::shared_or_own();
+    let redis = RedisServer::shared_or_own("AG_UI_TEST_REDIS");
     let config = RedisLogConfig::default()
         .with_prefix(unique("log"))
         .with_retention(Duration::from_secs(1))
@@ -552,7 +487,7 @@ async fn the_redis_log_replays_tails_and_expires() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_instances_share_a_redis_log() {
-    let redis = Redis::shared_or_own();
+    let redis = RedisServer::shared_or_own("AG_UI_TEST_REDIS");
     let prefix = unique("two");
     let config = RedisLogConfig::default()
         .with_prefix(prefix.as_str())
@@ -582,7 +517,7 @@ async fn two_instances_share_a_redis_log() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn redis_going_away_mid_run_does_not_stop_the_live_stream() {
-    let redis = Redis::own();
+    let redis = RedisServer::own();
     let port = redis.port;
     let config = RedisLogConfig::default()
         .with_prefix(unique("down"))
@@ -603,7 +538,7 @@ async fn redis_going_away_mid_run_does_not_stop_the_live_stream() {
     // The live stream goes on to its end.
     let restarted = tokio::spawn(async move {
         tokio::time::sleep(Duration::from_millis(300)).await;
-        Redis::on(port)
+        RedisServer::on(port)
     });
     while let Some(chunk) = response.chunk().await.unwrap() {
         text.extend_from_slice(&chunk);

@@ -1,21 +1,12 @@
 //! The official TypeScript client (@ag-ui/client 1.0.0 `HttpAgent.runAgent`, with its own
 //! verification on) against the demo agent served by `ag_ui::axum`, over a real socket.
 
-use std::path::PathBuf;
-use std::process::Command;
-
 use ag_ui::axum::{AgentEndpoint, RouterExt};
 use ag_ui_demo_agent::DemoAgent;
 use serde_json::Value;
 
-fn interop_dir() -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../interop");
-    assert!(
-        dir.join("node_modules/@ag-ui/client").exists(),
-        "the reference packages are not installed: run `npm ci --prefix interop` first"
-    );
-    dir
-}
+#[path = "../../../crates/ag-ui/tests/support/node.rs"]
+mod node;
 
 async fn serve() -> String {
     serve_with(false).await
@@ -35,23 +26,9 @@ async fn serve_with(resumable: bool) -> String {
 }
 
 async fn run_official_client(args: Vec<String>) -> Value {
-    let dir = interop_dir();
-    let output = tokio::task::spawn_blocking(move || {
-        Command::new("node")
-            .arg(dir.join("server/run_agent.mjs"))
-            .args(args)
-            .output()
-            .expect("node runs")
-    })
-    .await
-    .unwrap();
-    assert!(
-        output.status.success(),
-        "the official client failed: {}\n{}",
-        String::from_utf8_lossy(&output.stderr),
-        String::from_utf8_lossy(&output.stdout)
-    );
-    serde_json::from_slice(&output.stdout).expect("the script prints JSON")
+    tokio::task::spawn_blocking(move || node::json("server/run_agent.mjs", &args))
+        .await
+        .unwrap()
 }
 
 fn by_role<'a>(messages: &'a [Value], role: &str) -> Vec<&'a Value> {

@@ -4,20 +4,11 @@
 //! (`interop/client/dojo_routes.mjs`): each client runs each branch without an error and
 //! rebuilds the same conversation and state as the 1.0 client.
 
-use std::path::PathBuf;
-use std::process::Command;
-
 use ag_ui_dojo::{Config, Pace, router};
 use serde_json::{Value, json};
 
-fn interop_dir() -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../interop");
-    assert!(
-        dir.join("node_modules/ag-ui-client-0059").exists(),
-        "the reference packages are not installed: run `npm ci --prefix interop` first"
-    );
-    dir
-}
+#[path = "../../../crates/ag-ui/tests/support/node.rs"]
+mod node;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_client_runs_every_route() {
@@ -27,22 +18,9 @@ async fn every_client_runs_every_route() {
         axum::serve(listener, router(Config::default().with_pace(Pace::INSTANT))).await
     });
 
-    let dir = interop_dir();
-    let output = tokio::task::spawn_blocking(move || {
-        Command::new("node")
-            .arg(dir.join("client/dojo_routes.mjs"))
-            .arg(base)
-            .output()
-            .expect("node runs")
-    })
-    .await
-    .unwrap();
-    assert!(
-        output.status.success(),
-        "the script failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let out: Value = serde_json::from_slice(&output.stdout).expect("the script prints JSON");
+    let out = tokio::task::spawn_blocking(move || node::json("client/dojo_routes.mjs", &[base]))
+        .await
+        .unwrap();
     let cases = out.as_object().unwrap();
     assert_eq!(cases.len(), 11);
 

@@ -4,8 +4,6 @@
 //! frontend tool left pending, answered by the client, and continued by the second run.
 
 use std::collections::VecDeque;
-use std::path::PathBuf;
-use std::process::Command;
 use std::sync::{Arc, Mutex};
 
 use ag_ui::axum::{AgentEndpoint, RouterExt};
@@ -16,14 +14,8 @@ use axum::extract::State;
 use axum::response::Response;
 use serde_json::{Value, json};
 
-fn interop_dir() -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../interop");
-    assert!(
-        dir.join("node_modules/@ag-ui/client").exists(),
-        "the reference packages are not installed: run `npm ci --prefix interop` first"
-    );
-    dir
-}
+#[path = "../../../crates/ag-ui/tests/support/node.rs"]
+mod node;
 
 /// The mock model: answers each request with the next canned SSE body, and keeps the
 /// requests.
@@ -94,24 +86,10 @@ async fn serve(replies: Vec<String>) -> (Arc<Model>, String) {
 }
 
 async fn run_official_client(url: String, message: &str) -> Value {
-    let dir = interop_dir();
-    let message = message.to_owned();
-    let output = tokio::task::spawn_blocking(move || {
-        Command::new("node")
-            .arg(dir.join("llm/run_model_agent.mjs"))
-            .args([url, message])
-            .output()
-            .expect("node runs")
-    })
-    .await
-    .unwrap();
-    assert!(
-        output.status.success(),
-        "the official client failed: {}\n{}",
-        String::from_utf8_lossy(&output.stderr),
-        String::from_utf8_lossy(&output.stdout)
-    );
-    serde_json::from_slice(&output.stdout).expect("the script prints JSON")
+    let args = [url, message.to_owned()];
+    tokio::task::spawn_blocking(move || node::json("llm/run_model_agent.mjs", &args))
+        .await
+        .unwrap()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -798,28 +798,6 @@ fn our_client_passes_both_sets() {
     });
 }
 
-/// Runs `interop/<script>` under Node with `args`; its last line of output, as JSON.
-fn node(script: &str, args: &[&str]) -> Value {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../interop");
-    assert!(
-        dir.join("node_modules/@ag-ui/client").is_dir(),
-        "the reference packages are missing: run `npm ci --prefix interop` first"
-    );
-    let output = Command::new("node")
-        .arg(dir.join(script))
-        .args(args)
-        .current_dir(&dir)
-        .output()
-        .unwrap_or_else(|e| panic!("running node (is Node.js installed?): {e}"));
-    assert!(
-        output.status.success(),
-        "{script} failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    serde_json::from_str(stdout.lines().last().unwrap_or("")).unwrap()
-}
-
 /// The official fixtures `@ag-ui/client` 1.0.0 does not pass, as a client other than the two
 /// official ones is held to them, and why: the corpus is written for the TypeScript client of
 /// protocol 1.1, and these are what 1.0.0 did not do yet.
@@ -832,7 +810,7 @@ const REFERENCE_MISSES: &[(&str, &str)] = &[];
 #[test]
 fn the_reference_client_passes_the_official_set_and_ours_but_the_strict_ones() {
     let kit = kit(&[]);
-    let results = node("conformance/client.mjs", &[&kit.base]);
+    let results = crate::node::json("conformance/client.mjs", &[&kit.base]);
     let results = results.as_array().unwrap();
     assert_eq!(results.len(), 68 + 44);
     let mut failed = Vec::new();
@@ -899,12 +877,7 @@ fn peer(mut command: Command) -> Peer {
 
 #[test]
 fn a_server_on_the_reference_encoder_passes() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../interop");
-    let mut command = Command::new("node");
-    command
-        .arg(dir.join("conformance/server.mjs"))
-        .current_dir(&dir);
-    let server = peer(command);
+    let server = peer(crate::node::command("conformance/server.mjs"));
     let (report, code) = suite(&format!("http://127.0.0.1:{}/", server.port), &[]);
     assert_eq!(not_passed(&report, "fail"), Vec::<String>::new());
     assert_eq!(code, 0);

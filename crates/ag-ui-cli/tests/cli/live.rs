@@ -3,7 +3,7 @@
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpListener;
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Command, Output, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -12,56 +12,17 @@ use ag_ui::{Event, Message, RunAgentInput, RunErrorEvent, TextMessageRole};
 use ag_ui_demo_agent::DemoAgent;
 use futures::StreamExt;
 
-use crate::{plain_response, scripted, sse_response};
+use crate::{Server, plain_response, scripted, serve_process, sse_response};
 
-struct Server {
-    child: Child,
-    url: String,
-    // Kept open so the server never writes to a closed pipe.
-    _stdout: BufReader<std::process::ChildStdout>,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
+/// `ag-ui serve` at `/agent`, pacing nothing.
 fn serve() -> Server {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_ag-ui"))
-        .args([
-            "serve",
-            "--addr",
-            "127.0.0.1:0",
-            "--path",
-            "/agent",
-            "--pace-ms",
-            "0",
-            "--color",
-            "never",
-        ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut first = String::new();
-    let mut stdout = BufReader::new(child.stdout.take().unwrap());
-    stdout.read_line(&mut first).unwrap();
-    let url = first
-        .trim()
-        .strip_prefix("ag-ui demo agent: ")
-        .expect("serve prints its URL first")
-        .to_owned();
+    let server = serve_process(&["--path", "/agent", "--pace-ms", "0"]);
     assert!(
-        url.starts_with("http://127.0.0.1:") && url.ends_with("/agent"),
-        "{url}"
+        server.base.starts_with("http://127.0.0.1:") && server.base.ends_with("/agent"),
+        "{}",
+        server.base
     );
-    Server {
-        child,
-        url,
-        _stdout: stdout,
-    }
+    server
 }
 
 fn ag_ui(args: &[&str]) -> Output {
@@ -96,7 +57,7 @@ fn run_json_prints_exactly_the_agents_events() {
     let server = serve();
     let out = ag_ui(&[
         "run",
-        &server.url,
+        &server.base,
         "What is AG-UI?",
         "--json",
         "--thread",
@@ -143,7 +104,7 @@ fn an_interrupt_is_shown_and_answered_with_resume() {
     let server = serve();
     let out = ag_ui(&[
         "run",
-        &server.url,
+        &server.base,
         "please confirm",
         "--color",
         "never",
@@ -160,13 +121,13 @@ fn an_interrupt_is_shown_and_answered_with_resume() {
     assert!(text.contains("⏸ the run is waiting for you:\n  confirm-save-t2 (confirmation) Shall I save these findings?\n"), "{text}");
     let hint = format!(
         "  resume with: ag-ui run {} --thread t2 --resume confirm-save-t2='{{\"approved\":true}}'\n",
-        server.url
+        server.base
     );
     assert!(text.ends_with(&hint), "{text}");
 
     let out = ag_ui(&[
         "run",
-        &server.url,
+        &server.base,
         "--color",
         "never",
         "--thread",
@@ -187,7 +148,7 @@ fn an_interrupt_is_shown_and_answered_with_resume() {
 fn failures_are_named_with_a_non_zero_exit() {
     let server = serve();
     // The agent rejects a state that does not fit it, before streaming: an HTTP error.
-    let out = ag_ui(&["run", &server.url, "hi", "--state", "[1,2]"]);
+    let out = ag_ui(&["run", &server.base, "hi", "--state", "[1,2]"]);
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(err.starts_with("error: HTTP 400: invalid-state: "), "{err}");
@@ -202,7 +163,7 @@ fn failures_are_named_with_a_non_zero_exit() {
     // The whole cause, down to the operating system's word for it.
     assert!(err.to_lowercase().contains("connection refused"), "{err}");
 
-    let out = ag_ui(&["run", &server.url, "hi", "--state", "{not json"]);
+    let out = ag_ui(&["run", &server.base, "hi", "--state", "{not json"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(
         String::from_utf8(out.stderr)
@@ -214,7 +175,7 @@ fn failures_are_named_with_a_non_zero_exit() {
 #[test]
 fn verify_runs_a_url_once_and_checks_the_stream() {
     let server = serve();
-    let out = ag_ui(&["verify", &server.url, "--message", "What is AG-UI?"]);
+    let out = ag_ui(&["verify", &server.base, "--message", "What is AG-UI?"]);
     assert_eq!(
         out.status.code(),
         Some(0),
@@ -715,7 +676,7 @@ fn http_errors_are_shown_short() {
 fn every_run_gets_a_fresh_id() {
     let server = serve();
     let run_id = || {
-        let out = ag_ui(&["run", &server.url, "hi", "--json", "--thread", "t9"]);
+        let out = ag_ui(&["run", &server.base, "hi", "--json", "--thread", "t9"]);
         assert_eq!(out.status.code(), Some(0));
         let first = String::from_utf8(out.stdout).unwrap();
         match Event::from_json(first.lines().next().unwrap()).unwrap() {
@@ -760,10 +721,10 @@ fn run_proto_asks_for_protobuf_and_reads_the_same_conversation() {
         texts.sort();
         (events.len(), texts)
     };
-    let sse = texts(&["run", &server.url, "hi", "--json", "--thread", "t"]);
+    let sse = texts(&["run", &server.base, "hi", "--json", "--thread", "t"]);
     let proto = texts(&[
         "run",
-        &server.url,
+        &server.base,
         "hi",
         "--json",
         "--thread",

@@ -20,11 +20,15 @@ mod live;
 mod load;
 mod mcp;
 mod model;
+#[path = "../../../ag-ui/tests/support/node.rs"]
+mod node;
 mod offline;
 mod proto;
 #[path = "../../../ag-ui/tests/support/proxy.rs"]
 #[allow(dead_code, unreachable_pub)]
 mod proxy;
+#[path = "../../../ag-ui/tests/support/redis_server.rs"]
+mod redis_server;
 #[path = "../../../ag-ui/tests/support/request_head.rs"]
 #[allow(unreachable_pub)]
 mod request_head;
@@ -113,19 +117,66 @@ pub(crate) fn ag_ui_peak(args: &[&str], limit: u64) -> (Output, u64) {
 /// An `ag-ui serve` process on a free port, killed when dropped.
 pub(crate) struct Server {
     pub(crate) child: Child,
-    /// `http://127.0.0.1:PORT`, without the path.
+    /// The agent's URL as the banner prints it, without a trailing `/`.
     pub(crate) base: String,
-    /// The banner's three lines: the agent's URL, the registry's, the `try:` line.
+    /// The banner's lines: the agent's URL, the registry's when it has one, the `try:` line.
     pub(crate) banner: Vec<String>,
+    /// Its standard error read to the end, when its command piped it.
+    stderr: Option<std::thread::JoinHandle<String>>,
     // Kept open so the server never writes to a closed pipe.
     _stdout: BufReader<std::process::ChildStdout>,
 }
 
 impl Server {
+    /// Starts `command` (an `ag-ui serve` command whose standard output is piped, as
+    /// [`serve_command`] makes it) and reads its banner.
+    pub(crate) fn start(mut command: Command) -> Server {
+        let mut child = command.spawn().expect("the ag-ui binary runs");
+        let stderr = child.stderr.take().map(|mut stderr| {
+            std::thread::spawn(move || {
+                let mut text = String::new();
+                let _ = stderr.read_to_string(&mut text);
+                text
+            })
+        });
+        let mut stdout = BufReader::new(child.stdout.take().expect("a piped standard output"));
+        let mut banner = Vec::new();
+        loop {
+            let mut line = String::new();
+            let read = stdout.read_line(&mut line).unwrap();
+            assert!(read > 0, "serve ended before its banner: {banner:?}");
+            banner.push(line.trim().to_owned());
+            if line.starts_with("try: ") {
+                break;
+            }
+        }
+        // The label may hold ": " (a Redis URL), the URL comes last.
+        let url = banner[0]
+            .rsplit_once(": http://")
+            .map(|(_, rest)| format!("http://{rest}"))
+            .unwrap_or_else(|| panic!("serve prints its URL first: {banner:?}"));
+        Server {
+            child,
+            base: url.trim_end_matches('/').to_owned(),
+            banner,
+            stderr,
+            _stdout: stdout,
+        }
+    }
+
     /// The address it listens on.
     pub(crate) fn addr(&self) -> SocketAddr {
         let host = self.base.trim_start_matches("http://");
         host.split('/').next().unwrap().parse().unwrap()
+    }
+
+    /// Its standard error, once it has exited (a command that piped it; see [`Server::start`]).
+    pub(crate) fn stderr(&mut self) -> String {
+        let reader = self
+            .stderr
+            .take()
+            .expect("the command piped standard error");
+        reader.join().unwrap()
     }
 }
 
@@ -136,33 +187,21 @@ impl Drop for Server {
     }
 }
 
-/// Starts `ag-ui serve --addr 127.0.0.1:0` with `args` and reads its banner.
-pub(crate) fn serve_process(args: &[&str]) -> Server {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_ag-ui"))
+/// `ag-ui serve --addr 127.0.0.1:0 --color never` with `args`: standard output piped (for the
+/// banner), standard error discarded; change either before [`Server::start`].
+pub(crate) fn serve_command(args: &[&str]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_ag-ui"));
+    command
         .args(["serve", "--addr", "127.0.0.1:0", "--color", "never"])
         .args(args)
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdout = BufReader::new(child.stdout.take().unwrap());
-    let mut banner = Vec::new();
-    for _ in 0..3 {
-        let mut line = String::new();
-        stdout.read_line(&mut line).unwrap();
-        banner.push(line.trim().to_owned());
-    }
-    // The label may hold ": " (a Redis URL), the URL comes last.
-    let url = banner[0]
-        .rsplit_once(": http://")
-        .map(|(_, rest)| format!("http://{rest}"))
-        .unwrap_or_else(|| panic!("serve prints its URL first: {banner:?}"));
-    Server {
-        child,
-        base: url.trim_end_matches('/').to_owned(),
-        banner,
-        _stdout: stdout,
-    }
+        .stderr(Stdio::null());
+    command
+}
+
+/// Starts `ag-ui serve --addr 127.0.0.1:0` with `args` and reads its banner.
+pub(crate) fn serve_process(args: &[&str]) -> Server {
+    Server::start(serve_command(args))
 }
 
 /// A server on 127.0.0.1 that answers every request with `reply`, then holds the connection

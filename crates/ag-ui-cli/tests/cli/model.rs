@@ -2,25 +2,13 @@
 //! from `OPENAI_API_KEY`, the model's stream reaches `ag-ui run` as verified events, and a
 //! provider failure reaches it as `RUN_ERROR`.
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::sync::{Arc, Mutex};
 
 use ag_ui::Event;
 use axum::http::HeaderMap;
 
-struct Server {
-    child: Child,
-    url: String,
-    _stdout: BufReader<std::process::ChildStdout>,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
+use crate::{Server, serve_command};
 
 /// A mock model on a free port answering every request with `body` (status 200) or with a 500;
 /// records the `authorization` header of each request.
@@ -73,40 +61,22 @@ fn mock_model(ok: bool) -> (String, Arc<Mutex<Vec<String>>>) {
 }
 
 fn serve_model(base_url: &str) -> Server {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_ag-ui"))
-        .args([
-            "serve",
-            "--model",
-            "mock-model",
-            "--base-url",
-            base_url,
-            "--addr",
-            "127.0.0.1:0",
-            "--path",
-            "/agent",
-        ])
-        .env("OPENAI_API_KEY", "test-key")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut first = String::new();
-    let mut stdout = BufReader::new(child.stdout.take().unwrap());
-    stdout.read_line(&mut first).unwrap();
-    let url = first
-        .trim()
-        .rsplit_once(": ")
-        .map(|(_, url)| url.to_owned())
-        .expect("serve prints its URL first");
+    let mut command = serve_command(&[
+        "--model",
+        "mock-model",
+        "--base-url",
+        base_url,
+        "--path",
+        "/agent",
+    ]);
+    command.env("OPENAI_API_KEY", "test-key");
+    let server = Server::start(command);
     assert!(
-        first.starts_with("ag-ui model agent (mock-model at "),
-        "{first}"
+        server.banner[0].starts_with("ag-ui model agent (mock-model at "),
+        "{:?}",
+        server.banner
     );
-    Server {
-        child,
-        url,
-        _stdout: stdout,
-    }
+    server
 }
 
 /// `ag-ui run URL Hi --json`: its exit code and the events it printed.
@@ -127,7 +97,7 @@ pub(crate) fn run_json(url: &str) -> (Option<i32>, Vec<Event>) {
 fn serve_model_streams_the_models_answer_with_the_key_from_the_environment() {
     let (base_url, seen) = mock_model(true);
     let server = serve_model(&base_url);
-    let (code, events) = run_json(&server.url);
+    let (code, events) = run_json(&server.base);
     assert_eq!(code, Some(0));
     let text: String = events
         .iter()
@@ -145,7 +115,7 @@ fn serve_model_streams_the_models_answer_with_the_key_from_the_environment() {
 fn a_provider_failure_reaches_the_client_as_run_error() {
     let (base_url, _) = mock_model(false);
     let server = serve_model(&base_url);
-    let (code, events) = run_json(&server.url);
+    let (code, events) = run_json(&server.base);
     // The agent's own RUN_ERROR: exit 3, not the 1 of a broken stream.
     assert_eq!(code, Some(3));
     let Some(Event::RunError(error)) = events.last() else {
@@ -175,7 +145,7 @@ fn get(url: &str) -> String {
 fn the_model_agent_is_hosted_in_the_registry_beside_the_demo() {
     let (base_url, _) = mock_model(true);
     let server = serve_model(&base_url);
-    let root = server.url.strip_suffix("/agent").unwrap();
+    let root = server.base.strip_suffix("/agent").unwrap();
     let listing = get(&format!("{root}/agents"));
     assert!(listing.contains("\"id\":\"model\""), "{listing}");
     assert!(listing.contains("\"id\":\"demo\""), "{listing}");

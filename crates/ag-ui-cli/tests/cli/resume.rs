@@ -12,7 +12,7 @@
 //! here; the test fails when neither works.
 
 use std::net::SocketAddr;
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -203,64 +203,9 @@ impl Subscriber for RunStarted {
 
 // ---- processes and Redis ----
 
-struct Redis {
-    url: String,
-    child: Option<Child>,
-}
-
-impl Redis {
-    fn start() -> Redis {
-        if let Ok(url) = std::env::var("AG_UI_TEST_REDIS")
-            && !url.is_empty()
-        {
-            return Redis { url, child: None };
-        }
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let child = Command::new("redis-server")
-            .args([
-                "--port",
-                &port.to_string(),
-                "--bind",
-                "127.0.0.1",
-                "--save",
-                "",
-                "--appendonly",
-                "no",
-            ])
-            .stdout(Stdio::null())
-            .spawn()
-            .unwrap_or_else(|e| {
-                panic!("Redis is needed: set AG_UI_TEST_REDIS or install redis-server ({e})")
-            });
-        for _ in 0..100 {
-            if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        Redis {
-            url: format!("redis://127.0.0.1:{port}"),
-            child: Some(child),
-        }
-    }
-}
-
-impl Drop for Redis {
-    fn drop(&mut self) {
-        if let Some(child) = &mut self.child {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_servers_share_one_redis_behind_a_cutting_balancer() {
-    let redis = Redis::start();
+    let redis = crate::redis_server::RedisServer::shared_or_own("AG_UI_TEST_REDIS");
     let one = serve_process(&["--resumable", "--redis", &redis.url, "--pace-ms", "2"]);
     let two = serve_process(&["--resumable", "--redis", &redis.url, "--pace-ms", "2"]);
     let direct = HttpAgent::new(format!("http://{}/", one.addr()));

@@ -2,65 +2,21 @@
 //! escaped, one warning for many dropped messages) and Ctrl-C stopping it while a client
 //! trickles its headers.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
 
-struct Server {
-    child: Child,
-    url: String,
-    addr: String,
-    stderr: std::thread::JoinHandle<String>,
-    _stdout: BufReader<std::process::ChildStdout>,
-}
+use crate::{Server, serve_command};
+use std::time::{Duration, Instant};
 
 fn serve() -> Server {
     serve_with(&[])
 }
 
+/// `ag-ui serve` pacing nothing, with `extra` arguments, logging at `info` to a kept stderr.
 fn serve_with(extra: &[&str]) -> Server {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_ag-ui"))
-        .args([
-            "serve",
-            "--addr",
-            "127.0.0.1:0",
-            "--pace-ms",
-            "0",
-            "--color",
-            "never",
-        ])
-        .args(extra)
-        .env("RUST_LOG", "info")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stderr = child.stderr.take().unwrap();
-    let stderr = std::thread::spawn(move || {
-        let mut text = String::new();
-        let _ = stderr.read_to_string(&mut text);
-        text
-    });
-    let mut first = String::new();
-    let mut stdout = BufReader::new(child.stdout.take().unwrap());
-    stdout.read_line(&mut first).unwrap();
-    let url = first
-        .trim()
-        .strip_prefix("ag-ui demo agent: ")
-        .expect("serve prints its URL first")
-        .to_owned();
-    let addr = url
-        .strip_prefix("http://")
-        .unwrap()
-        .trim_end_matches('/')
-        .to_owned();
-    Server {
-        child,
-        url,
-        addr,
-        stderr,
-        _stdout: stdout,
-    }
+    let mut command = serve_command(&[&["--pace-ms", "0"], extra].concat());
+    command.env("RUST_LOG", "info").stderr(Stdio::piped());
+    Server::start(command)
 }
 
 /// Sends SIGINT, as Ctrl-C does.
@@ -117,7 +73,7 @@ fn post_with(url: &str, body: String, headers: &[(&str, &str)]) -> String {
 #[test]
 fn ctrl_c_stops_serve_while_a_client_trickles_its_headers() {
     let mut server = serve();
-    let mut slow = std::net::TcpStream::connect(&server.addr).unwrap();
+    let mut slow = std::net::TcpStream::connect(server.addr()).unwrap();
     slow.write_all(b"POST / HTTP/1.1\r\nHost: x\r\nX-Slow: a")
         .unwrap();
     std::thread::sleep(Duration::from_millis(300));
@@ -126,7 +82,7 @@ fn ctrl_c_stops_serve_while_a_client_trickles_its_headers() {
     assert!(status.success(), "{status:?}");
     // The shutdown is bounded (5 s) even though the slow client never finishes its request.
     assert!(took < Duration::from_secs(9), "stopped after {took:?}");
-    let log = server.stderr.join().unwrap();
+    let log = server.stderr();
     assert!(
         log.contains("interrupted; closing open connections"),
         "{log}"
@@ -145,7 +101,7 @@ fn the_log_names_the_outcome_escapes_client_ids_and_warns_once_for_many_dropped_
         "protocolVersion": "1.0",
         "messages": [{"id": "u1", "role": "user", "content": "please confirm"}],
     });
-    let stream = post(&server.url, body.to_string());
+    let stream = post(&server.base, body.to_string());
     assert!(
         stream.contains("\"outcome\":{\"type\":\"interrupt\""),
         "{stream}"
@@ -157,12 +113,12 @@ fn the_log_names_the_outcome_escapes_client_ids_and_warns_once_for_many_dropped_
         .collect();
     messages.push(serde_json::json!({"id": "u1", "role": "user", "content": "hello"}));
     let body = serde_json::json!({"threadId": "t2", "runId": "r2", "messages": messages});
-    let stream = post(&server.url, body.to_string());
+    let stream = post(&server.base, body.to_string());
     assert!(stream.contains("RUN_FINISHED"), "{stream}");
 
     interrupt(&server.child);
     wait_exit(&mut server.child, Duration::from_secs(15));
-    let log = server.stderr.join().unwrap();
+    let log = server.stderr();
 
     assert!(
         !log.contains('\u{1b}'),
@@ -190,27 +146,6 @@ fn the_log_names_the_outcome_escapes_client_ids_and_warns_once_for_many_dropped_
     assert!(warnings[0].contains("count=1000"), "{}", warnings[0]);
 }
 
-/// Runs `interop/<script>` under Node and parses the JSON it prints.
-fn node(script: &str, args: &[&str]) -> serde_json::Value {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../interop");
-    assert!(
-        dir.join("node_modules/ag-ui-client-0042").is_dir(),
-        "the reference packages are missing: run `npm ci --prefix interop` first"
-    );
-    let output = Command::new("node")
-        .arg(dir.join(script))
-        .args(args)
-        .current_dir(&dir)
-        .output()
-        .unwrap_or_else(|e| panic!("running node (is Node.js installed?): {e}"));
-    assert!(
-        output.status.success(),
-        "{script} failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    serde_json::from_slice(&output.stdout).unwrap()
-}
-
 /// `@ag-ui/client` 0.0.42, 0.0.52 and 0.0.59 (npm aliases pinned in interop/package.json;
 /// 0.0.59 is what `@copilotkit/runtime` 1.75 runs) send no `protocolVersion`: `ag-ui serve`
 /// downgrades the demo's stream for them, one stream all three accept, and each ends with the
@@ -225,7 +160,7 @@ fn pre_1_0_clients_run_the_demo_through_the_downgrade() {
     let mut server = serve();
     for question in ["what is rust", "please confirm"] {
         let paused = question == "please confirm";
-        let out = node("client/old_clients.mjs", &[&server.url, question]);
+        let out = crate::node::json("client/old_clients.mjs", &[&server.base, question]);
         let modern = &out["1.0.0"];
         assert_eq!(modern["error"], Value::Null, "{question}: {modern}");
         assert_eq!(modern["sent"], "1.0");
@@ -352,7 +287,7 @@ fn pre_1_0_clients_run_the_demo_through_the_downgrade() {
 fn old_clients_named_keep_the_reasoning() {
     use serde_json::{Value, json};
     let mut server = serve_with(&["--old-clients", "0.0.57"]);
-    let out = node("client/old_clients.mjs", &[&server.url, "what is rust"]);
+    let out = crate::node::json("client/old_clients.mjs", &[&server.base, "what is rust"]);
     let reasoning = |version: &str| {
         let mut texts: Vec<Value> = out[version]["messages"]
             .as_array()
@@ -432,11 +367,11 @@ fn serve_coalesces_deltas_when_asked() {
         (deltas, text)
     };
     let mut plain = serve();
-    let (plain_deltas, plain_text) = texts(&post(&plain.url, body.clone()));
+    let (plain_deltas, plain_text) = texts(&post(&plain.base, body.clone()));
     interrupt(&plain.child);
     wait_exit(&mut plain.child, Duration::from_secs(15));
     let mut joined = serve_with(&["--coalesce-ms", "20"]);
-    let (joined_deltas, joined_text) = texts(&post(&joined.url, body));
+    let (joined_deltas, joined_text) = texts(&post(&joined.base, body));
     interrupt(&joined.child);
     wait_exit(&mut joined.child, Duration::from_secs(15));
     assert_eq!(joined_text, plain_text);
@@ -460,7 +395,7 @@ fn the_json_log_has_one_line_per_run_with_its_attributes_and_trace_id() {
         "messages": [{"id": "u1", "role": "user", "content": "hello"}],
     });
     let first = post_with(
-        &server.url,
+        &server.base,
         body.to_string(),
         &[("traceparent", traceparent)],
     );
@@ -471,10 +406,10 @@ fn the_json_log_has_one_line_per_run_with_its_attributes_and_trace_id() {
         "protocolVersion": "1.0",
         "messages": [{"id": "u1", "role": "user", "content": "please confirm"}],
     });
-    let second = post(&server.url, body.to_string());
+    let second = post(&server.base, body.to_string());
     interrupt(&server.child);
     wait_exit(&mut server.child, Duration::from_secs(15));
-    let log = server.stderr.join().unwrap();
+    let log = server.stderr();
 
     let runs: Vec<serde_json::Value> = log
         .lines()
@@ -548,7 +483,7 @@ fn framework_4xx_answers_are_json() {
         ("DELETE", "/agents", 405, "method-not-allowed"),
         ("GET", "/agents/demo", 405, "method-not-allowed"),
     ] {
-        let (got, content_type, body) = raw_request(&server.addr, method, path);
+        let (got, content_type, body) = raw_request(&server.addr().to_string(), method, path);
         assert_eq!(got, status, "{method} {path}: {body}");
         assert!(
             content_type.starts_with("application/json"),

@@ -1,18 +1,24 @@
 //! The wall clock and the process id, on every target the client runs on: `std`'s natively,
 //! the browser's (`Date.now()`, no process id) on `wasm32-unknown-unknown`, where `std`'s
-//! clock panics.
+//! clock panics. A [`Turn`](crate::client::Turn) is given the time: this is where its drivers
+//! read it.
+//!
+//! ```
+//! let now = ag_ui::client::clock::now();
+//! assert!(now > std::time::UNIX_EPOCH);
+//! ```
 
 use std::time::SystemTime;
 
 /// The current time.
 #[cfg(not(all(target_arch = "wasm32", target_os = "unknown")))]
-pub(crate) fn now() -> SystemTime {
+pub fn now() -> SystemTime {
     SystemTime::now()
 }
 
 /// The current time, from the browser's `Date.now()` (milliseconds since the Unix epoch).
 #[cfg(all(target_arch = "wasm32", target_os = "unknown"))]
-pub(crate) fn now() -> SystemTime {
+pub fn now() -> SystemTime {
     let millis = js_sys::Date::now();
     // `Date.now()` is a whole, non-negative number of milliseconds well within u64.
     let millis = if millis.is_finite() && millis > 0.0 {

@@ -12,7 +12,11 @@
 //! - `Pipeline`: the whole pipeline from SSE bytes, telling subscribers (feature `sse`).
 //! - `Transport`, `Body`, `Replay`, `CancelToken`, `TransportError`: what carries a run and its
 //!   events (feature `sse`).
-//! - `Conversation`: a conversation kept across runs over any transport (feature `sse`).
+//! - `Conversation`: a conversation kept across runs over any transport, and the `Turn`, one
+//!   run of it without I/O, which `Conversation` and the browser's JavaScript agent both drive
+//!   (feature `sse`).
+//! - [`clock`]: the wall clock on every target the client runs on, the browser's included
+//!   (feature `sse`).
 //! - `HttpAgent`, the HTTP transport (feature `http`).
 //! - `BrowserAgent`, the HTTP transport of a web page, on the browser's `fetch` (feature
 //!   `browser`, for `wasm32-unknown-unknown`).
@@ -28,7 +32,7 @@
 //! - [`PeerVersion`]: an agent pinned to an older version, and the shims it gets.
 //!
 //! Every type has one path: the stages' types are here, at `ag_ui::client`, except those of
-//! the two modules that are concepts of their own (`chunks`, `middleware`). The time-outs of
+//! the modules that are concepts of their own (`chunks`, `middleware`, `clock`). The time-outs of
 //! the HTTP transports are [`ag_ui::Timeouts`](crate::Timeouts).
 //!
 //! The types a client works with (`Conversation`,
@@ -44,7 +48,8 @@ mod browser;
 mod callbacks;
 pub mod chunks;
 #[cfg(feature = "sse")]
-mod clock;
+#[cfg_attr(docsrs, doc(cfg(feature = "sse")))]
+pub mod clock;
 mod compact;
 mod compat;
 #[cfg(feature = "sse")]
@@ -75,9 +80,10 @@ pub use browser::{BrowserAgent, BrowserBody};
 pub use callbacks::Callbacks;
 pub use compact::{Compactor, compact};
 pub use compat::Compat;
-// `fresh_run_id` stays reachable here until the shared client turn (issue 39.1) makes it private.
 #[cfg(feature = "sse")]
-pub use conversation::{Conversation, RunEnd, RunError, RunErrorKind, RunSummary, fresh_run_id};
+pub use conversation::{
+    Changed, Conversation, RunEnd, RunError, RunErrorKind, RunSummary, RunningTurn, Turn, TurnEnd,
+};
 #[cfg(feature = "http")]
 pub use http::{Attach, HttpAgent, HttpBody, HttpStream};
 pub use peer::{PeerVersion, PeerVersionError};

@@ -4,10 +4,6 @@
 //! activity emission shows, its validator must find what ours finds, and its failure view must
 //! carry our recovery-exhausted result.
 
-use std::io::Write;
-use std::path::PathBuf;
-use std::process::{Command, Stdio};
-
 use ag_ui::a2ui::{GenerateConfig, UserAction, activity_content};
 use ag_ui::llm::{BackendTool, ToolOutput, schemars};
 use ag_ui::{Event, RunAgentInput};
@@ -24,32 +20,12 @@ use super::{
 /// Runs the middleware (configured with `config`) over `events` for a run whose input is
 /// `run_input`; returns what it printed: `events`, `messages`, `received`.
 fn through_middleware(events: &[Event], config: Value, run_input: Value) -> Value {
-    let interop = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../interop"));
-    assert!(
-        interop.join("node_modules/@ag-ui/a2ui-middleware").is_dir(),
-        "interop/node_modules is missing @ag-ui/a2ui-middleware: run `npm ci --prefix interop` first"
-    );
-    let mut child = Command::new("node")
-        .arg(interop.join("a2ui/middleware.mjs"))
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("cannot start `node` (needed for the differential test against the middleware)");
     let payload = json!({"events": events, "config": config, "input": run_input});
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(payload.to_string().as_bytes())
-        .unwrap();
-    let output = child.wait_with_output().unwrap();
-    assert!(
-        output.status.success(),
-        "the middleware's run failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    serde_json::from_slice(&output.stdout).unwrap()
+    crate::support::node::json_with_input(
+        "a2ui/middleware.mjs",
+        &[] as &[&str],
+        payload.to_string().as_bytes(),
+    )
 }
 
 /// The activity messages the client holds after the middleware: (id, content).

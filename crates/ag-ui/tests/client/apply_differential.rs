@@ -8,37 +8,15 @@
 #![cfg(feature = "client")]
 
 use std::path::PathBuf;
-use std::process::Command;
+
+use crate::support::node::{self, interop};
 
 use ag_ui::client::{Reducer, RunOutcome};
 use ag_ui::{Event, Message};
 use serde_json::{Value, json};
 
-fn interop() -> PathBuf {
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../interop"))
-}
-
 fn run_reference(corpus: &PathBuf) -> Vec<Value> {
-    let root = interop();
-    assert!(
-        root.join("node_modules/@ag-ui/client").is_dir(),
-        "interop/node_modules is missing: run `npm ci --prefix interop` first"
-    );
-    let output = Command::new("node")
-        .arg(root.join("apply/apply.mjs"))
-        .arg(corpus)
-        .output()
-        .expect("cannot start `node` (needed for the differential test against @ag-ui/client)");
-    assert!(
-        output.status.success(),
-        "reference reducer failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8(output.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
+    node::json_lines("apply/apply.mjs", &[corpus])
 }
 
 fn outcome_json(outcome: Option<&RunOutcome>) -> Value {
@@ -141,21 +119,7 @@ fn reducer_matches_the_reference_on_the_corpus() {
 // ---- compaction ---------------------------------------------------------------------------
 
 fn run_reference_compact(corpus: &PathBuf) -> Vec<Value> {
-    let output = Command::new("node")
-        .arg(interop().join("compact/compact.mjs"))
-        .arg(corpus)
-        .output()
-        .expect("cannot start `node` (needed for the differential test against @ag-ui/client)");
-    assert!(
-        output.status.success(),
-        "reference compactEvents failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8(output.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
+    node::json_lines("compact/compact.mjs", &[corpus])
 }
 
 fn verifies(events: &[Event]) -> Result<usize, ag_ui::verify::Violation> {

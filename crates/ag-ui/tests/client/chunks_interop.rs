@@ -15,16 +15,13 @@
 
 #![cfg(feature = "client")]
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
+
+use crate::support::node::{self, interop};
 
 use ag_ui::client::chunks::{ChunkError, ChunkErrorKind, ChunkNormalizer, normalize_all};
 use ag_ui::{Event, EventType};
 use serde_json::Value;
-
-fn interop() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../interop")
-}
 
 fn lines(text: &str) -> Vec<Value> {
     text.lines()
@@ -35,22 +32,7 @@ fn lines(text: &str) -> Vec<Value> {
 
 /// Runs the reference over the corpus.
 fn reference(corpus: &Path) -> Vec<Value> {
-    let dir = interop();
-    assert!(
-        dir.join("node_modules/@ag-ui/client").is_dir(),
-        "the reference packages are not installed: run `npm ci --prefix interop` first"
-    );
-    let output = Command::new("node")
-        .arg(dir.join("chunks/transform.mjs"))
-        .arg(corpus)
-        .output()
-        .expect("running `node` (is Node.js installed?)");
-    assert!(
-        output.status.success(),
-        "transform.mjs failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    lines(&String::from_utf8(output.stdout).expect("UTF-8 output"))
+    node::json_lines("chunks/transform.mjs", &[corpus])
 }
 
 /// What the streaming normalizer emits, event by event, and the first error.

@@ -3,8 +3,7 @@
 #![cfg(feature = "http")]
 
 use std::io::{BufRead, BufReader, Lines};
-use std::path::PathBuf;
-use std::process::{Child, ChildStdout, Command, Stdio};
+use std::process::{Child, ChildStdout, Stdio};
 use std::time::Duration;
 
 use ag_ui::client::{
@@ -22,13 +21,7 @@ struct Server {
 
 impl Server {
     fn start() -> Self {
-        let interop = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../interop"));
-        assert!(
-            interop.join("node_modules/@ag-ui/encoder").is_dir(),
-            "interop/node_modules is missing: run `npm ci --prefix interop` first"
-        );
-        let mut child = Command::new("node")
-            .arg(interop.join("client/server.mjs"))
+        let mut child = crate::support::node::command("client/server.mjs")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .spawn()

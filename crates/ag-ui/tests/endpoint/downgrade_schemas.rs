@@ -3,10 +3,6 @@
 //! downgraded frame passes the event schema of `@ag-ui/client` 0.0.42, 0.0.52 and 0.0.59 alike
 //! (`interop/client/old_schemas.mjs`), while the same events undowngraded fail all three.
 
-use std::io::Write;
-use std::path::PathBuf;
-use std::process::{Command, Stdio};
-
 use ag_ui::axum::{AgentEndpoint, RouterExt};
 use ag_ui::{Event, RunAgentInput};
 use axum::Router;
@@ -14,13 +10,9 @@ use futures::Stream;
 use serde_json::Value;
 
 fn fixture() -> Vec<Event> {
-    let fixture: Value =
-        serde_json::from_str(include_str!("../data/proto_cases.json")).expect("fixture");
-    fixture["cases"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| Event::from_json(&c["ev"].to_string()).unwrap())
+    crate::support::ev::proto_cases()
+        .into_iter()
+        .map(|(_, event)| event)
         .collect()
 }
 
@@ -30,32 +22,11 @@ fn all_types(_: RunAgentInput) -> impl Stream<Item = Event> + Send + 'static {
 
 /// The rejections of each pre-1.0 schema for `frames` (one JSON object per line).
 fn rejections(frames: &str) -> Value {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../interop");
-    assert!(
-        dir.join("node_modules/ag-ui-client-0059").is_dir(),
-        "the reference packages are missing: run `npm ci --prefix interop` first"
-    );
-    let mut child = Command::new("node")
-        .arg(dir.join("client/old_schemas.mjs"))
-        .current_dir(&dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|e| panic!("running node (is Node.js installed?): {e}"));
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(frames.as_bytes())
-        .unwrap();
-    let output = child.wait_with_output().unwrap();
-    assert!(
-        output.status.success(),
-        "old_schemas.mjs failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    serde_json::from_slice(&output.stdout).unwrap()
+    crate::support::node::json_with_input(
+        "client/old_schemas.mjs",
+        &[] as &[&str],
+        frames.as_bytes(),
+    )
 }
 
 #[tokio::test]

@@ -15,10 +15,9 @@
 
 #![cfg(all(feature = "axum", feature = "proto"))]
 
+use crate::support::node;
 use crate::support::proto as proto_support;
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::Duration;
 
 use ag_ui::axum::{AgentEndpoint, RouterExt};
@@ -31,13 +30,9 @@ use proto_support::lossy;
 use serde_json::Value;
 
 fn fixture() -> Vec<Event> {
-    let fixture: Value =
-        serde_json::from_str(include_str!("../data/proto_cases.json")).expect("fixture");
-    fixture["cases"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| Event::from_json(&c["ev"].to_string()).unwrap())
+    crate::support::ev::proto_cases()
+        .into_iter()
+        .map(|(_, event)| event)
         .collect()
 }
 
@@ -205,30 +200,6 @@ async fn a_quiet_protobuf_stream_sends_no_keep_alive_and_no_ids() {
     assert!(body.starts_with("id: 1\n"), "{body}");
 }
 
-fn interop_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../interop")
-}
-
-fn node(script: &str, args: &[&str]) -> Value {
-    let dir = interop_dir();
-    assert!(
-        dir.join("node_modules/@ag-ui/client").is_dir(),
-        "the reference packages are missing: run `npm ci --prefix interop` first"
-    );
-    let output = Command::new("node")
-        .arg(dir.join(script))
-        .args(args)
-        .current_dir(&dir)
-        .output()
-        .unwrap_or_else(|e| panic!("running node (is Node.js installed?): {e}"));
-    assert!(
-        output.status.success(),
-        "{script} failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    serde_json::from_slice(&output.stdout).expect("the script prints JSON")
-}
-
 fn events_of(report: &Value) -> Vec<Event> {
     assert!(report.get("error").is_none(), "client error: {report}");
     report["events"]
@@ -244,8 +215,8 @@ async fn the_official_client_reads_the_binary_response_as_the_sse_one() {
     let url = spawn(Router::new().agent("/agent", AgentEndpoint::new(all_types))).await;
     let (binary, sse) = tokio::task::spawn_blocking(move || {
         (
-            node("proto/http_client.mjs", &[&url, CONTENT_TYPE]),
-            node("proto/http_client.mjs", &[&url, "text/event-stream"]),
+            node::json("proto/http_client.mjs", &[&url, CONTENT_TYPE]),
+            node::json("proto/http_client.mjs", &[&url, "text/event-stream"]),
         )
     })
     .await
@@ -293,7 +264,7 @@ fn negotiation_differs_from_the_reference_encoder_only_where_documented() {
         (S, S, Some(S)),
     ];
     let accepts: Vec<&str> = table.iter().map(|(a, _, _)| *a).collect();
-    let theirs = node("proto/negotiate.mjs", &accepts);
+    let theirs = node::json("proto/negotiate.mjs", &accepts);
     for ((accept, reference, ours), theirs) in table.iter().zip(theirs.as_array().unwrap()) {
         assert_eq!(theirs, reference, "the reference on {accept:?}");
         let got = ag_ui::axum::negotiate(Some(accept))

@@ -16,8 +16,7 @@
 use crate::support as common;
 use crate::support::proto as proto_support;
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 
 use ag_ui::encoding::proto::{self, EventDecoder};
 use ag_ui::{Event, EventType};
@@ -29,10 +28,6 @@ use serde_json::Value;
 
 /// Generated events per type, beside the fixture's cases.
 const PER_TYPE: usize = 12;
-
-fn interop_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../interop")
-}
 
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
@@ -47,19 +42,7 @@ fn unhex(s: &str) -> Vec<u8> {
 
 /// The fixture's 80 cases (31 types full, 31 required-only, 18 variants), then generated ones.
 fn corpus() -> Vec<(String, Event)> {
-    let fixture: Value =
-        serde_json::from_str(include_str!("../data/proto_cases.json")).expect("fixture");
-    let mut out: Vec<(String, Event)> = fixture["cases"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| {
-            let name = c["name"].as_str().unwrap().to_owned();
-            let event =
-                Event::from_json(&c["ev"].to_string()).unwrap_or_else(|e| panic!("{name}: {e}"));
-            (name, event)
-        })
-        .collect();
+    let mut out = common::ev::proto_cases();
     let mut runner = TestRunner::deterministic();
     for &ty in EventType::ALL {
         let strategy = event_of(ty);
@@ -74,11 +57,6 @@ fn corpus() -> Vec<(String, Event)> {
 }
 
 fn run_reference(cases: &[(String, Event)]) -> Value {
-    let dir = interop_dir();
-    assert!(
-        dir.join("node_modules/@ag-ui/proto").is_dir(),
-        "the reference packages are missing: run `npm ci --prefix interop` first"
-    );
     let mut jsonl = String::new();
     let mut stream = Vec::new();
     for (name, event) in cases {
@@ -96,19 +74,7 @@ fn run_reference(cases: &[(String, Event)]) -> Value {
     let stream_path = tmp.join("proto-interop-stream.bin");
     std::fs::write(&cases_path, jsonl).unwrap();
     std::fs::write(&stream_path, &stream).unwrap();
-    let output = Command::new("node")
-        .arg(dir.join("proto/check.mjs"))
-        .arg(&cases_path)
-        .arg(&stream_path)
-        .current_dir(&dir)
-        .output()
-        .unwrap_or_else(|e| panic!("running node (is Node.js installed?): {e}"));
-    assert!(
-        output.status.success(),
-        "check.mjs failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    serde_json::from_slice(&output.stdout).expect("check.mjs prints JSON")
+    common::node::json("proto/check.mjs", &[cases_path, stream_path])
 }
 
 #[test]

@@ -184,3 +184,20 @@ pub fn emit_all(events: &[Event]) -> Vec<Result<(), Violation>> {
     let mut verifier = Verifier::for_emission();
     events.iter().map(|e| verifier.check(e)).collect()
 }
+
+/// The 80 cases of `tests/data/proto_cases.json`, named: each of the 31 event types with every
+/// optional field set, each with only its required fields, and 18 variants.
+pub fn proto_cases() -> Vec<(String, Event)> {
+    let fixture: serde_json::Value =
+        serde_json::from_str(include_str!("../data/proto_cases.json")).expect("the fixture");
+    fixture["cases"]
+        .as_array()
+        .expect("the fixture's cases")
+        .iter()
+        .map(|case| {
+            let name = case["name"].as_str().expect("a case's name").to_owned();
+            let event = Event::from_value(&case["ev"]).unwrap_or_else(|e| panic!("{name}: {e}"));
+            (name, event)
+        })
+        .collect()
+}

@@ -16,6 +16,7 @@ pub mod load;
 pub mod mcp_pipe;
 #[cfg(feature = "mcp")]
 pub mod mcp_server;
+pub mod node;
 #[cfg(feature = "axum")]
 pub mod openai_mock;
 #[cfg(feature = "proto")]

@@ -16,38 +16,15 @@
 //! reference client's `transformChunks` + `verifyEvents` (`interop/verify/pipeline.mjs`).
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use ag_ui::Event;
 use ag_ui::verify::{Verifier, ViolationKind};
 use serde_json::Value;
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+use crate::support::node;
 
 fn corpus_path() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/verify_corpus.json")
-}
-
-fn node(args: &[&Path]) -> Vec<u8> {
-    let root = root();
-    assert!(
-        root.join("interop/node_modules/@ag-ui/client").is_dir(),
-        "interop/node_modules is missing: run `npm ci --prefix interop` first"
-    );
-    let output = Command::new("node")
-        .args(args)
-        .current_dir(&root)
-        .output()
-        .expect("failed to run `node` (is Node.js installed?)");
-    assert!(
-        output.status.success(),
-        "node {:?} failed: {}",
-        args,
-        String::from_utf8_lossy(&output.stderr)
-    );
-    output.stdout
 }
 
 /// Our verdict in the reference's shape.
@@ -66,8 +43,7 @@ fn ours(events: &[Value]) -> Value {
 
 #[test]
 fn corpus_is_regenerated_identically() {
-    let root = root();
-    let generated = node(&[&root.join("interop/verify/gen.mjs")]);
+    let generated = node::run("verify/gen.mjs", &[] as &[&str], b"");
     let recorded = std::fs::read(corpus_path()).unwrap();
     assert!(
         generated == recorded,
@@ -78,7 +54,6 @@ fn corpus_is_regenerated_identically() {
 
 #[test]
 fn verdicts_match_the_reference_on_every_stream() {
-    let root = root();
     let corpus: Value = serde_json::from_slice(&std::fs::read(corpus_path()).unwrap()).unwrap();
     let streams = corpus["streams"].as_array().unwrap();
     assert!(
@@ -87,11 +62,8 @@ fn verdicts_match_the_reference_on_every_stream() {
         streams.len()
     );
 
-    let live: Vec<Value> = serde_json::from_slice(&node(&[
-        &root.join("interop/verify/verdicts.mjs"),
-        &corpus_path(),
-    ]))
-    .unwrap();
+    let live: Vec<Value> =
+        serde_json::from_value(node::json("verify/verdicts.mjs", &[corpus_path()])).unwrap();
     assert_eq!(live.len(), streams.len());
 
     let mut mismatches = Vec::new();
@@ -152,7 +124,6 @@ fn verdicts_match_the_reference_on_every_stream() {
 /// accepted by the reference's chunk expansion plus verifier.
 #[test]
 fn what_emission_mode_lets_through_the_reference_client_accepts() {
-    let root = root();
     let corpus: Value = serde_json::from_slice(&std::fs::read(corpus_path()).unwrap()).unwrap();
     let mut emitted: Vec<Vec<&Value>> = Vec::new();
     let (mut kept, mut dropped, mut chunks) = (0usize, 0usize, 0usize);
@@ -181,7 +152,7 @@ fn what_emission_mode_lets_through_the_reference_client_accepts() {
     let path = std::env::temp_dir().join(format!("ag-ui-emitted-{}.json", std::process::id()));
     std::fs::write(&path, serde_json::to_vec(&emitted).unwrap()).unwrap();
     let verdicts: Vec<Value> =
-        serde_json::from_slice(&node(&[&root.join("interop/verify/pipeline.mjs"), &path])).unwrap();
+        serde_json::from_value(node::json("verify/pipeline.mjs", &[&path])).unwrap();
     let _ = std::fs::remove_file(&path);
     let failures: Vec<String> = verdicts
         .iter()
@@ -296,11 +267,10 @@ fn emission_mode_chunk_mixes_pass_the_reference_client() {
         "{kept_chunks} {dropped}"
     );
 
-    let root = root();
     let path = std::env::temp_dir().join(format!("ag-ui-chunk-mix-{}.json", std::process::id()));
     std::fs::write(&path, serde_json::to_vec(&streams).unwrap()).unwrap();
     let verdicts: Vec<Value> =
-        serde_json::from_slice(&node(&[&root.join("interop/verify/pipeline.mjs"), &path])).unwrap();
+        serde_json::from_value(node::json("verify/pipeline.mjs", &[&path])).unwrap();
     let _ = std::fs::remove_file(&path);
     let failures: Vec<String> = verdicts
         .iter()
@@ -393,11 +363,10 @@ fn chunk_expansion_then_verification_matches_the_reference_pipeline() {
         .map(|s| s.iter().map(|e| serde_json::from_str(e).unwrap()).collect())
         .collect();
 
-    let root = root();
     let path = std::env::temp_dir().join(format!("ag-ui-end-attr-{}.json", std::process::id()));
     std::fs::write(&path, serde_json::to_vec(&streams).unwrap()).unwrap();
     let verdicts: Vec<Value> =
-        serde_json::from_slice(&node(&[&root.join("interop/verify/pipeline.mjs"), &path])).unwrap();
+        serde_json::from_value(node::json("verify/pipeline.mjs", &[&path])).unwrap();
     let _ = std::fs::remove_file(&path);
     assert_eq!(verdicts.len(), streams.len());
 
@@ -573,11 +542,10 @@ fn raw_json_verdicts_match_the_reference() {
             }))
             .collect::<Vec<_>>()
     });
-    let root = root();
     let path = std::env::temp_dir().join(format!("ag-ui-raw-shapes-{}.json", std::process::id()));
     std::fs::write(&path, serde_json::to_vec(&corpus).unwrap()).unwrap();
     let verdicts: Vec<Value> =
-        serde_json::from_slice(&node(&[&root.join("interop/verify/verdicts.mjs"), &path])).unwrap();
+        serde_json::from_value(node::json("verify/verdicts.mjs", &[&path])).unwrap();
     let _ = std::fs::remove_file(&path);
     assert_eq!(verdicts.len(), streams.len());
     let mut shape_kinds = std::collections::BTreeSet::new();

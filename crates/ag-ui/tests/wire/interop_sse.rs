@@ -9,7 +9,6 @@
 use crate::support as common;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use ag_ui::encoding::sse::{self, EventDecoder};
 use ag_ui::{Event, EventType};
@@ -20,31 +19,6 @@ use serde_json::Value;
 
 /// Generated events per type.
 const PER_TYPE: usize = 12;
-
-fn interop_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../interop")
-}
-
-/// Runs `node interop/encoding/<script> args…` and returns its stdout.
-fn node(script: &str, args: &[&Path]) -> String {
-    let dir = interop_dir();
-    assert!(
-        dir.join("node_modules/@ag-ui/encoder").is_dir(),
-        "the reference packages are missing: run `npm ci --prefix interop` first"
-    );
-    let output = Command::new("node")
-        .arg(dir.join("encoding").join(script))
-        .args(args)
-        .current_dir(&dir)
-        .output()
-        .unwrap_or_else(|e| panic!("running node (is Node.js installed?): {e}"));
-    assert!(
-        output.status.success(),
-        "{script} failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8(output.stdout).expect("UTF-8 output")
-}
 
 /// A deterministic corpus: `PER_TYPE` generated events of each of the 31 types.
 fn corpus() -> Vec<Event> {
@@ -73,7 +47,7 @@ fn our_frames_validate_and_match_the_reference_encoder_byte_for_byte() {
         sse::encode_into(event, &mut bytes);
     }
     let path = temp_file("interop-sse-writer.sse", &bytes);
-    let report: Value = serde_json::from_str(&node("writer-check.mjs", &[&path])).unwrap();
+    let report = common::node::json("encoding/writer-check.mjs", &[&path]);
     assert_eq!(report["frames"], events.len(), "{report}");
     assert_eq!(report["types"].as_object().unwrap().len(), 31, "{report}");
     assert_eq!(report["invalid"], Value::Array(vec![]), "schema failures");
@@ -92,7 +66,7 @@ fn frames_written_by_the_reference_encoder_read_back_to_equal_events() {
         jsonl.push(b'\n');
     }
     let path = temp_file("interop-sse-corpus.jsonl", &jsonl);
-    let out: Value = serde_json::from_str(&node("reference-corpus.mjs", &[&path])).unwrap();
+    let out = common::node::json("encoding/reference-corpus.mjs", &[&path]);
     assert_eq!(out["types"], 31);
     let expected = out["expected"].as_array().unwrap();
     let bytes = out["sse"].as_str().unwrap().as_bytes();

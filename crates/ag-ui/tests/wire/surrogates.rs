@@ -9,8 +9,7 @@
 
 #![cfg(all(feature = "client", feature = "sse"))]
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 
 use ag_ui::client::{Pipeline, Reducer};
 use ag_ui::{Event, EventType};
@@ -121,39 +120,15 @@ const CASES: &[(&str, &[&str])] = &[
     ),
 ];
 
-fn interop() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../interop")
-}
-
 /// The reference's verdict per case: `{"messages": […]}` or `{"error": …}`.
 fn reference(cases: &[Vec<String>]) -> Vec<Value> {
-    let dir = interop();
-    assert!(
-        dir.join("node_modules/@ag-ui/client").is_dir(),
-        "the reference packages are missing: run `npm ci --prefix interop` first"
-    );
     let text: String = cases
         .iter()
         .map(|lines| lines.join("\n") + "\n\n")
         .collect();
     let path = Path::new(env!("CARGO_TARGET_TMPDIR")).join("surrogate-streams.txt");
     std::fs::write(&path, text).unwrap();
-    let output = Command::new("node")
-        .arg(dir.join("surrogates/apply.mjs"))
-        .arg(&path)
-        .current_dir(&dir)
-        .output()
-        .unwrap_or_else(|e| panic!("running node (is Node.js installed?): {e}"));
-    assert!(
-        output.status.success(),
-        "apply.mjs failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8(output.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
+    crate::support::node::json_lines("surrogates/apply.mjs", &[path])
 }
 
 /// The case's lines inside a run (closed unless the case leaves a message open).

@@ -103,10 +103,22 @@ enum Failure {
     Pipeline(PipelineError),
     #[error(transparent)]
     Transport(TransportError),
-    #[error("interrupt {0:?} is open and has no resume entry")]
-    UnansweredInterrupt(String),
-    #[error("interrupt {0:?} has expired; its resume entry must be cancelled")]
-    ExpiredInterrupt(String),
+    // The texts of the two interrupt errors are what @ag-ui/client 1.0.0 says of the same
+    // refusals, so that a page sees one message whichever client (this one on wasm32, or the
+    // reference) runs it.
+    #[error(
+        "Thread has {} pending interrupt(s) not addressed by resume: {}",
+        .0.len(),
+        crate::excerpt_list(.0)
+    )]
+    UnansweredInterrupt(Vec<String>),
+    #[error(
+        "Interrupt {} expired at {} and can no longer be answered. Cancel it to continue the \
+         thread.",
+        crate::excerpt(.id, crate::EXCERPT_BYTES),
+        crate::excerpt(.expires_at, crate::EXCERPT_BYTES)
+    )]
+    ExpiredInterrupt { id: String, expires_at: String },
 }
 
 impl From<PipelineError> for RunError {
@@ -130,15 +142,16 @@ impl RunError {
         })
     }
 
-    /// An interrupt left open by the last run has no `resume` entry (nothing was sent).
-    pub(super) fn unanswered(id: String) -> Self {
-        RunError(Failure::UnansweredInterrupt(id))
+    /// Interrupts left open by the last run have no `resume` entry (nothing was sent); `ids`
+    /// is never empty.
+    pub(super) fn unanswered(ids: Vec<String>) -> Self {
+        RunError(Failure::UnansweredInterrupt(ids))
     }
 
-    /// An interrupt whose `expiresAt` has passed was answered with something else than
-    /// `cancelled` (nothing was sent).
-    pub(super) fn expired(id: String) -> Self {
-        RunError(Failure::ExpiredInterrupt(id))
+    /// An interrupt whose `expiresAt` (`expires_at`) has passed was answered with something
+    /// else than `cancelled` (nothing was sent).
+    pub(super) fn expired(id: String, expires_at: String) -> Self {
+        RunError(Failure::ExpiredInterrupt { id, expires_at })
     }
 
     /// What kind of failure this is.
@@ -148,7 +161,7 @@ impl RunError {
             Failure::Pipeline(e) => RunErrorKind::Pipeline(e.kind()),
             Failure::Transport(e) => RunErrorKind::Transport(e.kind()),
             Failure::UnansweredInterrupt(_) => RunErrorKind::UnansweredInterrupt,
-            Failure::ExpiredInterrupt(_) => RunErrorKind::ExpiredInterrupt,
+            Failure::ExpiredInterrupt { .. } => RunErrorKind::ExpiredInterrupt,
         }
     }
 
@@ -189,11 +202,13 @@ impl RunError {
         }
     }
 
-    /// The interrupt left unanswered ([`RunErrorKind::UnansweredInterrupt`]) or answered
-    /// otherwise than `cancelled` after it expired ([`RunErrorKind::ExpiredInterrupt`]).
+    /// The interrupt left unanswered (the first of them, in the order the last run left them;
+    /// [`RunErrorKind::UnansweredInterrupt`]) or answered otherwise than `cancelled` after it
+    /// expired ([`RunErrorKind::ExpiredInterrupt`]).
     pub fn interrupt_id(&self) -> Option<&str> {
         match &self.0 {
-            Failure::UnansweredInterrupt(id) | Failure::ExpiredInterrupt(id) => Some(id),
+            Failure::UnansweredInterrupt(ids) => ids.first().map(String::as_str),
+            Failure::ExpiredInterrupt { id, .. } => Some(id),
             _ => None,
         }
     }

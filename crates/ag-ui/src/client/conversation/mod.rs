@@ -1,41 +1,40 @@
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::fmt;
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde_json::Value;
 
 use crate::client::apply::{Applied, PartialJson, Reducer};
 use crate::client::callbacks::Callbacks;
 use crate::client::middleware::Stack;
-use crate::client::peer::PeerVersion;
-use crate::client::run::{Pipeline, PipelineLimits, StreamEnd};
+use crate::client::run::{Pipeline, PipelineLimits};
 use crate::client::subscriber::{Flow, Mutation, Subscriber};
 use crate::client::transport::{Body, CancelToken, Piece, Transport};
 use crate::client::warning::Warning;
-use crate::encoding::Format;
 use crate::trace::TraceOutcome;
 use crate::{
-    Context, Event, Interrupt, Message, MessageId, PROTOCOL_VERSION, ResumeEntry, RunAgentInput,
-    ThreadId, Tool, ToolCallId, ToolMessage,
+    Context, Event, Interrupt, Message, MessageId, ResumeEntry, RunAgentInput, ThreadId, Tool,
+    ToolCallId, ToolMessage,
 };
 
 mod error;
 mod summary;
+mod turn;
 
 pub use error::{RunError, RunErrorKind};
-use summary::{Ending, conclude, request_warnings};
+use summary::request_warnings;
 pub use summary::{RunEnd, RunSummary};
+pub use turn::{Changed, RunningTurn, Turn, TurnEnd};
 
 type ToolHandler = Box<dyn FnMut(&Value) -> Result<String, String> + Send>;
 
-/// A conversation with an agent, kept across runs. See the [`Conversation`] docs.
+/// A conversation with an agent, kept across runs.
 ///
 /// A conversation that lives across runs.
 ///
 /// A [`Conversation`] holds a thread id, the messages, the state, the interrupts the last run
 /// left open and the tool calls it left for the client. Each [`run`](Conversation::run) sends
-/// them to an agent through a [`Transport`] — [`HttpAgent`](crate::client::HttpAgent) over
-/// HTTP, [`Replay`](crate::client::Replay) for recorded events, or your own (an in-process agent, another wire format) —
+/// them to an agent through a [`Transport`] — [`HttpAgent`](crate::client::http::HttpAgent) over
+/// HTTP, [`Replay`](crate::client::transport::Replay) for recorded events, or your own (an in-process agent, another wire format) —
 /// and applies the answer through the whole [`Pipeline`]. A failed run is a [`RunError`]: the
 /// agent's own failure, the transport's, the pipeline's, or an interrupt left unanswered (see
 /// below). Frontend tools are Rust functions
@@ -390,8 +389,8 @@ impl Conversation {
     /// Runs the agent once, answering the open interrupts with `resume` (required when there
     /// are open interrupts), cancellable through `cancel`.
     ///
-    /// Every run is sent with `protocolVersion` `"1.0"` and a fresh run id (see
-    /// [`fresh_run_id`]); to a transport pinned to an older agent
+    /// Every run is sent with `protocolVersion` `"1.0"` and a fresh run id (see [`Turn::new`],
+    /// which each run drives); to a transport pinned to an older agent
     /// ([`Transport::peer_version`]), as the [`PeerVersion`](crate::client::PeerVersion) shims shape it
     /// (what they change is a warning of the summary). Messages and state keep whatever was
     /// applied when the run fails or is cancelled.
@@ -415,12 +414,26 @@ impl Conversation {
         cancel: &CancelToken,
         subscriber: &mut (impl Subscriber + Send),
     ) -> Result<RunSummary, RunError> {
-        self.check_answers(resume.as_deref())?;
-        let (mut input, activities) = self.input(resume);
+        let request = RunAgentInput::new(self.thread_id.clone(), "")
+            .with_state(self.state.clone())
+            .with_tools(self.tools.clone())
+            .with_context(self.context.clone())
+            .with_forwarded_props(self.forwarded_props.clone());
+        let request = match resume {
+            Some(resume) => request.with_resume(resume),
+            None => request,
+        };
+        // The messages travel in the input and come back for the reducer, uncopied.
+        let mut turn = Turn::new(
+            request,
+            &mut self.messages,
+            &mut self.pending_interrupts,
+            crate::client::clock::now(),
+        )?;
         let peer = transport.peer_version();
         let mut shaped = Vec::new();
         if let Some(peer) = peer {
-            peer.shape_input(&mut input, &mut shaped);
+            peer.shape_input(turn.input_mut(), &mut shaped);
         }
         // Told before anything is sent; the run is read whatever the subscribers answer (a
         // `Flow::Stop` is for the response, whose first event can be stopped at).
@@ -429,151 +442,54 @@ impl Conversation {
             let _ = subscriber.on_warning(warning);
         }
         let warnings = request_warnings(shaped);
-        let mut trace = crate::trace::RunTrace::new(&input, "client");
+        let mut trace = crate::trace::RunTrace::new(turn.input(), "client");
         let opened = tracing::Instrument::instrument(
-            cancel.guard(transport.open(&input)),
+            cancel.guard(transport.open(turn.input())),
             trace.span().clone(),
         )
         .await;
-        let messages = with_activities(std::mem::take(&mut input.messages), activities);
-        drop(input);
-        let before: HashSet<MessageId> = messages.iter().map(|m| m.id().clone()).collect();
         let mut body = match opened {
             Some(Ok(body)) => body,
             Some(Err(e)) => {
-                self.messages = messages;
+                (self.messages, self.pending_interrupts) = turn.unsent();
                 trace.set_outcome(TraceOutcome::Failed(RunErrorKind::Transport(e.kind())));
                 return Err(e.into());
             }
             None => {
-                self.messages = messages;
+                (self.messages, self.pending_interrupts) = turn.unsent();
                 trace.set_outcome(TraceOutcome::Cancelled);
                 return Ok(RunSummary::cancelled_unopened(warnings));
             }
         };
-        let mut pipeline = self.pipeline(messages, body.format(), peer);
+        let (limits, middleware) = (self.limits, std::mem::take(&mut self.middleware));
+        let mut running = turn.open(|reducer| {
+            Pipeline::new(reducer)
+                .with_format(body.format())
+                .with_limits(limits)
+                .with_middleware(middleware)
+                .with_peer_version(peer)
+        });
         // One frame limit: the pipeline's holds in a body that reads frames itself too.
-        body.set_max_event_size(pipeline.max_event_size());
+        body.set_max_event_size(running.pipeline().max_event_size());
         let mut callbacks = std::mem::take(&mut self.callbacks);
         let mut both = Both {
             first: &mut callbacks,
             second: subscriber,
             trace: &mut trace,
         };
-        let ending = read(&mut body, &mut pipeline, cancel, &mut both).await;
+        let end = read(&mut body, running.pipeline_mut(), cancel, &mut both).await;
         drop(body);
-        self.middleware = pipeline.take_middleware();
+        self.middleware = running.pipeline_mut().take_middleware();
         self.callbacks = callbacks;
-        record_end(&mut trace, &ending);
+        let end = running.finish(end, warnings);
+        record_end(&mut trace, &end.result);
         drop(trace);
-        let result = conclude(
-            pipeline.reducer(),
-            &before,
-            ending,
-            warnings,
-            pipeline.warnings(),
-            pipeline.run_error().cloned(),
-        );
-        self.take_back(pipeline.into_reducer(), &result);
-        result
+        self.pending_interrupts = end.pending_interrupts;
+        self.pending_tool_calls = end.pending_tool_calls;
+        self.messages = end.messages;
+        self.state = end.state;
+        end.result
     }
-
-    /// Checks that every open interrupt is answered by `resume`, and every expired one with
-    /// `cancelled`.
-    fn check_answers(&self, resume: Option<&[ResumeEntry]>) -> Result<(), RunError> {
-        if self.pending_interrupts.is_empty() {
-            return Ok(());
-        }
-        let answers = resume.unwrap_or_default();
-        let answered: HashSet<&str> = answers.iter().map(|r| r.interrupt_id.as_str()).collect();
-        if let Some(open) = self
-            .pending_interrupts
-            .iter()
-            .find(|i| !answered.contains(i.id.as_str()))
-        {
-            return Err(RunError::unanswered(open.id.to_string()));
-        }
-        let now = crate::client::clock::now();
-        match self
-            .pending_interrupts
-            .iter()
-            .find(|i| i.answered_after_expiry(answers, now))
-        {
-            Some(interrupt) => Err(RunError::expired(interrupt.id.to_string())),
-            None => Ok(()),
-        }
-    }
-
-    /// The input of the next run, with the conversation's messages moved into it, and the
-    /// activity messages (the client's own, never sent) set aside with their places.
-    fn input(&mut self, resume: Option<Vec<ResumeEntry>>) -> (RunAgentInput, Activities) {
-        let mut input = RunAgentInput::new(self.thread_id.clone(), fresh_run_id(&self.thread_id))
-            .with_protocol_version(PROTOCOL_VERSION)
-            .with_state(self.state.clone())
-            .with_tools(self.tools.clone())
-            .with_context(self.context.clone())
-            .with_forwarded_props(self.forwarded_props.clone());
-        // The other messages travel in the input and come back for the reducer, uncopied.
-        let mut activities = Vec::new();
-        for (index, message) in std::mem::take(&mut self.messages).into_iter().enumerate() {
-            if matches!(message, Message::Activity(_)) {
-                activities.push((index, message));
-            } else {
-                input.messages.push(message);
-            }
-        }
-        if let Some(resume) = resume {
-            input = input.with_resume(resume);
-        }
-        (input, activities)
-    }
-
-    /// The pipeline of one run over the conversation as it stands, reading `wire`, with the
-    /// conversation's middleware and limits.
-    fn pipeline(
-        &mut self,
-        messages: Vec<Message>,
-        format: Format,
-        peer: Option<PeerVersion>,
-    ) -> Pipeline {
-        let reducer = Reducer::new()
-            .with_messages(messages)
-            .with_state(self.state.clone())
-            .with_pending_interrupts(std::mem::take(&mut self.pending_interrupts));
-        Pipeline::new(reducer)
-            .with_format(format)
-            .with_limits(self.limits)
-            .with_middleware(std::mem::take(&mut self.middleware))
-            .with_peer_version(peer)
-    }
-
-    /// Takes the conversation back from the run's reducer (what was applied is kept whatever
-    /// the result): messages, state, the interrupts left open, and the tool calls left for the
-    /// client when the run finished.
-    fn take_back(&mut self, reducer: Reducer, result: &Result<RunSummary, RunError>) {
-        self.pending_interrupts = reducer.pending_interrupts().to_vec();
-        self.pending_tool_calls = match result {
-            Ok(summary) if summary.end == RunEnd::Finished => {
-                reducer.pending_tool_call_ids().to_vec()
-            }
-            _ => Vec::new(),
-        };
-        let (messages, state) = reducer.into_parts();
-        self.messages = messages;
-        self.state = state;
-    }
-}
-
-/// Activity messages set aside while a run's input is sent, each with its place among the
-/// conversation's messages.
-type Activities = Vec<(usize, Message)>;
-
-/// The messages that came back from the input, with the activities put back in their places.
-fn with_activities(mut messages: Vec<Message>, activities: Activities) -> Vec<Message> {
-    for (index, activity) in activities {
-        messages.insert(index, activity);
-    }
-    messages
 }
 
 /// Reads `body` into `pipeline` until the response ends (the body ends and the pipeline says
@@ -583,10 +499,10 @@ async fn read<B: Body, A: Subscriber, S: Subscriber>(
     pipeline: &mut Pipeline,
     cancel: &CancelToken,
     subscriber: &mut Both<'_, A, S>,
-) -> Result<Ending, RunError> {
+) -> Result<RunEnd, RunError> {
     loop {
         let piece = match cancel.guard(body.next()).await {
-            None => return Ok(Ending::Run(RunEnd::Cancelled)),
+            None => return Ok(RunEnd::Cancelled),
             Some(Err(e)) => return Err(e.into()),
             Some(Ok(piece)) => piece,
         };
@@ -601,31 +517,29 @@ async fn read<B: Body, A: Subscriber, S: Subscriber>(
             }
             Some(Piece::Event(event)) => pipeline.push_event(*event, subscriber),
             Some(Piece::Refused(error)) => Err(error.into()),
+            // The turn's finish asks the pipeline how the response's last run ended.
             None => match pipeline.finish(subscriber) {
-                Ok(Flow::Continue) => {
-                    return match pipeline.check_end()? {
-                        StreamEnd::Failed(error) => Ok(Ending::AgentFailed(error)),
-                        _ => Ok(Ending::Run(RunEnd::Finished)),
-                    };
-                }
+                Ok(Flow::Continue) => return Ok(RunEnd::Finished),
                 other => other,
             },
         };
         match flow {
             Ok(Flow::Continue) => {}
-            Ok(Flow::Stop) => return Ok(Ending::Run(RunEnd::Stopped)),
+            Ok(Flow::Stop) => return Ok(RunEnd::Stopped),
             Err(e) => return Err(e.into()),
         }
     }
 }
 
 /// Records how the run ended on its trace (a finished run's outcome is the trace's own).
-fn record_end(trace: &mut crate::trace::RunTrace, ending: &Result<Ending, RunError>) {
-    match ending {
-        Ok(Ending::Run(RunEnd::Finished)) => {}
-        Ok(Ending::Run(RunEnd::Stopped)) => trace.set_outcome(TraceOutcome::Stopped),
-        Ok(Ending::Run(RunEnd::Cancelled)) => trace.set_outcome(TraceOutcome::Cancelled),
-        Ok(Ending::AgentFailed(_)) => trace.set_outcome(TraceOutcome::Error),
+fn record_end(trace: &mut crate::trace::RunTrace, result: &Result<RunSummary, RunError>) {
+    match result {
+        Ok(summary) => match summary.end {
+            RunEnd::Stopped => trace.set_outcome(TraceOutcome::Stopped),
+            RunEnd::Cancelled => trace.set_outcome(TraceOutcome::Cancelled),
+            _ => {}
+        },
+        Err(e) if e.kind() == RunErrorKind::Agent => trace.set_outcome(TraceOutcome::Error),
         Err(e) => trace.set_outcome(TraceOutcome::Failed(e.kind())),
     }
 }
@@ -674,33 +588,6 @@ impl<A: Subscriber, B: Subscriber> Subscriber for Both<'_, A, B> {
             }),
         }
     }
-}
-
-/// A run id no other run has: `<thread>-run-<t>-<p>-<n>`, where `t` is the time in
-/// microseconds since the Unix epoch, `p` the process id and `n` a counter of this process,
-/// all in hex. Two runs of one process differ by the counter, runs of two processes by the
-/// process id or the time: a conversation resumed by a new process (`ag-ui run --thread`)
-/// never repeats the id of the run it resumes.
-///
-/// ```
-/// use ag_ui::client::fresh_run_id;
-/// use ag_ui::ThreadId;
-///
-/// let thread = ThreadId::new("t1");
-/// let (a, b) = (fresh_run_id(&thread), fresh_run_id(&thread));
-/// assert!(a.starts_with("t1-run-"));
-/// assert_ne!(a, b);
-/// ```
-pub fn fresh_run_id(thread: &ThreadId) -> String {
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let micros = crate::client::clock::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_micros());
-    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-    format!(
-        "{thread}-run-{micros:x}-{:x}-{n:x}",
-        crate::client::clock::process_id()
-    )
 }
 
 #[cfg(test)]

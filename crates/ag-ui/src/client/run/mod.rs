@@ -279,6 +279,11 @@ impl Pipeline {
         self
     }
 
+    /// Whether it is [`deferred`](Self::deferred).
+    pub(crate) fn is_deferred(&self) -> bool {
+        self.deferred.is_some()
+    }
+
     /// Moves the events verified but not yet applied (of a [`deferred`](Self::deferred)
     /// pipeline) to the end of `out`, in order.
     pub fn take_verified_into(&mut self, out: &mut Vec<Event>) {
