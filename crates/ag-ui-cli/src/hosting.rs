@@ -2,7 +2,7 @@
 //! `/agents/{id}/capabilities`, `/health`), one of them also at the old path (`/` by default)
 //! so existing clients keep working, behind a CORS layer for browser frontends.
 
-use ag_ui::axum::registry::{AgentInfo, AgentRegistry};
+use ag_ui::axum::{AgentInfo, AgentRegistry};
 use std::time::Duration;
 
 use ag_ui::axum::{AgentEndpoint, RouterExt, RunHandler};

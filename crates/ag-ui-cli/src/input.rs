@@ -13,7 +13,7 @@
 use std::fmt;
 use std::io::{BufRead, BufReader, Read};
 
-use ag_ui::client::compat::Compat;
+use ag_ui::client::Compat;
 use ag_ui::encoding::proto::{EventDecoder, ProtoErrorKind};
 use ag_ui::encoding::sse::FrameDecoder;
 use ag_ui::{DecodeError, Event};
@@ -117,7 +117,7 @@ pub(crate) fn open(path: Option<&str>) -> Result<Box<dyn Read>, InputError> {
 /// Lines line, a JSON array element, an SSE frame or a protobuf frame).
 ///
 /// Event JSON goes through the same compatibility stage as a live run
-/// ([`Compat`](ag_ui::client::compat::Compat), as `HttpAgent`'s pipeline reads it): pre-1.0
+/// ([`Compat`](ag_ui::client::Compat), as `HttpAgent`'s pipeline reads it): pre-1.0
 /// `THINKING_*` events become `REASONING_*` ones, and UTF-16 surrogate halves split across an
 /// entity's deltas are rejoined. Events of an unknown type are skipped with a warning on
 /// standard error (the first [`MAX_WARNINGS`], then a count), as AG-UI clients do.

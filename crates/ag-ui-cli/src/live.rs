@@ -6,9 +6,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+use ag_ui::Timeouts;
 use ag_ui::client::{
     CancelToken, Conversation, Flow, HttpAgent, PeerVersion, Reducer, RunError, RunErrorKind,
-    Subscriber, Timeouts, TransportErrorKind, Warning, WarningKind,
+    Subscriber, TransportErrorKind, Warning, WarningKind,
 };
 use ag_ui::{Context, Event, Message, ResumeEntry, Tool};
 
@@ -384,8 +385,8 @@ pub(crate) async fn demo(message: String, color: bool, json: bool) -> Result<(),
         resume: Vec::new(),
         json,
         color,
-        connect_timeout: ag_ui::client::http::DEFAULT_CONNECT_TIMEOUT,
-        idle_timeout: ag_ui::client::http::DEFAULT_IDLE_TIMEOUT,
+        connect_timeout: ag_ui::DEFAULT_CONNECT_TIMEOUT,
+        idle_timeout: ag_ui::DEFAULT_IDLE_TIMEOUT,
         timeout: None,
         proto: false,
         peer_version: None,

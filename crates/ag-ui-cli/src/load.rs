@@ -22,8 +22,8 @@ use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use ag_ui::client::{
-    Body, CancelToken, Conversation, Flow, HttpAgent, Piece, Reducer, Subscriber, Transport,
-    TransportError, resume::ReconnectPolicy,
+    Body, CancelToken, Conversation, Flow, HttpAgent, Piece, ReconnectPolicy, Reducer, Subscriber,
+    Transport, TransportError,
 };
 use ag_ui::{Event, RunAgentInput};
 use serde_json::{Value, json};
@@ -395,11 +395,7 @@ pub(crate) async fn load(options: LoadOptions) -> Result<(), Failure> {
     }
     let server = options.pid.map(Server::open).transpose()?;
     let client = reqwest::Client::builder()
-        .connect_timeout(
-            options
-                .timeout
-                .min(ag_ui::client::http::DEFAULT_CONNECT_TIMEOUT),
-        )
+        .connect_timeout(options.timeout.min(ag_ui::DEFAULT_CONNECT_TIMEOUT))
         .redirect(reqwest::redirect::Policy::none())
         // One connection per run: none is kept for another.
         .pool_max_idle_per_host(0)

@@ -387,7 +387,7 @@ pub(crate) fn normalize(path: Option<&str>, encoding: Encoding) -> Result<(), Fa
 /// and tool calls, the current state window), not the whole input. State is folded under the
 /// reducer's limits.
 pub(crate) fn compact(path: Option<&str>, verify: bool) -> Result<(), Failure> {
-    let mut compactor = ag_ui::client::compact::Compactor::new();
+    let mut compactor = ag_ui::client::Compactor::new();
     let mut write = writer(Encoding::Jsonl);
     run_stages(path, true, verify, |position, event| {
         compactor.push(event.clone()).map_err(|e| Failure::Limit {

@@ -8,7 +8,7 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
-use ag_ui::axum::registry::AgentRegistry;
+use ag_ui::axum::AgentRegistry;
 use ag_ui::axum::{AgentEndpoint, EventStream, RouterExt, RunHandler, ServeConfig, StartError};
 use ag_ui::llm::{LlmAgent, OpenAiClient};
 use ag_ui::server::Runner;
@@ -136,7 +136,7 @@ async fn event_log(redis: Option<&str>) -> Result<(hosting::Log, String), Failur
             "resumable, event log in memory".to_owned(),
         )),
         Some(url) => {
-            let log = ag_ui::server::log::redis::RedisLog::connect(url)
+            let log = ag_ui::server::log::RedisLog::connect(url)
                 .await
                 .map_err(|e| Failure::Usage(format!("--redis {url}: {e}")))?;
             Ok((

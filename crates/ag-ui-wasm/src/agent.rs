@@ -7,7 +7,7 @@ use std::pin::pin;
 use std::rc::Rc;
 use std::time::Duration;
 
-use ag_ui::client::warning::Warnings;
+use ag_ui::client::Warnings;
 use ag_ui::client::{
     Body, BrowserAgent, Changed, Flow, Mutation, Piece, Pipeline, PipelineError, Reducer, RunEnd,
     RunError, RunErrorKind, RunOutcome, RunningTurn, Transport, TransportErrorKind, Turn, clock,

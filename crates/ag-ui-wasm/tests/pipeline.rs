@@ -48,7 +48,7 @@ fn sse(lines: &[&str]) -> Vec<u8> {
 /// The events of [`RUN`], read as the pipeline's compatibility stage reads them (which joins
 /// the surrogate halves of two deltas).
 fn events() -> Vec<Event> {
-    let mut compat = ag_ui::client::compat::Compat::new();
+    let mut compat = ag_ui::client::Compat::new();
     let mut out = Vec::new();
     for line in RUN {
         compat.decode_into(line.as_bytes(), &mut out).unwrap();

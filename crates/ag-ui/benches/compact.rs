@@ -38,7 +38,7 @@ mod workload;
 use std::hint::black_box;
 use std::time::Duration;
 
-use ag_ui::client::compact::compact;
+use ag_ui::client::compact;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 
 fn bench(c: &mut Criterion) {

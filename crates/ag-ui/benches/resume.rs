@@ -75,8 +75,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use ag_ui::axum::AgentEndpoint;
-use ag_ui::server::log::redis::{RedisLog, RedisLogConfig};
 use ag_ui::server::log::{EventLog, MemoryLog, MemoryLogConfig};
+use ag_ui::server::log::{RedisLog, RedisLogConfig};
 use ag_ui::{Event, RunAgentInput};
 use axum::body::Body;
 use axum::http::Request;

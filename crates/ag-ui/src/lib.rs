@@ -50,9 +50,9 @@
 //! | [`capabilities`] | what an agent says it supports (`AgentCapabilities`) | always |
 //! | `encoding::sse` | the SSE writer and an incremental, bounded decoder | `sse` |
 //! | `encoding::proto` | the protobuf transport (`application/vnd.ag-ui.event+proto`), byte-compatible with `@ag-ui/proto` 1.0.0 | `proto` |
-//! | `client::chunks`, `client::compat`, `client::apply` | chunk expansion, pre-1.0 compatibility, the reducer | `client` |
-//! | `client::run`, `client::conversation` | the run pipeline from SSE bytes; a conversation across runs | `client` + `sse` |
-//! | `client::http` | `HttpAgent`, the HTTP transport | `http` |
+//! | `client` | chunk expansion (`client::chunks`), pre-1.0 compatibility (`Compat`), the reducer (`Reducer`) | `client` |
+//! | `client` | the run pipeline from SSE bytes (`Pipeline`); a conversation across runs (`Conversation`) | `client` + `sse` |
+//! | `client` | `HttpAgent`, the HTTP transport; `Timeouts` at the crate root | `http` |
 //! | `server` | `RunContext`, RAII emit handles, subagents, the `Agent` trait and the runner | `server` |
 //! | `axum` | serving agents with axum 0.8 | `axum` |
 //! | `llm` | an OpenAI-compatible model bridge, typed backend tools, the `LlmAgent` loop | `openai` |
@@ -214,10 +214,13 @@ mod serde_util;
 pub mod server;
 #[cfg(any(feature = "http", feature = "openai", feature = "browser"))]
 mod timeouts;
+#[cfg(any(feature = "http", feature = "openai", feature = "browser"))]
+pub use timeouts::DEFAULT_IDLE_TIMEOUT;
+#[cfg(any(feature = "http", feature = "openai"))]
+pub use timeouts::{DEFAULT_CONNECT_TIMEOUT, Timeouts};
 pub mod trace;
 pub mod verify;
 
-pub use capabilities::AgentCapabilities;
 pub use decode::{DecodeError, DecodeErrorKind};
 // JSON from JavaScript with lone UTF-16 surrogate escapes, made readable: the decoder's own
 // repair, public for the `ag-ui` command (the conformance kit reads observations from any

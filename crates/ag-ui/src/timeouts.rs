@@ -1,6 +1,6 @@
 //! [`Timeouts`]: the time-outs of a streaming HTTP request, one set of knobs for every client
-//! this crate makes — an `HttpAgent`'s runs (`client::Timeouts`) and an `OpenAiClient`'s model
-//! requests (`llm::Timeouts`) — with their defaults.
+//! this crate makes — an `HttpAgent`'s runs and an `OpenAiClient`'s model requests — with
+//! their defaults, at the crate root (`ag_ui::Timeouts`), shared by both.
 
 use std::time::Duration;
 
@@ -21,10 +21,7 @@ pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(60);
 /// ```
 /// # #[cfg(any(feature = "http", feature = "openai"))]
 /// # {
-/// # #[cfg(feature = "http")]
-/// # use ag_ui::client::Timeouts;
-/// # #[cfg(all(feature = "openai", not(feature = "http")))]
-/// # use ag_ui::llm::Timeouts;
+/// use ag_ui::Timeouts;
 /// use std::time::Duration;
 ///
 /// let timeouts = Timeouts::default()

@@ -168,10 +168,7 @@ async fn abandoned_runs() {
     const STATE: usize = 8 * 1024;
     let _profiler = dhat::Profiler::builder().testing().build();
     let log = MemoryLog::new(MemoryLogConfig::default().with_max_total_bytes(1 << 20));
-    let limits = EndpointLimits {
-        max_input_bytes: BUDGET,
-        ..EndpointLimits::default()
-    };
+    let limits = EndpointLimits::default().with_max_input_bytes(BUDGET);
     let app = axum::Router::new().agent(
         "/",
         AgentEndpoint::agent(Endless)

@@ -8,14 +8,14 @@ use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use ag_ui::axum::{AgentEndpoint, AgentInfo, AgentRegistry, EventStream, RouterExt};
-use ag_ui::client::resume::ReconnectPolicy;
+use ag_ui::axum::{AgentEndpoint, AgentInfo, AgentRegistry, EventStream, ResumeConfig, RouterExt};
+use ag_ui::client::ReconnectPolicy;
 use ag_ui::client::{
     CancelToken, Conversation, HttpAgent, PipelineErrorKind, RunEnd, RunErrorKind, Transport,
     TransportErrorKind,
 };
-use ag_ui::server::log::redis::{RedisLog, RedisLogConfig};
 use ag_ui::server::log::{EventLog, LogErrorKind, MemoryLog, MemoryLogConfig};
+use ag_ui::server::log::{RedisLog, RedisLogConfig};
 use ag_ui::{Event, RunAgentInput, TextMessageRole};
 use axum::Router;
 use futures::StreamExt;
@@ -64,7 +64,7 @@ fn endpoint(
 ) -> AgentEndpoint<impl ag_ui::axum::RunHandler> {
     AgentEndpoint::new(paced(words, pace))
         .with_resumable(log)
-        .with_retry(Duration::from_millis(10))
+        .with_resume_config(ResumeConfig::default().with_retry(Duration::from_millis(10)))
 }
 
 async fn post(addr: SocketAddr, run: &str) -> reqwest::Response {
@@ -203,7 +203,9 @@ async fn a_detached_run_is_cancelled_after_the_detach_timeout() {
         "/agent",
         AgentEndpoint::new(endless)
             .with_resumable(MemoryLog::default())
-            .with_detach_timeout(Duration::from_millis(100)),
+            .with_resume_config(
+                ResumeConfig::default().with_detach_timeout(Duration::from_millis(100)),
+            ),
     );
     let addr = spawn(app).await;
     let mut response = post(addr, "r1").await;

@@ -18,7 +18,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use ag_ui::Event;
-use ag_ui::axum::{AgentEndpoint, RouterExt};
+use ag_ui::axum::{AgentEndpoint, ResumeConfig, RouterExt};
 use ag_ui::client::{Conversation, Flow, HttpAgent, Reducer, RunEnd, RunSummary, Subscriber};
 use ag_ui::server::log::MemoryLog;
 use ag_ui_demo_agent::DemoAgent;
@@ -48,7 +48,7 @@ async fn serve_demo(resumable: bool) -> SocketAddr {
     if resumable {
         endpoint = endpoint
             .with_resumable(MemoryLog::default())
-            .with_retry(Duration::from_millis(5));
+            .with_resume_config(ResumeConfig::default().with_retry(Duration::from_millis(5)));
     }
     let app = axum::Router::new().agent("/agent", endpoint);
     tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });

@@ -40,19 +40,18 @@ pub(crate) const RETRY_AFTER_SECS: u64 = 1;
 /// #     futures::stream::iter([Event::run_finished(input.thread_id, input.run_id)])
 /// # }
 ///
-/// let limits = EndpointLimits {
-///     body_limit: 1024 * 1024,
-///     max_input_bytes: 32 * 1024 * 1024,
-///     ..EndpointLimits::default()
-/// };
+/// let limits = EndpointLimits::default()
+///     .with_body_limit(1024 * 1024)
+///     .with_max_input_bytes(32 * 1024 * 1024);
 /// let endpoint = AgentEndpoint::new(echo).with_limits(limits);
 /// assert_eq!(endpoint.limits().body_timeout, Duration::from_secs(30));
-/// // The shortcuts set one field each, in any order.
+/// // The endpoint's one shortcut sets one field, in any order.
 /// let endpoint = endpoint.with_body_limit(2048);
 /// assert_eq!(endpoint.limits().body_limit, 2048);
 /// assert_eq!(endpoint.limits().max_input_bytes, 32 * 1024 * 1024);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct EndpointLimits {
     /// The largest request body, in bytes; more is `413` (default [`DEFAULT_BODY_LIMIT`]).
     pub body_limit: usize,
@@ -75,6 +74,29 @@ impl Default for EndpointLimits {
             body_timeout: DEFAULT_BODY_TIMEOUT,
             max_input_bytes: DEFAULT_MAX_INPUT_BYTES,
         }
+    }
+}
+
+impl EndpointLimits {
+    /// Sets [`body_limit`](Self::body_limit).
+    #[must_use]
+    pub fn with_body_limit(mut self, bytes: usize) -> Self {
+        self.body_limit = bytes;
+        self
+    }
+
+    /// Sets [`body_timeout`](Self::body_timeout).
+    #[must_use]
+    pub fn with_body_timeout(mut self, timeout: Duration) -> Self {
+        self.body_timeout = timeout;
+        self
+    }
+
+    /// Sets [`max_input_bytes`](Self::max_input_bytes).
+    #[must_use]
+    pub fn with_max_input_bytes(mut self, bytes: usize) -> Self {
+        self.max_input_bytes = bytes;
+        self
     }
 }
 

@@ -50,7 +50,7 @@
 //!   (or the status the error names); once streaming, failures are the handler's to report
 //!   in-band as `RUN_ERROR`.
 //! - **Slow clients**: a body not read whole within the body timeout (30 s by default,
-//!   [`AgentEndpoint::with_body_timeout`]) is a JSON `408`. A run's events are queued for the
+//!   [`EndpointLimits::body_timeout`]) is a JSON `408`. A run's events are queued for the
 //!   client up to the runner's [`Backpressure`](crate::server::Backpressure) limits, so a
 //!   client that reads slowly holds the agent back instead of growing the server's memory.
 //!
@@ -114,7 +114,7 @@
 //! body; they cannot be changed from here:
 //!
 //! - `431 Request Header Fields Too Large`: the head is larger than
-//!   [`ServeConfig::with_max_header_bytes`] (or has more than 100 header fields);
+//!   [`ServeConfig::max_header_bytes`] (or has more than 100 header fields);
 //! - `400 Bad Request`: the head is not valid HTTP/1.1 (a bad request line, method, URI,
 //!   header name or value, or a bad `Content-Length`/`Transfer-Encoding`);
 //! - a connection whose head is not received within the header timeout is closed without a
@@ -158,10 +158,13 @@ mod serve;
 pub use limits::{DEFAULT_MAX_INPUT_BYTES, EndpointLimits};
 use limits::{InputBudget, InputPermit};
 pub use serve::{ServeConfig, serve};
-pub mod registry;
-pub use registry::{AgentInfo, AgentRegistry};
-pub mod resume;
-pub use resume::{DetachedStats, ResumeConfig};
+mod registry;
+pub use registry::{AgentInfo, AgentRegistry, RegistryError, RegistryErrorKind};
+mod resume;
+pub use resume::{
+    DEFAULT_DETACH_TIMEOUT, DEFAULT_MAX_DETACHED, DEFAULT_MAX_DETACHED_BYTES, DEFAULT_RETRY,
+    DETACHED_RUN_BYTES, DetachedStats, ResumeConfig,
+};
 
 /// The default limit on the size of a request body: 4 MiB.
 pub const DEFAULT_BODY_LIMIT: usize = 4 * 1024 * 1024;
@@ -324,8 +327,8 @@ impl<H: RunHandler> AgentEndpoint<H> {
 
     /// Makes the endpoint resumable on `log`: every event is logged and numbered
     /// (`id: <runId>:<seq>`), a run outlives its connection, and `GET` on the same path
-    /// reconnects from a cursor. See [`resume`] for the whole behaviour, and [`ResumeConfig`]
-    /// for its bounds ([`with_resume_config`](Self::with_resume_config), before or after);
+    /// reconnects from a cursor. See [`ResumeConfig`] for the whole behaviour and
+    /// its bounds ([`with_resume_config`](Self::with_resume_config), before or after);
     /// [`MemoryLog::default()`](crate::server::log::MemoryLog) is the usual log of a single
     /// instance.
     #[must_use]
@@ -355,22 +358,6 @@ impl<H: RunHandler> AgentEndpoint<H> {
         &self.config.resume
     }
 
-    /// Sets how long a resumable run whose client left goes on before it is cancelled
-    /// ([`ResumeConfig::detach_timeout`], default [`resume::DEFAULT_DETACH_TIMEOUT`]).
-    #[must_use]
-    pub fn with_detach_timeout(mut self, timeout: Duration) -> Self {
-        self.config.resume.detach_timeout = timeout;
-        self
-    }
-
-    /// Sets the reconnection delay a resumable stream advises in `retry:`
-    /// ([`ResumeConfig::retry`], default [`resume::DEFAULT_RETRY`]).
-    #[must_use]
-    pub fn with_retry(mut self, delay: Duration) -> Self {
-        self.config.resume.retry = delay;
-        self
-    }
-
     /// What the endpoint's detached runs hold now besides their log (none when it is not
     /// resumable); clones of the endpoint, and the router it is mounted on, share them.
     pub fn detached_stats(&self) -> resume::DetachedStats {
@@ -385,8 +372,8 @@ impl<H: RunHandler> AgentEndpoint<H> {
     }
 
     /// Sets what requests may cost: the body size and time, the input bytes held by open
-    /// runs (see [`EndpointLimits`]). [`with_body_limit`](Self::with_body_limit) and
-    /// [`with_body_timeout`](Self::with_body_timeout) set one field of them each.
+    /// runs (see [`EndpointLimits`]). [`with_body_limit`](Self::with_body_limit) sets one
+    /// field of them.
     #[must_use]
     pub fn with_limits(mut self, limits: EndpointLimits) -> Self {
         self.config.limits = limits;
@@ -398,19 +385,11 @@ impl<H: RunHandler> AgentEndpoint<H> {
         &self.config.limits
     }
 
-    /// Sets the largest accepted request body, in bytes ([`EndpointLimits::body_limit`]).
+    /// Sets the largest accepted request body, in bytes ([`EndpointLimits::body_limit`]): the
+    /// one limit most deployments set, so the endpoint has it as a shortcut.
     #[must_use]
     pub fn with_body_limit(mut self, bytes: usize) -> Self {
         self.config.limits.body_limit = bytes;
-        self
-    }
-
-    /// Sets the time allowed to read the whole request body (default
-    /// [`DEFAULT_BODY_TIMEOUT`]); a body still incomplete then is answered `408`
-    /// (`body-timeout`), so a client trickling its body cannot hold the request open.
-    #[must_use]
-    pub fn with_body_timeout(mut self, timeout: Duration) -> Self {
-        self.config.limits.body_timeout = timeout;
         self
     }
 

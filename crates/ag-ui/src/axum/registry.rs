@@ -1,72 +1,3 @@
-//! Several agents on one server: an [`AgentRegistry`] serves each registered agent at
-//! `POST /agents/{id}`, and says what it serves:
-//!
-//! - `GET /agents`: `{"agents": [{"id", "description", "url", "capabilities"}, …]}`, in
-//!   registration order;
-//! - `GET /agents/{id}/capabilities`: the agent's [`AgentCapabilities`];
-//! - `GET /health`: `{"status": "ok", "agents": <count>}`;
-//! - an unknown id is a `404` with a JSON body of kind `unknown-agent`, for runs and for
-//!   capabilities alike.
-//!
-//! The registry is an axum [`Router`]: merge it with your own routes and add middleware as
-//! usual. Browser frontends on another origin need CORS; tower-http's `CorsLayer` answers the
-//! preflight `OPTIONS` requests and adds the headers:
-//!
-//! ```
-//! use ag_ui::axum::AgentEndpoint;
-//! use ag_ui::axum::registry::{AgentInfo, AgentRegistry};
-//! use ag_ui::capabilities::{AgentCapabilities, TransportCapabilities};
-//! use ag_ui::{Event, RunAgentInput};
-//! use axum::http::{Method, Request, StatusCode, header};
-//! use tower::ServiceExt as _;
-//! use tower_http::cors::{Any, CorsLayer};
-//!
-//! fn echo(input: RunAgentInput) -> impl futures::Stream<Item = Event> + Send + 'static {
-//!     futures::stream::iter([
-//!         Event::run_started(input.thread_id.clone(), input.run_id.clone()),
-//!         Event::run_finished(input.thread_id, input.run_id),
-//!     ])
-//! }
-//!
-//! let mut registry = AgentRegistry::new();
-//! registry.register(
-//!     AgentInfo::new("echo")
-//!         .with_description("Answers every run at once")
-//!         .with_capabilities(AgentCapabilities {
-//!             transport: Some(TransportCapabilities { streaming: Some(true), ..Default::default() }),
-//!             ..Default::default()
-//!         }),
-//!     AgentEndpoint::new(echo),
-//! )?;
-//! let app: axum::Router = registry.into_router().layer(
-//!     CorsLayer::new()
-//!         .allow_origin(Any)
-//!         .allow_methods([Method::GET, Method::POST])
-//!         .allow_headers([header::CONTENT_TYPE, header::ACCEPT]),
-//! );
-//!
-//! # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
-//! let listing = app
-//!     .clone()
-//!     .oneshot(Request::get("/agents").body(axum::body::Body::empty()).unwrap())
-//!     .await
-//!     .unwrap();
-//! assert_eq!(listing.status(), StatusCode::OK);
-//! let preflight = app
-//!     .oneshot(
-//!         Request::options("/agents/echo")
-//!             .header(header::ORIGIN, "http://localhost:5173")
-//!             .header(header::ACCESS_CONTROL_REQUEST_METHOD, "POST")
-//!             .body(axum::body::Body::empty())
-//!             .unwrap(),
-//!     )
-//!     .await
-//!     .unwrap();
-//! assert_eq!(preflight.headers()[header::ACCESS_CONTROL_ALLOW_ORIGIN], "*");
-//! # });
-//! # Ok::<(), ag_ui::axum::registry::RegistryError>(())
-//! ```
-
 use std::fmt;
 use std::sync::Arc;
 
@@ -176,7 +107,76 @@ impl RegistryError {
     }
 }
 
-/// Several agents behind one router. See the [module documentation](self).
+/// Several agents behind one router. See the [`AgentRegistry`] docs.
+///
+/// Several agents on one server: an [`AgentRegistry`] serves each registered agent at
+/// `POST /agents/{id}`, and says what it serves:
+///
+/// - `GET /agents`: `{"agents": [{"id", "description", "url", "capabilities"}, …]}`, in
+///   registration order;
+/// - `GET /agents/{id}/capabilities`: the agent's [`AgentCapabilities`];
+/// - `GET /health`: `{"status": "ok", "agents": <count>}`;
+/// - an unknown id is a `404` with a JSON body of kind `unknown-agent`, for runs and for
+///   capabilities alike.
+///
+/// The registry is an axum [`Router`]: merge it with your own routes and add middleware as
+/// usual. Browser frontends on another origin need CORS; tower-http's `CorsLayer` answers the
+/// preflight `OPTIONS` requests and adds the headers:
+///
+/// ```
+/// use ag_ui::axum::AgentEndpoint;
+/// use ag_ui::axum::{AgentInfo, AgentRegistry};
+/// use ag_ui::capabilities::{AgentCapabilities, TransportCapabilities};
+/// use ag_ui::{Event, RunAgentInput};
+/// use axum::http::{Method, Request, StatusCode, header};
+/// use tower::ServiceExt as _;
+/// use tower_http::cors::{Any, CorsLayer};
+///
+/// fn echo(input: RunAgentInput) -> impl futures::Stream<Item = Event> + Send + 'static {
+///     futures::stream::iter([
+///         Event::run_started(input.thread_id.clone(), input.run_id.clone()),
+///         Event::run_finished(input.thread_id, input.run_id),
+///     ])
+/// }
+///
+/// let mut registry = AgentRegistry::new();
+/// registry.register(
+///     AgentInfo::new("echo")
+///         .with_description("Answers every run at once")
+///         .with_capabilities(AgentCapabilities {
+///             transport: Some(TransportCapabilities { streaming: Some(true), ..Default::default() }),
+///             ..Default::default()
+///         }),
+///     AgentEndpoint::new(echo),
+/// )?;
+/// let app: axum::Router = registry.into_router().layer(
+///     CorsLayer::new()
+///         .allow_origin(Any)
+///         .allow_methods([Method::GET, Method::POST])
+///         .allow_headers([header::CONTENT_TYPE, header::ACCEPT]),
+/// );
+///
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let listing = app
+///     .clone()
+///     .oneshot(Request::get("/agents").body(axum::body::Body::empty()).unwrap())
+///     .await
+///     .unwrap();
+/// assert_eq!(listing.status(), StatusCode::OK);
+/// let preflight = app
+///     .oneshot(
+///         Request::options("/agents/echo")
+///             .header(header::ORIGIN, "http://localhost:5173")
+///             .header(header::ACCESS_CONTROL_REQUEST_METHOD, "POST")
+///             .body(axum::body::Body::empty())
+///             .unwrap(),
+///     )
+///     .await
+///     .unwrap();
+/// assert_eq!(preflight.headers()[header::ACCESS_CONTROL_ALLOW_ORIGIN], "*");
+/// # });
+/// # Ok::<(), ag_ui::axum::RegistryError>(())
+/// ```
 #[derive(Default)]
 pub struct AgentRegistry {
     agents: Vec<AgentInfo>,

@@ -1,77 +1,3 @@
-//! Resumable endpoints: runs kept in an [`EventLog`] so a client that lost its connection, a
-//! second client, or a client of another server instance reads them again and follows them
-//! to their end.
-//!
-//! [`AgentEndpoint::with_resumable`](super::AgentEndpoint::with_resumable) turns it on:
-//!
-//! - every event of a run is appended to the log as it is written, and every SSE frame
-//!   carries `id: <runId>:<seq>` (the first one also `retry:`, the reconnection delay);
-//! - when the client goes away the run is **detached**, not cancelled: it goes on into the
-//!   log until it ends, for at most the detach timeout
-//!   ([`ResumeConfig::detach_timeout`], 10 minutes by default), then it is cancelled and its
-//!   log ends with a `RUN_ERROR` of code `detach-timeout`;
-//! - at most [`ResumeConfig::max_detached`] runs (256 by default) go on detached at once: one
-//!   more client leaving evicts the oldest, and a new run that finds the log full (`log-full`)
-//!   evicts the oldest to take its place. An evicted run is cancelled and its log ends with a
-//!   `RUN_ERROR` of code `evicted`, which a reconnect replays; once the log has forgotten it,
-//!   a reconnect is `410` (`expired`). So clients that leave at once cannot hold every slot of
-//!   the log: a fresh client is served, or told at once (`503` with `Retry-After`) when the
-//!   log is full of runs whose clients are still there;
-//! - `GET` on the same path reads a run from the log after a cursor and follows it live:
-//!   the standard `Last-Event-ID: <runId>:<seq>` header, or `?cursor=<runId>:<seq>` for
-//!   clients that cannot set it, or `?runId=<runId>` to join from the start (a page reload);
-//! - errors are JSON (`{"error": {"kind", "message"}}`): an unknown run is `404`
-//!   (`unknown-run`), a run or cursor past retention `410` (`expired`), a malformed cursor
-//!   or one of another run than `runId` `400` (`malformed-cursor`, `foreign-cursor`), a
-//!   cursor past the run's end `400` (`future-cursor`), a log that cannot be reached or is full
-//!   `503` (`log-unavailable`, `log-full`, with `Retry-After: 1`).
-//!
-//! Any instance sharing the log (Redis) serves a reconnect: the run goes on where it started,
-//! and the other instance tails the log. Reconnects are answered in SSE; a protobuf response
-//! is logged too (so an SSE reconnect can read it), but its frames carry no id. So is the
-//! stream of a client that declares no `protocolVersion` (a pre-1.0 client, which gets the
-//! [downgraded](crate::server::downgrade) stream): the log keeps the 1.0 events for readers
-//! that reconnect, and the downgraded frames carry no id, since their numbering is not the log's.
-//!
-//! ```
-//! use ag_ui::axum::{AgentEndpoint, RouterExt};
-//! use ag_ui::server::log::MemoryLog;
-//! use ag_ui::{Event, RunAgentInput};
-//! use axum::body::Body;
-//! use axum::http::Request;
-//! use tower::ServiceExt;
-//!
-//! fn echo(input: RunAgentInput) -> impl futures::Stream<Item = Event> + Send + 'static {
-//!     futures::stream::iter([
-//!         Event::run_started(input.thread_id.clone(), input.run_id.clone()),
-//!         Event::run_finished(input.thread_id, input.run_id),
-//!     ])
-//! }
-//!
-//! # #[tokio::main(flavor = "current_thread")] async fn main() {
-//! let app: axum::Router =
-//!     axum::Router::new().agent("/", AgentEndpoint::new(echo).with_resumable(MemoryLog::default()));
-//! let run = Request::post("/")
-//!     .header("content-type", "application/json")
-//!     .body(Body::from(r#"{"threadId":"t","runId":"r1","messages":[],"protocolVersion":"1.0"}"#))
-//!     .unwrap();
-//! let body = app.clone().oneshot(run).await.unwrap().into_body();
-//! let text = String::from_utf8(axum::body::to_bytes(body, 1 << 20).await.unwrap().to_vec()).unwrap();
-//! assert!(text.starts_with("retry: 1000\nid: r1:1\ndata: {\"type\":\"RUN_STARTED\""));
-//! assert!(text.contains("id: r1:2\ndata: {\"type\":\"RUN_FINISHED\""));
-//!
-//! // A client that saw event 1 reconnects and gets the rest.
-//! let again = Request::get("/").header("last-event-id", "r1:1").body(Body::empty()).unwrap();
-//! let body = app.clone().oneshot(again).await.unwrap().into_body();
-//! let text = String::from_utf8(axum::body::to_bytes(body, 1 << 20).await.unwrap().to_vec()).unwrap();
-//! assert!(text.starts_with("retry: 1000\nid: r1:2\ndata: {\"type\":\"RUN_FINISHED\""));
-//!
-//! // An unknown run is a 404 with a JSON body.
-//! let lost = Request::get("/?cursor=nope:3").body(Body::empty()).unwrap();
-//! assert_eq!(app.oneshot(lost).await.unwrap().status(), 404);
-//! # }
-//! ```
-
 use std::convert::Infallible;
 use std::fmt;
 use std::pin::Pin;
@@ -119,10 +45,8 @@ pub const DETACHED_RUN_BYTES: usize = 8 * 1024;
 
 /// How a resumable endpoint treats its runs: how long, how many and how much go on detached
 /// after their client left, and the reconnection delay it advises. Taken by
-/// [`AgentEndpoint::with_resume_config`](super::AgentEndpoint::with_resume_config); the
-/// shortcuts [`with_detach_timeout`](super::AgentEndpoint::with_detach_timeout) and
-/// [`with_retry`](super::AgentEndpoint::with_retry) set one field each, before or after the
-/// log is given.
+/// [`AgentEndpoint::with_resume_config`](super::AgentEndpoint::with_resume_config), before
+/// or after the log is given.
 ///
 /// What detached runs hold is bounded three ways: their events by the log's own bounds
 /// ([`MemoryLogConfig`](crate::server::log::MemoryLogConfig)), their number by
@@ -133,7 +57,7 @@ pub const DETACHED_RUN_BYTES: usize = 8 * 1024;
 /// ```
 /// use std::time::Duration;
 /// use ag_ui::axum::AgentEndpoint;
-/// use ag_ui::axum::resume::ResumeConfig;
+/// use ag_ui::axum::ResumeConfig;
 /// use ag_ui::server::log::MemoryLog;
 /// # use ag_ui::{Event, RunAgentInput};
 /// # fn echo(input: RunAgentInput) -> impl futures::Stream<Item = Event> + Send + 'static {
@@ -149,6 +73,80 @@ pub const DETACHED_RUN_BYTES: usize = 8 * 1024;
 /// assert_eq!(endpoint.resume_config().max_detached, 32);
 /// assert_eq!(endpoint.resume_config().max_detached_bytes, 16 << 20);
 /// assert_eq!(endpoint.resume_config().retry, Duration::from_secs(1));
+/// ```
+///
+/// Resumable endpoints: runs kept in an [`EventLog`] so a client that lost its connection, a
+/// second client, or a client of another server instance reads them again and follows them
+/// to their end.
+///
+/// [`AgentEndpoint::with_resumable`](super::AgentEndpoint::with_resumable) turns it on:
+///
+/// - every event of a run is appended to the log as it is written, and every SSE frame
+///   carries `id: <runId>:<seq>` (the first one also `retry:`, the reconnection delay);
+/// - when the client goes away the run is **detached**, not cancelled: it goes on into the
+///   log until it ends, for at most the detach timeout
+///   ([`ResumeConfig::detach_timeout`], 10 minutes by default), then it is cancelled and its
+///   log ends with a `RUN_ERROR` of code `detach-timeout`;
+/// - at most [`ResumeConfig::max_detached`] runs (256 by default) go on detached at once: one
+///   more client leaving evicts the oldest, and a new run that finds the log full (`log-full`)
+///   evicts the oldest to take its place. An evicted run is cancelled and its log ends with a
+///   `RUN_ERROR` of code `evicted`, which a reconnect replays; once the log has forgotten it,
+///   a reconnect is `410` (`expired`). So clients that leave at once cannot hold every slot of
+///   the log: a fresh client is served, or told at once (`503` with `Retry-After`) when the
+///   log is full of runs whose clients are still there;
+/// - `GET` on the same path reads a run from the log after a cursor and follows it live:
+///   the standard `Last-Event-ID: <runId>:<seq>` header, or `?cursor=<runId>:<seq>` for
+///   clients that cannot set it, or `?runId=<runId>` to join from the start (a page reload);
+/// - errors are JSON (`{"error": {"kind", "message"}}`): an unknown run is `404`
+///   (`unknown-run`), a run or cursor past retention `410` (`expired`), a malformed cursor
+///   or one of another run than `runId` `400` (`malformed-cursor`, `foreign-cursor`), a
+///   cursor past the run's end `400` (`future-cursor`), a log that cannot be reached or is full
+///   `503` (`log-unavailable`, `log-full`, with `Retry-After: 1`).
+///
+/// Any instance sharing the log (Redis) serves a reconnect: the run goes on where it started,
+/// and the other instance tails the log. Reconnects are answered in SSE; a protobuf response
+/// is logged too (so an SSE reconnect can read it), but its frames carry no id. So is the
+/// stream of a client that declares no `protocolVersion` (a pre-1.0 client, which gets the
+/// [downgraded](crate::server::downgrade) stream): the log keeps the 1.0 events for readers
+/// that reconnect, and the downgraded frames carry no id, since their numbering is not the log's.
+///
+/// ```
+/// use ag_ui::axum::{AgentEndpoint, RouterExt};
+/// use ag_ui::server::log::MemoryLog;
+/// use ag_ui::{Event, RunAgentInput};
+/// use axum::body::Body;
+/// use axum::http::Request;
+/// use tower::ServiceExt;
+///
+/// fn echo(input: RunAgentInput) -> impl futures::Stream<Item = Event> + Send + 'static {
+///     futures::stream::iter([
+///         Event::run_started(input.thread_id.clone(), input.run_id.clone()),
+///         Event::run_finished(input.thread_id, input.run_id),
+///     ])
+/// }
+///
+/// # #[tokio::main(flavor = "current_thread")] async fn main() {
+/// let app: axum::Router =
+///     axum::Router::new().agent("/", AgentEndpoint::new(echo).with_resumable(MemoryLog::default()));
+/// let run = Request::post("/")
+///     .header("content-type", "application/json")
+///     .body(Body::from(r#"{"threadId":"t","runId":"r1","messages":[],"protocolVersion":"1.0"}"#))
+///     .unwrap();
+/// let body = app.clone().oneshot(run).await.unwrap().into_body();
+/// let text = String::from_utf8(axum::body::to_bytes(body, 1 << 20).await.unwrap().to_vec()).unwrap();
+/// assert!(text.starts_with("retry: 1000\nid: r1:1\ndata: {\"type\":\"RUN_STARTED\""));
+/// assert!(text.contains("id: r1:2\ndata: {\"type\":\"RUN_FINISHED\""));
+///
+/// // A client that saw event 1 reconnects and gets the rest.
+/// let again = Request::get("/").header("last-event-id", "r1:1").body(Body::empty()).unwrap();
+/// let body = app.clone().oneshot(again).await.unwrap().into_body();
+/// let text = String::from_utf8(axum::body::to_bytes(body, 1 << 20).await.unwrap().to_vec()).unwrap();
+/// assert!(text.starts_with("retry: 1000\nid: r1:2\ndata: {\"type\":\"RUN_FINISHED\""));
+///
+/// // An unknown run is a 404 with a JSON body.
+/// let lost = Request::get("/?cursor=nope:3").body(Body::empty()).unwrap();
+/// assert_eq!(app.oneshot(lost).await.unwrap().status(), 404);
+/// # }
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]

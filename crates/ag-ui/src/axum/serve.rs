@@ -16,6 +16,9 @@ use super::{
 /// How [`serve`] treats connections: the time allowed to send a request head, the largest
 /// head, how many connections are served at once, and how long a graceful shutdown may take.
 ///
+/// A `max_header_bytes` below 8192 counts as 8192 and a `max_connections` of 0 as 1, however
+/// the fields were set ([`serve`] applies both).
+///
 /// ```
 /// use std::time::Duration;
 /// use ag_ui::axum::{ServeConfig, DEFAULT_HEADER_TIMEOUT};
@@ -23,16 +26,26 @@ use super::{
 /// let config = ServeConfig::default()
 ///     .with_header_timeout(Duration::from_secs(5))
 ///     .with_max_connections(256);
-/// assert_eq!(config.header_timeout(), Duration::from_secs(5));
-/// assert_eq!(config.max_connections(), 256);
-/// assert_eq!(ServeConfig::default().header_timeout(), DEFAULT_HEADER_TIMEOUT);
+/// assert_eq!(config.header_timeout, Duration::from_secs(5));
+/// assert_eq!(config.max_connections, 256);
+/// assert_eq!(ServeConfig::default().header_timeout, DEFAULT_HEADER_TIMEOUT);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ServeConfig {
-    header_timeout: Duration,
-    max_header_bytes: usize,
-    max_connections: usize,
-    shutdown_timeout: Duration,
+    /// The time a connection has to send a whole request head once the server waits for one
+    /// (also between requests on a kept-alive connection); a connection that has not done so
+    /// is closed (default [`DEFAULT_HEADER_TIMEOUT`]).
+    pub header_timeout: Duration,
+    /// The largest request head, in bytes (default [`DEFAULT_MAX_HEADER_BYTES`]; below 8192
+    /// counts as 8192); a larger one is answered `431`.
+    pub max_header_bytes: usize,
+    /// The most connections served at once (default [`DEFAULT_MAX_CONNECTIONS`]; 0 counts as
+    /// 1); further ones wait in the listener's backlog.
+    pub max_connections: usize,
+    /// How long a graceful shutdown waits for open connections to finish before closing them
+    /// (default [`DEFAULT_SHUTDOWN_TIMEOUT`]).
+    pub shutdown_timeout: Duration,
 }
 
 impl Default for ServeConfig {
@@ -47,57 +60,41 @@ impl Default for ServeConfig {
 }
 
 impl ServeConfig {
-    /// Sets the time a connection has to send a whole request head once the server waits for
-    /// one (also between requests on a kept-alive connection); a connection that has not
-    /// done so is closed (default [`DEFAULT_HEADER_TIMEOUT`]).
+    /// Sets [`header_timeout`](Self::header_timeout).
     #[must_use]
     pub fn with_header_timeout(mut self, timeout: Duration) -> Self {
         self.header_timeout = timeout;
         self
     }
 
-    /// Sets the largest request head, in bytes (at least 8192; default
-    /// [`DEFAULT_MAX_HEADER_BYTES`]); a larger one is answered `431`.
+    /// Sets [`max_header_bytes`](Self::max_header_bytes).
     #[must_use]
     pub fn with_max_header_bytes(mut self, bytes: usize) -> Self {
-        self.max_header_bytes = bytes.max(8192);
+        self.max_header_bytes = bytes;
         self
     }
 
-    /// Sets the most connections served at once (at least 1; default
-    /// [`DEFAULT_MAX_CONNECTIONS`]); further ones wait in the listener's backlog.
+    /// Sets [`max_connections`](Self::max_connections).
     #[must_use]
     pub fn with_max_connections(mut self, connections: usize) -> Self {
-        self.max_connections = connections.max(1);
+        self.max_connections = connections;
         self
     }
 
-    /// Sets how long a graceful shutdown waits for open connections to finish before closing
-    /// them (default [`DEFAULT_SHUTDOWN_TIMEOUT`]).
+    /// Sets [`shutdown_timeout`](Self::shutdown_timeout).
     #[must_use]
     pub fn with_shutdown_timeout(mut self, timeout: Duration) -> Self {
         self.shutdown_timeout = timeout;
         self
     }
 
-    /// The time allowed to send a request head.
-    pub fn header_timeout(&self) -> Duration {
-        self.header_timeout
-    }
-
-    /// The largest request head, in bytes.
-    pub fn max_header_bytes(&self) -> usize {
-        self.max_header_bytes
-    }
-
-    /// The most connections served at once.
-    pub fn max_connections(&self) -> usize {
-        self.max_connections
-    }
-
-    /// The bound on a graceful shutdown.
-    pub fn shutdown_timeout(&self) -> Duration {
-        self.shutdown_timeout
+    /// The configuration [`serve`] holds to: the one place the fields' floors are applied.
+    fn effective(self) -> Self {
+        Self {
+            max_header_bytes: self.max_header_bytes.max(8192),
+            max_connections: self.max_connections.max(1),
+            ..self
+        }
     }
 }
 
@@ -160,7 +157,7 @@ where
 ///   of the default growth).
 ///
 /// Request bodies are an endpoint's to time out: [`AgentEndpoint`] answers `408` when a body
-/// is not read within its body timeout ([`AgentEndpoint::with_body_timeout`]).
+/// is not read within its body timeout ([`EndpointLimits::body_timeout`](super::EndpointLimits::body_timeout)).
 ///
 /// # Errors
 ///
@@ -196,6 +193,7 @@ pub async fn serve(
     use hyper_util::rt::{TokioIo, TokioTimer};
     use hyper_util::service::TowerToHyperService;
 
+    let config = config.effective();
     let permits = Arc::new(tokio::sync::Semaphore::new(config.max_connections));
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
     let mut connections = tokio::task::JoinSet::new();

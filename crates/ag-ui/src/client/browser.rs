@@ -1,38 +1,3 @@
-//! [`BrowserAgent`]: the [`Transport`] for an AG-UI endpoint from a web page, on the browser's
-//! `fetch` (feature `browser`, target `wasm32-unknown-unknown`).
-//!
-//! Each run is a `POST` of the [`RunAgentInput`] as JSON with `Accept: text/event-stream`
-//! (protobuf first with [`with_proto`](BrowserAgent::with_proto), feature `proto`); the
-//! response body is read as a stream, piece by piece, as it arrives. What comes back is
-//! checked as [`HttpAgent`](crate::client::HttpAgent) checks it natively: a non-success status
-//! is a [`TransportError`] of kind [`Http`](crate::client::TransportErrorKind::Http) (with the first 64 KiB of the body), a success that is not an
-//! event stream a [`TransportError`] of kind [`NotAgUi`](crate::client::TransportErrorKind::NotAgUi), one whose stream ends before a byte a
-//! [`TransportError`] of kind [`NotAgUi`](crate::client::TransportErrorKind::NotAgUi) ([`is_empty_body`](crate::client::TransportError::is_empty_body)), a connection that breaks mid-stream a
-//! [`TransportError`] of kind [`Connection`](crate::client::TransportErrorKind::Connection), and an agent silent for longer than the idle timeout a
-//! [`TransportError`] of kind [`Timeout`](crate::client::TransportErrorKind::Timeout). The browser itself follows redirects and decodes
-//! `Content-Encoding`; the page's origin must be allowed by the agent (CORS).
-//!
-//! Dropping the body, or the future of [`open`](Transport::open), aborts the request through
-//! its `AbortController`: a [`CancelToken`](crate::client::CancelToken) given to
-//! [`Conversation::run_with`](crate::client::Conversation::run_with) cancels a run in flight.
-//!
-//! The JavaScript objects of a request live in a task of the page's event loop
-//! (`wasm_bindgen_futures::spawn_local`), which hands the bytes over through a bounded channel:
-//! the transport's futures are `Send` like every other's, no thread and no tokio runtime is
-//! needed, and at most 8 pieces wait for the pipeline.
-//!
-//! ```no_run
-//! use ag_ui::client::{BrowserAgent, Conversation};
-//!
-//! # async fn demo() -> Result<(), ag_ui::client::RunError> {
-//! let agent = BrowserAgent::new("http://127.0.0.1:8000/").with_header("x-tenant", "acme");
-//! let mut conversation = Conversation::new("thread-1");
-//! conversation.add_user_message("Hi");
-//! conversation.run(&agent, &mut ()).await?;
-//! # Ok(())
-//! # }
-//! ```
-
 use std::future::{Future, poll_fn};
 use std::pin::{Pin, pin};
 use std::task::Poll;
@@ -49,7 +14,7 @@ use crate::encoding::Format;
 
 /// How long the agent may send nothing by default, before the response headers and then
 /// between two pieces of the body: the default of every client of this crate.
-pub use crate::timeouts::DEFAULT_IDLE_TIMEOUT;
+use crate::timeouts::DEFAULT_IDLE_TIMEOUT;
 
 /// How many pieces of a body at most wait, read but not yet taken by the pipeline.
 pub(crate) const CHANNEL_PIECES: usize = 8;
@@ -58,6 +23,41 @@ pub(crate) const CHANNEL_PIECES: usize = 8;
 const ERROR_BODY_LIMIT: usize = 64 * 1024;
 
 /// An AG-UI agent at a URL, reached with the browser's `fetch`.
+///
+/// [`BrowserAgent`]: the [`Transport`] for an AG-UI endpoint from a web page, on the browser's
+/// `fetch` (feature `browser`, target `wasm32-unknown-unknown`).
+///
+/// Each run is a `POST` of the [`RunAgentInput`] as JSON with `Accept: text/event-stream`
+/// (protobuf first with [`with_proto`](BrowserAgent::with_proto), feature `proto`); the
+/// response body is read as a stream, piece by piece, as it arrives. What comes back is
+/// checked as [`HttpAgent`](crate::client::HttpAgent) checks it natively: a non-success status
+/// is a [`TransportError`] of kind [`Http`](crate::client::TransportErrorKind::Http) (with the first 64 KiB of the body), a success that is not an
+/// event stream a [`TransportError`] of kind [`NotAgUi`](crate::client::TransportErrorKind::NotAgUi), one whose stream ends before a byte a
+/// [`TransportError`] of kind [`NotAgUi`](crate::client::TransportErrorKind::NotAgUi) ([`is_empty_body`](crate::client::TransportError::is_empty_body)), a connection that breaks mid-stream a
+/// [`TransportError`] of kind [`Connection`](crate::client::TransportErrorKind::Connection), and an agent silent for longer than the idle timeout a
+/// [`TransportError`] of kind [`Timeout`](crate::client::TransportErrorKind::Timeout). The browser itself follows redirects and decodes
+/// `Content-Encoding`; the page's origin must be allowed by the agent (CORS).
+///
+/// Dropping the body, or the future of [`open`](Transport::open), aborts the request through
+/// its `AbortController`: a [`CancelToken`](crate::client::CancelToken) given to
+/// [`Conversation::run_with`](crate::client::Conversation::run_with) cancels a run in flight.
+///
+/// The JavaScript objects of a request live in a task of the page's event loop
+/// (`wasm_bindgen_futures::spawn_local`), which hands the bytes over through a bounded channel:
+/// the transport's futures are `Send` like every other's, no thread and no tokio runtime is
+/// needed, and at most 8 pieces wait for the pipeline.
+///
+/// ```no_run
+/// use ag_ui::client::{BrowserAgent, Conversation};
+///
+/// # async fn demo() -> Result<(), ag_ui::client::RunError> {
+/// let agent = BrowserAgent::new("http://127.0.0.1:8000/").with_header("x-tenant", "acme");
+/// let mut conversation = Conversation::new("thread-1");
+/// conversation.add_user_message("Hi");
+/// conversation.run(&agent, &mut ()).await?;
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Clone, Debug)]
 pub struct BrowserAgent {
     url: String,

@@ -1,43 +1,3 @@
-//! Callbacks per event type: a subscriber made of closures.
-//!
-//! [`Callbacks`] is a [`Subscriber`] built from closures, one per thing to watch, so printing
-//! text as it streams needs no trait:
-//!
-//! ```
-//! use std::sync::{Arc, Mutex};
-//! use ag_ui::client::{Callbacks, Flow, Pipeline, Reducer};
-//! use ag_ui::{Event, TextMessageRole};
-//!
-//! let printed = Arc::new(Mutex::new(String::new()));
-//! let sink = printed.clone();
-//! let mut callbacks = Callbacks::new()
-//!     .on_text_delta(move |delta| sink.lock().unwrap().push_str(delta))
-//!     // A closure may also end the run.
-//!     .on_event(|event| match event {
-//!         Event::Custom(e) if e.name == "stop" => Flow::Stop,
-//!         _ => Flow::Continue,
-//!     });
-//!
-//! let mut pipeline = Pipeline::new(Reducer::new());
-//! for event in [
-//!     Event::run_started("t", "r"),
-//!     Event::text_message_start("m1", TextMessageRole::Assistant),
-//!     Event::text_message_content("m1", "Hel"),
-//!     Event::text_message_content("m1", "lo"),
-//!     Event::custom("stop", serde_json::Value::Null),
-//!     Event::text_message_content("m1", " never"),
-//! ] {
-//!     pipeline.push_event(event, &mut callbacks)?;
-//! }
-//! assert!(pipeline.is_stopped());
-//! assert_eq!(*printed.lock().unwrap(), "Hello");
-//! # Ok::<(), ag_ui::client::PipelineError>(())
-//! ```
-//!
-//! A subscriber replaces the conversation's messages or state by returning a [`Mutation`] from
-//! [`Subscriber::take_mutation`], which the pipeline asks for after each call it makes to the
-//! subscriber; with `Callbacks`, [`on_change`](Callbacks::on_change) returns one.
-
 use std::fmt;
 
 use serde_json::Value;
@@ -52,11 +12,50 @@ type Callback<T> = Option<Box<T>>;
 /// The closure of [`Callbacks::on_change`].
 type ChangeFn = dyn FnMut(&Event, &Reducer) -> Option<Mutation> + Send;
 
-/// A [`Subscriber`] made of closures, one per kind of thing to watch. See the [module
-/// documentation](self).
+/// A [`Subscriber`] made of closures, one per kind of thing to watch.
 ///
 /// Each closure returns `()` or a [`Flow`]; [`Flow::Stop`] ends the run. Callbacks on an event
 /// are called before it is applied; callbacks on a change after.
+///
+/// Callbacks per event type: a subscriber made of closures.
+///
+/// [`Callbacks`] is a [`Subscriber`] built from closures, one per thing to watch, so printing
+/// text as it streams needs no trait:
+///
+/// ```
+/// use std::sync::{Arc, Mutex};
+/// use ag_ui::client::{Callbacks, Flow, Pipeline, Reducer};
+/// use ag_ui::{Event, TextMessageRole};
+///
+/// let printed = Arc::new(Mutex::new(String::new()));
+/// let sink = printed.clone();
+/// let mut callbacks = Callbacks::new()
+///     .on_text_delta(move |delta| sink.lock().unwrap().push_str(delta))
+///     // A closure may also end the run.
+///     .on_event(|event| match event {
+///         Event::Custom(e) if e.name == "stop" => Flow::Stop,
+///         _ => Flow::Continue,
+///     });
+///
+/// let mut pipeline = Pipeline::new(Reducer::new());
+/// for event in [
+///     Event::run_started("t", "r"),
+///     Event::text_message_start("m1", TextMessageRole::Assistant),
+///     Event::text_message_content("m1", "Hel"),
+///     Event::text_message_content("m1", "lo"),
+///     Event::custom("stop", serde_json::Value::Null),
+///     Event::text_message_content("m1", " never"),
+/// ] {
+///     pipeline.push_event(event, &mut callbacks)?;
+/// }
+/// assert!(pipeline.is_stopped());
+/// assert_eq!(*printed.lock().unwrap(), "Hello");
+/// # Ok::<(), ag_ui::client::PipelineError>(())
+/// ```
+///
+/// A subscriber replaces the conversation's messages or state by returning a [`Mutation`] from
+/// [`Subscriber::take_mutation`], which the pipeline asks for after each call it makes to the
+/// subscriber; with `Callbacks`, [`on_change`](Callbacks::on_change) returns one.
 #[derive(Default)]
 pub struct Callbacks {
     event: Callback<dyn FnMut(&Event) -> Flow + Send>,

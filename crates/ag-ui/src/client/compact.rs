@@ -1,78 +1,3 @@
-//! Compaction: a finished event list rewritten into fewer events that build the same
-//! conversation, for storing a thread.
-//!
-//! [`compact`] joins what the reference client's `compactEvents` (`@ag-ui/client` 1.0.0) joins,
-//! without moving events:
-//!
-//! - a text message's `TEXT_MESSAGE_CONTENT` events, a reasoning message's
-//!   `REASONING_MESSAGE_CONTENT` and a tool call's `TOOL_CALL_ARGS` become one event, where the
-//!   first of them was, carrying the concatenated `delta` and the merged metadata (and, as the
-//!   reference's, no subagent tag or timestamp: a continuation inherits its owner) — as long as
-//!   nothing in between may act on that message or tool call: its own START or END, a tool call
-//!   started under the message, a result or encrypted value for it, a `MESSAGES_SNAPSHOT`, an
-//!   activity event or a run boundary. After such an event, the next delta starts a new joined
-//!   one;
-//! - from the first `STATE_SNAPSHOT` of a window on (the events up to the next `RUN_STARTED`,
-//!   `RUN_FINISHED` or `RUN_ERROR`, or the end), the state events are folded into one
-//!   `STATE_SNAPSHOT`, sent where the window ends (the later deltas applied, a delta that does
-//!   not apply skipped, every folded event's metadata merged onto it); state events before it
-//!   stay where they are;
-//! - every other event stays where it is, in its order.
-//!
-//! ```
-//! use ag_ui::client::compact::compact;
-//! use ag_ui::{Event, EventType, TextMessageRole};
-//!
-//! let events = vec![
-//!     Event::run_started("t", "r"),
-//!     Event::text_message_start("m1", TextMessageRole::Assistant),
-//!     Event::text_message_content("m1", "Hel"),
-//!     Event::custom("progress", serde_json::json!(1)),
-//!     Event::text_message_content("m1", "lo"),
-//!     Event::text_message_end("m1"),
-//!     Event::run_finished("t", "r"),
-//! ];
-//! let compacted = compact(&events).unwrap();
-//! let types: Vec<EventType> = compacted.iter().map(Event::event_type).collect();
-//! assert_eq!(
-//!     types,
-//!     [
-//!         EventType::RunStarted,
-//!         EventType::TextMessageStart,
-//!         EventType::TextMessageContent,
-//!         EventType::Custom,
-//!         EventType::TextMessageEnd,
-//!         EventType::RunFinished,
-//!     ]
-//! );
-//! assert_eq!(compacted[2], Event::text_message_content("m1", "Hello"));
-//! ```
-//!
-//! The reducer builds the same conversation from the compacted stream as from the original —
-//! messages, state, pending interrupts and tool calls — and the compacted stream passes the
-//! [`Verifier`](crate::verify::Verifier) when the original does (both tested on generated
-//! streams of interleaved messages, tool calls, reasoning, steps and subagent lanes).
-//!
-//! ## Where it parts from the reference
-//!
-//! The reference sends each text message and tool call where it ends and holds the events that
-//! arrive while one is open until then. That moves messages past each other when they overlap
-//! (the reducer then builds them in another order, or creates a message for a tool call whose
-//! parent has not started yet), moves events out of a subagent's lane, and can put events after
-//! the run's end; its output does not always verify. `compact` moves nothing but the folded
-//! state snapshot. On streams where one text message or tool call at a time is open and
-//! nothing else arrives inside it, the outputs are the same, except that the reference also
-//! drops the state events before a window's last snapshot.
-//!
-//! It runs in linear time, and [`Compactor`] takes the events one at a time and hands out what
-//! can no longer change, so it holds only the events from the first delta still being joined
-//! on.
-//!
-//! State is folded as the reducer applies it, under the same [`Limits`] (the one bounded patch
-//! application of [`apply`](super::apply)): a snapshot or delta the reducer would refuse (too
-//! large, too deep, a patch adding or shifting too much) is refused with the same
-//! [`ApplyError`], naming the event.
-
 use std::collections::{BTreeSet, HashMap, VecDeque};
 
 use serde_json::Value;
@@ -86,7 +11,7 @@ use crate::{
 };
 
 /// The compacted form of `events`, folding state under the default [`Limits`]; see the
-/// [module docs](self).
+/// [`Compactor`] docs.
 ///
 /// # Errors
 /// An [`ApplyError`] of kind [`Limit`](super::apply::ApplyErrorKind::Limit) naming the state
@@ -108,12 +33,12 @@ enum Stream {
     ToolCall(String),
 }
 
-/// Compaction one event at a time (see the [module docs](self)): the events that can no longer
+/// Compaction one event at a time (see the [`Compactor`] docs): the events that can no longer
 /// change are handed out as they are known ([`Compactor::ready`]), so a long input is compacted
 /// in memory proportional to what is still being joined, not to its length.
 ///
 /// ```
-/// use ag_ui::client::compact::Compactor;
+/// use ag_ui::client::Compactor;
 /// use ag_ui::{Event, TextMessageRole};
 ///
 /// let mut compactor = Compactor::new();
@@ -131,6 +56,81 @@ enum Stream {
 /// assert_eq!(out[1], Event::text_message_content("m1", "Hello"));
 /// assert_eq!(out.len(), 3);
 /// ```
+///
+/// Compaction: a finished event list rewritten into fewer events that build the same
+/// conversation, for storing a thread.
+///
+/// [`compact`] joins what the reference client's `compactEvents` (`@ag-ui/client` 1.0.0) joins,
+/// without moving events:
+///
+/// - a text message's `TEXT_MESSAGE_CONTENT` events, a reasoning message's
+///   `REASONING_MESSAGE_CONTENT` and a tool call's `TOOL_CALL_ARGS` become one event, where the
+///   first of them was, carrying the concatenated `delta` and the merged metadata (and, as the
+///   reference's, no subagent tag or timestamp: a continuation inherits its owner) — as long as
+///   nothing in between may act on that message or tool call: its own START or END, a tool call
+///   started under the message, a result or encrypted value for it, a `MESSAGES_SNAPSHOT`, an
+///   activity event or a run boundary. After such an event, the next delta starts a new joined
+///   one;
+/// - from the first `STATE_SNAPSHOT` of a window on (the events up to the next `RUN_STARTED`,
+///   `RUN_FINISHED` or `RUN_ERROR`, or the end), the state events are folded into one
+///   `STATE_SNAPSHOT`, sent where the window ends (the later deltas applied, a delta that does
+///   not apply skipped, every folded event's metadata merged onto it); state events before it
+///   stay where they are;
+/// - every other event stays where it is, in its order.
+///
+/// ```
+/// use ag_ui::client::compact;
+/// use ag_ui::{Event, EventType, TextMessageRole};
+///
+/// let events = vec![
+///     Event::run_started("t", "r"),
+///     Event::text_message_start("m1", TextMessageRole::Assistant),
+///     Event::text_message_content("m1", "Hel"),
+///     Event::custom("progress", serde_json::json!(1)),
+///     Event::text_message_content("m1", "lo"),
+///     Event::text_message_end("m1"),
+///     Event::run_finished("t", "r"),
+/// ];
+/// let compacted = compact(&events).unwrap();
+/// let types: Vec<EventType> = compacted.iter().map(Event::event_type).collect();
+/// assert_eq!(
+///     types,
+///     [
+///         EventType::RunStarted,
+///         EventType::TextMessageStart,
+///         EventType::TextMessageContent,
+///         EventType::Custom,
+///         EventType::TextMessageEnd,
+///         EventType::RunFinished,
+///     ]
+/// );
+/// assert_eq!(compacted[2], Event::text_message_content("m1", "Hello"));
+/// ```
+///
+/// The reducer builds the same conversation from the compacted stream as from the original —
+/// messages, state, pending interrupts and tool calls — and the compacted stream passes the
+/// [`Verifier`](crate::verify::Verifier) when the original does (both tested on generated
+/// streams of interleaved messages, tool calls, reasoning, steps and subagent lanes).
+///
+/// ## Where it parts from the reference
+///
+/// The reference sends each text message and tool call where it ends and holds the events that
+/// arrive while one is open until then. That moves messages past each other when they overlap
+/// (the reducer then builds them in another order, or creates a message for a tool call whose
+/// parent has not started yet), moves events out of a subagent's lane, and can put events after
+/// the run's end; its output does not always verify. `compact` moves nothing but the folded
+/// state snapshot. On streams where one text message or tool call at a time is open and
+/// nothing else arrives inside it, the outputs are the same, except that the reference also
+/// drops the state events before a window's last snapshot.
+///
+/// It runs in linear time, and [`Compactor`] takes the events one at a time and hands out what
+/// can no longer change, so it holds only the events from the first delta still being joined
+/// on.
+///
+/// State is folded as the reducer applies it, under the same [`Limits`] (the one bounded patch
+/// application of [`Reducer::apply`](super::Reducer::apply)): a snapshot or delta the reducer would refuse (too
+/// large, too deep, a patch adding or shifting too much) is refused with the same
+/// [`ApplyError`], naming the event.
 #[derive(Debug, Default)]
 pub struct Compactor {
     /// Compacted events not yet handed out; some are joined deltas still gathering.

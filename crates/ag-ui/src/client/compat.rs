@@ -1,39 +1,3 @@
-//! The compatibility stage of the client pipeline: reads one event's JSON as a 1.0 event,
-//! accepting what pre-1.0 producers still send.
-//!
-//! * Legacy `null`s (`parentMessageId: null`, `outcome: null`, `rawEvent: null`, …) are already
-//!   read as absent by [`Event::from_slice`].
-//! * The deprecated `THINKING_*` events become their `REASONING_*` successors, as the reference
-//!   client's compatibility boundary translates them: `THINKING_START` → `REASONING_START` and
-//!   `THINKING_TEXT_MESSAGE_START` → `REASONING_MESSAGE_START` with freshly minted ids (from a
-//!   counter: `thinking-1`, `thinking-2`, …; `title` is dropped), content and ends continue the
-//!   current id (a continuation with no opener gets a fresh id of its own, and the verifier will
-//!   name it).
-//! * An event of unknown type is skipped, never fatal. What is left out or translated is a
-//!   `tracing` warning here; read by a [`Pipeline`](crate::client::Pipeline), a
-//!   [`Warning`] told to its subscriber.
-//!
-//! ```
-//! use ag_ui::client::compat::Compat;
-//! use ag_ui::{Event, EventType};
-//!
-//! let mut compat = Compat::new();
-//! let start = compat.decode(br#"{"type":"THINKING_TEXT_MESSAGE_START"}"#).unwrap().unwrap();
-//! let content = compat
-//!     .decode(br#"{"type":"THINKING_TEXT_MESSAGE_CONTENT","delta":"hmm"}"#)
-//!     .unwrap()
-//!     .unwrap();
-//! assert_eq!(start.event_type(), EventType::ReasoningMessageStart);
-//! let (Event::ReasoningMessageStart(s), Event::ReasoningMessageContent(c)) = (&start, &content) else {
-//!     panic!("translated")
-//! };
-//! assert_eq!(s.message_id, c.message_id);
-//! assert_eq!(c.delta, "hmm");
-//!
-//! assert_eq!(compat.decode(br#"{"type":"FUTURE_EVENT"}"#).unwrap(), None);
-//! assert_eq!(compat.skipped(), 1);
-//! ```
-
 use serde_json::Value;
 
 use crate::client::warning::{Warning, WarningKind};
@@ -47,6 +11,42 @@ use crate::{
 
 /// Reads event JSON with the compatibility rules above. Keeps the current `THINKING_*` ids, and
 /// the halves of UTF-16 surrogate pairs waiting for their other half, so use one per stream.
+///
+/// The compatibility stage of the client pipeline: reads one event's JSON as a 1.0 event,
+/// accepting what pre-1.0 producers still send.
+///
+/// * Legacy `null`s (`parentMessageId: null`, `outcome: null`, `rawEvent: null`, …) are already
+///   read as absent by [`Event::from_slice`].
+/// * The deprecated `THINKING_*` events become their `REASONING_*` successors, as the reference
+///   client's compatibility boundary translates them: `THINKING_START` → `REASONING_START` and
+///   `THINKING_TEXT_MESSAGE_START` → `REASONING_MESSAGE_START` with freshly minted ids (from a
+///   counter: `thinking-1`, `thinking-2`, …; `title` is dropped), content and ends continue the
+///   current id (a continuation with no opener gets a fresh id of its own, and the verifier will
+///   name it).
+/// * An event of unknown type is skipped, never fatal. What is left out or translated is a
+///   `tracing` warning here; read by a [`Pipeline`](crate::client::Pipeline), a
+///   [`Warning`] told to its subscriber.
+///
+/// ```
+/// use ag_ui::client::Compat;
+/// use ag_ui::{Event, EventType};
+///
+/// let mut compat = Compat::new();
+/// let start = compat.decode(br#"{"type":"THINKING_TEXT_MESSAGE_START"}"#).unwrap().unwrap();
+/// let content = compat
+///     .decode(br#"{"type":"THINKING_TEXT_MESSAGE_CONTENT","delta":"hmm"}"#)
+///     .unwrap()
+///     .unwrap();
+/// assert_eq!(start.event_type(), EventType::ReasoningMessageStart);
+/// let (Event::ReasoningMessageStart(s), Event::ReasoningMessageContent(c)) = (&start, &content) else {
+///     panic!("translated")
+/// };
+/// assert_eq!(s.message_id, c.message_id);
+/// assert_eq!(c.delta, "hmm");
+///
+/// assert_eq!(compat.decode(br#"{"type":"FUTURE_EVENT"}"#).unwrap(), None);
+/// assert_eq!(compat.skipped(), 1);
+/// ```
 #[derive(Clone, Debug, Default)]
 pub struct Compat {
     reasoning: Option<MessageId>,
@@ -267,7 +267,7 @@ impl Compat {
     ///
     /// ```
     /// use ag_ui::Event;
-    /// use ag_ui::client::compat::Compat;
+    /// use ag_ui::client::Compat;
     ///
     /// let mut compat = Compat::new();
     /// let mut out = Vec::new();

@@ -1,79 +1,3 @@
-//! [`HttpAgent`]: the [`Transport`] for an AG-UI endpoint over HTTP.
-//!
-//! Each run is a `POST` of the [`RunAgentInput`] as JSON with `Accept: text/event-stream`; the
-//! response streams SSE, read incrementally (nothing is buffered beyond the event being read,
-//! which is bounded by the pipeline's event size limit).
-//!
-//! With the `proto` feature, [`with_proto`](HttpAgent::with_proto) asks for protobuf
-//! (`Accept: application/vnd.ag-ui.event+proto, text/event-stream;q=0.5`). Whatever was asked,
-//! the body is decoded by the response's `Content-Type` (see [`Body::format`]), and the events
-//! go through the same pipeline stages either way.
-//!
-//! What comes back is checked before a byte of it is read as events:
-//!
-//! - a non-success status is a [`TransportError`] of kind [`Http`](crate::client::TransportErrorKind::Http) carrying the status and (the first 64 KiB
-//!   of) the body; its `Display` shows a short, sanitized excerpt;
-//! - a success that is not an event stream (another content type, none, `204 No Content`, or
-//!   a `Content-Encoding` the client does not decode such as `gzip`) is a
-//!   [`TransportError`] of kind [`NotAgUi`](crate::client::TransportErrorKind::NotAgUi) naming what came back (stricter than the reference client, which
-//!   reads any response but the protobuf media type as SSE: a login page or a JSON error
-//!   answered with `200` then fails, named, instead of reading as an empty run);
-//! - a redirect to another origin (scheme, host, port) is not followed
-//!   ([`TransportError`] of kind [`Redirect`](crate::client::TransportErrorKind::Redirect)) unless [`with_cross_origin_redirects`](
-//!   HttpAgent::with_cross_origin_redirects) allows it, and then only without the custom
-//!   headers and the bearer token. Redirects within the origin are followed (at most 10;
-//!   more, a redirect loop, is a [`TransportError`] of kind [`Redirect`](crate::client::TransportErrorKind::Redirect) at once), and none
-//!   at all after [`with_redirects(false)`](HttpAgent::with_redirects);
-//! - a success whose event stream ends without a byte is a [`TransportError`] of kind [`NotAgUi`](crate::client::TransportErrorKind::NotAgUi) ([`is_empty_body`](crate::client::TransportError::is_empty_body)) at
-//!   once (not taken for a cut stream to reconnect to).
-//!
-//! # Timeouts
-//!
-//! Set together as [`Timeouts`] ([`with_timeouts`](HttpAgent::with_timeouts)), or one at a
-//! time with the shortcuts:
-//!
-//! - **connect** ([`Timeouts::connect`], default [`DEFAULT_CONNECT_TIMEOUT`]): establishing the
-//!   connection;
-//! - **idle** ([`with_idle_timeout`](HttpAgent::with_idle_timeout), default
-//!   [`DEFAULT_IDLE_TIMEOUT`]): how long the agent may send nothing — from sending the request
-//!   to the response headers (connecting included), then between any two pieces of the body.
-//!   Any byte resets it, so an agent that sends SSE keep-alive comments while it thinks is
-//!   never idle. The waits before reconnecting a resumable stream count too (see
-//!   [`Resuming::with_idle_timeout`]);
-//! - **total** ([`with_timeout`](HttpAgent::with_timeout), none by default): the whole run.
-//!
-//! Each one that fires is a [`TransportError`] of kind [`Timeout`](crate::client::TransportErrorKind::Timeout) naming it.
-//!
-//! # Resumable runs
-//!
-//! Against a resumable endpoint (frames with `id: <runId>:<seq>`), a stream that ends before
-//! its run does is reconnected by itself, from the last event received, with backoff and
-//! jitter, and no event is passed on twice or lost (see [`resume`](crate::client::resume)):
-//! [`with_reconnect`](HttpAgent::with_reconnect) sets the policy,
-//! [`with_on_reconnect`](HttpAgent::with_on_reconnect) reports each attempt, and
-//! [`attach`](HttpAgent::attach) joins a run in flight from its start or from a cursor.
-//!
-//! ```no_run
-//! use ag_ui::client::{Conversation, HttpAgent};
-//! use std::time::Duration;
-//!
-//! # async fn demo() -> Result<(), ag_ui::client::RunError> {
-//! let agent = HttpAgent::new("http://127.0.0.1:8000/agent")
-//!     .with_bearer_token("secret")
-//!     .try_with_header("x-tenant", "acme")?
-//!     .with_idle_timeout(Duration::from_secs(30))
-//!     .with_timeout(Duration::from_secs(120));
-//! let mut conversation = Conversation::new("thread-1");
-//! conversation.add_user_message("What is the weather in Paris?");
-//! let summary = conversation.run(&agent, &mut ()).await?;
-//! // The messages the run added are in the conversation, after the question.
-//! assert!(!summary.new_messages.is_empty());
-//! let added = &conversation.messages()[conversation.messages().len() - summary.new_messages.len()..];
-//! assert!(added.iter().map(|m| m.id()).eq(&summary.new_messages));
-//! # Ok(())
-//! # }
-//! ```
-
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
@@ -101,9 +25,87 @@ const ACCEPT_SSE: &str = crate::encoding::SSE_MEDIA_TYPE;
 #[cfg(feature = "proto")]
 const ACCEPT_PROTO: &str = crate::encoding::ACCEPT_PROTO_FIRST;
 
-pub use crate::timeouts::{DEFAULT_CONNECT_TIMEOUT, DEFAULT_IDLE_TIMEOUT, Timeouts};
+use crate::timeouts::Timeouts;
+#[cfg(doc)]
+use crate::timeouts::{DEFAULT_CONNECT_TIMEOUT, DEFAULT_IDLE_TIMEOUT};
 
-/// An AG-UI agent behind an HTTP endpoint. See the [module documentation](self).
+/// An AG-UI agent behind an HTTP endpoint. See the [`HttpAgent`] docs.
+///
+/// [`HttpAgent`]: the [`Transport`] for an AG-UI endpoint over HTTP.
+///
+/// Each run is a `POST` of the [`RunAgentInput`] as JSON with `Accept: text/event-stream`; the
+/// response streams SSE, read incrementally (nothing is buffered beyond the event being read,
+/// which is bounded by the pipeline's event size limit).
+///
+/// With the `proto` feature, [`with_proto`](HttpAgent::with_proto) asks for protobuf
+/// (`Accept: application/vnd.ag-ui.event+proto, text/event-stream;q=0.5`). Whatever was asked,
+/// the body is decoded by the response's `Content-Type` (see [`Body::format`]), and the events
+/// go through the same pipeline stages either way.
+///
+/// What comes back is checked before a byte of it is read as events:
+///
+/// - a non-success status is a [`TransportError`] of kind [`Http`](crate::client::TransportErrorKind::Http) carrying the status and (the first 64 KiB
+///   of) the body; its `Display` shows a short, sanitized excerpt;
+/// - a success that is not an event stream (another content type, none, `204 No Content`, or
+///   a `Content-Encoding` the client does not decode such as `gzip`) is a
+///   [`TransportError`] of kind [`NotAgUi`](crate::client::TransportErrorKind::NotAgUi) naming what came back (stricter than the reference client, which
+///   reads any response but the protobuf media type as SSE: a login page or a JSON error
+///   answered with `200` then fails, named, instead of reading as an empty run);
+/// - a redirect to another origin (scheme, host, port) is not followed
+///   ([`TransportError`] of kind [`Redirect`](crate::client::TransportErrorKind::Redirect)) unless [`with_cross_origin_redirects`](
+///   HttpAgent::with_cross_origin_redirects) allows it, and then only without the custom
+///   headers and the bearer token. Redirects within the origin are followed (at most 10;
+///   more, a redirect loop, is a [`TransportError`] of kind [`Redirect`](crate::client::TransportErrorKind::Redirect) at once), and none
+///   at all after [`with_redirects(false)`](HttpAgent::with_redirects);
+/// - a success whose event stream ends without a byte is a [`TransportError`] of kind [`NotAgUi`](crate::client::TransportErrorKind::NotAgUi) ([`is_empty_body`](crate::client::TransportError::is_empty_body)) at
+///   once (not taken for a cut stream to reconnect to).
+///
+/// # Timeouts
+///
+/// Set together as [`Timeouts`] ([`with_timeouts`](HttpAgent::with_timeouts)), or one at a
+/// time with the shortcuts:
+///
+/// - **connect** ([`Timeouts::connect`], default [`DEFAULT_CONNECT_TIMEOUT`]): establishing the
+///   connection;
+/// - **idle** ([`with_idle_timeout`](HttpAgent::with_idle_timeout), default
+///   [`DEFAULT_IDLE_TIMEOUT`]): how long the agent may send nothing — from sending the request
+///   to the response headers (connecting included), then between any two pieces of the body.
+///   Any byte resets it, so an agent that sends SSE keep-alive comments while it thinks is
+///   never idle. The waits before reconnecting a resumable stream count too (see
+///   [`Resuming::with_idle_timeout`]);
+/// - **total** ([`with_timeout`](HttpAgent::with_timeout), none by default): the whole run.
+///
+/// Each one that fires is a [`TransportError`] of kind [`Timeout`](crate::client::TransportErrorKind::Timeout) naming it.
+///
+/// # Resumable runs
+///
+/// Against a resumable endpoint (frames with `id: <runId>:<seq>`), a stream that ends before
+/// its run does is reconnected by itself, from the last event received, with backoff and
+/// jitter, and no event is passed on twice or lost (see [`Resuming`](crate::client::Resuming)):
+/// [`with_reconnect`](HttpAgent::with_reconnect) sets the policy,
+/// [`with_on_reconnect`](HttpAgent::with_on_reconnect) reports each attempt, and
+/// [`attach`](HttpAgent::attach) joins a run in flight from its start or from a cursor.
+///
+/// ```no_run
+/// use ag_ui::client::{Conversation, HttpAgent};
+/// use std::time::Duration;
+///
+/// # async fn demo() -> Result<(), ag_ui::client::RunError> {
+/// let agent = HttpAgent::new("http://127.0.0.1:8000/agent")
+///     .with_bearer_token("secret")
+///     .try_with_header("x-tenant", "acme")?
+///     .with_idle_timeout(Duration::from_secs(30))
+///     .with_timeout(Duration::from_secs(120));
+/// let mut conversation = Conversation::new("thread-1");
+/// conversation.add_user_message("What is the weather in Paris?");
+/// let summary = conversation.run(&agent, &mut ()).await?;
+/// // The messages the run added are in the conversation, after the question.
+/// assert!(!summary.new_messages.is_empty());
+/// let added = &conversation.messages()[conversation.messages().len() - summary.new_messages.len()..];
+/// assert!(added.iter().map(|m| m.id()).eq(&summary.new_messages));
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Clone, Debug)]
 pub struct HttpAgent {
     url: String,
@@ -153,7 +155,7 @@ impl HttpAgent {
 
     /// Pins the agent at this endpoint to an older version of AG-UI (`None`, the default: it
     /// speaks this crate's): a [`Conversation`](crate::client::Conversation) shapes each run's
-    /// input for it and reads its stream as the [`peer`](crate::client::peer) shims say, and
+    /// input for it and reads its stream as the [`PeerVersion`](crate::client::PeerVersion) shims say, and
     /// a request to a peer before 1.0 carries no `protocolVersion`.
     ///
     /// ```
@@ -296,7 +298,8 @@ impl HttpAgent {
     ///
     /// ```
     /// use std::time::Duration;
-    /// use ag_ui::client::{HttpAgent, Timeouts};
+    /// use ag_ui::Timeouts;
+    /// use ag_ui::client::HttpAgent;
     ///
     /// let timeouts = Timeouts::default()
     ///     .with_idle(Duration::from_secs(30))
@@ -555,7 +558,7 @@ impl Transport for HttpAgent {
             // so it is joined from its start; any other answer leaves the first error.
             Err(error)
                 if reached
-                    && self.reconnect.attempts() > 0
+                    && self.reconnect.attempts > 0
                     && crate::client::resume::speculative(&error) =>
             {
                 let mut body =

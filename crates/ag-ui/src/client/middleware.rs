@@ -12,8 +12,8 @@
 //! Ready-made layers: [`map`], [`filter`], [`from_fn`] (inject, or anything else),
 //! [`FilterToolCalls`] (allowed or disallowed tool names) and [`Log`] (each event at debug
 //! level through `tracing`). Give a stack to [`Pipeline::with_middleware`](
-//! crate::client::run::Pipeline::with_middleware) or [`Conversation::with_middleware`](
-//! crate::client::conversation::Conversation::with_middleware).
+//! crate::client::Pipeline::with_middleware) or [`Conversation::with_middleware`](
+//! crate::client::Conversation::with_middleware).
 //!
 //! ```
 //! use ag_ui::client::middleware::{self, FilterToolCalls, Stack};

@@ -1,34 +1,3 @@
-//! Talking to an older agent: [`PeerVersion`], and the request and stream shims a pinned peer
-//! gets.
-//!
-//! A client speaks this crate's protocol version (1.0). An agent built on an older release of
-//! an AG-UI SDK knows less of it; a transport pinned to that agent's version
-//! ([`HttpAgent::with_peer_version`](crate::client::HttpAgent::with_peer_version), `ag-ui run
-//! --peer-version`) reshapes what is sent to it and what it sends back, as the reference
-//! client's compatibility shims do (`maxProtocolVersion`):
-//!
-//! | peer | request | stream |
-//! |---|---|---|
-//! | before 1.0 | no `protocolVersion` (an older agent does not know it) | |
-//! | 0.0.57 or before | no `subagentRunId` on the messages sent | `SUBAGENT_*` events left out, each with a warning; `subagentRunId` left out of every event, of the messages of `MESSAGES_SNAPSHOT` and of the `RUN_STARTED` echo, and of each interrupt (the subagents' work reads as the parent's) |
-//! | 0.0.39 or before | each message's content parts flattened into its text (a warning names the non-text parts that could not go); no `parentRunId` | |
-//!
-//! Legacy `binary` content parts are read as the 1.0 part their MIME type names whoever the
-//! peer is, and pre-1.0 `THINKING_*` events as `REASONING_*` ([`compat`](super::compat)).
-//! What a shim leaves out or reshapes is a [`Warning`] of kind
-//! [`PeerDowngrade`](WarningKind::PeerDowngrade).
-//!
-//! ```
-//! use ag_ui::client::PeerVersion;
-//!
-//! let peer: PeerVersion = "0.0.57".parse().unwrap();
-//! assert!(peer.is_pre_1_0() && peer.predates_subagents() && !peer.flattens_content());
-//! assert_eq!(peer.to_string(), "0.0.57");
-//! assert!("0.0.39".parse::<PeerVersion>().unwrap().flattens_content());
-//! assert!(!"1.0".parse::<PeerVersion>().unwrap().is_pre_1_0());
-//! assert!("latest".parse::<PeerVersion>().is_err());
-//! ```
-
 // The shims and the version check are the pipeline's and the conversation's (feature `sse`).
 #![cfg_attr(not(feature = "sse"), allow(dead_code))]
 
@@ -40,7 +9,38 @@ use crate::client::warning::{Warning, WarningKind};
 use crate::{Content, ContentPart, Event, Message, RunAgentInput};
 
 /// The newest AG-UI version the agent behind a transport speaks: a release of the SDK before
-/// 1.0 (`0.0.57`) or a protocol version (`1.0`). See the [module documentation](self).
+/// 1.0 (`0.0.57`) or a protocol version (`1.0`). See the [`PeerVersion`] docs.
+///
+/// Talking to an older agent: [`PeerVersion`], and the request and stream shims a pinned peer
+/// gets.
+///
+/// A client speaks this crate's protocol version (1.0). An agent built on an older release of
+/// an AG-UI SDK knows less of it; a transport pinned to that agent's version
+/// ([`HttpAgent::with_peer_version`](crate::client::HttpAgent::with_peer_version), `ag-ui run
+/// --peer-version`) reshapes what is sent to it and what it sends back, as the reference
+/// client's compatibility shims do (`maxProtocolVersion`):
+///
+/// | peer | request | stream |
+/// |---|---|---|
+/// | before 1.0 | no `protocolVersion` (an older agent does not know it) | |
+/// | 0.0.57 or before | no `subagentRunId` on the messages sent | `SUBAGENT_*` events left out, each with a warning; `subagentRunId` left out of every event, of the messages of `MESSAGES_SNAPSHOT` and of the `RUN_STARTED` echo, and of each interrupt (the subagents' work reads as the parent's) |
+/// | 0.0.39 or before | each message's content parts flattened into its text (a warning names the non-text parts that could not go); no `parentRunId` | |
+///
+/// Legacy `binary` content parts are read as the 1.0 part their MIME type names whoever the
+/// peer is, and pre-1.0 `THINKING_*` events as `REASONING_*` ([`Compat`](super::Compat)).
+/// What a shim leaves out or reshapes is a [`Warning`] of kind
+/// [`PeerDowngrade`](WarningKind::PeerDowngrade).
+///
+/// ```
+/// use ag_ui::client::PeerVersion;
+///
+/// let peer: PeerVersion = "0.0.57".parse().unwrap();
+/// assert!(peer.is_pre_1_0() && peer.predates_subagents() && !peer.flattens_content());
+/// assert_eq!(peer.to_string(), "0.0.57");
+/// assert!("0.0.39".parse::<PeerVersion>().unwrap().flattens_content());
+/// assert!(!"1.0".parse::<PeerVersion>().unwrap().is_pre_1_0());
+/// assert!("latest".parse::<PeerVersion>().is_err());
+/// ```
 #[derive(Clone, Copy, Debug)]
 pub struct PeerVersion {
     parts: [u32; 3],

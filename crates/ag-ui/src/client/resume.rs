@@ -1,62 +1,3 @@
-//! Reconnecting to resumable runs: a response body that, when a resumable stream ends before
-//! its run's last event, reconnects from the last event it passed on and carries on, so the
-//! pipeline above it (decode, verify, apply) sees each event once, in order, as if the
-//! connection had never dropped.
-//!
-//! A stream is resumable when its SSE frames carry `id: <runId>:<seq>` (an endpoint served
-//! with [`AgentEndpoint::with_resumable`](crate::axum::AgentEndpoint::with_resumable) does).
-//! [`Resuming`] then:
-//!
-//! - passes on whole frames only, decoded ([`Piece::Frame`]: the pipeline does not parse them
-//!   again), each once: a frame cut by the connection is dropped and
-//!   read again after the reconnect, a frame whose sequence number it has passed already is
-//!   skipped, and a jump in the numbers is an error, never a silent loss. The numbers may
-//!   start at 0 or 1; a frame that sets no id of its own (an SSE id persists) is passed on
-//!   without moving the cursor, and an id is read once, when it is set;
-//! - when the stream ends (cleanly or with a transport error or idle timeout) and the last
-//!   event passed on is not `RUN_FINISHED` or `RUN_ERROR`, reconnects through its
-//!   [`Reconnect`] source with the cursor of that event, after a delay that grows
-//!   exponentially from the stream's `retry:` (or [`ReconnectPolicy`]'s initial delay), with
-//!   jitter, up to the policy's cap. A server's `retry:` is itself capped
-//!   ([`ReconnectPolicy::with_max_retry`], default [`DEFAULT_MAX_RETRY`]): a server cannot
-//!   make a client wait an hour;
-//! - counts the waits against the idle timeout ([`Resuming::with_idle_timeout`]; `HttpAgent`
-//!   sets its own): from the end of a stream, a client that would wait (and reconnect) longer
-//!   than the idle timeout without hearing from the server ends the run with
-//!   [`Timeout::Idle`] instead;
-//! - refuses a frame over the frame limit (10 MiB by default, or the pipeline's: a
-//!   [`Conversation`](crate::client::Conversation) sets it through
-//!   [`Body::set_max_event_size`]), counting its `id:` line, as the last piece
-//!   ([`Piece::Refused`], reported as the same decode error as on a stream without ids): an
-//!   oversized frame is the stream's fault, never a cut to reconnect after;
-//! - gives up after [`ReconnectPolicy::with_attempts`] failed attempts in a row (an attempt
-//!   that brings a new event starts the count again), with the last error; a refusal of the
-//!   server (`4xx`, such as `410` for a run past retention) is returned at once.
-//!
-//! Streams without ids (any other server, protobuf) pass through untouched. Dropping the body,
-//! which is what cancelling a run does, never reconnects.
-//!
-//! [`HttpAgent`](crate::client::http::HttpAgent) reconnects this way by itself, and attaches to
-//! a run in flight with [`HttpAgent::attach`](crate::client::http::HttpAgent::attach).
-//!
-//! ```
-//! use ag_ui::client::resume::ReconnectPolicy;
-//! use std::time::Duration;
-//!
-//! let policy = ReconnectPolicy::default()
-//!     .with_attempts(3)
-//!     .with_initial_delay(Duration::from_millis(100));
-//! // The n-th attempt in a row waits about initial × 2ⁿ⁻¹ (with jitter), capped.
-//! assert!(policy.delay(1, None, 0.5) >= Duration::from_millis(50));
-//! assert!(policy.delay(3, None, 1.0) <= Duration::from_millis(400));
-//! // The stream's `retry:` replaces the initial delay, capped at the policy's `max_retry`.
-//! assert_eq!(policy.delay(1, Some(Duration::from_secs(2)), 1.0), Duration::from_secs(2));
-//! assert_eq!(
-//!     policy.delay(1, Some(Duration::from_secs(3240)), 1.0),
-//!     ag_ui::client::resume::DEFAULT_MAX_RETRY
-//! );
-//! ```
-
 use std::collections::VecDeque;
 use std::fmt;
 use std::future::Future;
@@ -94,12 +35,29 @@ pub trait Reconnect: Send + Sync {
 
 /// How [`Resuming`] retries: attempts in a row, first delay, largest delay, largest `retry:`
 /// honoured.
+///
+/// ```
+/// use std::time::Duration;
+/// use ag_ui::client::ReconnectPolicy;
+///
+/// let policy = ReconnectPolicy::default().with_attempts(3).with_max_delay(Duration::from_secs(2));
+/// assert_eq!((policy.attempts, policy.max_delay), (3, Duration::from_secs(2)));
+/// assert_eq!(ReconnectPolicy::never().attempts, 0);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct ReconnectPolicy {
-    attempts: u32,
-    initial: Duration,
-    max: Duration,
-    max_retry: Duration,
+    /// The failed attempts in a row allowed before giving up (default [`DEFAULT_ATTEMPTS`];
+    /// 0: never reconnect).
+    pub attempts: u32,
+    /// The delay before the first attempt when the stream sent no `retry:` (default 500 ms).
+    pub initial_delay: Duration,
+    /// The largest delay between attempts (default 10 s; a longer `retry:` the server asked
+    /// for, once cut to [`max_retry`](Self::max_retry), is kept).
+    pub max_delay: Duration,
+    /// The largest delay a server's `retry:` may ask for (default [`DEFAULT_MAX_RETRY`]); a
+    /// longer one is cut to it.
+    pub max_retry: Duration,
 }
 
 impl Default for ReconnectPolicy {
@@ -108,8 +66,8 @@ impl Default for ReconnectPolicy {
     fn default() -> Self {
         Self {
             attempts: DEFAULT_ATTEMPTS,
-            initial: Duration::from_millis(500),
-            max: Duration::from_secs(10),
+            initial_delay: Duration::from_millis(500),
+            max_delay: Duration::from_secs(10),
             max_retry: DEFAULT_MAX_RETRY,
         }
     }
@@ -121,43 +79,32 @@ impl ReconnectPolicy {
         Self::default().with_attempts(0)
     }
 
-    /// Sets the failed attempts in a row allowed before giving up (0: never reconnect).
+    /// Sets [`attempts`](Self::attempts).
     #[must_use]
     pub fn with_attempts(mut self, attempts: u32) -> Self {
         self.attempts = attempts;
         self
     }
 
-    /// Sets the delay before the first attempt when the stream sent no `retry:`.
+    /// Sets [`initial_delay`](Self::initial_delay).
     #[must_use]
     pub fn with_initial_delay(mut self, delay: Duration) -> Self {
-        self.initial = delay;
+        self.initial_delay = delay;
         self
     }
 
-    /// Sets the largest delay between attempts.
+    /// Sets [`max_delay`](Self::max_delay).
     #[must_use]
     pub fn with_max_delay(mut self, delay: Duration) -> Self {
-        self.max = delay;
+        self.max_delay = delay;
         self
     }
 
-    /// Sets the largest delay a server's `retry:` may ask for (default
-    /// [`DEFAULT_MAX_RETRY`]); a longer one is cut to it.
+    /// Sets [`max_retry`](Self::max_retry).
     #[must_use]
     pub fn with_max_retry(mut self, delay: Duration) -> Self {
         self.max_retry = delay;
         self
-    }
-
-    /// The failed attempts in a row allowed.
-    pub fn attempts(&self) -> u32 {
-        self.attempts
-    }
-
-    /// The largest delay a server's `retry:` may ask for.
-    pub fn max_retry(&self) -> Duration {
-        self.max_retry
     }
 
     /// The delay before attempt `attempt` (from 1) in a row: `retry` (cut to the policy's
@@ -165,10 +112,10 @@ impl ReconnectPolicy {
     /// delay (or the cut `retry`, when longer), scaled by `jitter` (in `[0.5, 1]` when drawn
     /// by [`Resuming`]).
     pub fn delay(&self, attempt: u32, retry: Option<Duration>, jitter: f64) -> Duration {
-        let base = retry.map_or(self.initial, |retry| retry.min(self.max_retry));
+        let base = retry.map_or(self.initial_delay, |retry| retry.min(self.max_retry));
         let doubled = base.saturating_mul(1u32 << attempt.saturating_sub(1).min(16));
         doubled
-            .min(self.max.max(base))
+            .min(self.max_delay.max(base))
             .mul_f64(jitter.clamp(0.0, 1.0))
     }
 }
@@ -230,7 +177,66 @@ enum Mode {
     Resumable,
 }
 
-/// A response body that reconnects a resumable stream. See the [module documentation](self).
+/// A response body that reconnects a resumable stream. See the [`Resuming`] docs.
+///
+/// Reconnecting to resumable runs: a response body that, when a resumable stream ends before
+/// its run's last event, reconnects from the last event it passed on and carries on, so the
+/// pipeline above it (decode, verify, apply) sees each event once, in order, as if the
+/// connection had never dropped.
+///
+/// A stream is resumable when its SSE frames carry `id: <runId>:<seq>` (an endpoint served
+/// with [`AgentEndpoint::with_resumable`](crate::axum::AgentEndpoint::with_resumable) does).
+/// [`Resuming`] then:
+///
+/// - passes on whole frames only, decoded ([`Piece::Frame`]: the pipeline does not parse them
+///   again), each once: a frame cut by the connection is dropped and
+///   read again after the reconnect, a frame whose sequence number it has passed already is
+///   skipped, and a jump in the numbers is an error, never a silent loss. The numbers may
+///   start at 0 or 1; a frame that sets no id of its own (an SSE id persists) is passed on
+///   without moving the cursor, and an id is read once, when it is set;
+/// - when the stream ends (cleanly or with a transport error or idle timeout) and the last
+///   event passed on is not `RUN_FINISHED` or `RUN_ERROR`, reconnects through its
+///   [`Reconnect`] source with the cursor of that event, after a delay that grows
+///   exponentially from the stream's `retry:` (or [`ReconnectPolicy`]'s initial delay), with
+///   jitter, up to the policy's cap. A server's `retry:` is itself capped
+///   ([`ReconnectPolicy::with_max_retry`], default [`DEFAULT_MAX_RETRY`]): a server cannot
+///   make a client wait an hour;
+/// - counts the waits against the idle timeout ([`Resuming::with_idle_timeout`]; `HttpAgent`
+///   sets its own): from the end of a stream, a client that would wait (and reconnect) longer
+///   than the idle timeout without hearing from the server ends the run with
+///   [`Timeout::Idle`] instead;
+/// - refuses a frame over the frame limit (10 MiB by default, or the pipeline's: a
+///   [`Conversation`](crate::client::Conversation) sets it through
+///   [`Body::set_max_event_size`]), counting its `id:` line, as the last piece
+///   ([`Piece::Refused`], reported as the same decode error as on a stream without ids): an
+///   oversized frame is the stream's fault, never a cut to reconnect after;
+/// - gives up after [`ReconnectPolicy::with_attempts`] failed attempts in a row (an attempt
+///   that brings a new event starts the count again), with the last error; a refusal of the
+///   server (`4xx`, such as `410` for a run past retention) is returned at once.
+///
+/// Streams without ids (any other server, protobuf) pass through untouched. Dropping the body,
+/// which is what cancelling a run does, never reconnects.
+///
+/// [`HttpAgent`](crate::client::HttpAgent) reconnects this way by itself, and attaches to
+/// a run in flight with [`HttpAgent::attach`](crate::client::HttpAgent::attach).
+///
+/// ```
+/// use ag_ui::client::ReconnectPolicy;
+/// use std::time::Duration;
+///
+/// let policy = ReconnectPolicy::default()
+///     .with_attempts(3)
+///     .with_initial_delay(Duration::from_millis(100));
+/// // The n-th attempt in a row waits about initial × 2ⁿ⁻¹ (with jitter), capped.
+/// assert!(policy.delay(1, None, 0.5) >= Duration::from_millis(50));
+/// assert!(policy.delay(3, None, 1.0) <= Duration::from_millis(400));
+/// // The stream's `retry:` replaces the initial delay, capped at the policy's `max_retry`.
+/// assert_eq!(policy.delay(1, Some(Duration::from_secs(2)), 1.0), Duration::from_secs(2));
+/// assert_eq!(
+///     policy.delay(1, Some(Duration::from_secs(3240)), 1.0),
+///     ag_ui::client::DEFAULT_MAX_RETRY
+/// );
+/// ```
 pub struct Resuming<R: Reconnect> {
     source: R,
     body: Option<R::Body>,

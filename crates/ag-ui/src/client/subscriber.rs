@@ -1,44 +1,3 @@
-//! How a run is observed: [`Subscriber`], the [`Flow`] its calls return, and the [`Mutation`]
-//! it may ask for.
-//!
-//! A [`Pipeline`](crate::client::Pipeline) (and a [`Conversation`](crate::client::Conversation)
-//! through it) tells a subscriber about every event before it is applied and about every
-//! change it made; each call returns a [`Flow`], and [`Flow::Stop`] ends the run. After each
-//! call that continued, the pipeline asks [`Subscriber::take_mutation`]: a [`Mutation`]
-//! returned there replaces the conversation's messages or state at once.
-//! [`Callbacks`](crate::client::Callbacks) is a subscriber made of closures; the middleware
-//! of [`middleware`](crate::client::middleware) returns a [`Flow`] too.
-//!
-//! ```
-//! use ag_ui::client::subscriber::{Flow, Mutation, Subscriber};
-//! use ag_ui::client::{Pipeline, Reducer};
-//! use ag_ui::Event;
-//!
-//! /// Replaces the state with `{"seen": true}` at the first event, then stops at the second.
-//! #[derive(Default)]
-//! struct Once(usize, Option<Mutation>);
-//! impl Subscriber for Once {
-//!     fn on_event(&mut self, _: &Event, _: &Reducer) -> Flow {
-//!         self.0 += 1;
-//!         if self.0 == 1 {
-//!             self.1 = Some(Mutation::new().with_state(serde_json::json!({"seen": true})));
-//!         }
-//!         if self.0 == 2 { Flow::Stop } else { Flow::Continue }
-//!     }
-//!     fn take_mutation(&mut self) -> Option<Mutation> {
-//!         self.1.take()
-//!     }
-//! }
-//!
-//! let mut pipeline = Pipeline::new(Reducer::new());
-//! let mut once = Once::default();
-//! pipeline.push_event(Event::run_started("t", "r"), &mut once)?;
-//! pipeline.push_event(Event::run_finished("t", "r"), &mut once)?;
-//! assert!(pipeline.is_stopped());
-//! assert_eq!(pipeline.reducer().state(), &serde_json::json!({"seen": true}));
-//! # Ok::<(), ag_ui::client::PipelineError>(())
-//! ```
-
 use serde_json::Value;
 
 use crate::client::apply::{Applied, Reducer};
@@ -57,6 +16,47 @@ pub enum Flow {
 
 /// Observes a run: every event, and what each one changed. Every method has a default that does
 /// nothing and continues.
+///
+/// How a run is observed: [`Subscriber`], the [`Flow`] its calls return, and the [`Mutation`]
+/// it may ask for.
+///
+/// A [`Pipeline`](crate::client::Pipeline) (and a [`Conversation`](crate::client::Conversation)
+/// through it) tells a subscriber about every event before it is applied and about every
+/// change it made; each call returns a [`Flow`], and [`Flow::Stop`] ends the run. After each
+/// call that continued, the pipeline asks [`Subscriber::take_mutation`]: a [`Mutation`]
+/// returned there replaces the conversation's messages or state at once.
+/// [`Callbacks`](crate::client::Callbacks) is a subscriber made of closures; the middleware
+/// of [`middleware`](crate::client::middleware) returns a [`Flow`] too.
+///
+/// ```
+/// use ag_ui::client::{Flow, Mutation, Subscriber};
+/// use ag_ui::client::{Pipeline, Reducer};
+/// use ag_ui::Event;
+///
+/// /// Replaces the state with `{"seen": true}` at the first event, then stops at the second.
+/// #[derive(Default)]
+/// struct Once(usize, Option<Mutation>);
+/// impl Subscriber for Once {
+///     fn on_event(&mut self, _: &Event, _: &Reducer) -> Flow {
+///         self.0 += 1;
+///         if self.0 == 1 {
+///             self.1 = Some(Mutation::new().with_state(serde_json::json!({"seen": true})));
+///         }
+///         if self.0 == 2 { Flow::Stop } else { Flow::Continue }
+///     }
+///     fn take_mutation(&mut self) -> Option<Mutation> {
+///         self.1.take()
+///     }
+/// }
+///
+/// let mut pipeline = Pipeline::new(Reducer::new());
+/// let mut once = Once::default();
+/// pipeline.push_event(Event::run_started("t", "r"), &mut once)?;
+/// pipeline.push_event(Event::run_finished("t", "r"), &mut once)?;
+/// assert!(pipeline.is_stopped());
+/// assert_eq!(pipeline.reducer().state(), &serde_json::json!({"seen": true}));
+/// # Ok::<(), ag_ui::client::PipelineError>(())
+/// ```
 pub trait Subscriber {
     /// Called for every event (after chunk expansion and verification), before it is applied.
     fn on_event(&mut self, event: &Event, conversation: &Reducer) -> Flow {

@@ -1,29 +1,3 @@
-//! Transports: what carries a run to an agent and its events back.
-//!
-//! A [`Transport`] opens a run from its [`RunAgentInput`] and returns a [`Body`], read [`Piece`]
-//! by piece: bytes of an SSE stream, or events already decoded. [`HttpAgent`](
-//! crate::client::http::HttpAgent) is the HTTP transport (feature `http`); [`Replay`] answers
-//! every run with recorded events; your own can carry an in-process agent or another wire format.
-//! What goes wrong while carrying a run is a [`TransportError`]; a [`CancelToken`] ends a run
-//! from elsewhere.
-//!
-//! ```
-//! use ag_ui::client::transport::{Body, Piece, Replay, Transport};
-//! use ag_ui::{Event, RunAgentInput};
-//!
-//! # futures::executor::block_on(async {
-//! let agent = Replay::new(vec![Event::run_started("t1", "r1"), Event::run_finished("t1", "r1")]);
-//! let mut body = agent.open(&RunAgentInput::new("t1", "r1")).await?;
-//! let mut events = 0;
-//! while let Some(piece) = body.next().await? {
-//!     assert!(matches!(piece, Piece::Event(_)));
-//!     events += 1;
-//! }
-//! assert_eq!(events, 2);
-//! # Ok::<(), ag_ui::client::transport::TransportError>(())
-//! # }).unwrap();
-//! ```
-
 use std::fmt;
 use std::future::{Future, poll_fn};
 use std::pin::pin;
@@ -45,11 +19,11 @@ pub enum Piece {
     Event(Box<Event>),
     /// The data of one SSE frame (its `data:` lines joined by `\n`), from a body that read the
     /// stream's frames itself (the reconnecting reader of
-    /// [`Resuming`](crate::client::resume::Resuming) does): the pipeline reads the event in it
-    /// without parsing SSE again ([`Pipeline::push_frame`](crate::client::run::Pipeline::push_frame)).
+    /// [`Resuming`](crate::client::Resuming) does): the pipeline reads the event in it
+    /// without parsing SSE again ([`Pipeline::push_frame`](crate::client::Pipeline::push_frame)).
     Frame(String),
     /// A frame the body refused while reading the stream's frames itself (the reconnecting
-    /// reader of [`Resuming`](crate::client::resume::Resuming) does): a frame over the
+    /// reader of [`Resuming`](crate::client::Resuming) does): a frame over the
     /// [limit](Body::set_max_event_size), with its index among the frames of the run. The
     /// pipeline reports it as it reports a frame it refused itself
     /// ([`PipelineErrorKind::Decode`](crate::client::PipelineErrorKind::Decode)); it is the body's
@@ -102,6 +76,32 @@ pub trait Body: Send {
 }
 
 /// Carries a run to an agent and its events back.
+///
+/// Transports: what carries a run to an agent and its events back.
+///
+/// A [`Transport`] opens a run from its [`RunAgentInput`] and returns a [`Body`], read [`Piece`]
+/// by piece: bytes of an SSE stream, or events already decoded. [`HttpAgent`](
+/// crate::client::HttpAgent) is the HTTP transport (feature `http`); [`Replay`] answers
+/// every run with recorded events; your own can carry an in-process agent or another wire format.
+/// What goes wrong while carrying a run is a [`TransportError`]; a [`CancelToken`] ends a run
+/// from elsewhere.
+///
+/// ```
+/// use ag_ui::client::{Body, Piece, Replay, Transport};
+/// use ag_ui::{Event, RunAgentInput};
+///
+/// # futures::executor::block_on(async {
+/// let agent = Replay::new(vec![Event::run_started("t1", "r1"), Event::run_finished("t1", "r1")]);
+/// let mut body = agent.open(&RunAgentInput::new("t1", "r1")).await?;
+/// let mut events = 0;
+/// while let Some(piece) = body.next().await? {
+///     assert!(matches!(piece, Piece::Event(_)));
+///     events += 1;
+/// }
+/// assert_eq!(events, 2);
+/// # Ok::<(), ag_ui::client::TransportError>(())
+/// # }).unwrap();
+/// ```
 pub trait Transport: Sync {
     /// The response type.
     type Body: Body;
@@ -122,7 +122,7 @@ pub trait Transport: Sync {
     /// The version of the agent this transport reaches, when it is pinned to an older one
     /// ([`PeerVersion`](crate::client::PeerVersion)): a
     /// [`Conversation`](crate::client::Conversation) shapes its requests and reads its
-    /// responses as the [`peer`](crate::client::peer) shims say. `None` (the default): the
+    /// responses as the [`PeerVersion`](crate::client::PeerVersion) shims say. `None` (the default): the
     /// agent speaks this crate's version.
     fn peer_version(&self) -> Option<crate::client::PeerVersion> {
         None

@@ -1,37 +1,3 @@
-//! What the client strips, translates or cannot apply, told to the application: [`Warning`].
-//!
-//! A 1.0 client reads a stream from a newer producer by leaving out what it does not know (an
-//! event type, a member, an outcome, a content part, a message role, a patch operation) rather
-//! than refusing the stream; a pre-1.0 producer's `THINKING_*` events are translated; a patch
-//! that does not apply leaves the state as it was. None of it is silent: the
-//! [`Pipeline`](crate::client::Pipeline) tells each [`Warning`] to its subscriber
-//! ([`Subscriber::on_warning`](crate::client::Subscriber::on_warning)) as it happens and keeps
-//! them for the run's summary ([`RunSummary::warnings`](crate::client::RunSummary::warnings)).
-//! A conformant stream of this protocol version produces none.
-//!
-//! ```
-//! use ag_ui::client::{Pipeline, Reducer, WarningKind};
-//!
-//! let stream = concat!(
-//!     "data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\n",
-//!     "data: {\"type\":\"FUTURE_EVENT\"}\n\n",
-//!     "data: {\"type\":\"RUN_FINISHED\",\"threadId\":\"t\",\"runId\":\"r\",\"futureProp\":1}\n\n",
-//! );
-//! let mut pipeline = Pipeline::new(Reducer::new());
-//! pipeline.push_bytes(stream.as_bytes(), &mut ())?;
-//! pipeline.finish(&mut ())?;
-//! let warnings: Vec<_> = pipeline.warnings().iter().collect();
-//! assert_eq!(warnings[0].kind(), WarningKind::UnknownEvent);
-//! assert_eq!(warnings[0].index(), Some(1));
-//! assert_eq!(warnings[1].kind(), WarningKind::UnknownMember);
-//! assert_eq!(warnings[1].path(), Some("/futureProp"));
-//! assert_eq!(
-//!     warnings[1].to_string(),
-//!     "event 2 (RUN_FINISHED): strip.member: dropped member /futureProp, which AG-UI 1.0 does not describe"
-//! );
-//! # Ok::<(), ag_ui::client::PipelineError>(())
-//! ```
-
 use std::fmt;
 
 use crate::client::apply::{ApplyWarning, ApplyWarningKind};
@@ -111,6 +77,40 @@ impl fmt::Display for WarningKind {
 
 /// Something the client stripped, translated or could not apply. Opaque, with a
 /// [`kind`](Self::kind) and accessors; `Display` quotes what the peer sent as bounded excerpts.
+///
+/// What the client strips, translates or cannot apply, told to the application: [`Warning`].
+///
+/// A 1.0 client reads a stream from a newer producer by leaving out what it does not know (an
+/// event type, a member, an outcome, a content part, a message role, a patch operation) rather
+/// than refusing the stream; a pre-1.0 producer's `THINKING_*` events are translated; a patch
+/// that does not apply leaves the state as it was. None of it is silent: the
+/// [`Pipeline`](crate::client::Pipeline) tells each [`Warning`] to its subscriber
+/// ([`Subscriber::on_warning`](crate::client::Subscriber::on_warning)) as it happens and keeps
+/// them for the run's summary ([`RunSummary::warnings`](crate::client::RunSummary::warnings)).
+/// A conformant stream of this protocol version produces none.
+///
+/// ```
+/// use ag_ui::client::{Pipeline, Reducer, WarningKind};
+///
+/// let stream = concat!(
+///     "data: {\"type\":\"RUN_STARTED\",\"threadId\":\"t\",\"runId\":\"r\"}\n\n",
+///     "data: {\"type\":\"FUTURE_EVENT\"}\n\n",
+///     "data: {\"type\":\"RUN_FINISHED\",\"threadId\":\"t\",\"runId\":\"r\",\"futureProp\":1}\n\n",
+/// );
+/// let mut pipeline = Pipeline::new(Reducer::new());
+/// pipeline.push_bytes(stream.as_bytes(), &mut ())?;
+/// pipeline.finish(&mut ())?;
+/// let warnings: Vec<_> = pipeline.warnings().iter().collect();
+/// assert_eq!(warnings[0].kind(), WarningKind::UnknownEvent);
+/// assert_eq!(warnings[0].index(), Some(1));
+/// assert_eq!(warnings[1].kind(), WarningKind::UnknownMember);
+/// assert_eq!(warnings[1].path(), Some("/futureProp"));
+/// assert_eq!(
+///     warnings[1].to_string(),
+///     "event 2 (RUN_FINISHED): strip.member: dropped member /futureProp, which AG-UI 1.0 does not describe"
+/// );
+/// # Ok::<(), ag_ui::client::PipelineError>(())
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Warning {
     kind: WarningKind,

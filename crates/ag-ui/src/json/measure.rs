@@ -4,7 +4,7 @@
 
 use serde_json::{Number, Value};
 
-/// The deepest document the reducer accepts by default (`client::apply::Limits::max_depth`),
+/// The deepest document the reducer accepts by default (`client::Limits::max_depth`),
 /// and the deepest state a server publishes: every document this deep reads back inside its
 /// event (serde_json's parser stops at 128 levels), and the recursive code that clones,
 /// serializes, compares, diffs and drops it stays far from a thread's stack end.

@@ -40,7 +40,7 @@ enum Reason {
 /// ```
 /// # #[cfg(feature = "client")]
 /// # {
-/// use ag_ui::client::apply::PartialJson;
+/// use ag_ui::client::PartialJson;
 /// use serde_json::json;
 ///
 /// let mut args = PartialJson::new();

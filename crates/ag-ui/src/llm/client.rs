@@ -11,7 +11,9 @@ use super::connections::{Connections, Lease, Pool};
 use super::mapper::{ChunkDecoder, Decoded};
 use super::wire::{ChatChunk, ChatRequest, ErrorBody};
 use super::{LlmError, LlmErrorKind};
-pub use crate::timeouts::{DEFAULT_CONNECT_TIMEOUT, DEFAULT_IDLE_TIMEOUT, Timeouts};
+#[cfg(doc)]
+use crate::timeouts::DEFAULT_IDLE_TIMEOUT;
+use crate::timeouts::Timeouts;
 
 /// The most of an error response body that is read: 64 KiB.
 const MAX_ERROR_BODY: usize = 64 * 1024;
@@ -193,7 +195,8 @@ impl OpenAiClient {
     /// set one field each, in any order.
     ///
     /// ```
-    /// use ag_ui::llm::{OpenAiClient, Timeouts};
+    /// use ag_ui::Timeouts;
+    /// use ag_ui::llm::OpenAiClient;
     /// use std::time::Duration;
     ///
     /// let timeouts = Timeouts::default()

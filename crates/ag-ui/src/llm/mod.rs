@@ -74,9 +74,7 @@ mod tool;
 pub mod wire;
 
 pub use agent::LlmAgent;
-pub use client::{
-    ChunkStream, DEFAULT_CONNECT_TIMEOUT, DEFAULT_IDLE_TIMEOUT, OpenAiClient, Timeouts,
-};
+pub use client::{ChunkStream, OpenAiClient};
 pub use connections::{
     Connections, DEFAULT_MAX_IDLE_CONNECTIONS, DEFAULT_POOL_IDLE_TIMEOUT,
     DEFAULT_STREAMS_PER_CONNECTION, HttpVersion,

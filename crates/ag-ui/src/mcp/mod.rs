@@ -159,10 +159,11 @@ impl McpConfig {
         self
     }
 
-    /// This configuration taking at most `max` tools (and pages) from one server (at least 1).
+    /// This configuration taking at most `max` tools (and pages) from one server (0 counts
+    /// as 1).
     #[must_use]
     pub fn with_max_tools(mut self, max: usize) -> Self {
-        self.max_tools = max.max(1);
+        self.max_tools = max;
         self
     }
 

@@ -7,7 +7,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::emit::StepHandle;
+use super::handles::StepHandle;
 use super::scope::{Emitter, StateSlot};
 use super::sink::{Backpressure, Cancel, Events, Sink};
 use super::{Error, ErrorKind, Result};
@@ -143,7 +143,7 @@ macro_rules! emitting_api {
                 name: impl Into<String>,
                 args: &impl Serialize,
             ) -> Result<$crate::ToolCallId> {
-                $crate::server::emit::one_shot_tool_call(
+                $crate::server::handles::one_shot_tool_call(
                     &self.emitter,
                     self.emitter.next_tool_call_id(),
                     name.into(),

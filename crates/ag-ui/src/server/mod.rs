@@ -307,6 +307,7 @@ mod context;
 pub mod downgrade;
 pub mod emit;
 mod error;
+mod handles;
 pub mod log;
 mod predict;
 mod runner;
@@ -317,8 +318,8 @@ pub mod transform;
 mod writer;
 
 pub use context::RunContext;
-pub use emit::{MessageHandle, ReasoningHandle, StepHandle, ToolCallHandle};
 pub use error::{Error, ErrorKind, Result};
+pub use handles::{MessageHandle, ReasoningHandle, StepHandle, ToolCallHandle};
 pub use predict::{PREDICT_STATE_EVENT, PredictState};
 pub use runner::{Agent, Outcome, Runner, run};
 pub use scope::Detached;

@@ -7,7 +7,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::context::emitting_api;
-use super::emit::StepHandle;
+use super::handles::StepHandle;
 use super::scope::{Detached, Emitter, StateSlot};
 use super::sink::Cancel;
 use super::{Error, Result};

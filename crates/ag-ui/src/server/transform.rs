@@ -418,7 +418,7 @@ mod tests {
 
     #[cfg(feature = "client")]
     fn apply(events: &[Event]) -> (serde_json::Value, serde_json::Value) {
-        let mut reducer = crate::client::apply::Reducer::new();
+        let mut reducer = crate::client::Reducer::new();
         for event in events {
             reducer.apply(event).unwrap();
         }

@@ -141,7 +141,7 @@ fn compact_against_reference(file: &PathBuf, streams: &[(String, Vec<Event>)]) -
     };
     let (mut same, mut valid_inputs) = (0, 0);
     for ((name, events), want) in streams.iter().zip(&expected) {
-        let ours = ag_ui::client::compact::compact(events).expect("within the limits");
+        let ours = ag_ui::client::compact(events).expect("within the limits");
         let theirs: Vec<Event> = want
             .as_array()
             .unwrap()
@@ -523,7 +523,7 @@ fn compact_then_apply_equals_apply_on_the_corpus() {
                 reducer.state().clone(),
             )
         };
-        let compacted = ag_ui::client::compact::compact(&events).expect("within the limits");
+        let compacted = ag_ui::client::compact(&events).expect("within the limits");
         assert_eq!(run(&compacted), run(&events), "{name}");
         checked += 1;
     }

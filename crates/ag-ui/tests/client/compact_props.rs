@@ -3,8 +3,8 @@
 //! as the original, and verifies.
 
 use ag_ui::Event;
-use ag_ui::client::apply::Reducer;
-use ag_ui::client::compact::compact;
+use ag_ui::client::Reducer;
+use ag_ui::client::compact;
 use ag_ui::verify::verify_all;
 use proptest::prelude::*;
 use serde_json::Value;

@@ -6,8 +6,8 @@
 //! clone, serialize, compare and drop on a small stack.
 
 use ag_ui::client::Pipeline;
-use ag_ui::client::apply::{ApplyErrorKind, LimitKind, Limits, Reducer};
-use ag_ui::client::compact::{Compactor, compact};
+use ag_ui::client::{ApplyErrorKind, LimitKind, Limits, Reducer};
+use ag_ui::client::{Compactor, compact};
 use ag_ui::verify::Verifier;
 use ag_ui::{Event, EventType};
 use serde_json::{Value, json};

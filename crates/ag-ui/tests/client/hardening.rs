@@ -7,9 +7,10 @@
 use std::future::Future;
 use std::time::Duration;
 
+use ag_ui::Timeouts;
 use ag_ui::client::{
     Conversation, HttpAgent, PipelineErrorKind, Replay, RunEnd, RunError, RunErrorKind, Timeout,
-    Timeouts, TransportError, TransportErrorKind,
+    TransportError, TransportErrorKind,
 };
 use ag_ui::{Event, RunErrorEvent, TextMessageRole, ToolCallStartEvent};
 use serde_json::Value;

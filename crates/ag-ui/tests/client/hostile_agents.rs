@@ -5,7 +5,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use ag_ui::client::resume::ReconnectPolicy;
+use ag_ui::client::ReconnectPolicy;
 use ag_ui::client::{
     Body, HttpAgent, Piece, Timeout, Transport, TransportError, TransportErrorKind,
 };

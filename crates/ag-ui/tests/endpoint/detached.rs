@@ -70,12 +70,12 @@ async fn served_promptly(addr: std::net::SocketAddr, run: &str) {
 
 fn assert_within_cap(log: &MemoryLog) {
     let stats = log.stats();
-    let cap = log.config().max_total_bytes();
+    let cap = log.config().max_total_bytes;
     assert!(
         stats.bytes + stats.spare_bytes <= cap,
         "{stats:?} against {cap}"
     );
-    assert!(stats.runs <= log.config().max_runs(), "{stats:?}");
+    assert!(stats.runs <= log.config().max_runs, "{stats:?}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

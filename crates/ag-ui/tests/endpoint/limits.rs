@@ -40,10 +40,7 @@ fn waiting(released: watch::Receiver<bool>) -> impl Fn(RunAgentInput) -> EventSt
 async fn the_input_budget_refuses_when_spent_and_accepts_again_after_runs_end() {
     let (release, released) = watch::channel(false);
     let handler = waiting(released);
-    let limits = EndpointLimits {
-        max_input_bytes: 100_000,
-        ..EndpointLimits::default()
-    };
+    let limits = EndpointLimits::default().with_max_input_bytes(100_000);
     let app = Router::new().agent("/agent", AgentEndpoint::new(handler).with_limits(limits));
     let addr = spawn(app).await;
 
@@ -89,10 +86,7 @@ async fn the_input_budget_refuses_when_spent_and_accepts_again_after_runs_end() 
 async fn a_detached_run_keeps_its_input_in_the_budget_until_it_ends() {
     let (release, released) = watch::channel(false);
     let handler = waiting(released);
-    let limits = EndpointLimits {
-        max_input_bytes: 60_000,
-        ..EndpointLimits::default()
-    };
+    let limits = EndpointLimits::default().with_max_input_bytes(60_000);
     let app = Router::new().agent(
         "/agent",
         AgentEndpoint::new(handler)
@@ -123,10 +117,7 @@ async fn a_detached_run_keeps_its_input_in_the_budget_until_it_ends() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_budget_counts_what_an_input_holds_not_its_json() {
     let (_release, released) = watch::channel(false);
-    let limits = EndpointLimits {
-        max_input_bytes: 100_000,
-        ..EndpointLimits::default()
-    };
+    let limits = EndpointLimits::default().with_max_input_bytes(100_000);
     let app = Router::new().agent(
         "/agent",
         AgentEndpoint::new(waiting(released)).with_limits(limits),

@@ -3,8 +3,8 @@
 //! tower-http's layer — over a real socket on 127.0.0.1.
 #![cfg(feature = "axum")]
 
-use ag_ui::axum::registry::{AgentInfo, AgentRegistry, RegistryErrorKind};
 use ag_ui::axum::{AgentEndpoint, RouterExt};
+use ag_ui::axum::{AgentInfo, AgentRegistry, RegistryErrorKind};
 use ag_ui::capabilities::{AgentCapabilities, IdentityCapabilities, TransportCapabilities};
 use ag_ui::{Event, RunAgentInput};
 use axum::http::{Method, header};

@@ -6,7 +6,7 @@
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
-use ag_ui::axum::{AgentEndpoint, RouterExt, ServeConfig, serve};
+use ag_ui::axum::{AgentEndpoint, EndpointLimits, RouterExt, ServeConfig, serve};
 use ag_ui::{Event, RunAgentInput};
 use axum::Router;
 use serde_json::Value;
@@ -24,7 +24,8 @@ fn echo(input: RunAgentInput) -> impl futures::Stream<Item = Event> + Send + 'st
 fn app() -> Router {
     Router::new().agent(
         "/",
-        AgentEndpoint::new(echo).with_body_timeout(Duration::from_millis(300)),
+        AgentEndpoint::new(echo)
+            .with_limits(EndpointLimits::default().with_body_timeout(Duration::from_millis(300))),
     )
 }
 

@@ -6,9 +6,10 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use ag_ui::Timeouts;
 use ag_ui::llm::{
-    BackendTool, ChatOptions, Connections, HttpVersion, LlmAgent, OpenAiClient, Timeouts,
-    ToolError, ToolOutput, from_chat_messages, to_chat_messages,
+    BackendTool, ChatOptions, Connections, HttpVersion, LlmAgent, OpenAiClient, ToolError,
+    ToolOutput, from_chat_messages, to_chat_messages,
 };
 use ag_ui::server::Runner;
 use ag_ui::{

@@ -48,7 +48,7 @@ const MIB: usize = 1024 * 1024;
 /// [`Limit`](super::ApplyErrorKind::Limit); messages and state stay as they were.
 ///
 /// ```
-/// use ag_ui::client::apply::{Limits, Reducer};
+/// use ag_ui::client::{Limits, Reducer};
 ///
 /// let limits = Limits::new().with_max_message_bytes(1024);
 /// assert_eq!(limits.max_message_bytes, 1024);

@@ -1,66 +1,3 @@
-//! The reducer: events in, conversation out — messages, state, pending interrupts, pending tool
-//! calls and the run's outcome, rebuilt exactly as the reference client (`defaultApplyEvents` of
-//! @ag-ui/client 1.0.0) rebuilds them.
-//!
-//! A [`Reducer`] takes one expanded event at a time ([`Reducer::apply`]) and reports what the
-//! event changed ([`Applied`]), so a UI can redraw only what moved. Work per event is
-//! proportional to the event, not to the conversation: messages and tool calls are indexed by id,
-//! text and argument deltas are appended in place, and nothing is cloned per token.
-//!
-//! ```
-//! use ag_ui::client::apply::{MessagesChange, Reducer};
-//! use ag_ui::{Event, Message, TextMessageRole};
-//! use serde_json::json;
-//!
-//! let mut reducer = Reducer::new();
-//! reducer.apply(&Event::run_started("t1", "r1")).unwrap();
-//! reducer.apply(&Event::text_message_start("m1", TextMessageRole::Assistant)).unwrap();
-//! let applied = reducer.apply(&Event::text_message_content("m1", "Hel")).unwrap();
-//! assert_eq!(applied.messages, MessagesChange::Updated(0));
-//! reducer.apply(&Event::text_message_content("m1", "lo")).unwrap();
-//! reducer.apply(&Event::text_message_end("m1")).unwrap();
-//! reducer.apply(&Event::state_snapshot(json!({"count": 1}))).unwrap();
-//! reducer.apply(&Event::run_finished("t1", "r1")).unwrap();
-//!
-//! assert_eq!(reducer.messages(), &[Message::assistant("m1", "Hello")]);
-//! assert_eq!(reducer.state(), &json!({"count": 1}));
-//! ```
-//!
-//! The reducer never rejects a protocol violation — that is the verifier's job. It applies what it
-//! can and reports the rest as an [`ApplyWarning`] (also logged with `tracing::warn!`), leaving
-//! messages and state as they were. It refuses two things with an [`ApplyError`], changing
-//! nothing: an unexpanded chunk event ([`ApplyErrorKind::UntransformedChunk`]: run chunks through
-//! the `ChunkNormalizer` first), and an event that would take more memory than its [`Limits`]
-//! allow ([`ApplyErrorKind::Limit`]) — a patch that copies the state into itself until it no
-//! longer fits in memory, a message streamed forever, a state nested one level per event until
-//! the code that clones or drops it runs out of stack, front removes on a long array that
-//! shift the whole array each.
-//!
-//! ```
-//! use ag_ui::client::apply::{ApplyErrorKind, LimitKind, Limits, Reducer};
-//! use ag_ui::Event;
-//! use serde_json::json;
-//!
-//! let mut reducer = Reducer::new().with_limits(Limits::new().with_max_document_bytes(1000));
-//! reducer.apply(&Event::state_snapshot(json!({"a": "x".repeat(300)}))).unwrap();
-//! // Each copy of the whole document doubles it.
-//! let doubling = Event::from_value(&json!({"type": "STATE_DELTA", "delta": [
-//!     {"op": "copy", "from": "", "path": "/b"},
-//!     {"op": "copy", "from": "", "path": "/c"},
-//! ]})).unwrap();
-//! let err = reducer.apply(&doubling).unwrap_err();
-//! assert_eq!(err.kind(), ApplyErrorKind::Limit);
-//! assert_eq!((err.index(), err.limit().unwrap().kind), (1, LimitKind::StateBytes));
-//! assert_eq!(reducer.state(), &json!({"a": "x".repeat(300)}));
-//! ```
-//!
-//! Where this differs from the reference, knowingly:
-//! * an `ACTIVITY_DELTA` whose patch would turn an activity's content into something other than a
-//!   JSON object is refused with a warning (the typed [`ActivityMessage`] content is an object);
-//! * [`Reducer::partial_tool_call_args`] gives parsed JSON (the reference hands its hook the
-//!   completed text), and a `\uXXXX` escape is read correctly where the reference's completion
-//!   routine loses the character after it.
-
 mod index;
 mod limits;
 mod patch;
@@ -169,7 +106,70 @@ impl ApplyError {
     }
 }
 
-/// The reducer. See the [module documentation](self).
+/// The reducer. See the [`Reducer`] docs.
+///
+/// The reducer: events in, conversation out — messages, state, pending interrupts, pending tool
+/// calls and the run's outcome, rebuilt exactly as the reference client (`defaultApplyEvents` of
+/// @ag-ui/client 1.0.0) rebuilds them.
+///
+/// A [`Reducer`] takes one expanded event at a time ([`Reducer::apply`]) and reports what the
+/// event changed ([`Applied`]), so a UI can redraw only what moved. Work per event is
+/// proportional to the event, not to the conversation: messages and tool calls are indexed by id,
+/// text and argument deltas are appended in place, and nothing is cloned per token.
+///
+/// ```
+/// use ag_ui::client::{MessagesChange, Reducer};
+/// use ag_ui::{Event, Message, TextMessageRole};
+/// use serde_json::json;
+///
+/// let mut reducer = Reducer::new();
+/// reducer.apply(&Event::run_started("t1", "r1")).unwrap();
+/// reducer.apply(&Event::text_message_start("m1", TextMessageRole::Assistant)).unwrap();
+/// let applied = reducer.apply(&Event::text_message_content("m1", "Hel")).unwrap();
+/// assert_eq!(applied.messages, MessagesChange::Updated(0));
+/// reducer.apply(&Event::text_message_content("m1", "lo")).unwrap();
+/// reducer.apply(&Event::text_message_end("m1")).unwrap();
+/// reducer.apply(&Event::state_snapshot(json!({"count": 1}))).unwrap();
+/// reducer.apply(&Event::run_finished("t1", "r1")).unwrap();
+///
+/// assert_eq!(reducer.messages(), &[Message::assistant("m1", "Hello")]);
+/// assert_eq!(reducer.state(), &json!({"count": 1}));
+/// ```
+///
+/// The reducer never rejects a protocol violation — that is the verifier's job. It applies what it
+/// can and reports the rest as an [`ApplyWarning`] (also logged with `tracing::warn!`), leaving
+/// messages and state as they were. It refuses two things with an [`ApplyError`], changing
+/// nothing: an unexpanded chunk event ([`ApplyErrorKind::UntransformedChunk`]: run chunks through
+/// the `ChunkNormalizer` first), and an event that would take more memory than its [`Limits`]
+/// allow ([`ApplyErrorKind::Limit`]) — a patch that copies the state into itself until it no
+/// longer fits in memory, a message streamed forever, a state nested one level per event until
+/// the code that clones or drops it runs out of stack, front removes on a long array that
+/// shift the whole array each.
+///
+/// ```
+/// use ag_ui::client::{ApplyErrorKind, LimitKind, Limits, Reducer};
+/// use ag_ui::Event;
+/// use serde_json::json;
+///
+/// let mut reducer = Reducer::new().with_limits(Limits::new().with_max_document_bytes(1000));
+/// reducer.apply(&Event::state_snapshot(json!({"a": "x".repeat(300)}))).unwrap();
+/// // Each copy of the whole document doubles it.
+/// let doubling = Event::from_value(&json!({"type": "STATE_DELTA", "delta": [
+///     {"op": "copy", "from": "", "path": "/b"},
+///     {"op": "copy", "from": "", "path": "/c"},
+/// ]})).unwrap();
+/// let err = reducer.apply(&doubling).unwrap_err();
+/// assert_eq!(err.kind(), ApplyErrorKind::Limit);
+/// assert_eq!((err.index(), err.limit().unwrap().kind), (1, LimitKind::StateBytes));
+/// assert_eq!(reducer.state(), &json!({"a": "x".repeat(300)}));
+/// ```
+///
+/// Where this differs from the reference, knowingly:
+/// * an `ACTIVITY_DELTA` whose patch would turn an activity's content into something other than a
+///   JSON object is refused with a warning (the typed [`ActivityMessage`] content is an object);
+/// * [`Reducer::partial_tool_call_args`] gives parsed JSON (the reference hands its hook the
+///   completed text), and a `\uXXXX` escape is read correctly where the reference's completion
+///   routine loses the character after it.
 #[derive(Clone, Debug, Default)]
 pub struct Reducer {
     messages: Store,

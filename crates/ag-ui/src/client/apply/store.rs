@@ -537,7 +537,7 @@ fn max_depth(n: usize) -> usize {
 /// [`to_vec`](Self::to_vec) copies the messages out.
 ///
 /// ```
-/// use ag_ui::client::apply::Reducer;
+/// use ag_ui::client::Reducer;
 /// use ag_ui::{Event, Message};
 ///
 /// let mut reducer = Reducer::new();

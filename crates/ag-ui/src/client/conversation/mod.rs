@@ -1,106 +1,3 @@
-//! A conversation that lives across runs.
-//!
-//! A [`Conversation`] holds a thread id, the messages, the state, the interrupts the last run
-//! left open and the tool calls it left for the client. Each [`run`](Conversation::run) sends
-//! them to an agent through a [`Transport`] — [`HttpAgent`](crate::client::http::HttpAgent) over
-//! HTTP, [`Replay`](crate::client::transport::Replay) for recorded events, or your own (an in-process agent, another wire format) —
-//! and applies the answer through the whole [`Pipeline`]. A failed run is a [`RunError`]: the
-//! agent's own failure, the transport's, the pipeline's, or an interrupt left unanswered (see
-//! below). Frontend tools are Rust functions
-//! registered with [`register_tool`](Conversation::register_tool): [`run_tools`](
-//! Conversation::run_tools) answers the pending tool calls with them, and the next run sends
-//! the results.
-//!
-//! ```
-//! use ag_ui::client::{Conversation, Replay, RunEnd};
-//! use ag_ui::{Event, TextMessageRole};
-//!
-//! # futures::executor::block_on(async {
-//! let agent = Replay::new(vec![
-//!     Event::run_started("thread-1", "run-1"),
-//!     Event::text_message_start("a1", TextMessageRole::Assistant),
-//!     Event::text_message_content("a1", "Hi there"),
-//!     Event::text_message_end("a1"),
-//!     Event::run_finished("thread-1", "run-1"),
-//! ]);
-//! let mut conversation = Conversation::new("thread-1");
-//! conversation.add_user_message("Hello");
-//! let summary = conversation.run(&agent, &mut ()).await?;
-//! assert_eq!(summary.end, RunEnd::Finished);
-//! assert_eq!(summary.new_messages.len(), 1);
-//! assert_eq!(conversation.messages()[1].text(), Some("Hi there"));
-//! # Ok::<(), ag_ui::client::RunError>(())
-//! # }).unwrap();
-//! ```
-//!
-//! # The agent's failure is not a rejection
-//!
-//! Two different things end a run in an `Err`, so that `?` never reads either as success:
-//!
-//! - **the agent reported that its run failed**: the response's last run ended with
-//!   `RUN_ERROR`. The client consumed the stream (the conformance corpus's `outcome:
-//!   completed` with a `runError`): every event was delivered to the subscribers and applied,
-//!   the `RUN_ERROR` included. The error is of kind [`RunErrorKind::Agent`], with the agent's
-//!   message and code ([`RunError::agent_error`]) and what the run did
-//!   ([`RunError::summary`]).
-//! - **the client rejected the response**, or could not get it
-//!   ([`RunErrorKind::is_rejection`], the corpus's `outcome: failed`): an ordering violation,
-//!   an event that does not decode, a chunk that cannot expand, an event over the limits, a
-//!   response cut off in the middle of a run, a transport failure.
-//!
-//! A `RUN_ERROR` does not end the stream: a `RUN_STARTED` after it begins a new run in the same
-//! response, and the response's last run decides the result (the failure before it is still
-//! reported, in [`RunSummary::run_error`]). A `RUN_ERROR` after a finished run is delivered, not
-//! refused: the response ends as the agent's failure.
-//!
-//! What the client left out of a response (an event type, a member, an outcome, a part, a
-//! message or a patch operation this version does not know) or could not apply is no silent
-//! matter either: each [`Warning`] is told to the subscriber
-//! ([`Subscriber::on_warning`]) and kept in [`RunSummary::warnings`].
-//!
-//! ```
-//! use ag_ui::client::{Conversation, Replay, RunErrorKind};
-//! use ag_ui::{Event, RunErrorEvent, TextMessageRole};
-//!
-//! # futures::executor::block_on(async {
-//! // The agent fails: the stream was consumed and what came is kept.
-//! let failing = Replay::new(vec![
-//!     Event::run_started("t", "r1"),
-//!     Event::text_message_start("a1", TextMessageRole::Assistant),
-//!     Event::text_message_content("a1", "Let me"),
-//!     RunErrorEvent::new("the model is overloaded").with_code("busy").into(),
-//! ]);
-//! let mut conversation = Conversation::new("t");
-//! let err = conversation.run(&failing, &mut ()).await.unwrap_err();
-//! assert_eq!(err.kind(), RunErrorKind::Agent);
-//! assert!(!err.kind().is_rejection());
-//! let failure = err.agent_error().unwrap();
-//! assert_eq!((failure.code(), failure.message()), (Some("busy"), "the model is overloaded"));
-//! assert_eq!(err.summary().unwrap().new_messages.len(), 1);
-//! assert_eq!(conversation.messages()[0].text(), Some("Let me"));
-//!
-//! // The stream is broken: the client rejects it, naming the rule.
-//! let broken = Replay::new(vec![
-//!     Event::run_started("t", "r2"),
-//!     Event::text_message_content("ghost", "boo"),
-//! ]);
-//! let err = conversation.run(&broken, &mut ()).await.unwrap_err();
-//! assert!(err.kind().is_rejection());
-//! let violation = err.pipeline().and_then(|p| p.violation()).unwrap();
-//! assert_eq!(violation.kind().as_str(), "text.not-open");
-//!
-//! // A failed run, then a new one in the same response: the response's last run finished.
-//! let retried = Replay::new(vec![
-//!     Event::run_started("t", "r3"),
-//!     Event::run_error("first try failed"),
-//!     Event::run_started("t", "r4"),
-//!     Event::run_finished("t", "r4"),
-//! ]);
-//! let summary = conversation.run(&retried, &mut ()).await.unwrap();
-//! assert_eq!(summary.run_error.unwrap().message(), "first try failed");
-//! # });
-//! ```
-
 use std::collections::HashMap;
 use std::fmt;
 
@@ -130,7 +27,110 @@ pub use turn::{Changed, RunningTurn, Turn, TurnEnd};
 
 type ToolHandler = Box<dyn FnMut(&Value) -> Result<String, String> + Send>;
 
-/// A conversation with an agent, kept across runs. See the [module documentation](self).
+/// A conversation with an agent, kept across runs.
+///
+/// A conversation that lives across runs.
+///
+/// A [`Conversation`] holds a thread id, the messages, the state, the interrupts the last run
+/// left open and the tool calls it left for the client. Each [`run`](Conversation::run) sends
+/// them to an agent through a [`Transport`] — [`HttpAgent`](crate::client::http::HttpAgent) over
+/// HTTP, [`Replay`](crate::client::transport::Replay) for recorded events, or your own (an in-process agent, another wire format) —
+/// and applies the answer through the whole [`Pipeline`]. A failed run is a [`RunError`]: the
+/// agent's own failure, the transport's, the pipeline's, or an interrupt left unanswered (see
+/// below). Frontend tools are Rust functions
+/// registered with [`register_tool`](Conversation::register_tool): [`run_tools`](
+/// Conversation::run_tools) answers the pending tool calls with them, and the next run sends
+/// the results.
+///
+/// ```
+/// use ag_ui::client::{Conversation, Replay, RunEnd};
+/// use ag_ui::{Event, TextMessageRole};
+///
+/// # futures::executor::block_on(async {
+/// let agent = Replay::new(vec![
+///     Event::run_started("thread-1", "run-1"),
+///     Event::text_message_start("a1", TextMessageRole::Assistant),
+///     Event::text_message_content("a1", "Hi there"),
+///     Event::text_message_end("a1"),
+///     Event::run_finished("thread-1", "run-1"),
+/// ]);
+/// let mut conversation = Conversation::new("thread-1");
+/// conversation.add_user_message("Hello");
+/// let summary = conversation.run(&agent, &mut ()).await?;
+/// assert_eq!(summary.end, RunEnd::Finished);
+/// assert_eq!(summary.new_messages.len(), 1);
+/// assert_eq!(conversation.messages()[1].text(), Some("Hi there"));
+/// # Ok::<(), ag_ui::client::RunError>(())
+/// # }).unwrap();
+/// ```
+///
+/// # The agent's failure is not a rejection
+///
+/// Two different things end a run in an `Err`, so that `?` never reads either as success:
+///
+/// - **the agent reported that its run failed**: the response's last run ended with
+///   `RUN_ERROR`. The client consumed the stream (the conformance corpus's `outcome:
+///   completed` with a `runError`): every event was delivered to the subscribers and applied,
+///   the `RUN_ERROR` included. The error is of kind [`RunErrorKind::Agent`], with the agent's
+///   message and code ([`RunError::agent_error`]) and what the run did
+///   ([`RunError::summary`]).
+/// - **the client rejected the response**, or could not get it
+///   ([`RunErrorKind::is_rejection`], the corpus's `outcome: failed`): an ordering violation,
+///   an event that does not decode, a chunk that cannot expand, an event over the limits, a
+///   response cut off in the middle of a run, a transport failure.
+///
+/// A `RUN_ERROR` does not end the stream: a `RUN_STARTED` after it begins a new run in the same
+/// response, and the response's last run decides the result (the failure before it is still
+/// reported, in [`RunSummary::run_error`]). A `RUN_ERROR` after a finished run is delivered, not
+/// refused: the response ends as the agent's failure.
+///
+/// What the client left out of a response (an event type, a member, an outcome, a part, a
+/// message or a patch operation this version does not know) or could not apply is no silent
+/// matter either: each [`Warning`] is told to the subscriber
+/// ([`Subscriber::on_warning`]) and kept in [`RunSummary::warnings`].
+///
+/// ```
+/// use ag_ui::client::{Conversation, Replay, RunErrorKind};
+/// use ag_ui::{Event, RunErrorEvent, TextMessageRole};
+///
+/// # futures::executor::block_on(async {
+/// // The agent fails: the stream was consumed and what came is kept.
+/// let failing = Replay::new(vec![
+///     Event::run_started("t", "r1"),
+///     Event::text_message_start("a1", TextMessageRole::Assistant),
+///     Event::text_message_content("a1", "Let me"),
+///     RunErrorEvent::new("the model is overloaded").with_code("busy").into(),
+/// ]);
+/// let mut conversation = Conversation::new("t");
+/// let err = conversation.run(&failing, &mut ()).await.unwrap_err();
+/// assert_eq!(err.kind(), RunErrorKind::Agent);
+/// assert!(!err.kind().is_rejection());
+/// let failure = err.agent_error().unwrap();
+/// assert_eq!((failure.code(), failure.message()), (Some("busy"), "the model is overloaded"));
+/// assert_eq!(err.summary().unwrap().new_messages.len(), 1);
+/// assert_eq!(conversation.messages()[0].text(), Some("Let me"));
+///
+/// // The stream is broken: the client rejects it, naming the rule.
+/// let broken = Replay::new(vec![
+///     Event::run_started("t", "r2"),
+///     Event::text_message_content("ghost", "boo"),
+/// ]);
+/// let err = conversation.run(&broken, &mut ()).await.unwrap_err();
+/// assert!(err.kind().is_rejection());
+/// let violation = err.pipeline().and_then(|p| p.violation()).unwrap();
+/// assert_eq!(violation.kind().as_str(), "text.not-open");
+///
+/// // A failed run, then a new one in the same response: the response's last run finished.
+/// let retried = Replay::new(vec![
+///     Event::run_started("t", "r3"),
+///     Event::run_error("first try failed"),
+///     Event::run_started("t", "r4"),
+///     Event::run_finished("t", "r4"),
+/// ]);
+/// let summary = conversation.run(&retried, &mut ()).await.unwrap();
+/// assert_eq!(summary.run_error.unwrap().message(), "first try failed");
+/// # });
+/// ```
 pub struct Conversation {
     thread_id: ThreadId,
     messages: Vec<Message>,
@@ -391,7 +391,7 @@ impl Conversation {
     ///
     /// Every run is sent with `protocolVersion` `"1.0"` and a fresh run id (see [`Turn::new`],
     /// which each run drives); to a transport pinned to an older agent
-    /// ([`Transport::peer_version`]), as the [`peer`](crate::client::peer) shims shape it
+    /// ([`Transport::peer_version`]), as the [`PeerVersion`](crate::client::PeerVersion) shims shape it
     /// (what they change is a warning of the summary). Messages and state keep whatever was
     /// applied when the run fails or is cancelled.
     ///

@@ -1,4 +1,4 @@
-//! Unit tests of the client pipeline (`client/run.rs`).
+//! Unit tests of the client pipeline (`client/run/mod.rs`).
 
 use super::*;
 use crate::DecodeErrorKind;

@@ -9,7 +9,7 @@
 //!
 //! - [`MemoryLog`], the default: in this process, bounded by [`MemoryLogConfig`] (runs kept,
 //!   bytes per run and in all, time kept after a run ends);
-//! - [`RedisLog`](redis::RedisLog) (feature `redis`): one Redis stream per run, appends
+//! - [`RedisLog`] (feature `redis`): one Redis stream per run, appends
 //!   pipelined, blocking reads for the tail, expiry for retention, a length cap. Instances
 //!   sharing one Redis serve each other's runs.
 //!
@@ -48,12 +48,14 @@ use std::str::FromStr;
 use bytes::Bytes;
 use futures::stream::BoxStream;
 
-pub mod memory;
+mod memory;
 #[cfg(feature = "redis")]
 #[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
-pub mod redis;
+mod redis;
 
-pub use memory::{MemoryLog, MemoryLogConfig};
+#[cfg(feature = "redis")]
+pub use self::redis::{RedisLog, RedisLogConfig};
+pub use memory::{MemoryLog, MemoryLogConfig, MemoryLogStats};
 
 /// A boxed, sendable future, as the [`EventLog`] methods return them.
 pub type LogFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;

@@ -1,40 +1,3 @@
-//! [`RedisLog`]: the event log on Redis Streams, shared by every server instance that points
-//! at the same Redis.
-//!
-//! Each run is one stream, `<prefix>s:<runId>`, whose entry ids are `0-<seq>`: the event at
-//! sequence number `seq` is the entry `0-seq` with one field `d` holding its JSON, so a cursor
-//! maps onto a stream id and `XREAD … STREAMS key 0-<seq>` both replays and follows. The end
-//! of a run is one more entry, `0-<last+1>` with a field `end`; a reader that meets it, or a
-//! jump in the numbers, knows whether it saw every event.
-//!
-//! - **Appends** never wait: [`RunWriter::append`] queues the event (up to
-//!   [`with_max_queued`](RedisLogConfig::with_max_queued) per run) for a task that writes
-//!   what is queued in one pipeline of `XADD`s (`MAXLEN ~` caps the stream,
-//!   [`with_max_len`](RedisLogConfig::with_max_len)). When Redis is slow or gone the task
-//!   retries with backoff for [`with_give_up`](RedisLogConfig::with_give_up); events it cannot
-//!   store are dropped and logged, and readers of that part get
-//!   [`LogErrorKind::Incomplete`]. The live stream of the connected client is never held up.
-//! - **Reads** use a connection of their own and `XREAD BLOCK`, so tails do not queue behind
-//!   appends.
-//! - **Retention**: when a run finishes its stream gets `EXPIRE` (the retention); a small
-//!   marker key `<prefix>g:<runId>` outlives it (the tombstone time) so a late reader gets
-//!   `expired`, not `unknown-run`. The marker, set with `SET NX` when a run opens, also keeps
-//!   two instances from logging the same run id.
-//!
-//! ```no_run
-//! use ag_ui::axum::{AgentEndpoint, RouterExt};
-//! use ag_ui::server::log::redis::RedisLog;
-//! # use ag_ui::{Event, RunAgentInput};
-//! # fn echo(input: RunAgentInput) -> impl futures::Stream<Item = Event> + Send + 'static {
-//! #     futures::stream::iter([Event::run_finished(input.thread_id, input.run_id)])
-//! # }
-//!
-//! # #[tokio::main] async fn main() -> Result<(), ag_ui::server::log::LogError> {
-//! let log = RedisLog::connect("redis://127.0.0.1:6379").await?;
-//! let app: axum::Router = axum::Router::new().agent("/", AgentEndpoint::new(echo).with_resumable(log));
-//! # let _ = app; Ok(()) }
-//! ```
-
 use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
@@ -47,16 +10,39 @@ use tokio::sync::mpsc;
 use super::{Entry, EventLog, LogError, LogErrorKind, LogFuture, RunWriter, Tail};
 
 /// The settings of a [`RedisLog`].
+///
+/// Redis's granularity and the log's workings set floors, applied however the fields were
+/// set ([`RedisLog::connect_with`] applies them): `retention` and `tombstone` count as at least
+/// 1 s, `block` as at least 1 ms, and `max_len`, `max_queued` and `batch` as at least 1.
+///
+/// ```
+/// use std::time::Duration;
+/// use ag_ui::server::log::RedisLogConfig;
+///
+/// let config = RedisLogConfig::default().with_prefix("app:").with_max_len(10_000);
+/// assert_eq!((config.prefix.as_str(), config.max_len), ("app:", 10_000));
+/// assert_eq!(RedisLogConfig::default().retention, Duration::from_secs(300));
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct RedisLogConfig {
-    prefix: String,
-    max_len: usize,
-    retention: Duration,
-    tombstone: Duration,
-    block: Duration,
-    max_queued: usize,
-    batch: usize,
-    give_up: Duration,
+    /// The prefix of every key (default `ag-ui:`).
+    pub prefix: String,
+    /// The length a run's stream is trimmed to, about (`MAXLEN ~`; default 100 000 events).
+    pub max_len: usize,
+    /// How long a finished run's events are kept (default 5 minutes; at least 1 s).
+    pub retention: Duration,
+    /// How long a run id is remembered after its events expire (default a day; at least 1 s).
+    pub tombstone: Duration,
+    /// How long one blocking read waits for new events (default 5 s; at least 1 ms).
+    pub block: Duration,
+    /// How many events of one run may wait for Redis; more are dropped and logged (default
+    /// 65 536).
+    pub max_queued: usize,
+    /// The most events written in one pipeline (default 1024).
+    pub batch: usize,
+    /// How long a failing write is retried before its events are dropped (default 30 s).
+    pub give_up: Duration,
 }
 
 impl Default for RedisLogConfig {
@@ -78,75 +64,116 @@ impl Default for RedisLogConfig {
 }
 
 impl RedisLogConfig {
-    /// Sets the prefix of every key.
+    /// Sets [`prefix`](Self::prefix).
     #[must_use]
     pub fn with_prefix(mut self, prefix: impl Into<String>) -> Self {
         self.prefix = prefix.into();
         self
     }
 
-    /// Sets the length a run's stream is trimmed to (about: `MAXLEN ~`).
+    /// Sets [`max_len`](Self::max_len).
     #[must_use]
     pub fn with_max_len(mut self, events: usize) -> Self {
-        self.max_len = events.max(1);
+        self.max_len = events;
         self
     }
 
-    /// Sets how long a finished run's events are kept (at least 1 s, Redis's granularity).
+    /// Sets [`retention`](Self::retention).
     #[must_use]
     pub fn with_retention(mut self, retention: Duration) -> Self {
-        self.retention = retention.max(Duration::from_secs(1));
+        self.retention = retention;
         self
     }
 
-    /// Sets how long a run id is remembered after its events expire.
+    /// Sets [`tombstone`](Self::tombstone).
     #[must_use]
     pub fn with_tombstone(mut self, time: Duration) -> Self {
-        self.tombstone = time.max(Duration::from_secs(1));
+        self.tombstone = time;
         self
     }
 
-    /// Sets how long one blocking read waits for new events.
+    /// Sets [`block`](Self::block).
     #[must_use]
     pub fn with_block(mut self, time: Duration) -> Self {
-        self.block = time.max(Duration::from_millis(1));
+        self.block = time;
         self
     }
 
-    /// Sets how many events of one run may wait for Redis; more are dropped (and logged).
+    /// Sets [`max_queued`](Self::max_queued).
     #[must_use]
     pub fn with_max_queued(mut self, events: usize) -> Self {
-        self.max_queued = events.max(1);
+        self.max_queued = events;
         self
     }
 
-    /// Sets the most events written in one pipeline.
+    /// Sets [`batch`](Self::batch).
     #[must_use]
     pub fn with_batch(mut self, events: usize) -> Self {
-        self.batch = events.max(1);
+        self.batch = events;
         self
     }
 
-    /// Sets how long a failing write is retried before its events are dropped.
+    /// Sets [`give_up`](Self::give_up).
     #[must_use]
     pub fn with_give_up(mut self, time: Duration) -> Self {
         self.give_up = time;
         self
     }
 
-    /// How many events of one run may wait for Redis.
-    pub fn max_queued(&self) -> usize {
-        self.max_queued
-    }
-
-    /// The length a run's stream is trimmed to.
-    pub fn max_len(&self) -> usize {
-        self.max_len
+    /// The settings a log holds to: the one place the fields' floors are applied.
+    fn effective(self) -> Self {
+        let second = Duration::from_secs(1);
+        Self {
+            max_len: self.max_len.max(1),
+            retention: self.retention.max(second),
+            tombstone: self.tombstone.max(second),
+            block: self.block.max(Duration::from_millis(1)),
+            max_queued: self.max_queued.max(1),
+            batch: self.batch.max(1),
+            ..self
+        }
     }
 }
 
 /// The event log on Redis Streams. Cloning shares the connection. See the
-/// [module documentation](self).
+/// [`RedisLog`] docs.
+///
+/// [`RedisLog`]: the event log on Redis Streams, shared by every server instance that points
+/// at the same Redis.
+///
+/// Each run is one stream, `<prefix>s:<runId>`, whose entry ids are `0-<seq>`: the event at
+/// sequence number `seq` is the entry `0-seq` with one field `d` holding its JSON, so a cursor
+/// maps onto a stream id and `XREAD … STREAMS key 0-<seq>` both replays and follows. The end
+/// of a run is one more entry, `0-<last+1>` with a field `end`; a reader that meets it, or a
+/// jump in the numbers, knows whether it saw every event.
+///
+/// - **Appends** never wait: [`RunWriter::append`] queues the event (up to
+///   [`max_queued`](RedisLogConfig::max_queued) per run) for a task that writes
+///   what is queued in one pipeline of `XADD`s (`MAXLEN ~` caps the stream,
+///   [`max_len`](RedisLogConfig::max_len)). When Redis is slow or gone the task
+///   retries with backoff for [`give_up`](RedisLogConfig::give_up); events it cannot
+///   store are dropped and logged, and readers of that part get
+///   [`LogErrorKind::Incomplete`]. The live stream of the connected client is never held up.
+/// - **Reads** use a connection of their own and `XREAD BLOCK`, so tails do not queue behind
+///   appends.
+/// - **Retention**: when a run finishes its stream gets `EXPIRE` (the retention); a small
+///   marker key `<prefix>g:<runId>` outlives it (the tombstone time) so a late reader gets
+///   `expired`, not `unknown-run`. The marker, set with `SET NX` when a run opens, also keeps
+///   two instances from logging the same run id.
+///
+/// ```no_run
+/// use ag_ui::axum::{AgentEndpoint, RouterExt};
+/// use ag_ui::server::log::RedisLog;
+/// # use ag_ui::{Event, RunAgentInput};
+/// # fn echo(input: RunAgentInput) -> impl futures::Stream<Item = Event> + Send + 'static {
+/// #     futures::stream::iter([Event::run_finished(input.thread_id, input.run_id)])
+/// # }
+///
+/// # #[tokio::main] async fn main() -> Result<(), ag_ui::server::log::LogError> {
+/// let log = RedisLog::connect("redis://127.0.0.1:6379").await?;
+/// let app: axum::Router = axum::Router::new().agent("/", AgentEndpoint::new(echo).with_resumable(log));
+/// # let _ = app; Ok(()) }
+/// ```
 #[derive(Clone)]
 pub struct RedisLog {
     client: redis::Client,
@@ -195,7 +222,7 @@ impl RedisLog {
         Ok(Self {
             client,
             conn,
-            config: Arc::new(config),
+            config: Arc::new(config.effective()),
         })
     }
 

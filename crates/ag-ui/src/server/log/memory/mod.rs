@@ -1,64 +1,3 @@
-//! [`MemoryLog`]: the event log in this process's memory, bounded by [`MemoryLogConfig`].
-//!
-//! Every bound is configuration, never what a peer sends:
-//!
-//! - **runs**: at most [`max_runs`](MemoryLogConfig::with_max_runs) runs are held; opening
-//!   one more first forgets the oldest finished run, and is refused ([`LogErrorKind::Full`])
-//!   when all of them are still running;
-//! - **bytes per run**: past [`max_run_bytes`](MemoryLogConfig::with_max_run_bytes), a run's
-//!   oldest events are dropped (a cursor before them is [`LogErrorKind::Expired`]);
-//! - **bytes in all**: past [`max_total_bytes`](MemoryLogConfig::with_max_total_bytes),
-//!   finished runs are forgotten oldest first, then the appending run's oldest events dropped;
-//! - **time**: a finished run is forgotten [`retention`](MemoryLogConfig::with_retention)
-//!   after its end; its id is remembered (up to a cap) so a late reader gets
-//!   [`LogErrorKind::Expired`] rather than [`LogErrorKind::UnknownRun`].
-//!
-//! Events are stored in chunks: each write a resumable endpoint sends to the socket is kept
-//! whole (`RunWriter::append_shared` hands over the `Bytes` themselves, no copy) with each
-//! event's place in it; events given one by one (`append`) are copied into one buffer per
-//! flush. One lock and one wake-up of the readers per chunk, no allocation per event. The
-//! caps drop events one at a time, oldest first, and a run keeps at least its newest event. A
-//! reader holds at most one batch (256 events) of a run, so a slow reader does not grow the
-//! log. The byte figures count each event from the end of the one before it in its chunk (so
-//! a shared write counts whole, its SSE framing included) plus 16 bytes of bookkeeping, and
-//! each chunk 64 bytes more for its own (its place in the run's queue, its entries' places,
-//! the shared buffer's header), counted with its last event: a run whose writes each carry
-//! one event, as a paced agent's do, is counted at what it holds. A chunk's buffer is freed
-//! with its last event, so the memory held can exceed the figures by the dropped part of one
-//! chunk (at most one write, 64 KiB and an event) per run.
-//!
-//! **Spare buffers.** Once a writer has asked for one, when a full write (64 KiB or more) is
-//! dropped or its run forgotten and nothing else holds it (no reader, no socket), its buffer
-//! is kept and handed back by [`RunWriter::spare_buffer`] for a later write, so a busy endpoint writes into memory that
-//! is already mapped instead of new pages each time. The spares take at most one run's bytes
-//! ([`max_run_bytes`](MemoryLogConfig::with_max_run_bytes)) and count toward
-//! [`max_total_bytes`](MemoryLogConfig::with_max_total_bytes): events and spares together
-//! stay under it, and spares are freed first when events need the room
-//! ([`MemoryLogStats::spare_bytes`]).
-//!
-//! ```
-//! use std::time::Duration;
-//! use ag_ui::server::log::{EventLog, MemoryLog, MemoryLogConfig};
-//!
-//! # #[tokio::main(flavor = "current_thread")] async fn main() {
-//! let log = MemoryLog::new(
-//!     MemoryLogConfig::default()
-//!         .with_max_runs(2)
-//!         .with_retention(Duration::from_secs(60)),
-//! );
-//! let mut a = log.open("a").await.unwrap();
-//! let _b = log.open("b").await.unwrap();
-//! // Both runs are live: a third is refused rather than dropping one of them.
-//! assert_eq!(log.open("c").await.unwrap_err().kind().as_str(), "log-full");
-//! a.append(b"{}");
-//! a.finish(); // (finishing flushes)
-//! // `a` is finished: it makes room for `c`, and a reader of `a` learns it expired.
-//! let _c = log.open("c").await.unwrap();
-//! assert_eq!(log.read("a", 0).await.err().unwrap().kind().as_str(), "expired");
-//! assert_eq!(log.stats().runs, 2);
-//! # }
-//! ```
-
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::fmt;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -85,14 +24,33 @@ const MIN_SPARE: usize = 64 * 1024;
 /// Most entries a reader takes from a run at once.
 const READ_BATCH: usize = 256;
 
-/// The bounds of a [`MemoryLog`]. See the [module documentation](self).
+/// The bounds of a [`MemoryLog`]. See the [`MemoryLog`] docs.
+///
+/// A `max_runs` of 0 counts as 1, however the field was set ([`MemoryLog::new`] applies it).
+///
+/// ```
+/// use std::time::Duration;
+/// use ag_ui::server::log::MemoryLogConfig;
+///
+/// let config = MemoryLogConfig::default().with_max_runs(64).with_retention(Duration::from_secs(60));
+/// assert_eq!((config.max_runs, config.retention), (64, Duration::from_secs(60)));
+/// assert_eq!(MemoryLogConfig::default().max_run_bytes, 16 * 1024 * 1024);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct MemoryLogConfig {
-    max_runs: usize,
-    max_run_bytes: usize,
-    max_total_bytes: usize,
-    retention: Duration,
-    max_tombstones: usize,
+    /// The most runs held at once (default 1024; 0 counts as 1).
+    pub max_runs: usize,
+    /// The most bytes one run's events may take; older events are dropped past it (default
+    /// 16 MiB).
+    pub max_run_bytes: usize,
+    /// The most bytes all runs' events may take (default 256 MiB).
+    pub max_total_bytes: usize,
+    /// How long a finished run is kept (default 5 minutes).
+    pub retention: Duration,
+    /// How many forgotten run ids are remembered, to answer `expired` rather than
+    /// `unknown-run` (default 16384).
+    pub max_tombstones: usize,
 }
 
 impl Default for MemoryLogConfig {
@@ -110,60 +68,47 @@ impl Default for MemoryLogConfig {
 }
 
 impl MemoryLogConfig {
-    /// Sets the most runs held at once (at least 1).
+    /// Sets [`max_runs`](Self::max_runs).
     #[must_use]
     pub fn with_max_runs(mut self, runs: usize) -> Self {
-        self.max_runs = runs.max(1);
+        self.max_runs = runs;
         self
     }
 
-    /// Sets the most bytes one run's events may take; older events are dropped past it.
+    /// Sets [`max_run_bytes`](Self::max_run_bytes).
     #[must_use]
     pub fn with_max_run_bytes(mut self, bytes: usize) -> Self {
         self.max_run_bytes = bytes;
         self
     }
 
-    /// Sets the most bytes all runs' events may take.
+    /// Sets [`max_total_bytes`](Self::max_total_bytes).
     #[must_use]
     pub fn with_max_total_bytes(mut self, bytes: usize) -> Self {
         self.max_total_bytes = bytes;
         self
     }
 
-    /// Sets how long a finished run is kept.
+    /// Sets [`retention`](Self::retention).
     #[must_use]
     pub fn with_retention(mut self, retention: Duration) -> Self {
         self.retention = retention;
         self
     }
 
-    /// Sets how many forgotten run ids are remembered, to answer `expired` rather than
-    /// `unknown-run`.
+    /// Sets [`max_tombstones`](Self::max_tombstones).
     #[must_use]
     pub fn with_max_tombstones(mut self, ids: usize) -> Self {
         self.max_tombstones = ids;
         self
     }
 
-    /// The most runs held at once.
-    pub fn max_runs(&self) -> usize {
-        self.max_runs
-    }
-
-    /// The most bytes per run.
-    pub fn max_run_bytes(&self) -> usize {
-        self.max_run_bytes
-    }
-
-    /// The most bytes in all.
-    pub fn max_total_bytes(&self) -> usize {
-        self.max_total_bytes
-    }
-
-    /// How long a finished run is kept.
-    pub fn retention(&self) -> Duration {
-        self.retention
+    /// The bounds a log holds to: the one place the fields' floors are applied.
+    fn effective(self) -> Self {
+        Self {
+            max_runs: self.max_runs.max(1),
+            ..self
+        }
     }
 }
 
@@ -178,12 +123,73 @@ pub struct MemoryLogStats {
     /// The largest byte count of one run.
     pub largest_run_bytes: usize,
     /// The capacity of the spare buffers kept for the next writes (see the
-    /// [module documentation](self)); with [`bytes`](Self::bytes), at most
+    /// [`MemoryLog`] docs); with [`bytes`](Self::bytes), at most
     /// [`max_total_bytes`](MemoryLogConfig::max_total_bytes).
     pub spare_bytes: usize,
 }
 
-/// The event log in memory. Cloning shares it. See the [module documentation](self).
+/// The event log in memory. Cloning shares it. See the [`MemoryLog`] docs.
+///
+/// [`MemoryLog`]: the event log in this process's memory, bounded by [`MemoryLogConfig`].
+///
+/// Every bound is configuration, never what a peer sends:
+///
+/// - **runs**: at most [`max_runs`](MemoryLogConfig::max_runs) runs are held; opening
+///   one more first forgets the oldest finished run, and is refused ([`LogErrorKind::Full`])
+///   when all of them are still running;
+/// - **bytes per run**: past [`max_run_bytes`](MemoryLogConfig::max_run_bytes), a run's
+///   oldest events are dropped (a cursor before them is [`LogErrorKind::Expired`]);
+/// - **bytes in all**: past [`max_total_bytes`](MemoryLogConfig::max_total_bytes),
+///   finished runs are forgotten oldest first, then the appending run's oldest events dropped;
+/// - **time**: a finished run is forgotten [`retention`](MemoryLogConfig::retention)
+///   after its end; its id is remembered (up to a cap) so a late reader gets
+///   [`LogErrorKind::Expired`] rather than [`LogErrorKind::UnknownRun`].
+///
+/// Events are stored in chunks: each write a resumable endpoint sends to the socket is kept
+/// whole (`RunWriter::append_shared` hands over the `Bytes` themselves, no copy) with each
+/// event's place in it; events given one by one (`append`) are copied into one buffer per
+/// flush. One lock and one wake-up of the readers per chunk, no allocation per event. The
+/// caps drop events one at a time, oldest first, and a run keeps at least its newest event. A
+/// reader holds at most one batch (256 events) of a run, so a slow reader does not grow the
+/// log. The byte figures count each event from the end of the one before it in its chunk (so
+/// a shared write counts whole, its SSE framing included) plus 16 bytes of bookkeeping, and
+/// each chunk 64 bytes more for its own (its place in the run's queue, its entries' places,
+/// the shared buffer's header), counted with its last event: a run whose writes each carry
+/// one event, as a paced agent's do, is counted at what it holds. A chunk's buffer is freed
+/// with its last event, so the memory held can exceed the figures by the dropped part of one
+/// chunk (at most one write, 64 KiB and an event) per run.
+///
+/// **Spare buffers.** Once a writer has asked for one, when a full write (64 KiB or more) is
+/// dropped or its run forgotten and nothing else holds it (no reader, no socket), its buffer
+/// is kept and handed back by [`RunWriter::spare_buffer`] for a later write, so a busy endpoint writes into memory that
+/// is already mapped instead of new pages each time. The spares take at most one run's bytes
+/// ([`max_run_bytes`](MemoryLogConfig::max_run_bytes)) and count toward
+/// [`max_total_bytes`](MemoryLogConfig::max_total_bytes): events and spares together
+/// stay under it, and spares are freed first when events need the room
+/// ([`MemoryLogStats::spare_bytes`]).
+///
+/// ```
+/// use std::time::Duration;
+/// use ag_ui::server::log::{EventLog, MemoryLog, MemoryLogConfig};
+///
+/// # #[tokio::main(flavor = "current_thread")] async fn main() {
+/// let log = MemoryLog::new(
+///     MemoryLogConfig::default()
+///         .with_max_runs(2)
+///         .with_retention(Duration::from_secs(60)),
+/// );
+/// let mut a = log.open("a").await.unwrap();
+/// let _b = log.open("b").await.unwrap();
+/// // Both runs are live: a third is refused rather than dropping one of them.
+/// assert_eq!(log.open("c").await.unwrap_err().kind().as_str(), "log-full");
+/// a.append(b"{}");
+/// a.finish(); // (finishing flushes)
+/// // `a` is finished: it makes room for `c`, and a reader of `a` learns it expired.
+/// let _c = log.open("c").await.unwrap();
+/// assert_eq!(log.read("a", 0).await.err().unwrap().kind().as_str(), "expired");
+/// assert_eq!(log.stats().runs, 2);
+/// # }
+/// ```
 #[derive(Clone, Default)]
 pub struct MemoryLog {
     shared: Arc<Shared>,
@@ -298,13 +304,13 @@ impl MemoryLog {
     pub fn new(config: MemoryLogConfig) -> Self {
         Self {
             shared: Arc::new(Shared {
-                config,
+                config: config.effective(),
                 ..Shared::default()
             }),
         }
     }
 
-    /// The bounds.
+    /// The bounds, as the log holds to them.
     pub fn config(&self) -> &MemoryLogConfig {
         &self.shared.config
     }

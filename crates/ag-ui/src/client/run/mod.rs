@@ -1,59 +1,3 @@
-//! The run pipeline: bytes of an SSE response (or ready events) in, a conversation out.
-//!
-//! ```text
-//! bytes ─► FrameDecoder ─► Compat (THINKING_*, unknown types) ─► ChunkNormalizer ─► Verifier ─► Reducer
-//! ```
-//!
-//! An SSE frame's data is read as [`EventDecoder`](crate::encoding::sse::EventDecoder) reads it:
-//! the stream is checked as UTF-8 once, as it arrives, and ids repeated from one event to the
-//! next share one string. A body that decoded the frames itself (the reconnecting reader) hands
-//! their data on, fed with [`Pipeline::push_frame`] to the same stages. With the `proto` feature, a pipeline set to [`Format::Proto`] reads
-//! protobuf frames instead (`encoding::proto`) and feeds the same stages.
-//!
-//! Every stage is public on its own ([`FrameDecoder`], [`Compat`], [`ChunkNormalizer`],
-//! [`Verifier`], [`Reducer`]); a [`Pipeline`] runs them in one pass, event by event, and tells a
-//! [`Subscriber`] about every event and every change of messages or state. A subscriber can end
-//! the run early by returning [`Flow::Stop`].
-//!
-//! ```
-//! use ag_ui::client::run::Pipeline;
-//! use ag_ui::client::subscriber::{Flow, Subscriber};
-//! use ag_ui::client::apply::{Applied, Reducer};
-//! use ag_ui::encoding::sse;
-//! use ag_ui::{Event, TextMessageRole};
-//!
-//! let mut bytes = Vec::new();
-//! for event in [
-//!     Event::run_started("t1", "r1"),
-//!     Event::text_message_start("m1", TextMessageRole::Assistant),
-//!     Event::text_message_content("m1", "Hello"),
-//!     Event::text_message_end("m1"),
-//!     Event::run_finished("t1", "r1"),
-//! ] {
-//!     sse::encode_into(&event, &mut bytes);
-//! }
-//!
-//! /// Counts the changes of the messages.
-//! #[derive(Default)]
-//! struct Changes(usize);
-//! impl Subscriber for Changes {
-//!     fn on_applied(&mut self, _: &Event, applied: &Applied, _: &Reducer) -> Flow {
-//!         self.0 += usize::from(applied.messages.is_changed());
-//!         Flow::Continue
-//!     }
-//! }
-//!
-//! let mut pipeline = Pipeline::new(Reducer::new());
-//! let mut changes = Changes::default();
-//! for piece in bytes.chunks(10) {
-//!     pipeline.push_bytes(piece, &mut changes)?;
-//! }
-//! pipeline.finish(&mut changes)?;
-//! assert_eq!(pipeline.reducer().messages()[0].text(), Some("Hello"));
-//! assert_eq!(changes.0, 2); // created, then its text
-//! # Ok::<(), ag_ui::client::run::PipelineError>(())
-//! ```
-
 use std::fmt;
 
 mod end;
@@ -132,7 +76,63 @@ impl Default for PipelineLimits {
     }
 }
 
-/// The whole client pipeline over one response. See the [module documentation](self).
+/// The whole client pipeline over one response. See the [`Pipeline`] docs.
+///
+/// The run pipeline: bytes of an SSE response (or ready events) in, a conversation out.
+///
+/// ```text
+/// bytes ─► FrameDecoder ─► Compat (THINKING_*, unknown types) ─► ChunkNormalizer ─► Verifier ─► Reducer
+/// ```
+///
+/// An SSE frame's data is read as [`EventDecoder`](crate::encoding::sse::EventDecoder) reads it:
+/// the stream is checked as UTF-8 once, as it arrives, and ids repeated from one event to the
+/// next share one string. A body that decoded the frames itself (the reconnecting reader) hands
+/// their data on, fed with [`Pipeline::push_frame`] to the same stages. With the `proto` feature, a pipeline set to [`Format::Proto`] reads
+/// protobuf frames instead (`encoding::proto`) and feeds the same stages.
+///
+/// Every stage is public on its own ([`FrameDecoder`], [`Compat`], [`ChunkNormalizer`],
+/// [`Verifier`], [`Reducer`]); a [`Pipeline`] runs them in one pass, event by event, and tells a
+/// [`Subscriber`] about every event and every change of messages or state. A subscriber can end
+/// the run early by returning [`Flow::Stop`].
+///
+/// ```
+/// use ag_ui::client::Pipeline;
+/// use ag_ui::client::{Flow, Subscriber};
+/// use ag_ui::client::{Applied, Reducer};
+/// use ag_ui::encoding::sse;
+/// use ag_ui::{Event, TextMessageRole};
+///
+/// let mut bytes = Vec::new();
+/// for event in [
+///     Event::run_started("t1", "r1"),
+///     Event::text_message_start("m1", TextMessageRole::Assistant),
+///     Event::text_message_content("m1", "Hello"),
+///     Event::text_message_end("m1"),
+///     Event::run_finished("t1", "r1"),
+/// ] {
+///     sse::encode_into(&event, &mut bytes);
+/// }
+///
+/// /// Counts the changes of the messages.
+/// #[derive(Default)]
+/// struct Changes(usize);
+/// impl Subscriber for Changes {
+///     fn on_applied(&mut self, _: &Event, applied: &Applied, _: &Reducer) -> Flow {
+///         self.0 += usize::from(applied.messages.is_changed());
+///         Flow::Continue
+///     }
+/// }
+///
+/// let mut pipeline = Pipeline::new(Reducer::new());
+/// let mut changes = Changes::default();
+/// for piece in bytes.chunks(10) {
+///     pipeline.push_bytes(piece, &mut changes)?;
+/// }
+/// pipeline.finish(&mut changes)?;
+/// assert_eq!(pipeline.reducer().messages()[0].text(), Some("Hello"));
+/// assert_eq!(changes.0, 2); // created, then its text
+/// # Ok::<(), ag_ui::client::PipelineError>(())
+/// ```
 pub struct Pipeline {
     frames: FrameDecoder,
     /// The protobuf reader, when the pipeline reads [`Format::Proto`].
@@ -211,7 +211,7 @@ impl Pipeline {
     }
 
     /// Reads the stream of a peer pinned to an older version: its events are reshaped as the
-    /// [`peer`](crate::client::peer) module says (a peer before subagents has its `SUBAGENT_*`
+    /// [`PeerVersion`](crate::client::PeerVersion) shims say (a peer before subagents has its `SUBAGENT_*`
     /// events left out, with a warning, and its attribution removed).
     #[must_use]
     pub fn with_peer_version(mut self, peer: Option<PeerVersion>) -> Self {
@@ -340,8 +340,8 @@ impl Pipeline {
     ///
     /// ```
     /// # #[cfg(feature = "proto")] {
-    /// use ag_ui::client::apply::Reducer;
-    /// use ag_ui::client::run::Pipeline;
+    /// use ag_ui::client::Reducer;
+    /// use ag_ui::client::Pipeline;
     /// use ag_ui::encoding::Format;
     /// use ag_ui::encoding::proto;
     /// use ag_ui::Event;
@@ -458,7 +458,7 @@ impl Pipeline {
     }
 
     /// Feeds the data of one SSE frame a body decoded itself ([`Piece::Frame`](
-    /// crate::client::transport::Piece::Frame)): read as the data of a frame of
+    /// crate::client::Piece::Frame)): read as the data of a frame of
     /// [`push_bytes`](Self::push_bytes) is, counted among the same frames.
     ///
     /// # Errors
@@ -759,8 +759,8 @@ impl Pipeline {
     /// as failed is not a finished one.
     ///
     /// ```
-    /// use ag_ui::client::apply::Reducer;
-    /// use ag_ui::client::run::{Pipeline, PipelineError, PipelineErrorKind, StreamEnd};
+    /// use ag_ui::client::Reducer;
+    /// use ag_ui::client::{Pipeline, PipelineError, PipelineErrorKind, StreamEnd};
     /// use ag_ui::{Event, TextMessageRole};
     ///
     /// let mut pipeline = Pipeline::new(Reducer::new());

@@ -27,11 +27,11 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use ag_ui::axum::{EventStream, RunHandler, ServeConfig};
-use ag_ui::client::apply::{Applied, MessagesChange};
 use ag_ui::client::{
     AgentError, Body, CancelToken, Conversation, Flow, HttpAgent, Piece, Pipeline, PipelineError,
     Reducer, RunEnd, RunError, RunErrorKind, Subscriber, Transport, TransportError,
 };
+use ag_ui::client::{Applied, MessagesChange};
 use ag_ui::encoding::{proto, sse};
 use ag_ui::server::Runner;
 use ag_ui::{Event, Message, ResumeEntry, RunAgentInput};
@@ -54,9 +54,9 @@ use crate::input::{self, InputError};
 mod guard;
 use guard::Guard;
 
-const PAGE: &str = include_str!("../assets/inspector.html");
-const SCRIPT: &str = include_str!("../assets/inspector.js");
-const STYLE: &str = include_str!("../assets/inspector.css");
+const PAGE: &str = include_str!("../../assets/inspector.html");
+const SCRIPT: &str = include_str!("../../assets/inspector.js");
+const STYLE: &str = include_str!("../../assets/inspector.css");
 
 /// How many messages for the page may wait in the channel before the run waits for the page.
 const CHANNEL: usize = 256;
