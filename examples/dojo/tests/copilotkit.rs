@@ -35,7 +35,7 @@ use axum::middleware::Next;
 use axum::response::Response;
 use browser::{js, skip_without_browser, with_browser};
 use copilotkit::{
-    WAIT, answer_changes, app, click, open, screenshot, send, texts, wait_for, wait_for_reply,
+    WAIT, answer_changes, app, click, idle, open, screenshot, send, texts, wait_for, wait_for_reply,
 };
 use fantoccini::Client;
 use serde_json::Value;
@@ -194,6 +194,8 @@ async fn every_feature(client: &Client, pages: &Pages, received: &Received, labe
         recipe.instructions,
         "{label}"
     );
+    // Added once the run has ended (a state the run still streams would replace it).
+    idle(client).await;
     click(client, "add-ingredient").await;
     wait_for(
         client,

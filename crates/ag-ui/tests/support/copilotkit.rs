@@ -177,8 +177,27 @@ pub(crate) async fn click(client: &Client, id: &str) {
         .unwrap_or_else(|e| panic!("clicking {id}: {e}"));
 }
 
-/// Types `message` into CopilotChat's input and sends it, as a person does.
+/// Waits until no chat on the page is running a turn (CopilotChat marks its view
+/// `data-copilot-running="true"` from the run's start until its stream ends).
+///
+/// A person waits for the answer before acting again; a test has to as well. While a run is
+/// still streaming (its last text shown, its `RUN_FINISHED` not yet read), CopilotChat's send
+/// button stops the run instead of sending, and a new run on the thread (an A2UI card's action)
+/// detaches the page from the running one while the runtime refuses it ("Thread already
+/// running"). On a loaded machine that gap is long enough for a test to fall into.
+pub(crate) async fn idle(client: &Client) {
+    wait_for(
+        client,
+        "the chat to finish its run",
+        "!document.querySelector('[data-copilot-running=\"true\"]')",
+    )
+    .await;
+}
+
+/// Types `message` into CopilotChat's input and sends it, as a person does: once the chat has
+/// finished its previous run ([`idle`]).
 pub(crate) async fn send(client: &Client, message: &str) {
+    idle(client).await;
     let input = "[data-testid=\"copilot-chat-textarea\"]";
     wait_for(
         client,

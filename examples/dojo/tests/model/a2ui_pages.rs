@@ -8,7 +8,7 @@ use fantoccini::Client;
 
 use super::aimock::aimock;
 use super::browser::{js, skip_without_browser, with_browser};
-use super::copilotkit::{REPLIES, app, open, screenshot, send, wait_for};
+use super::copilotkit::{REPLIES, app, idle, open, screenshot, send, wait_for};
 use super::dojo;
 
 /// The painted surface `id`.
@@ -77,7 +77,12 @@ async fn fixed_schema(client: &Client, page: &str) {
     assert!(js(client, &format!("!!{}", surface("flight-search-results"))).await == true);
     assert!(surfaces(client).await >= 2);
     // Booking a hotel: the middleware sends the card's action with the next run, as a
-    // `log_a2ui_event` call and its result, and the agent answers.
+    // `log_a2ui_event` call and its result, and the agent answers. The surface shows before
+    // the hotels' run ends (the model still writes its sentence after the tool result): a
+    // click before then starts a run the runtime refuses ("Thread already running") and
+    // detaches the page from the running one, so the click waits for the run's end, as a
+    // person waits for the answer, and the replies are counted then.
+    idle(client).await;
     let replies = js(client, &format!("{REPLIES}.length"))
         .await
         .as_u64()

@@ -13,7 +13,8 @@ use serde_json::Value;
 use super::aimock::aimock;
 use super::browser::{js, skip_without_browser, with_browser};
 use super::copilotkit::{
-    REPLIES, answer_changes, app, click, open, screenshot, send, texts, wait_for, wait_for_reply,
+    REPLIES, answer_changes, app, click, idle, open, screenshot, send, texts, wait_for,
+    wait_for_reply,
 };
 use super::dojo;
 
@@ -159,7 +160,9 @@ async fn shared_state(client: &Client, page: &str) {
         ]
     );
     wait_for_reply(client, DONE, 1).await;
-    // An ingredient added in the page reaches the model with the next run's state.
+    // An ingredient added in the page reaches the model with the next run's state: added once
+    // the run has ended (a state the run still streams would replace it).
+    idle(client).await;
     click(client, "add-ingredient").await;
     wait_for(
         client,
