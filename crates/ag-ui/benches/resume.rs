@@ -259,7 +259,7 @@ fn post_over_socket(rt: &tokio::runtime::Runtime, addr: SocketAddr, body: String
     })
 }
 
-/// One variant of the interleaved emit run: a name and one run of it.
+/// One run of a variant of the interleaved emit benches; the bytes it read.
 type Run<'a> = Box<dyn Fn() -> usize + 'a>;
 
 /// Runs `variants` in turn, three runs each per round for `rounds` rounds, so that the
