@@ -270,6 +270,16 @@ impl Expect {
     /// request fail (they are not skipped).
     pub fn check(&self, observed: &Observed) -> Vec<Mismatch> {
         let mut out = Vec::new();
+        self.check_outcome(observed, &mut out);
+        self.check_events(observed, &mut out);
+        self.check_warnings(observed, &mut out);
+        self.check_client(observed, &mut out);
+        self.check_request(observed, &mut out);
+        out
+    }
+
+    /// `outcome`, `errorContains` and `runError`: how the run ended.
+    fn check_outcome(&self, observed: &Observed, out: &mut Vec<Mismatch>) {
         let mut fail = |key: &'static str, detail: String| out.push(Mismatch { key, detail });
         if let Some(want) = self.outcome
             && observed.outcome != Some(want)
@@ -315,6 +325,12 @@ impl Expect {
             }
             _ => {}
         }
+    }
+
+    /// `eventTypes`, `eventTypesAbsent`, `eventPaths` and `eventAbsentPaths`: the events the
+    /// application received.
+    fn check_events(&self, observed: &Observed, out: &mut Vec<Mismatch>) {
+        let mut fail = |key: &'static str, detail: String| out.push(Mismatch { key, detail });
         let types: Vec<&str> = observed
             .events
             .iter()
@@ -355,6 +371,11 @@ impl Expect {
                 );
             }
         }
+    }
+
+    /// `warnings` and `noWarnings`: what the client warned about.
+    fn check_warnings(&self, observed: &Observed, out: &mut Vec<Mismatch>) {
+        let mut fail = |key: &'static str, detail: String| out.push(Mismatch { key, detail });
         for want in &self.warnings {
             if !observed.warnings.iter().any(|w| w.contains(want.as_str())) {
                 fail(
@@ -372,6 +393,11 @@ impl Expect {
                 ),
             );
         }
+    }
+
+    /// `messageCount`, `messages` and `state`: what the client holds after the run.
+    fn check_client(&self, observed: &Observed, out: &mut Vec<Mismatch>) {
+        let mut fail = |key: &'static str, detail: String| out.push(Mismatch { key, detail });
         if let Some(want) = self.message_count
             && observed.messages.len() as u64 != want
         {
@@ -403,6 +429,12 @@ impl Expect {
                 ),
             );
         }
+    }
+
+    /// `request`, `requestPresentPaths` and `requestAbsentPaths`: the request the client sent;
+    /// failing when the lane did not see it.
+    fn check_request(&self, observed: &Observed, out: &mut Vec<Mismatch>) {
+        let mut fail = |key: &'static str, detail: String| out.push(Mismatch { key, detail });
         if let Some(want) = &self.request {
             match &observed.request {
                 Some(got) if subset(got, want) => {}
@@ -430,7 +462,6 @@ impl Expect {
                 None => fail("requestAbsentPaths", "the request was not seen".into()),
             }
         }
-        out
     }
 }
 

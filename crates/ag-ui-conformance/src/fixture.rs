@@ -138,6 +138,131 @@ pub fn is_name(name: &str) -> bool {
             .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
 }
 
+/// The fixture's `name`: present, a string, and a fixture name.
+fn read_name(map: &Map<String, Value>) -> Result<String, FixtureError> {
+    let name = opt_string(map, "name")?.ok_or_else(|| shape("name", "missing"))?;
+    if !is_name(&name) {
+        return Err(shape(
+            "name",
+            format!(
+                "{:?} is not a fixture name (lower-case letters, digits and dashes, at most {MAX_NAME_BYTES} bytes)",
+                crate::error::quote(&name)
+            ),
+        ));
+    }
+    Ok(name)
+}
+
+/// The fixture's `tags`: an array of strings.
+fn read_tags(tags: &Value) -> Result<Vec<String>, FixtureError> {
+    array(tags, "tags")?
+        .iter()
+        .map(|t| {
+            t.as_str()
+                .map(str::to_owned)
+                .ok_or_else(|| shape("tags", "not an array of strings"))
+        })
+        .collect()
+}
+
+/// The fixture's `client` block: its `maxProtocolVersion`, the only key it may hold.
+fn read_client(client: &Value) -> Result<Option<String>, FixtureError> {
+    let Value::Object(client) = client else {
+        return Err(shape("client", "not an object"));
+    };
+    for key in client.keys() {
+        if key != "maxProtocolVersion" {
+            return Err(shape(
+                format!("client.{key}"),
+                "not a key of the fixture format",
+            ));
+        }
+    }
+    opt_string(client, "maxProtocolVersion").map_err(|e| e.with_field("client.maxProtocolVersion"))
+}
+
+/// The fixture's `input` block: its messages, tools, context and forwarded props.
+fn read_input(input: &Value) -> Result<Input, FixtureError> {
+    let Value::Object(input) = input else {
+        return Err(shape("input", "not an object"));
+    };
+    let list = |key: &str| -> Result<Vec<Value>, FixtureError> {
+        match input.get(key) {
+            None => Ok(Vec::new()),
+            Some(v) => Ok(array(v, &format!("input.{key}"))?.clone()),
+        }
+    };
+    for key in input.keys() {
+        if !matches!(
+            key.as_str(),
+            "messages" | "tools" | "context" | "forwardedProps"
+        ) {
+            return Err(shape(
+                format!("input.{key}"),
+                "not a key of the fixture format",
+            ));
+        }
+    }
+    Ok(Input {
+        messages: list("messages")?,
+        tools: list("tools")?,
+        context: list("context")?,
+        forwarded_props: input.get("forwardedProps").cloned(),
+    })
+}
+
+/// The fixture's `resume` block: the resume entries and the stream the resumed run sends.
+fn read_resume(resume: &Value) -> Result<Resume, FixtureError> {
+    let Value::Object(resume) = resume else {
+        return Err(shape("resume", "not an object"));
+    };
+    Ok(Resume {
+        entries: array(
+            resume
+                .get("entries")
+                .ok_or_else(|| shape("resume.entries", "missing"))?,
+            "resume.entries",
+        )?
+        .clone(),
+        stream: items(
+            resume
+                .get("stream")
+                .ok_or_else(|| shape("resume.stream", "missing"))?,
+            "resume.stream",
+        )?,
+    })
+}
+
+/// The fixture's `expectOverrides`: per lane, its block merged over the base `expect`, each
+/// block stating the `intentional` reason it differs.
+fn read_overrides(
+    base: &Map<String, Value>,
+    lanes: &Value,
+) -> Result<Vec<(String, Expect)>, FixtureError> {
+    let Value::Object(lanes) = lanes else {
+        return Err(shape("expectOverrides", "not an object"));
+    };
+    let mut overrides = Vec::new();
+    for (lane, block) in lanes {
+        let Value::Object(block) = block else {
+            return Err(shape(format!("expectOverrides.{lane}"), "not an object"));
+        };
+        if !block.contains_key("intentional") {
+            return Err(shape(
+                format!("expectOverrides.{lane}"),
+                "an override without its `intentional` reason",
+            ));
+        }
+        let mut merged = base.clone();
+        for (key, value) in block {
+            merged.insert(key.clone(), value.clone());
+        }
+        let at = format!("expectOverrides.{lane}");
+        overrides.push((lane.clone(), Expect::from_map(&merged, &at)?));
+    }
+    Ok(overrides)
+}
+
 impl Fixture {
     /// Reads a fixture from the bytes of its file.
     ///
@@ -185,71 +310,18 @@ impl Fixture {
                 return Err(shape(key.as_str(), "not a key of the fixture format"));
             }
         }
-        let name = opt_string(map, "name")?.ok_or_else(|| shape("name", "missing"))?;
-        if !is_name(&name) {
-            return Err(shape(
-                "name",
-                format!(
-                    "{:?} is not a fixture name (lower-case letters, digits and dashes, at most {MAX_NAME_BYTES} bytes)",
-                    crate::error::quote(&name)
-                ),
-            ));
-        }
+        let name = read_name(map)?;
         let tags = match map.get("tags") {
             None => Vec::new(),
-            Some(tags) => array(tags, "tags")?
-                .iter()
-                .map(|t| {
-                    t.as_str()
-                        .map(str::to_owned)
-                        .ok_or_else(|| shape("tags", "not an array of strings"))
-                })
-                .collect::<Result<_, _>>()?,
+            Some(tags) => read_tags(tags)?,
         };
         let max_protocol_version = match map.get("client") {
             None => None,
-            Some(Value::Object(client)) => {
-                for key in client.keys() {
-                    if key != "maxProtocolVersion" {
-                        return Err(shape(
-                            format!("client.{key}"),
-                            "not a key of the fixture format",
-                        ));
-                    }
-                }
-                opt_string(client, "maxProtocolVersion")
-                    .map_err(|e| e.with_field("client.maxProtocolVersion"))?
-            }
-            Some(_) => return Err(shape("client", "not an object")),
+            Some(client) => read_client(client)?,
         };
         let input = match map.get("input") {
             None => Input::default(),
-            Some(Value::Object(input)) => {
-                let list = |key: &str| -> Result<Vec<Value>, FixtureError> {
-                    match input.get(key) {
-                        None => Ok(Vec::new()),
-                        Some(v) => Ok(array(v, &format!("input.{key}"))?.clone()),
-                    }
-                };
-                for key in input.keys() {
-                    if !matches!(
-                        key.as_str(),
-                        "messages" | "tools" | "context" | "forwardedProps"
-                    ) {
-                        return Err(shape(
-                            format!("input.{key}"),
-                            "not a key of the fixture format",
-                        ));
-                    }
-                }
-                Input {
-                    messages: list("messages")?,
-                    tools: list("tools")?,
-                    context: list("context")?,
-                    forwarded_props: input.get("forwardedProps").cloned(),
-                }
-            }
-            Some(_) => return Err(shape("input", "not an object")),
+            Some(input) => read_input(input)?,
         };
         let stream = items(
             map.get("stream")
@@ -258,51 +330,16 @@ impl Fixture {
         )?;
         let resume = match map.get("resume") {
             None => None,
-            Some(Value::Object(resume)) => Some(Resume {
-                entries: array(
-                    resume
-                        .get("entries")
-                        .ok_or_else(|| shape("resume.entries", "missing"))?,
-                    "resume.entries",
-                )?
-                .clone(),
-                stream: items(
-                    resume
-                        .get("stream")
-                        .ok_or_else(|| shape("resume.stream", "missing"))?,
-                    "resume.stream",
-                )?,
-            }),
-            Some(_) => return Err(shape("resume", "not an object")),
+            Some(resume) => Some(read_resume(resume)?),
         };
         let Some(Value::Object(base)) = map.get("expect") else {
             return Err(shape("expect", "missing, or not an object"));
         };
         let expect = Expect::from_map(base, "expect")?;
-        let mut overrides = Vec::new();
-        match map.get("expectOverrides") {
-            None => {}
-            Some(Value::Object(lanes)) => {
-                for (lane, block) in lanes {
-                    let Value::Object(block) = block else {
-                        return Err(shape(format!("expectOverrides.{lane}"), "not an object"));
-                    };
-                    if !block.contains_key("intentional") {
-                        return Err(shape(
-                            format!("expectOverrides.{lane}"),
-                            "an override without its `intentional` reason",
-                        ));
-                    }
-                    let mut merged = base.clone();
-                    for (key, value) in block {
-                        merged.insert(key.clone(), value.clone());
-                    }
-                    let at = format!("expectOverrides.{lane}");
-                    overrides.push((lane.clone(), Expect::from_map(&merged, &at)?));
-                }
-            }
-            Some(_) => return Err(shape("expectOverrides", "not an object")),
-        }
+        let overrides = match map.get("expectOverrides") {
+            None => Vec::new(),
+            Some(lanes) => read_overrides(base, lanes)?,
+        };
         Ok(Fixture {
             name,
             area: opt_string(map, "area")?,

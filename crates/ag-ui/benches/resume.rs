@@ -70,6 +70,7 @@
 #[path = "../tests/support/workload.rs"]
 mod workload;
 
+use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -100,8 +101,76 @@ fn emit_to_wire(c: &mut Criterion) {
     let rt = runtime();
     let events = Arc::new(workload::events(workload::MESSAGES));
     let total = events.len();
+    let [plain, plain_ids, resumable] = emit_endpoints(&events);
+    // Over loopback TCP: each endpoint served by `axum::serve`, read by a client that only
+    // counts the bytes (HTTP/1.1, `connection: close`, read to the end).
+    let servers = serve_on_loopback(&rt, &[&plain, &resumable]);
+    let runs = AtomicU64::new(0);
+    let drive_as = |app: &axum::Router, uuid: bool| {
+        let run = runs.fetch_add(1, Ordering::Relaxed);
+        // A UUID-shaped run id, as most clients make them: 36 bytes in every `id:` line.
+        let run = if uuid {
+            format!("6f1c2a9e-3b7d-4e8a-9c51-{run:012x}")
+        } else {
+            format!("r{run}")
+        };
+        let body = serde_json::to_string(&RunAgentInput::new("t", run)).unwrap();
+        post_in_process(&rt, app, body)
+    };
+    let drive = |app: &axum::Router| drive_as(app, false);
+    let socket = |addr: SocketAddr| {
+        let run = runs.fetch_add(1, Ordering::Relaxed);
+        let body = serde_json::to_string(&RunAgentInput::new("t", format!("r{run}"))).unwrap();
+        post_over_socket(&rt, addr, body)
+    };
+    if let Some(rounds) = std::env::var("AG_UI_BENCH_INTERLEAVE")
+        .ok()
+        .and_then(|n| n.parse::<usize>().ok())
+    {
+        let variants: Vec<(&str, Run<'_>)> = vec![
+            ("emit_to_wire/plain", Box::new(|| drive(&plain))),
+            ("emit_to_wire/plain_ids", Box::new(|| drive(&plain_ids))),
+            (
+                "emit_to_wire/resumable_memory",
+                Box::new(|| drive(&resumable)),
+            ),
+            (
+                "emit_to_wire/resumable_memory_uuid",
+                Box::new(|| drive_as(&resumable, true)),
+            ),
+            ("emit_to_socket/plain", Box::new(|| socket(servers[0]))),
+            (
+                "emit_to_socket/resumable_memory",
+                Box::new(|| socket(servers[1])),
+            ),
+        ];
+        interleave(rounds, &variants);
+        return;
+    }
+    let mut group = c.benchmark_group("emit_to_wire");
+    group.sample_size(10);
+    group.throughput(Throughput::Elements(total as u64));
+    group.bench_function("plain", |b| b.iter(|| drive(&plain)));
+    group.bench_function("plain_ids", |b| b.iter(|| drive(&plain_ids)));
+    group.bench_function("resumable_memory", |b| b.iter(|| drive(&resumable)));
+    group.bench_function("resumable_memory_uuid", |b| {
+        b.iter(|| drive_as(&resumable, true))
+    });
+    group.finish();
+    let mut group = c.benchmark_group("emit_to_socket");
+    group.sample_size(10);
+    group.throughput(Throughput::Elements(total as u64));
+    group.bench_function("plain", |b| b.iter(|| socket(servers[0])));
+    group.bench_function("resumable_memory", |b| b.iter(|| socket(servers[1])));
+    group.finish();
+}
+
+/// The three endpoints the emit benches compare, each streaming `events` on every run:
+/// without ids, with the plain numeric ids of `with_event_ids(true)`, and resumable on a
+/// `MemoryLog`.
+fn emit_endpoints(events: &Arc<Vec<Event>>) -> [axum::Router; 3] {
     let handler = {
-        let events = Arc::clone(&events);
+        let events = Arc::clone(events);
         move |_: RunAgentInput| {
             let events = Arc::clone(&events);
             futures::stream::iter(0..events.len()).map(move |i| events[i].clone())
@@ -125,144 +194,110 @@ fn emit_to_wire(c: &mut Criterion) {
         .with_keep_alive(None)
         .with_resumable(log)
         .into_router::<()>();
-    // Over loopback TCP: each endpoint served by `axum::serve`, read by a client that only
-    // counts the bytes (HTTP/1.1, `connection: close`, read to the end).
-    let servers: Vec<std::net::SocketAddr> = rt.block_on(async {
+    [plain, plain_ids, resumable]
+}
+
+/// Serves each of `apps` with `axum::serve` on its own loopback port; their addresses, in
+/// order.
+fn serve_on_loopback(rt: &tokio::runtime::Runtime, apps: &[&axum::Router]) -> Vec<SocketAddr> {
+    rt.block_on(async {
         let mut addrs = Vec::new();
-        for app in [&plain, &resumable] {
+        for app in apps {
             let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
             addrs.push(listener.local_addr().unwrap());
-            let app = app.clone();
+            let app = (*app).clone();
             tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
         }
         addrs
-    });
-    let runs = AtomicU64::new(0);
-    let drive_as = |app: &axum::Router, uuid: bool| {
-        let run = runs.fetch_add(1, Ordering::Relaxed);
-        // A UUID-shaped run id, as most clients make them: 36 bytes in every `id:` line.
-        let run = if uuid {
-            format!("6f1c2a9e-3b7d-4e8a-9c51-{run:012x}")
-        } else {
-            format!("r{run}")
-        };
-        let body = serde_json::to_string(&RunAgentInput::new("t", run)).unwrap();
-        let app = app.clone();
-        rt.block_on(async move {
-            let request = Request::post("/")
-                .header("content-type", "application/json")
-                .body(Body::from(body))
-                .unwrap();
-            let mut stream = app
-                .oneshot(request)
-                .await
-                .unwrap()
-                .into_body()
-                .into_data_stream();
-            let mut bytes = 0usize;
-            while let Some(chunk) = stream.next().await {
-                bytes += chunk.unwrap().len();
-            }
-            bytes
-        })
-    };
-    let drive = |app: &axum::Router| drive_as(app, false);
-    let socket = |addr: std::net::SocketAddr| {
-        let run = runs.fetch_add(1, Ordering::Relaxed);
-        let body = serde_json::to_string(&RunAgentInput::new("t", format!("r{run}"))).unwrap();
-        rt.block_on(async move {
-            use tokio::io::{AsyncReadExt, AsyncWriteExt};
-            let mut tcp = tokio::net::TcpStream::connect(addr).await.unwrap();
-            let head = format!(
-                "POST / HTTP/1.1\r\nhost: bench\r\ncontent-type: application/json\r\n\
-                 content-length: {}\r\nconnection: close\r\n\r\n",
-                body.len()
-            );
-            tcp.write_all(head.as_bytes()).await.unwrap();
-            tcp.write_all(body.as_bytes()).await.unwrap();
-            let mut buffer = vec![0u8; 256 * 1024];
-            let mut bytes = 0usize;
-            loop {
-                match tcp.read(&mut buffer).await.unwrap() {
-                    0 => break bytes,
-                    n => bytes += n,
-                }
-            }
-        })
-    };
-    if let Some(rounds) = std::env::var("AG_UI_BENCH_INTERLEAVE")
-        .ok()
-        .and_then(|n| n.parse::<usize>().ok())
-    {
-        // The variants in turn, three runs each per round, so that the machine's drift
-        // (other tenants on a VM) falls on all of them alike; medians of all the runs.
-        type Run<'a> = Box<dyn Fn() -> usize + 'a>;
-        let variants: Vec<(&str, Run<'_>)> = vec![
-            ("emit_to_wire/plain", Box::new(|| drive(&plain))),
-            ("emit_to_wire/plain_ids", Box::new(|| drive(&plain_ids))),
-            (
-                "emit_to_wire/resumable_memory",
-                Box::new(|| drive(&resumable)),
-            ),
-            (
-                "emit_to_wire/resumable_memory_uuid",
-                Box::new(|| drive_as(&resumable, true)),
-            ),
-            ("emit_to_socket/plain", Box::new(|| socket(servers[0]))),
-            (
-                "emit_to_socket/resumable_memory",
-                Box::new(|| socket(servers[1])),
-            ),
-        ];
-        for (_, run) in &variants {
-            run();
+    })
+}
+
+/// Posts `body` to `app` in process (no socket) and reads the response body to its end; the
+/// bytes read.
+fn post_in_process(rt: &tokio::runtime::Runtime, app: &axum::Router, body: String) -> usize {
+    let app = app.clone();
+    rt.block_on(async move {
+        let request = Request::post("/")
+            .header("content-type", "application/json")
+            .body(Body::from(body))
+            .unwrap();
+        let mut stream = app
+            .oneshot(request)
+            .await
+            .unwrap()
+            .into_body()
+            .into_data_stream();
+        let mut bytes = 0usize;
+        while let Some(chunk) = stream.next().await {
+            bytes += chunk.unwrap().len();
         }
-        let mut times = vec![Vec::new(); variants.len()];
-        for _ in 0..rounds {
-            for (i, (_, run)) in variants.iter().enumerate() {
-                for _ in 0..3 {
-                    let started = Instant::now();
-                    run();
-                    times[i].push(started.elapsed().as_secs_f64() * 1e3);
-                }
+        bytes
+    })
+}
+
+/// Posts `body` to `addr` over loopback TCP (HTTP/1.1, `connection: close`) and reads the
+/// response to its end, only counting it; the bytes read.
+fn post_over_socket(rt: &tokio::runtime::Runtime, addr: SocketAddr, body: String) -> usize {
+    rt.block_on(async move {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let mut tcp = tokio::net::TcpStream::connect(addr).await.unwrap();
+        let head = format!(
+            "POST / HTTP/1.1\r\nhost: bench\r\ncontent-type: application/json\r\n\
+             content-length: {}\r\nconnection: close\r\n\r\n",
+            body.len()
+        );
+        tcp.write_all(head.as_bytes()).await.unwrap();
+        tcp.write_all(body.as_bytes()).await.unwrap();
+        let mut buffer = vec![0u8; 256 * 1024];
+        let mut bytes = 0usize;
+        loop {
+            match tcp.read(&mut buffer).await.unwrap() {
+                0 => break bytes,
+                n => bytes += n,
             }
         }
-        let median = |mut v: Vec<f64>| {
-            v.sort_by(f64::total_cmp);
-            v[v.len() / 2]
-        };
-        let medians: Vec<f64> = times.into_iter().map(median).collect();
-        eprintln!("interleaved, {rounds} rounds of 3 runs each; medians:");
-        for (i, (name, _)) in variants.iter().enumerate() {
-            let base = if name.starts_with("emit_to_socket") {
-                medians[4]
-            } else {
-                medians[0]
-            };
-            eprintln!(
-                "{name:40} {:8.2} ms  {:.3} of plain",
-                medians[i],
-                base / medians[i]
-            );
-        }
-        return;
+    })
+}
+
+/// One run of a variant of the interleaved emit benches; the bytes it read.
+type Run<'a> = Box<dyn Fn() -> usize + 'a>;
+
+/// Runs `variants` in turn, three runs each per round for `rounds` rounds, so that the
+/// machine's drift (other tenants on a VM) falls on all of them alike; prints the medians of
+/// all the runs and each one's ratio to `plain` (the first variant in process, the fifth over
+/// the socket).
+fn interleave(rounds: usize, variants: &[(&str, Run<'_>)]) {
+    for (_, run) in variants {
+        run();
     }
-    let mut group = c.benchmark_group("emit_to_wire");
-    group.sample_size(10);
-    group.throughput(Throughput::Elements(total as u64));
-    group.bench_function("plain", |b| b.iter(|| drive(&plain)));
-    group.bench_function("plain_ids", |b| b.iter(|| drive(&plain_ids)));
-    group.bench_function("resumable_memory", |b| b.iter(|| drive(&resumable)));
-    group.bench_function("resumable_memory_uuid", |b| {
-        b.iter(|| drive_as(&resumable, true))
-    });
-    group.finish();
-    let mut group = c.benchmark_group("emit_to_socket");
-    group.sample_size(10);
-    group.throughput(Throughput::Elements(total as u64));
-    group.bench_function("plain", |b| b.iter(|| socket(servers[0])));
-    group.bench_function("resumable_memory", |b| b.iter(|| socket(servers[1])));
-    group.finish();
+    let mut times = vec![Vec::new(); variants.len()];
+    for _ in 0..rounds {
+        for (i, (_, run)) in variants.iter().enumerate() {
+            for _ in 0..3 {
+                let started = Instant::now();
+                run();
+                times[i].push(started.elapsed().as_secs_f64() * 1e3);
+            }
+        }
+    }
+    let median = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    let medians: Vec<f64> = times.into_iter().map(median).collect();
+    eprintln!("interleaved, {rounds} rounds of 3 runs each; medians:");
+    for (i, (name, _)) in variants.iter().enumerate() {
+        let base = if name.starts_with("emit_to_socket") {
+            medians[4]
+        } else {
+            medians[0]
+        };
+        eprintln!(
+            "{name:40} {:8.2} ms  {:.3} of plain",
+            medians[i],
+            base / medians[i]
+        );
+    }
 }
 
 fn redis_append(c: &mut Criterion) {

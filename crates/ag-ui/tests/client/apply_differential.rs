@@ -333,141 +333,16 @@ impl Rng {
 /// One generated stream: one to three runs of random but valid activity; `sequential`: at
 /// most one text message or tool call open at a time.
 fn generate(seed: u64, sequential: bool) -> Vec<Event> {
-    use ag_ui::TextMessageRole;
     let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
     let mut out = Vec::new();
     let mut counter = 0;
     let runs = 1 + rng.below(3);
     for run in 0..runs {
         out.push(Event::run_started("t", format!("r{run}")));
-        // (id, owner) of what is open
-        let mut texts: Vec<(String, Option<String>)> = Vec::new();
-        let mut tools: Vec<(String, Option<String>)> = Vec::new();
-        let mut ended_tools: Vec<String> = Vec::new();
-        let mut subagents: Vec<String> = Vec::new();
-        let mut steps: Vec<String> = Vec::new();
-        let mut keys = 0;
-        let tag = |e: Event, owner: &Option<String>| match owner {
-            Some(o) => e.with_subagent_run_id(o.as_str()),
-            None => e,
-        };
-        let meta = |rng: &mut Rng, e: Event| {
-            if rng.chance(15) {
-                let m: ag_ui::Metadata =
-                    serde_json::from_value(json!({format!("k{}", rng.below(3)): rng.below(9)}))
-                        .unwrap();
-                e.with_metadata(m)
-            } else {
-                e
-            }
-        };
+        let mut open = OpenInRun::default();
         for _ in 0..(5 + rng.below(30)) {
             counter += 1;
-            let owner = if !subagents.is_empty() && rng.chance(40) {
-                Some(subagents[rng.below(subagents.len())].clone())
-            } else {
-                None
-            };
-            match rng.below(16) {
-                0 | 1 if !(sequential && !(texts.is_empty() && tools.is_empty())) => {
-                    let id = format!("m{counter}");
-                    out.push(meta(
-                        &mut rng,
-                        tag(
-                            Event::text_message_start(id.as_str(), TextMessageRole::Assistant),
-                            &owner,
-                        ),
-                    ));
-                    texts.push((id, owner));
-                }
-                2..=4 if !texts.is_empty() => {
-                    let (id, owner) = texts[rng.below(texts.len())].clone();
-                    let e = Event::text_message_content(id.as_str(), format!("d{counter} "));
-                    out.push(meta(&mut rng, tag(e, &owner)));
-                }
-                5 if !texts.is_empty() => {
-                    let (id, owner) = texts.remove(rng.below(texts.len()));
-                    out.push(tag(Event::text_message_end(id.as_str()), &owner));
-                }
-                6 if !(sequential && !(texts.is_empty() && tools.is_empty())) => {
-                    let id = format!("c{counter}");
-                    let mut e = ag_ui::ToolCallStartEvent::new(id.as_str(), "tool");
-                    if let Some((parent, _)) = texts.iter().find(|(_, o)| *o == owner) {
-                        e = e.with_parent_message_id(parent.as_str());
-                    }
-                    out.push(meta(&mut rng, tag(e.into(), &owner)));
-                    tools.push((id, owner));
-                }
-                7 if !tools.is_empty() => {
-                    let (id, owner) = tools[rng.below(tools.len())].clone();
-                    out.push(meta(
-                        &mut rng,
-                        tag(
-                            Event::tool_call_args(id.as_str(), format!("{{{counter}")),
-                            &owner,
-                        ),
-                    ));
-                }
-                8 if !tools.is_empty() => {
-                    let (id, owner) = tools.remove(rng.below(tools.len()));
-                    out.push(tag(Event::tool_call_end(id.as_str()), &owner));
-                    ended_tools.push(id);
-                }
-                9 if !ended_tools.is_empty() => {
-                    let id = ended_tools.remove(rng.below(ended_tools.len()));
-                    out.push(Event::tool_call_result(
-                        format!("res-{id}"),
-                        id.as_str(),
-                        "ok",
-                    ));
-                }
-                10 => {
-                    keys += 1;
-                    let e = if rng.chance(30) {
-                        Event::state_snapshot(json!({"n": counter}))
-                    } else {
-                        Event::state_delta(
-                            serde_json::from_value(json!([{"op": "add", "path": format!("/k{keys}"), "value": counter}]))
-                                .unwrap(),
-                        )
-                    };
-                    out.push(meta(&mut rng, e));
-                }
-                11 => out.push(meta(&mut rng, Event::custom("c", json!(counter)))),
-                12 if steps.is_empty() || rng.chance(50) => {
-                    let name = format!("s{counter}");
-                    out.push(Event::step_started(name.as_str()));
-                    steps.push(name);
-                }
-                12 => out.push(Event::step_finished(steps.pop().unwrap().as_str())),
-                13 if subagents.len() < 2 => {
-                    let id = format!("sub{counter}");
-                    out.push(Event::subagent_started(id.as_str(), "helper"));
-                    subagents.push(id);
-                }
-                14 => {
-                    let id = format!("rs{counter}");
-                    out.push(tag(Event::reasoning_start(id.as_str()), &owner));
-                    out.push(tag(
-                        Event::reasoning_message_start(format!("{id}-m")),
-                        &owner,
-                    ));
-                    out.push(tag(
-                        Event::reasoning_message_content(format!("{id}-m"), "hmm"),
-                        &owner,
-                    ));
-                    out.push(tag(Event::reasoning_message_end(format!("{id}-m")), &owner));
-                    out.push(tag(Event::reasoning_end(id.as_str()), &owner));
-                }
-                15 if rng.chance(20) => {
-                    out.push(Event::activity_snapshot(
-                        format!("a{counter}"),
-                        "progress",
-                        serde_json::from_value(json!({"p": counter})).unwrap(),
-                    ));
-                }
-                _ => {}
-            }
+            open.step(&mut rng, &mut out, counter, sequential);
         }
         // The end of the run: finished, failed with what is open, or cut off (last run only).
         let how = rng.below(10);
@@ -478,21 +353,171 @@ fn generate(seed: u64, sequential: bool) -> Vec<Event> {
         if how == 3 && run + 1 == runs {
             break;
         }
-        for (id, owner) in texts.drain(..) {
-            out.push(tag(Event::text_message_end(id.as_str()), &owner));
-        }
-        for (id, owner) in tools.drain(..) {
-            out.push(tag(Event::tool_call_end(id.as_str()), &owner));
-        }
-        for name in steps.drain(..).rev() {
-            out.push(Event::step_finished(name.as_str()));
-        }
-        for id in subagents.drain(..) {
-            out.push(Event::subagent_finished(id.as_str()));
-        }
+        open.close(&mut out);
         out.push(Event::run_finished("t", format!("r{run}")));
     }
     out
+}
+
+/// What one generated run has open: text messages and tool calls (`(id, owner)`), tool calls
+/// ended without their result yet, subagents, steps; and the state keys added so far.
+#[derive(Default)]
+struct OpenInRun {
+    texts: Vec<(String, Option<String>)>,
+    tools: Vec<(String, Option<String>)>,
+    ended_tools: Vec<String>,
+    subagents: Vec<String>,
+    steps: Vec<String>,
+    keys: usize,
+}
+
+impl OpenInRun {
+    /// One random piece of activity (the run's event `counter`) onto `out`, for the run or one
+    /// of its open subagents.
+    fn step(&mut self, rng: &mut Rng, out: &mut Vec<Event>, counter: usize, sequential: bool) {
+        use ag_ui::TextMessageRole;
+        let owner = if !self.subagents.is_empty() && rng.chance(40) {
+            Some(self.subagents[rng.below(self.subagents.len())].clone())
+        } else {
+            None
+        };
+        match rng.below(16) {
+            0 | 1 if !(sequential && !(self.texts.is_empty() && self.tools.is_empty())) => {
+                let id = format!("m{counter}");
+                out.push(meta(
+                    rng,
+                    tag(
+                        Event::text_message_start(id.as_str(), TextMessageRole::Assistant),
+                        &owner,
+                    ),
+                ));
+                self.texts.push((id, owner));
+            }
+            2..=4 if !self.texts.is_empty() => {
+                let (id, owner) = self.texts[rng.below(self.texts.len())].clone();
+                let e = Event::text_message_content(id.as_str(), format!("d{counter} "));
+                out.push(meta(rng, tag(e, &owner)));
+            }
+            5 if !self.texts.is_empty() => {
+                let (id, owner) = self.texts.remove(rng.below(self.texts.len()));
+                out.push(tag(Event::text_message_end(id.as_str()), &owner));
+            }
+            6 if !(sequential && !(self.texts.is_empty() && self.tools.is_empty())) => {
+                let id = format!("c{counter}");
+                let mut e = ag_ui::ToolCallStartEvent::new(id.as_str(), "tool");
+                if let Some((parent, _)) = self.texts.iter().find(|(_, o)| *o == owner) {
+                    e = e.with_parent_message_id(parent.as_str());
+                }
+                out.push(meta(rng, tag(e.into(), &owner)));
+                self.tools.push((id, owner));
+            }
+            7 if !self.tools.is_empty() => {
+                let (id, owner) = self.tools[rng.below(self.tools.len())].clone();
+                out.push(meta(
+                    rng,
+                    tag(
+                        Event::tool_call_args(id.as_str(), format!("{{{counter}")),
+                        &owner,
+                    ),
+                ));
+            }
+            8 if !self.tools.is_empty() => {
+                let (id, owner) = self.tools.remove(rng.below(self.tools.len()));
+                out.push(tag(Event::tool_call_end(id.as_str()), &owner));
+                self.ended_tools.push(id);
+            }
+            9 if !self.ended_tools.is_empty() => {
+                let id = self.ended_tools.remove(rng.below(self.ended_tools.len()));
+                out.push(Event::tool_call_result(
+                    format!("res-{id}"),
+                    id.as_str(),
+                    "ok",
+                ));
+            }
+            10 => {
+                self.keys += 1;
+                let e = if rng.chance(30) {
+                    Event::state_snapshot(json!({"n": counter}))
+                } else {
+                    Event::state_delta(
+                        serde_json::from_value(json!([{"op": "add", "path": format!("/k{}", self.keys), "value": counter}]))
+                            .unwrap(),
+                    )
+                };
+                out.push(meta(rng, e));
+            }
+            11 => out.push(meta(rng, Event::custom("c", json!(counter)))),
+            12 if self.steps.is_empty() || rng.chance(50) => {
+                let name = format!("s{counter}");
+                out.push(Event::step_started(name.as_str()));
+                self.steps.push(name);
+            }
+            12 => out.push(Event::step_finished(self.steps.pop().unwrap().as_str())),
+            13 if self.subagents.len() < 2 => {
+                let id = format!("sub{counter}");
+                out.push(Event::subagent_started(id.as_str(), "helper"));
+                self.subagents.push(id);
+            }
+            14 => {
+                let id = format!("rs{counter}");
+                out.push(tag(Event::reasoning_start(id.as_str()), &owner));
+                out.push(tag(
+                    Event::reasoning_message_start(format!("{id}-m")),
+                    &owner,
+                ));
+                out.push(tag(
+                    Event::reasoning_message_content(format!("{id}-m"), "hmm"),
+                    &owner,
+                ));
+                out.push(tag(Event::reasoning_message_end(format!("{id}-m")), &owner));
+                out.push(tag(Event::reasoning_end(id.as_str()), &owner));
+            }
+            15 if rng.chance(20) => {
+                out.push(Event::activity_snapshot(
+                    format!("a{counter}"),
+                    "progress",
+                    serde_json::from_value(json!({"p": counter})).unwrap(),
+                ));
+            }
+            _ => {}
+        }
+    }
+
+    /// Ends everything still open, as a run that finishes must: text messages, tool calls,
+    /// steps (innermost first), subagents.
+    fn close(&mut self, out: &mut Vec<Event>) {
+        for (id, owner) in self.texts.drain(..) {
+            out.push(tag(Event::text_message_end(id.as_str()), &owner));
+        }
+        for (id, owner) in self.tools.drain(..) {
+            out.push(tag(Event::tool_call_end(id.as_str()), &owner));
+        }
+        for name in self.steps.drain(..).rev() {
+            out.push(Event::step_finished(name.as_str()));
+        }
+        for id in self.subagents.drain(..) {
+            out.push(Event::subagent_finished(id.as_str()));
+        }
+    }
+}
+
+/// `e` as sent by the subagent `owner`, if any.
+fn tag(e: Event, owner: &Option<String>) -> Event {
+    match owner {
+        Some(o) => e.with_subagent_run_id(o.as_str()),
+        None => e,
+    }
+}
+
+/// `e`, with random metadata 15 % of the time.
+fn meta(rng: &mut Rng, e: Event) -> Event {
+    if rng.chance(15) {
+        let m: ag_ui::Metadata =
+            serde_json::from_value(json!({format!("k{}", rng.below(3)): rng.below(9)})).unwrap();
+        e.with_metadata(m)
+    } else {
+        e
+    }
 }
 
 /// Applying the compacted stream builds the conversation that applying the original builds.

@@ -83,141 +83,184 @@ fn normalizer_matches_the_reference_on_the_corpus() {
         "one recorded result per stream"
     );
 
-    let mut completed_with_run_end = 0;
-    let mut left_open = 0;
-    let mut closed_elsewhere = 0;
-    let mut kinds = std::collections::BTreeMap::<String, usize>::new();
+    let mut tally = Tally::default();
     for (n, ((stream, expected), recorded)) in corpus.iter().zip(&live).zip(&recorded).enumerate() {
         assert_eq!(
             expected, recorded,
             "stream {n}: the live reference differs from the recording"
         );
-        let events: Vec<Event> = stream
-            .as_array()
-            .expect("a stream is an array")
-            .iter()
-            .enumerate()
-            .map(|(i, e)| {
-                Event::from_value(e).unwrap_or_else(|err| panic!("stream {n}, event {i}: {err}"))
-            })
-            .collect();
-        let reference_events = expected["events"].as_array().expect("events");
+        check_stream(n, stream, expected, &mut tally);
+    }
+    tally.covers(corpus.len());
+}
 
-        // Streaming: the same events, the same rejection.
-        let (out, error) = streamed(&events);
-        if let Some(error) = &error
-            && error.kind() == ChunkErrorKind::ClosedElsewhere
-        {
-            let ours = json(&out);
-            assert_eq!(
-                &reference_events[..ours.len().min(reference_events.len())],
-                &ours[..],
-                "stream {n}: the output before the END differs\ninput: {stream}"
-            );
-            assert!(
-                expected["error"]["index"]
-                    .as_u64()
-                    .is_none_or(|i| i > error.index() as u64),
-                "stream {n}: the reference refuses earlier\ninput: {stream}"
-            );
-            closed_elsewhere += 1;
-            continue;
-        }
-        assert_eq!(
-            &json(&out),
-            reference_events,
-            "stream {n}: output differs\ninput: {stream}"
+/// What the corpus's streams exercised, counted as they are checked.
+#[derive(Default)]
+struct Tally {
+    /// Streams ending with a run-level event (`normalize_all` identical to the reference).
+    completed_with_run_end: usize,
+    /// Streams `normalize_all` had to close at the end of the input.
+    left_open: usize,
+    /// Streams refused as `chunk.closed-elsewhere` (the named difference).
+    closed_elsewhere: usize,
+    /// Rejections agreed with the reference, by kind.
+    kinds: std::collections::BTreeMap<String, usize>,
+}
+
+impl Tally {
+    /// Asserts the corpus of `streams` streams exercises what it is meant to.
+    fn covers(&self, streams: usize) {
+        let Tally {
+            completed_with_run_end,
+            left_open,
+            closed_elsewhere,
+            kinds,
+        } = self;
+        assert!(streams >= 300, "corpus has {streams} streams");
+        assert!(
+            *completed_with_run_end >= 100,
+            "{completed_with_run_end} completed runs"
         );
-        match (&expected["error"], &error) {
-            (Value::Null, None) => {}
-            (reference_error, Some(error)) if !reference_error.is_null() => {
-                assert_eq!(
-                    (error.kind().as_str(), error.index() as u64),
-                    (
-                        reference_error["kind"].as_str().unwrap_or_default(),
-                        reference_error["index"].as_u64().unwrap_or(u64::MAX)
-                    ),
-                    "stream {n}: rejection differs ({error}; reference: {})\ninput: {stream}",
-                    reference_error["message"]
-                );
-                *kinds.entry(error.kind().as_str().to_owned()).or_default() += 1;
-            }
-            (reference_error, error) => panic!(
-                "stream {n}: reference error {reference_error}, ours {error:?}\ninput: {stream}"
-            ),
-        }
-
-        // Whole run: identical when the stream ends with a run-level event; otherwise the
-        // reference's output followed by the ENDs of what was still open.
-        match normalize_all(events.clone()) {
-            Ok(all) => {
-                assert!(
-                    error.is_none(),
-                    "stream {n}: normalize_all accepted a rejected stream"
-                );
-                if ends_with_run_level_event(&events) {
-                    completed_with_run_end += 1;
-                    assert_eq!(
-                        &json(&all),
-                        reference_events,
-                        "stream {n}: normalize_all differs"
-                    );
-                } else {
-                    let (head, tail) = all.split_at(out.len());
-                    assert_eq!(
-                        head, out,
-                        "stream {n}: normalize_all differs before the end"
-                    );
-                    let mut normalizer = ChunkNormalizer::new();
-                    for event in events.iter().cloned() {
-                        normalizer
-                            .push(event)
-                            .expect("accepted above")
-                            .for_each(drop);
-                    }
-                    let ends: Vec<Event> = normalizer.finish().collect();
-                    assert_eq!(tail, ends, "stream {n}: normalize_all closes differently");
-                    assert!(tail.iter().all(|e| matches!(
-                        e.event_type(),
-                        EventType::TextMessageEnd
-                            | EventType::ToolCallEnd
-                            | EventType::ReasoningMessageEnd
-                    )));
-                    if !tail.is_empty() {
-                        left_open += 1;
-                    }
-                }
-            }
-            Err(all_error) => {
-                let error = error.unwrap_or_else(|| {
-                    panic!("stream {n}: normalize_all rejected ({all_error}) what push accepted")
-                });
-                assert_eq!(all_error, error, "stream {n}");
-            }
+        assert!(*left_open >= 10, "{left_open} streams left open at the end");
+        // The named difference shows on the corpus, and stays the exception.
+        assert!(
+            (1..=streams / 10).contains(closed_elsewhere),
+            "{closed_elsewhere} streams close an entity elsewhere"
+        );
+        for kind in [
+            "chunk.missing-id",
+            "chunk.missing-name",
+            "chunk.ambiguous",
+            "chunk.owner-mismatch",
+            "chunk.field-mismatch",
+        ] {
+            assert!(
+                kinds.get(kind).copied().unwrap_or(0) >= 5,
+                "{kind} occurs {kinds:?}"
+            );
         }
     }
-    // The corpus exercises what it is meant to.
-    assert!(corpus.len() >= 300, "corpus has {} streams", corpus.len());
-    assert!(
-        completed_with_run_end >= 100,
-        "{completed_with_run_end} completed runs"
-    );
-    assert!(left_open >= 10, "{left_open} streams left open at the end");
-    // The named difference shows on the corpus, and stays the exception.
-    assert!(
-        (1..=corpus.len() / 10).contains(&closed_elsewhere),
-        "{closed_elsewhere} streams close an entity elsewhere"
-    );
-    for kind in [
-        "chunk.missing-id",
-        "chunk.missing-name",
-        "chunk.ambiguous",
-        "chunk.owner-mismatch",
-        "chunk.field-mismatch",
-    ] {
-        assert!(
-            kinds.get(kind).copied().unwrap_or(0) >= 5,
-            "{kind} occurs {kinds:?}"
+}
+
+/// Holds stream `n` of the corpus to the reference's result `expected`: pushed one event at a
+/// time, then whole through `normalize_all`.
+fn check_stream(n: usize, stream: &Value, expected: &Value, tally: &mut Tally) {
+    let events: Vec<Event> = stream
+        .as_array()
+        .expect("a stream is an array")
+        .iter()
+        .enumerate()
+        .map(|(i, e)| {
+            Event::from_value(e).unwrap_or_else(|err| panic!("stream {n}, event {i}: {err}"))
+        })
+        .collect();
+    let reference_events = expected["events"].as_array().expect("events");
+
+    // Streaming: the same events, the same rejection.
+    let (out, error) = streamed(&events);
+    if let Some(error) = &error
+        && error.kind() == ChunkErrorKind::ClosedElsewhere
+    {
+        let ours = json(&out);
+        assert_eq!(
+            &reference_events[..ours.len().min(reference_events.len())],
+            &ours[..],
+            "stream {n}: the output before the END differs\ninput: {stream}"
         );
+        assert!(
+            expected["error"]["index"]
+                .as_u64()
+                .is_none_or(|i| i > error.index() as u64),
+            "stream {n}: the reference refuses earlier\ninput: {stream}"
+        );
+        tally.closed_elsewhere += 1;
+        return;
+    }
+    assert_eq!(
+        &json(&out),
+        reference_events,
+        "stream {n}: output differs\ninput: {stream}"
+    );
+    match (&expected["error"], &error) {
+        (Value::Null, None) => {}
+        (reference_error, Some(error)) if !reference_error.is_null() => {
+            assert_eq!(
+                (error.kind().as_str(), error.index() as u64),
+                (
+                    reference_error["kind"].as_str().unwrap_or_default(),
+                    reference_error["index"].as_u64().unwrap_or(u64::MAX)
+                ),
+                "stream {n}: rejection differs ({error}; reference: {})\ninput: {stream}",
+                reference_error["message"]
+            );
+            *tally
+                .kinds
+                .entry(error.kind().as_str().to_owned())
+                .or_default() += 1;
+        }
+        (reference_error, error) => {
+            panic!("stream {n}: reference error {reference_error}, ours {error:?}\ninput: {stream}")
+        }
+    }
+    check_whole_run(n, &events, &out, error, reference_events, tally);
+}
+
+/// Whole run: `normalize_all` over stream `n`'s `events` is identical to the reference's when
+/// the stream ends with a run-level event; otherwise it is what pushing them emitted (`out`)
+/// followed by the ENDs of what was still open. It refuses what pushing refused (`error`),
+/// with the same error.
+fn check_whole_run(
+    n: usize,
+    events: &[Event],
+    out: &[Event],
+    error: Option<ChunkError>,
+    reference_events: &[Value],
+    tally: &mut Tally,
+) {
+    match normalize_all(events.to_vec()) {
+        Ok(all) => {
+            assert!(
+                error.is_none(),
+                "stream {n}: normalize_all accepted a rejected stream"
+            );
+            if ends_with_run_level_event(events) {
+                tally.completed_with_run_end += 1;
+                assert_eq!(
+                    &json(&all),
+                    reference_events,
+                    "stream {n}: normalize_all differs"
+                );
+            } else {
+                let (head, tail) = all.split_at(out.len());
+                assert_eq!(
+                    head, out,
+                    "stream {n}: normalize_all differs before the end"
+                );
+                let mut normalizer = ChunkNormalizer::new();
+                for event in events.iter().cloned() {
+                    normalizer
+                        .push(event)
+                        .expect("accepted above")
+                        .for_each(drop);
+                }
+                let ends: Vec<Event> = normalizer.finish().collect();
+                assert_eq!(tail, ends, "stream {n}: normalize_all closes differently");
+                assert!(tail.iter().all(|e| matches!(
+                    e.event_type(),
+                    EventType::TextMessageEnd
+                        | EventType::ToolCallEnd
+                        | EventType::ReasoningMessageEnd
+                )));
+                if !tail.is_empty() {
+                    tally.left_open += 1;
+                }
+            }
+        }
+        Err(all_error) => {
+            let error = error.unwrap_or_else(|| {
+                panic!("stream {n}: normalize_all rejected ({all_error}) what push accepted")
+            });
+            assert_eq!(all_error, error, "stream {n}");
+        }
     }
 }

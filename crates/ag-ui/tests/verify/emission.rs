@@ -210,6 +210,10 @@ fn chunks_are_self_contained() {
         rejected(&[rs(), tck(None, Some("f"))]),
         [(1, K::EmitChunkMissingId)]
     );
+}
+
+#[test]
+fn a_chunks_owner_binds_later_chunks_and_events() {
     // The registered owner binds later chunks and explicit events.
     assert_eq!(
         rejected(&[rs(), at(tmk(Some("c1")), "s1"), at(tmk(Some("c1")), "s2")]),
@@ -229,6 +233,15 @@ fn chunks_are_self_contained() {
         rejected(&[rs(), at(tmk(Some("c1")), "s1"), at(tms("c1"), "s2")]),
         [(2, K::TextAlreadyOpen)]
     );
+    // A tool chunk is checked against its parent message's owner.
+    assert_eq!(
+        rejected(&[rs(), at(tms("m1"), "s1"), at(tck_in("t1", "m1"), "s2")]),
+        [(2, K::OwnerParentMessageMismatch)]
+    );
+}
+
+#[test]
+fn a_chunk_never_opens_what_is_open() {
     // A chunk for an id open as explicit events would expand into a second START.
     assert_eq!(
         rejected(&[rs(), tms("m1"), tmk(Some("m1"))]),
@@ -248,11 +261,10 @@ fn chunks_are_self_contained() {
         [(2, K::EmitTextAlreadyOpen)]
     );
     assert!(rejected(&[rs(), tms("m1"), at(tmk(Some("m2")), "s1"), tme("m1"), rf()]).is_empty());
-    // A tool chunk is checked against its parent message's owner.
-    assert_eq!(
-        rejected(&[rs(), at(tms("m1"), "s1"), at(tck_in("t1", "m1"), "s2")]),
-        [(2, K::OwnerParentMessageMismatch)]
-    );
+}
+
+#[test]
+fn an_explicit_event_in_its_lane_ends_a_chunk_stream() {
     // An explicit event in the lane ends the chunk stream: the next chunk opens a new call
     // and needs a name again.
     assert_eq!(
@@ -264,6 +276,21 @@ fn chunks_are_self_contained() {
         ]),
         [(3, K::EmitChunkMissingName)]
     );
+    // ... but an event of another lane does not.
+    assert!(
+        rejected(&[
+            rs(),
+            tck(Some("t1"), Some("f")),
+            at(cu(), "s1"),
+            tck(Some("t1"), None),
+            rf()
+        ])
+        .is_empty()
+    );
+}
+
+#[test]
+fn a_chunk_continuation_keeps_its_lanes_owner_and_fields() {
     // A continuation keeps its lane's owner and the opener's fields.
     assert_eq!(
         rejected(&[
@@ -304,6 +331,10 @@ fn chunks_are_self_contained() {
         ]),
         [(4, K::EmitChunkFieldMismatch)]
     );
+}
+
+#[test]
+fn an_id_another_lane_streams_as_chunks_stays_open() {
     // While another lane streams an id as chunks, the client holds it open.
     assert_eq!(
         rejected(&[rs(), at(tmk(Some("c1")), "s1"), tms("c1")]),
@@ -329,17 +360,6 @@ fn chunks_are_self_contained() {
             rs(),
             at(tmk(Some("c3")), "s1"),
             at(tcr("c3", "t1"), "s1"),
-            rf()
-        ])
-        .is_empty()
-    );
-    // ... but an event of another lane does not.
-    assert!(
-        rejected(&[
-            rs(),
-            tck(Some("t1"), Some("f")),
-            at(cu(), "s1"),
-            tck(Some("t1"), None),
             rf()
         ])
         .is_empty()
