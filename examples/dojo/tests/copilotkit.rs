@@ -88,12 +88,35 @@ struct Pages {
 /// Every feature, through `pages`; `received` is what the routes at pace 0 received.
 async fn every_feature(client: &Client, pages: &Pages, received: &Received, label: &str) {
     let page = pages.instant.as_str();
-    // (1) The countdown, ending in ✓.
+    countdown_and_frontend_tool(client, page, label).await;
+    weather_card(client, page, label).await;
+    steps_confirmed(client, page, label).await;
+    haiku_card(client, page, label).await;
+    shared_recipe(client, page, received, label).await;
+    predictive_document(client, &pages.paced, label).await;
+    task_steps(client, &pages.paced, label).await;
+
+    // Which client spoke: every request the routes at pace 0 received.
+    let received = received.lock().unwrap();
+    // agentic_chat 3 (the countdown, the tool call, its follow-up), backend_tool_rendering 1,
+    // human_in_the_loop 2, tool_based_generative_ui 1, shared_state 2: no retry, no extra run.
+    let paths: Vec<&str> = received.iter().map(|(path, _)| path.as_str()).collect();
+    assert_eq!(paths.len(), 9, "{label}: {paths:?}");
+    for (path, input) in received.iter() {
+        assert_eq!(
+            input["protocolVersion"], pages.protocol_version,
+            "{label}: the protocolVersion of a request to {path}"
+        );
+    }
+}
+
+/// (1) The countdown, ending in ✓; then the frontend tool paints the page, and the follow-up.
+async fn countdown_and_frontend_tool(client: &Client, page: &str, label: &str) {
     open(client, page, "agentic_chat").await;
     send(client, "hello").await;
     wait_for_reply(client, "counting down: 10 9 8 7 6 5 4 3 2 1 ✓", 1).await;
 
-    // (2) The frontend tool paints the page, then the agent's follow-up.
+    // The frontend tool paints the page, then the agent's follow-up.
     let background = "getComputedStyle(document.querySelector('[data-testid=\"background\"]'))\
                       .backgroundImage";
     assert_eq!(
@@ -110,8 +133,10 @@ async fn every_feature(client: &Client, pages: &Pages, received: &Received, labe
         "{label}: the frontend tool's background"
     );
     screenshot(client, &format!("{label}-agentic_chat")).await;
+}
 
-    // (3) The weather card, from the backend tool's result.
+/// (2) The weather card, from the backend tool's result.
+async fn weather_card(client: &Client, page: &str, label: &str) {
     open(client, page, "backend_tool_rendering").await;
     send(client, "What's the weather in San Francisco?").await;
     wait_for(
@@ -134,8 +159,10 @@ async fn every_feature(client: &Client, pages: &Pages, received: &Received, labe
         assert_eq!(texts(client, id).await, [expected], "{label}: {id}");
     }
     screenshot(client, &format!("{label}-backend_tool_rendering")).await;
+}
 
-    // (4) Ten steps, Confirm, then the agent goes on.
+/// (3) Ten steps, Confirm, then the agent goes on.
+async fn steps_confirmed(client: &Client, page: &str, label: &str) {
     open(client, page, "human_in_the_loop").await;
     send(client, "Plan a trip to Mars").await;
     wait_for(
@@ -150,8 +177,10 @@ async fn every_feature(client: &Client, pages: &Pages, received: &Received, labe
     wait_for_reply(client, human_in_the_loop::DONE, 1).await;
     assert_eq!(texts(client, "steps-done").await, ["Confirmed"], "{label}");
     screenshot(client, &format!("{label}-human_in_the_loop")).await;
+}
 
-    // (5) The haiku card.
+/// (4) The haiku card.
+async fn haiku_card(client: &Client, page: &str, label: &str) {
     open(client, page, "tool_based_generative_ui").await;
     send(client, "Write me a haiku").await;
     wait_for(
@@ -172,8 +201,10 @@ async fn every_feature(client: &Client, pages: &Pages, received: &Received, labe
         "{label}"
     );
     screenshot(client, &format!("{label}-tool_based_generative_ui")).await;
+}
 
-    // (6) The recipe from the shared state; an ingredient added in the page reaches the agent.
+/// (5) The recipe from the shared state; an ingredient added in the page reaches the agent.
+async fn shared_recipe(client: &Client, page: &str, received: &Received, label: &str) {
     open(client, page, "shared_state").await;
     send(client, "Give me a recipe").await;
     let recipe = shared_state::Recipe::reference();
@@ -239,9 +270,11 @@ async fn every_feature(client: &Client, pages: &Pages, received: &Received, labe
         "{label}: the state the agent received"
     );
     screenshot(client, &format!("{label}-shared_state")).await;
+}
 
-    // (7) The document filling while the tool's arguments stream, confirmed; then again, rejected.
-    open(client, &pages.paced, "predictive_state_updates").await;
+/// (6) The document filling while the tool's arguments stream, confirmed; then again, rejected.
+async fn predictive_document(client: &Client, page: &str, label: &str) {
+    open(client, page, "predictive_state_updates").await;
     let document = "document.querySelector('[data-testid=\"document\"]')?.textContent ?? ''";
     for (round, (button, outcome)) in [
         ("confirm-changes", "Accepted"),
@@ -276,9 +309,11 @@ async fn every_feature(client: &Client, pages: &Pages, received: &Received, labe
         wait_for_reply(client, predictive_state_updates::DONE, round + 1).await;
     }
     screenshot(client, &format!("{label}-predictive_state_updates")).await;
+}
 
-    // (8) The task's steps completed one by one in the agent's state.
-    open(client, &pages.paced, "agentic_generative_ui").await;
+/// (7) The task's steps completed one by one in the agent's state.
+async fn task_steps(client: &Client, page: &str, label: &str) {
+    open(client, page, "agentic_generative_ui").await;
     send(client, "Go to Mars").await;
     let completed = "document.querySelectorAll('[data-testid=\"task-step\"][data-status=\"completed\"]').length";
     wait_for(
@@ -296,19 +331,6 @@ async fn every_feature(client: &Client, pages: &Pages, received: &Received, labe
     let steps: Vec<String> = (1..=10).map(|n| format!("Step {n}: completed")).collect();
     assert_eq!(texts(client, "task-step").await, steps, "{label}");
     screenshot(client, &format!("{label}-agentic_generative_ui")).await;
-
-    // Which client spoke: every request the routes at pace 0 received.
-    let received = received.lock().unwrap();
-    // agentic_chat 3 (the countdown, the tool call, its follow-up), backend_tool_rendering 1,
-    // human_in_the_loop 2, tool_based_generative_ui 1, shared_state 2: no retry, no extra run.
-    let paths: Vec<&str> = received.iter().map(|(path, _)| path.as_str()).collect();
-    assert_eq!(paths.len(), 9, "{label}: {paths:?}");
-    for (path, input) in received.iter() {
-        assert_eq!(
-            input["protocolVersion"], pages.protocol_version,
-            "{label}: the protocolVersion of a request to {path}"
-        );
-    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
