@@ -13,11 +13,8 @@
 
 #![no_main]
 
-use ag_ui::client::Reducer;
-use ag_ui::client::apply::Limits;
 use ag_ui::client::chunks::ChunkNormalizer;
-use ag_ui::client::compact::Compactor;
-use ag_ui::client::compat::Compat;
+use ag_ui::client::{Compactor, Compat, Limits, Reducer};
 use ag_ui::{Event, Message};
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;

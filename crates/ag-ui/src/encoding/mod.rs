@@ -47,7 +47,7 @@ pub const PROTO_MEDIA_TYPE: &str = media_type!(proto);
 
 /// The `Accept` header of a client that asks for protobuf first, SSE still welcome (the native
 /// and the browser HTTP agents alike).
-#[cfg(all(feature = "proto", feature = "client"))]
+#[cfg(all(feature = "proto", any(feature = "http", feature = "browser")))]
 pub(crate) const ACCEPT_PROTO_FIRST: &str =
     concat!(media_type!(proto), ", ", media_type!(sse), ";q=0.5");
 
