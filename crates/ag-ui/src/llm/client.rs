@@ -306,12 +306,13 @@ impl OpenAiClient {
     /// [`RateLimited`](LlmErrorKind::RateLimited) with the `Retry-After` it asked for.
     pub async fn stream(&self, request: &ChatRequest) -> Result<ChunkStream, LlmError> {
         let deadline = Deadline::new(self.timeouts.total);
-        let body = serde_json::to_vec(request).map_err(|e| {
+        // Shared, not copied, by each attempt (a 429 retried, a connection closed unanswered).
+        let body = bytes::Bytes::from(serde_json::to_vec(request).map_err(|e| {
             LlmError::new(
                 LlmErrorKind::Unsupported,
                 format!("the request does not serialize: {e}"),
             )
-        })?;
+        })?);
         let url = self.url();
         let mut attempt = 0;
         let mut asked_again = false;
