@@ -17,22 +17,28 @@ where
     D: Deserializer<'de>,
     T: Deserialize<'de>,
 {
-    match Option::<T>::deserialize(d)? {
-        Some(value) => Ok(Some(value)),
-        None => Err(de::Error::invalid_type(
-            de::Unexpected::Unit,
-            &"a value other than null",
-        )),
+    NonNull::deserialize(d).map(|NonNull(value)| Some(value))
+}
+
+/// A value that is not `null` ([`non_null`] as a type, for the event structs' reader).
+pub(crate) struct NonNull<T>(pub(crate) T);
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for NonNull<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        match Option::<T>::deserialize(d)? {
+            Some(value) => Ok(NonNull(value)),
+            None => Err(de::Error::invalid_type(
+                de::Unexpected::Unit,
+                &"a value other than null",
+            )),
+        }
     }
 }
 
 /// For `timestamp`: an integer within ±(2^53 − 1). Whole floats (`1e3`, `1.0`) are accepted, as
 /// JavaScript reads them as integers; fractional values are rejected.
-pub(crate) fn timestamp<'de, D>(d: D) -> Result<Option<i64>, D::Error>
-where
-    D: Deserializer<'de>,
-{
-    safe_integer(d, -MAX_SAFE_INTEGER).map(Some)
+pub(crate) fn timestamp<'de, D: Deserializer<'de>>(d: D) -> Result<i64, D::Error> {
+    safe_integer(d, -MAX_SAFE_INTEGER)
 }
 
 /// For token counts and other non-negative integers.

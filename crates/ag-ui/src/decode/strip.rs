@@ -6,17 +6,15 @@
 //! a `deserialize_with` that cannot be handed a sink, so the record goes to a collector of the
 //! current thread: [`collecting`] installs one for one read (the client pipeline reads every
 //! event that way and turns each record into a `client::Warning`), and with none installed a
-//! record is a `tracing` warning, as before.
+//! record of a union member is a `tracing` warning, as before.
 //!
-//! Members are checked at the event's own level ([`Members`], a wrapper around the deserializer
-//! that sees each key as serde reads it, against the struct's field list), at no cost for an
-//! event without one. The path of a record is a JSON Pointer from the event's root, built from
+//! Members are checked at the event's own level, by the event structs' reader (`event::read`),
+//! which records each key it does not describe while a collection is under way, and only then
+//! (with no collector, an undescribed member is skipped without a warning). The path of a record is a JSON Pointer from the event's root, built from
 //! the segments the list readers push ([`within`], [`within_index`]).
 
 use std::cell::RefCell;
 use std::fmt;
-
-use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 
 /// What was left out.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -141,7 +139,8 @@ pub(crate) fn rollback(mark: usize) {
     });
 }
 
-fn active() -> bool {
+/// Whether a collection is under way (a record would be kept, not logged).
+pub(crate) fn active() -> bool {
     COLLECTOR.with(|c| c.borrow().active)
 }
 
@@ -231,228 +230,6 @@ pub(crate) enum Tail<'a> {
     Member(&'a str),
     /// A list index.
     Index(usize),
-}
-
-/// Forwards each listed `deserialize_*` method to the wrapped deserializer.
-macro_rules! forward {
-    ($($method:ident($($arg:ident: $ty:ty),*)),* $(,)?) => {
-        $(
-            fn $method<V: Visitor<'de>>(self, $($arg: $ty,)* visitor: V) -> Result<V::Value, Self::Error> {
-                self.0.$method($($arg,)* visitor)
-            }
-        )*
-    };
-}
-
-/// A deserializer of an event's struct that records every member the struct does not declare
-/// (its field list is what serde passes to `deserialize_struct`), apart from `type`. Only the
-/// keys are looked at; the values are read by the struct as they would be without it. Nothing
-/// is checked when no collector is installed.
-pub(crate) struct Members<D>(pub(crate) D);
-
-impl<'de, D: Deserializer<'de>> Deserializer<'de> for Members<D> {
-    type Error = D::Error;
-
-    fn deserialize_struct<V: Visitor<'de>>(
-        self,
-        name: &'static str,
-        fields: &'static [&'static str],
-        visitor: V,
-    ) -> Result<V::Value, D::Error> {
-        if active() {
-            self.0.deserialize_struct(
-                name,
-                fields,
-                FieldsVisitor {
-                    inner: visitor,
-                    fields,
-                },
-            )
-        } else {
-            self.0.deserialize_struct(name, fields, visitor)
-        }
-    }
-
-    fn is_human_readable(&self) -> bool {
-        self.0.is_human_readable()
-    }
-
-    forward! {
-        deserialize_any(), deserialize_bool(), deserialize_i8(), deserialize_i16(),
-        deserialize_i32(), deserialize_i64(), deserialize_i128(), deserialize_u8(),
-        deserialize_u16(), deserialize_u32(), deserialize_u64(), deserialize_u128(),
-        deserialize_f32(), deserialize_f64(), deserialize_char(), deserialize_str(),
-        deserialize_string(), deserialize_bytes(), deserialize_byte_buf(), deserialize_option(),
-        deserialize_unit(), deserialize_unit_struct(name: &'static str),
-        deserialize_newtype_struct(name: &'static str), deserialize_seq(),
-        deserialize_tuple(len: usize), deserialize_tuple_struct(name: &'static str, len: usize),
-        deserialize_map(), deserialize_enum(name: &'static str, variants: &'static [&'static str]),
-        deserialize_identifier(), deserialize_ignored_any(),
-    }
-}
-
-/// The struct's visitor, given the map with its keys checked.
-struct FieldsVisitor<V> {
-    inner: V,
-    fields: &'static [&'static str],
-}
-
-impl<'de, V: Visitor<'de>> Visitor<'de> for FieldsVisitor<V> {
-    type Value = V::Value;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.inner.expecting(f)
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<V::Value, A::Error> {
-        self.inner.visit_map(FieldsMap {
-            map,
-            fields: self.fields,
-        })
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<V::Value, A::Error> {
-        self.inner.visit_seq(seq)
-    }
-}
-
-struct FieldsMap<A> {
-    map: A,
-    fields: &'static [&'static str],
-}
-
-impl<'de, A: MapAccess<'de>> MapAccess<'de> for FieldsMap<A> {
-    type Error = A::Error;
-
-    fn next_key_seed<K: DeserializeSeed<'de>>(
-        &mut self,
-        seed: K,
-    ) -> Result<Option<K::Value>, A::Error> {
-        self.map.next_key_seed(KeySeed {
-            seed,
-            fields: self.fields,
-        })
-    }
-
-    fn next_value_seed<S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<S::Value, A::Error> {
-        self.map.next_value_seed(seed)
-    }
-
-    fn size_hint(&self) -> Option<usize> {
-        self.map.size_hint()
-    }
-}
-
-struct KeySeed<K> {
-    seed: K,
-    fields: &'static [&'static str],
-}
-
-impl<'de, K: DeserializeSeed<'de>> DeserializeSeed<'de> for KeySeed<K> {
-    type Value = K::Value;
-
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<K::Value, D::Error> {
-        self.seed.deserialize(KeyDeserializer {
-            inner: d,
-            fields: self.fields,
-        })
-    }
-}
-
-/// The deserializer of one key: what serde derive asks of it is an identifier.
-struct KeyDeserializer<D> {
-    inner: D,
-    fields: &'static [&'static str],
-}
-
-impl<'de, D: Deserializer<'de>> Deserializer<'de> for KeyDeserializer<D> {
-    type Error = D::Error;
-
-    fn deserialize_identifier<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
-        self.inner.deserialize_identifier(KeyVisitor {
-            inner: visitor,
-            fields: self.fields,
-        })
-    }
-
-    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
-        self.inner.deserialize_any(KeyVisitor {
-            inner: visitor,
-            fields: self.fields,
-        })
-    }
-
-    fn deserialize_str<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
-        self.inner.deserialize_str(KeyVisitor {
-            inner: visitor,
-            fields: self.fields,
-        })
-    }
-
-    fn deserialize_string<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, D::Error> {
-        self.inner.deserialize_string(KeyVisitor {
-            inner: visitor,
-            fields: self.fields,
-        })
-    }
-
-    fn is_human_readable(&self) -> bool {
-        self.inner.is_human_readable()
-    }
-
-    serde::forward_to_deserialize_any! {
-        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char bytes byte_buf option unit
-        unit_struct newtype_struct seq tuple tuple_struct map struct enum ignored_any
-    }
-}
-
-/// Sees a key as it is read and records it when the struct does not declare it.
-struct KeyVisitor<V> {
-    inner: V,
-    fields: &'static [&'static str],
-}
-
-impl<V> KeyVisitor<V> {
-    fn check(&self, key: &str) {
-        if key != "type" && !self.fields.contains(&key) {
-            record(StripKind::Member, Some(Tail::Member(key)), key, 1);
-        }
-    }
-}
-
-impl<'de, V: Visitor<'de>> Visitor<'de> for KeyVisitor<V> {
-    type Value = V::Value;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.inner.expecting(f)
-    }
-
-    fn visit_str<E: de::Error>(self, v: &str) -> Result<V::Value, E> {
-        self.check(v);
-        self.inner.visit_str(v)
-    }
-
-    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<V::Value, E> {
-        self.check(v);
-        self.inner.visit_borrowed_str(v)
-    }
-
-    fn visit_string<E: de::Error>(self, v: String) -> Result<V::Value, E> {
-        self.check(&v);
-        self.inner.visit_string(v)
-    }
-
-    fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<V::Value, E> {
-        self.inner.visit_bytes(v)
-    }
-
-    fn visit_borrowed_bytes<E: de::Error>(self, v: &'de [u8]) -> Result<V::Value, E> {
-        self.inner.visit_borrowed_bytes(v)
-    }
-
-    fn visit_u64<E: de::Error>(self, v: u64) -> Result<V::Value, E> {
-        self.inner.visit_u64(v)
-    }
 }
 
 #[cfg(test)]

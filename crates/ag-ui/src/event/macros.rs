@@ -4,14 +4,18 @@ macro_rules! event_struct {
     (
         $(#[$doc:meta])*
         $name:ident {
-            required { $( $(#[$rattr:meta])* $rfield:ident : $rty:ty ),* $(,)? }
+            required { $( $(#[$rattr:meta])* $rfield:ident : $rty:ty $(as $rread:ty)? ),* $(,)? }
             fixed { $( $(#[$fattr:meta])* $ffield:ident : $fty:ty ),* $(,)? }
             optional { $( $(#[$oattr:meta])* $osetter:ident $ofield:ident : $oty:ty ),* $(,)? }
-            lenient { $( $(#[$lattr:meta])* $lsetter:ident $lfield:ident : $lty:ty ),* $(,)? }
+            lenient { $( $(#[$lattr:meta])* $lsetter:ident $lfield:ident : $lty:ty $(as $lread:ty)? ),* $(,)? }
         }
     ) => {
         $(#[$doc])*
-        #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+        ///
+        /// Reading it (`Deserialize`): required fields must be present, an optional field may not
+        /// be `null` (a lenient one reads `null` as absent), and a member the struct does not
+        /// describe is skipped.
+        #[derive(Clone, Debug, PartialEq, Serialize)]
         #[serde(rename_all = "camelCase")]
         #[non_exhaustive]
         pub struct $name {
@@ -19,24 +23,104 @@ macro_rules! event_struct {
             $( $(#[$fattr])* pub $ffield: $fty, )*
             $(
                 $(#[$oattr])*
-                #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "non_null")]
+                #[serde(skip_serializing_if = "Option::is_none")]
                 pub $ofield: Option<$oty>,
             )*
             $(
                 $(#[$lattr])*
-                #[serde(default, skip_serializing_if = "Option::is_none")]
+                #[serde(skip_serializing_if = "Option::is_none")]
                 pub $lfield: Option<$lty>,
             )*
             /// When the event was created, in milliseconds since the Unix epoch by convention.
-            #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "timestamp")]
+            #[serde(skip_serializing_if = "Option::is_none")]
             pub timestamp: Option<i64>,
             /// The provider-native event this one was derived from. A legacy `null` reads as
             /// absent. Boxed: it is rare, and every event is moved through the pipeline.
-            #[serde(default, skip_serializing_if = "Option::is_none")]
+            #[serde(skip_serializing_if = "Option::is_none")]
             pub raw_event: Option<Box<Value>>,
             /// Open-by-key extra information; never `null` itself. Boxed, as `raw_event`.
-            #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "non_null")]
+            #[serde(skip_serializing_if = "Option::is_none")]
             pub metadata: Option<Box<Metadata>>,
+        }
+
+        impl<'de> serde::Deserialize<'de> for $name {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                use $crate::event::read::{put, skip, Key, Timestamp};
+                use $crate::serde_util::NonNull;
+
+                struct Fields;
+
+                impl<'de> serde::de::Visitor<'de> for Fields {
+                    type Value = $name;
+
+                    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                        f.write_str(concat!("struct ", stringify!($name)))
+                    }
+
+                    fn visit_map<A: serde::de::MapAccess<'de>>(
+                        self,
+                        mut map: A,
+                    ) -> Result<$name, A::Error> {
+                        $( let mut $rfield: Option<$rty> = None; )*
+                        $( let mut $ffield: Option<$fty> = None; )*
+                        $( let mut $ofield: Option<NonNull<$oty>> = None; )*
+                        $( let mut $lfield: Option<Option<$lty>> = None; )*
+                        let mut timestamp: Option<Timestamp> = None;
+                        let mut raw_event: Option<Option<Box<Value>>> = None;
+                        let mut metadata: Option<NonNull<Box<Metadata>>> = None;
+                        while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
+                            let key: &str = &key;
+                            $(
+                                if key == wire_name!($rfield) {
+                                    put::<_, read_as!($rty $(, $rread)?), _>(
+                                        &mut map, &mut $rfield, wire_name!($rfield),
+                                    )?;
+                                    continue;
+                                }
+                            )*
+                            $(
+                                if key == wire_name!($ffield) {
+                                    put::<_, $fty, _>(&mut map, &mut $ffield, wire_name!($ffield))?;
+                                    continue;
+                                }
+                            )*
+                            $(
+                                if key == wire_name!($ofield) {
+                                    put::<_, NonNull<$oty>, _>(
+                                        &mut map, &mut $ofield, wire_name!($ofield),
+                                    )?;
+                                    continue;
+                                }
+                            )*
+                            $(
+                                if key == wire_name!($lfield) {
+                                    put::<_, read_as!(Option<$lty> $(, $lread)?), _>(
+                                        &mut map, &mut $lfield, wire_name!($lfield),
+                                    )?;
+                                    continue;
+                                }
+                            )*
+                            match key {
+                                "timestamp" => put::<_, Timestamp, _>(&mut map, &mut timestamp, "timestamp")?,
+                                "rawEvent" => put::<_, Option<Box<Value>>, _>(&mut map, &mut raw_event, "rawEvent")?,
+                                "metadata" => put::<_, NonNull<Box<Metadata>>, _>(&mut map, &mut metadata, "metadata")?,
+                                _ => skip(&mut map, key)?,
+                            }
+                        }
+                        Ok($name {
+                            $( $rfield: $crate::event::read::required($rfield, wire_name!($rfield))?, )*
+                            $( $ffield: $crate::event::read::required($ffield, wire_name!($ffield))?, )*
+                            $( $ofield: $ofield.map(|NonNull(v)| v), )*
+                            $( $lfield: $lfield.flatten(), )*
+                            timestamp: timestamp.map(|Timestamp(t)| t),
+                            raw_event: raw_event.flatten(),
+                            metadata: metadata.map(|NonNull(v)| v),
+                        })
+                    }
+                }
+
+                d.deserialize_map(Fields)
+            }
         }
 
         impl $name {
@@ -218,7 +302,6 @@ macro_rules! events {
                 ty: EventType,
                 d: D,
             ) -> Result<Event, D::Error> {
-                let d = crate::decode::strip::Members(d);
                 match ty {
                     $( EventType::$variant => <$ty>::deserialize(d).map(Event::from), )*
                 }

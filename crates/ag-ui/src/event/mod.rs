@@ -37,6 +37,8 @@ use crate::{Metadata, SubagentRunId};
 
 #[macro_use]
 mod macros;
+#[macro_use]
+pub(crate) mod read;
 mod constructors;
 mod patch;
 mod structs;

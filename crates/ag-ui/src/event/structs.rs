@@ -4,10 +4,7 @@ use super::PatchOps;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::json::{activity_ops, delta_ops};
-use crate::message::messages;
-use crate::outcome::{run_outcome, subagent_outcome};
-use crate::serde_util::{non_null, timestamp};
+use super::read::{ActivityOps, DeltaOps, Messages, RunOutcome, SubagentOutcome};
 use crate::{
     Content, Message, MessageId, Metadata, RunAgentInput, RunFinishedOutcome, RunId,
     SubagentFinishedOutcome, SubagentRunId, TextMessageRole, ThreadId, TokenUsage, ToolCallId,
@@ -245,8 +242,7 @@ event_struct! {
     StateDeltaEvent {
         required {
             /// The operations; `[]` is a valid no-op. Unknown operations are dropped when read.
-            #[serde(deserialize_with = "delta_ops")]
-            delta: PatchOps,
+            delta: PatchOps as DeltaOps,
         }
         fixed {}
         optional {
@@ -262,8 +258,7 @@ event_struct! {
     MessagesSnapshotEvent {
         required {
             /// The messages, in order. Messages of unknown role are dropped when read.
-            #[serde(deserialize_with = "messages")]
-            messages: Vec<Message>,
+            messages: Vec<Message> as Messages,
         }
         fixed {}
         optional {}
@@ -302,8 +297,7 @@ event_struct! {
             /// The producer's discriminator.
             activity_type: String,
             /// The operations. Unknown operations are dropped when read.
-            #[serde(deserialize_with = "activity_ops")]
-            patch: PatchOps,
+            patch: PatchOps as ActivityOps,
         }
         fixed {}
         optional {
@@ -391,8 +385,7 @@ event_struct! {
             with_result result: Value,
             /// How it ended; absent means success. A legacy `null`, or an unknown outcome
             /// type, reads as absent.
-            #[serde(deserialize_with = "run_outcome")]
-            with_outcome outcome: RunFinishedOutcome,
+            with_outcome outcome: RunFinishedOutcome as RunOutcome,
         }
     }
 }
@@ -607,8 +600,7 @@ event_struct! {
             with_result result: Value,
             /// How it ended; absent means success. An unknown outcome type reads as absent;
             /// `null` is an error.
-            #[serde(deserialize_with = "subagent_outcome")]
-            with_outcome outcome: SubagentFinishedOutcome,
+            with_outcome outcome: SubagentFinishedOutcome as SubagentOutcome,
         }
     }
 }
