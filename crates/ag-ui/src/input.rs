@@ -4,7 +4,6 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::message::messages;
-use crate::serde_util::non_null;
 use crate::{InterruptId, Message, Metadata, RunId, ThreadId};
 
 /// The body of a run request (`POST` to an agent endpoint), echoed optionally in
@@ -23,7 +22,7 @@ use crate::{InterruptId, Message, Metadata, RunId, ThreadId};
 /// assert_eq!(wire["messages"][0]["role"], "user");
 /// assert_eq!(wire.get("parentRunId"), None);
 /// ```
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct RunAgentInput {
@@ -32,41 +31,34 @@ pub struct RunAgentInput {
     /// The run being requested.
     pub run_id: RunId,
     /// The protocol version the client speaks (`"1.0"`).
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "non_null"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub protocol_version: Option<String>,
     /// The run that spawned this one.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "non_null"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub parent_run_id: Option<RunId>,
     /// Starting state; a `null` reads as absent.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub state: Option<Value>,
     /// The conversation so far. Messages of unknown role are dropped when reading.
-    #[serde(deserialize_with = "input_messages")]
     pub messages: Vec<Message>,
     /// Tools the agent may call (absent reads as empty).
-    #[serde(default)]
     pub tools: Vec<Tool>,
     /// Ambient context (absent reads as empty).
-    #[serde(default)]
     pub context: Vec<Context>,
     /// Application values passed through untouched; a legacy `null` reads as absent.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub forwarded_props: Option<Value>,
     /// Answers to the interrupts that ended the previous run.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "non_null"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub resume: Option<Vec<ResumeEntry>>,
+}
+
+read_fields! {
+    RunAgentInput, unknown = crate::serde_util::fields::ignore,
+    required { thread_id: ThreadId, run_id: RunId, messages: Vec<Message> as InputMessages }
+    optional { protocol_version: String, parent_run_id: RunId, resume: Vec<ResumeEntry> }
+    lenient { state: Value, forwarded_props: Value }
+    defaulted { tools: Vec<Tool>, context: Vec<Context> }
 }
 
 impl RunAgentInput {
@@ -157,7 +149,7 @@ impl RunAgentInput {
 }
 
 /// A tool the agent may call.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct Tool {
@@ -166,15 +158,19 @@ pub struct Tool {
     /// What it does.
     pub description: String,
     /// JSON Schema of the arguments; a legacy `null` reads as absent.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub parameters: Option<Value>,
     /// Rendering or routing information.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "non_null"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub metadata: Option<Metadata>,
+}
+
+read_fields! {
+    Tool, unknown = crate::serde_util::fields::ignore,
+    required { name: String, description: String }
+    optional { metadata: Metadata }
+    lenient { parameters: Value }
+    defaulted {}
 }
 
 impl Tool {
@@ -204,13 +200,21 @@ impl Tool {
 }
 
 /// Named ambient information for a run.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[non_exhaustive]
 pub struct Context {
     /// What the value is.
     pub description: String,
     /// The value.
     pub value: String,
+}
+
+read_fields! {
+    Context, unknown = crate::serde_util::fields::ignore,
+    required { description: String, value: String }
+    optional {}
+    lenient {}
+    defaulted {}
 }
 
 impl Context {
@@ -235,7 +239,7 @@ pub enum ResumeStatus {
 }
 
 /// One answer to an interrupt, in `RunAgentInput.resume`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct ResumeEntry {
@@ -244,15 +248,19 @@ pub struct ResumeEntry {
     /// Resolved or cancelled.
     pub status: ResumeStatus,
     /// The answer; a legacy `null` reads as absent.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub payload: Option<Value>,
     /// Data about the response (signatures, routing keys).
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "non_null"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub metadata: Option<Metadata>,
+}
+
+read_fields! {
+    ResumeEntry, unknown = crate::serde_util::fields::ignore,
+    required { interrupt_id: InterruptId, status: ResumeStatus }
+    optional { metadata: Metadata }
+    lenient { payload: Value }
+    defaulted {}
 }
 
 impl ResumeEntry {
@@ -289,4 +297,9 @@ impl ResumeEntry {
 /// `RUN_STARTED.input`; see `decode::strip`).
 fn input_messages<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<Message>, D::Error> {
     crate::decode::strip::within("input", || messages(d))
+}
+
+reader! {
+    /// `RunAgentInput.messages`: messages of an unknown role dropped (`message::messages`).
+    InputMessages(input_messages) -> Vec<Message>
 }

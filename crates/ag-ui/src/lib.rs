@@ -180,6 +180,10 @@
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
+// First: its macros (`read_fields!`) write the wire model's readers.
+#[macro_use]
+mod serde_util;
+
 #[cfg(feature = "a2ui")]
 #[cfg_attr(docsrs, doc(cfg(feature = "a2ui")))]
 pub mod a2ui;
@@ -208,7 +212,6 @@ mod message;
 mod outcome;
 #[cfg(any(feature = "http", feature = "openai"))]
 mod redirects;
-mod serde_util;
 #[cfg(feature = "server")]
 #[cfg_attr(docsrs, doc(cfg(feature = "server")))]
 pub mod server;

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use crate::serde_util::{count, non_null};
+use crate::serde_util::non_null;
 use crate::{InterruptId, Metadata, SubagentRunId, ToolCallId};
 
 /// A pause that asks the outside world for input before the run can go on.
@@ -404,66 +404,56 @@ pub(crate) fn subagent_outcome<'de, D: Deserializer<'de>>(
 }
 
 /// Tokens spent by one (provider, model) pair. Every field is optional; `{}` is valid.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct TokenUsage {
     /// Lower-case vendor id, e.g. `openai`.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "non_null"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub provider: Option<String>,
     /// Model name.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "non_null"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
     /// Total prompt tokens, cache reads and writes included.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "count"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub input_tokens: Option<u64>,
     /// Total generated tokens, reasoning included.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "count"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub output_tokens: Option<u64>,
     /// Input plus output.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "count"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub total_tokens: Option<u64>,
     /// The reasoning part of the output.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "count"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub reasoning_tokens: Option<u64>,
     /// Cache reads, part of the input.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "count"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub cached_input_tokens: Option<u64>,
     /// Cache writes, part of the input.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "count"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub cache_write_input_tokens: Option<u64>,
+}
+
+reader! {
+    /// A token count: an integer from 0 to 2^53 − 1 (`serde_util::count`).
+    Count(crate::serde_util::safe_count) -> u64
+}
+
+read_fields! {
+    TokenUsage, unknown = crate::serde_util::fields::ignore,
+    required {}
+    optional {
+        provider: String,
+        model: String,
+        input_tokens: u64 as Count,
+        output_tokens: u64 as Count,
+        total_tokens: u64 as Count,
+        reasoning_tokens: u64 as Count,
+        cached_input_tokens: u64 as Count,
+        cache_write_input_tokens: u64 as Count,
+    }
+    lenient {}
+    defaulted {}
 }
 
 impl TokenUsage {

@@ -43,84 +43,22 @@ macro_rules! event_struct {
             pub metadata: Option<Box<Metadata>>,
         }
 
-        impl<'de> serde::Deserialize<'de> for $name {
-            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-                use $crate::event::read::{put, skip, Key, Timestamp};
-                use $crate::serde_util::NonNull;
-
-                struct Fields;
-
-                impl<'de> serde::de::Visitor<'de> for Fields {
-                    type Value = $name;
-
-                    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                        f.write_str(concat!("struct ", stringify!($name)))
-                    }
-
-                    fn visit_map<A: serde::de::MapAccess<'de>>(
-                        self,
-                        mut map: A,
-                    ) -> Result<$name, A::Error> {
-                        $( let mut $rfield: Option<$rty> = None; )*
-                        $( let mut $ffield: Option<$fty> = None; )*
-                        $( let mut $ofield: Option<NonNull<$oty>> = None; )*
-                        $( let mut $lfield: Option<Option<$lty>> = None; )*
-                        let mut timestamp: Option<Timestamp> = None;
-                        let mut raw_event: Option<Option<Box<Value>>> = None;
-                        let mut metadata: Option<NonNull<Box<Metadata>>> = None;
-                        while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
-                            let key: &str = &key;
-                            $(
-                                if key == wire_name!($rfield) {
-                                    put::<_, read_as!($rty $(, $rread)?), _>(
-                                        &mut map, &mut $rfield, wire_name!($rfield),
-                                    )?;
-                                    continue;
-                                }
-                            )*
-                            $(
-                                if key == wire_name!($ffield) {
-                                    put::<_, $fty, _>(&mut map, &mut $ffield, wire_name!($ffield))?;
-                                    continue;
-                                }
-                            )*
-                            $(
-                                if key == wire_name!($ofield) {
-                                    put::<_, NonNull<$oty>, _>(
-                                        &mut map, &mut $ofield, wire_name!($ofield),
-                                    )?;
-                                    continue;
-                                }
-                            )*
-                            $(
-                                if key == wire_name!($lfield) {
-                                    put::<_, read_as!(Option<$lty> $(, $lread)?), _>(
-                                        &mut map, &mut $lfield, wire_name!($lfield),
-                                    )?;
-                                    continue;
-                                }
-                            )*
-                            match key {
-                                "timestamp" => put::<_, Timestamp, _>(&mut map, &mut timestamp, "timestamp")?,
-                                "rawEvent" => put::<_, Option<Box<Value>>, _>(&mut map, &mut raw_event, "rawEvent")?,
-                                "metadata" => put::<_, NonNull<Box<Metadata>>, _>(&mut map, &mut metadata, "metadata")?,
-                                _ => skip(&mut map, key)?,
-                            }
-                        }
-                        Ok($name {
-                            $( $rfield: $crate::event::read::required($rfield, wire_name!($rfield))?, )*
-                            $( $ffield: $crate::event::read::required($ffield, wire_name!($ffield))?, )*
-                            $( $ofield: $ofield.map(|NonNull(v)| v), )*
-                            $( $lfield: $lfield.flatten(), )*
-                            timestamp: timestamp.map(|Timestamp(t)| t),
-                            raw_event: raw_event.flatten(),
-                            metadata: metadata.map(|NonNull(v)| v),
-                        })
-                    }
-                }
-
-                d.deserialize_map(Fields)
+        read_fields! {
+            $name, unknown = $crate::serde_util::fields::record,
+            required {
+                $( $rfield: $rty $(as $rread)?, )*
+                $( $ffield: $fty, )*
             }
+            optional {
+                $( $ofield: $oty, )*
+                timestamp: i64 as $crate::event::read::Timestamp,
+                metadata: Box<Metadata>,
+            }
+            lenient {
+                $( $lfield: $lty $(as $lread)?, )*
+                raw_event: Box<Value>,
+            }
+            defaulted {}
         }
 
         impl $name {

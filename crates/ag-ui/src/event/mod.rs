@@ -37,10 +37,9 @@ use crate::{Metadata, SubagentRunId};
 
 #[macro_use]
 mod macros;
-#[macro_use]
-pub(crate) mod read;
 mod constructors;
 mod patch;
+pub(crate) mod read;
 mod structs;
 
 pub use patch::PatchOps;

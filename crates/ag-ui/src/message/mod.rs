@@ -299,26 +299,26 @@ impl ContentPart {
 }
 
 /// A text content part.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct TextPart {
     /// The text.
     pub text: String,
     /// Reserved part id.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "non_null"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,
     /// Any JSON value describing the part (a search hit's source, say); never `null`.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "non_null"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub metadata: Option<Value>,
+}
+
+read_fields! {
+    TextPart, unknown = crate::serde_util::fields::ignore,
+    required { text: String }
+    optional { id: String, metadata: Value }
+    lenient {}
+    defaulted {}
 }
 
 impl TextPart {
@@ -347,22 +347,26 @@ impl TextPart {
 }
 
 /// An image, audio, video or document part.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct MediaPart {
     /// Where the bytes are.
     pub source: PartSource,
     /// Reserved part id.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "non_null"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,
     /// Any JSON value describing the part. A legacy `null` reads as absent.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub metadata: Option<Value>,
+}
+
+read_fields! {
+    MediaPart, unknown = crate::serde_util::fields::ignore,
+    required { source: PartSource }
+    optional { id: String }
+    lenient { metadata: Value }
+    defaulted {}
 }
 
 impl MediaPart {
@@ -448,13 +452,21 @@ pub enum ToolCallType {
 }
 
 /// The function a tool call invokes.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 #[non_exhaustive]
 pub struct FunctionCall {
     /// The tool's name.
     pub name: String,
     /// The argument text as emitted (conventionally JSON, never validated).
     pub arguments: String,
+}
+
+read_fields! {
+    FunctionCall, unknown = crate::serde_util::fields::ignore,
+    required { name: String, arguments: String }
+    optional {}
+    lenient {}
+    defaulted {}
 }
 
 impl FunctionCall {
@@ -490,7 +502,7 @@ impl FunctionCall {
 ///     metadata: None,
 /// };
 /// ```
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct ToolCall {
@@ -502,19 +514,19 @@ pub struct ToolCall {
     /// Name and arguments.
     pub function: FunctionCall,
     /// Provider artefact for this call.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "non_null"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub encrypted_value: Option<String>,
     /// The call's own metadata.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "non_null"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub metadata: Option<Metadata>,
+}
+
+read_fields! {
+    ToolCall, unknown = crate::serde_util::fields::ignore,
+    required { id: ToolCallId, call_type = "type": ToolCallType, function: FunctionCall }
+    optional { encrypted_value: String, metadata: Metadata }
+    lenient {}
+    defaulted {}
 }
 
 impl ToolCall {
@@ -561,7 +573,7 @@ macro_rules! message_struct {
         }
     ) => {
         $(#[$doc])*
-        #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+        #[derive(Clone, Debug, PartialEq, Serialize)]
         #[serde(rename_all = "camelCase")]
         #[non_exhaustive]
         pub struct $name {
@@ -570,15 +582,27 @@ macro_rules! message_struct {
             $( $(#[$fdoc])* pub $field: $ty, )*
             $(
                 $(#[$odoc])*
-                #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "non_null")]
+                #[serde(skip_serializing_if = "Option::is_none")]
                 pub $ofield: Option<$oty>,
             )*
             /// Open-by-key extra information.
-            #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "non_null")]
+            #[serde(skip_serializing_if = "Option::is_none")]
             pub metadata: Option<Metadata>,
             /// The subagent invocation that produced the message; absent for the parent agent.
-            #[serde(default, skip_serializing_if = "Option::is_none", deserialize_with = "non_null")]
+            #[serde(skip_serializing_if = "Option::is_none")]
             pub subagent_run_id: Option<SubagentRunId>,
+        }
+
+        read_fields! {
+            $name, unknown = $crate::serde_util::fields::ignore,
+            required { id: MessageId, $( $field: $ty, )* }
+            optional {
+                $( $ofield: $oty, )*
+                metadata: Metadata,
+                subagent_run_id: SubagentRunId,
+            }
+            lenient {}
+            defaulted {}
         }
 
         impl $name {

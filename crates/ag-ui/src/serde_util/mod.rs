@@ -1,5 +1,8 @@
 //! Serde helpers shared by the wire model.
 
+#[macro_use]
+pub(crate) mod fields;
+
 use serde::Deserialize;
 use serde::de::{self, DeserializeOwned, Deserializer};
 use serde_json::Value;
@@ -41,12 +44,14 @@ pub(crate) fn timestamp<'de, D: Deserializer<'de>>(d: D) -> Result<i64, D::Error
     safe_integer(d, -MAX_SAFE_INTEGER)
 }
 
-/// For token counts and other non-negative integers.
-pub(crate) fn count<'de, D>(d: D) -> Result<Option<u64>, D::Error>
-where
-    D: Deserializer<'de>,
-{
-    safe_integer(d, 0).map(|n| Some(n as u64))
+/// For token counts and other non-negative integers (a field of a derived `Deserialize`).
+pub(crate) fn count<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    safe_count(d).map(Some)
+}
+
+/// [`count`]'s integer.
+pub(crate) fn safe_count<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
+    safe_integer(d, 0).map(|n| n as u64)
 }
 
 fn safe_integer<'de, D>(d: D, min: i64) -> Result<i64, D::Error>
