@@ -280,4 +280,55 @@ mod tests {
         assert_eq!(wire_name!(delta), "delta");
         assert_eq!(wire_name!(call_type "type"), "type");
     }
+
+    /// The errors of nested structs read by this reader, each with its path: the same texts
+    /// and paths as serde's derived reading gave (compared on these cases before the change).
+    #[test]
+    fn nested_errors_keep_their_paths_and_serdes_words() {
+        let cases = [
+            (
+                r#"{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"a","role":"assistant","toolCalls":[{"id":"c","type":"function","function":{"name":"f"}}]}]}"#,
+                "messages[0].toolCalls[0].function.arguments",
+                "missing field `arguments`",
+            ),
+            (
+                r#"{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"a","role":"user","content":[{"type":"text","text":"a","id":null}]}]}"#,
+                "messages[0].content[0].id",
+                "invalid type: null, expected a value other than null",
+            ),
+            (
+                r#"{"type":"RUN_STARTED","threadId":"t","runId":"r","input":{"threadId":"t","runId":"r","messages":[],"tools":[{"name":"n"}]}}"#,
+                "input.tools[0].description",
+                "missing field `description`",
+            ),
+            (
+                r#"{"type":"RUN_STARTED","threadId":"t","runId":"r","input":{"threadId":"t","runId":"r","messages":[],"resume":[{"interruptId":"i","status":"maybe"}]}}"#,
+                "input.resume[0].status",
+                "unknown variant `maybe`, expected `resolved` or `cancelled`",
+            ),
+            (
+                r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r","usage":[{"inputTokens":-1}]}"#,
+                "usage[0].inputTokens",
+                "invalid value: integer `-1`, expected an integer between 0 and 9007199254740991",
+            ),
+        ];
+        for (json, field, message) in cases {
+            for err in [
+                crate::Event::from_json(json).unwrap_err(),
+                crate::Event::from_value(&serde_json::from_str(json).unwrap()).unwrap_err(),
+            ] {
+                assert_eq!(err.field(), Some(field), "{json}");
+                assert_eq!(err.message(), message, "{json}");
+            }
+        }
+        // Lenient and defaulted fields, and undescribed members of nested structs.
+        let event = crate::Event::from_json(
+            r#"{"type":"RUN_STARTED","threadId":"t","runId":"r","input":{"threadId":"t","runId":"r","messages":[],"state":null,"forwardedProps":null,"tools":[{"name":"n","description":"d","parameters":null,"x":1}]}}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            event.to_json(),
+            r#"{"type":"RUN_STARTED","threadId":"t","runId":"r","input":{"threadId":"t","runId":"r","messages":[],"tools":[{"name":"n","description":"d"}],"context":[]}}"#
+        );
+    }
 }
