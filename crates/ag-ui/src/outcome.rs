@@ -540,4 +540,173 @@ mod tests {
         assert!(!noon.is_expired_at(t - Duration::from_millis(1)));
         assert!(!at("whenever").is_expired_at(SystemTime::now()));
     }
+
+    /// The field and message of the error reading `event` (a `RUN_FINISHED` or
+    /// `SUBAGENT_FINISHED` with `outcome`).
+    fn error_of(event: &str, outcome: &str) -> (Option<String>, String) {
+        let json = match event {
+            "RUN_FINISHED" => {
+                format!(
+                    r#"{{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":{outcome}}}"#
+                )
+            }
+            _ => {
+                format!(r#"{{"type":"SUBAGENT_FINISHED","subagentRunId":"s","outcome":{outcome}}}"#)
+            }
+        };
+        let err = crate::Event::from_json(&json).unwrap_err();
+        (err.field().map(str::to_owned), err.message().to_owned())
+    }
+
+    #[test]
+    fn outcome_errors_name_the_type_or_the_field() {
+        let cases = [
+            (
+                "RUN_FINISHED",
+                r#"{"type":"interrupt","interrupts":[]}"#,
+                "outcome",
+                "invalid length 0, expected at least one interrupt",
+            ),
+            (
+                "RUN_FINISHED",
+                r#"{"type":"interrupt"}"#,
+                "outcome.interrupts",
+                "missing field `interrupts`",
+            ),
+            (
+                "RUN_FINISHED",
+                r#"{"type":"interrupt","interrupts":[{"id":"i"}]}"#,
+                "outcome.reason",
+                "missing field `reason`",
+            ),
+            (
+                "RUN_FINISHED",
+                r#"{"type":"interrupt","interrupts":[{"id":"i","reason":"r","message":null}]}"#,
+                "outcome",
+                "invalid type: null, expected a value other than null",
+            ),
+            (
+                "RUN_FINISHED",
+                r#"{"type":"success","pendingToolCallIds":[1]}"#,
+                "outcome",
+                "invalid type: integer `1`, expected a string",
+            ),
+            (
+                "RUN_FINISHED",
+                r#"{"type":5}"#,
+                "outcome",
+                "invalid type: integer `5`, expected variant identifier",
+            ),
+            (
+                "RUN_FINISHED",
+                r#"{"interrupts":[]}"#,
+                "outcome.type",
+                "missing field `type`",
+            ),
+            (
+                "RUN_FINISHED",
+                r#""success""#,
+                "outcome",
+                "invalid type: string \"success\", expected an outcome object",
+            ),
+            (
+                "SUBAGENT_FINISHED",
+                r#"{"type":"suspended","interruptIds":null}"#,
+                "outcome",
+                "invalid type: null, expected a value other than null",
+            ),
+            (
+                "SUBAGENT_FINISHED",
+                r#"{"type":null}"#,
+                "outcome",
+                "invalid type: null, expected variant identifier",
+            ),
+            (
+                "SUBAGENT_FINISHED",
+                "null",
+                "outcome",
+                "invalid type: null, expected a subagent outcome object",
+            ),
+        ];
+        for (event, outcome, field, message) in cases {
+            assert_eq!(
+                error_of(event, outcome),
+                (Some(field.to_owned()), message.to_owned()),
+                "{event} {outcome}"
+            );
+        }
+    }
+
+    /// Read alone (not within an event), an outcome's errors are serde's, positioned in the text.
+    #[test]
+    fn outcomes_read_alone() {
+        let run = |json: &str| serde_json::from_str::<RunFinishedOutcome>(json);
+        let sub = |json: &str| serde_json::from_str::<SubagentFinishedOutcome>(json);
+        assert_eq!(
+            run(r#"{"type":"cancelled","extra":[1]}"#).unwrap(),
+            RunFinishedOutcome::Cancelled
+        );
+        assert_eq!(
+            run(r#"{"pendingToolCallIds":["c"],"type":"success"}"#).unwrap(),
+            RunFinishedOutcome::Success {
+                pending_tool_call_ids: Some(vec!["c".into()])
+            }
+        );
+        assert_eq!(
+            sub(r#"{"type":"success","x":1}"#).unwrap(),
+            SubagentFinishedOutcome::Success
+        );
+        assert_eq!(
+            sub(r#"{"type":"suspended","interruptIds":["i"]}"#).unwrap(),
+            SubagentFinishedOutcome::Suspended {
+                interrupt_ids: Some(vec!["i".into()])
+            }
+        );
+        fn text<T: std::fmt::Debug>(r: Result<T, serde_json::Error>) -> String {
+            r.unwrap_err().to_string()
+        }
+        assert_eq!(
+            text(run(r#"{"type":"done"}"#)),
+            "unknown variant `done`, expected one of `success`, `interrupt`, `cancelled` at line 1 column 14"
+        );
+        assert_eq!(
+            text(sub(r#"{"type":"done"}"#)),
+            "unknown variant `done`, expected `success` or `suspended` at line 1 column 14"
+        );
+        assert_eq!(
+            text(run("5")),
+            "invalid type: integer `5`, expected internally tagged enum RunFinishedOutcomeWire at line 1 column 1"
+        );
+        assert_eq!(
+            text(sub("5")),
+            "invalid type: integer `5`, expected internally tagged enum SubagentFinishedOutcome at line 1 column 1"
+        );
+        assert_eq!(
+            text(run(r#"{"type":"interrupt","interrupts":[]}"#)),
+            "invalid length 0, expected at least one interrupt"
+        );
+        assert_eq!(
+            text(sub(r#"{"type":"success","type":"success"}"#)),
+            "duplicate field `type` at line 1 column 24"
+        );
+    }
+
+    /// An outcome of an unknown type is dropped with a record (read as success), as before.
+    #[test]
+    fn an_unknown_outcome_is_dropped() {
+        let mut stripped = Vec::new();
+        let event = crate::decode::strip::collecting(&mut stripped, || {
+            crate::Event::from_json(
+                r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":{"type":"paused"}}"#,
+            )
+        });
+        let crate::Event::RunFinished(finished) = event.unwrap() else {
+            panic!("not RUN_FINISHED")
+        };
+        assert_eq!(finished.outcome, None);
+        assert_eq!(
+            stripped.iter().map(ToString::to_string).collect::<Vec<_>>(),
+            ["dropped the outcome of unknown type \"paused\" at /outcome"]
+        );
+    }
 }

@@ -93,3 +93,138 @@ mod tests {
         );
     }
 }
+
+/// Reading a part's `source` (`PartSource`): its errors, alone and within an event.
+#[cfg(test)]
+mod source_tests {
+    use crate::{Event, PartSource};
+
+    fn read(json: &str) -> Result<PartSource, String> {
+        serde_json::from_str::<PartSource>(json).map_err(|e| e.to_string())
+    }
+
+    /// The field and message of the error reading a user message whose one part is an image
+    /// from `source`.
+    fn in_event(source: &str) -> (Option<String>, String) {
+        let json = format!(
+            r#"{{"type":"MESSAGES_SNAPSHOT","messages":[{{"id":"a","role":"user","content":[{{"type":"image","source":{source}}}]}}]}}"#
+        );
+        let err = Event::from_json(&json).unwrap_err();
+        (err.field().map(str::to_owned), err.message().to_owned())
+    }
+
+    #[test]
+    fn each_source_reads_the_struct_its_type_names() {
+        assert_eq!(
+            read(r#"{"type":"data","value":"AA==","mimeType":"image/png"}"#).unwrap(),
+            PartSource::Data {
+                value: "AA==".into(),
+                mime_type: "image/png".into()
+            }
+        );
+        assert_eq!(
+            read(r#"{"value":"u","type":"url","extra":1}"#).unwrap(),
+            PartSource::Url {
+                value: "u".into(),
+                mime_type: None
+            }
+        );
+        assert_eq!(
+            read(r#"{"type":"file","value":"f","provider":"openai","mimeType":"a/b"}"#).unwrap(),
+            PartSource::File {
+                value: "f".into(),
+                provider: Some("openai".into()),
+                mime_type: Some("a/b".into())
+            }
+        );
+    }
+
+    #[test]
+    fn errors_name_the_type_or_the_field() {
+        assert_eq!(
+            read(r#"{"type":"blob","value":"x"}"#).unwrap_err(),
+            "unknown variant `blob`, expected one of `data`, `url`, `file` at line 1 column 14"
+        );
+        assert_eq!(
+            read(r#"{"value":"x"}"#).unwrap_err(),
+            "missing field `type` at line 1 column 13"
+        );
+        assert_eq!(
+            read(r#"{"type":5}"#).unwrap_err(),
+            "invalid type: integer `5`, expected variant identifier at line 1 column 9"
+        );
+        assert_eq!(
+            read(r#"{"type":"data","type":"url"}"#).unwrap_err(),
+            "duplicate field `type` at line 1 column 21"
+        );
+        assert_eq!(
+            read(r#""x""#).unwrap_err(),
+            "invalid type: string \"x\", expected internally tagged enum PartSource at line 1 column 3"
+        );
+        assert_eq!(
+            read(r#"{"type":"data","value":"x"}"#).unwrap_err(),
+            "missing field `mimeType`"
+        );
+        assert_eq!(
+            read(r#"{"type":"url","value":1}"#).unwrap_err(),
+            "invalid type: integer `1`, expected a string"
+        );
+        assert_eq!(
+            read(r#"{"type":"file","value":"f","provider":null}"#).unwrap_err(),
+            "invalid type: null, expected a value other than null"
+        );
+    }
+
+    #[test]
+    fn errors_within_an_event_name_the_source() {
+        let source = "messages[0].content[0].source";
+        for (json, field, message) in [
+            (
+                r#"{"type":"data","value":"x"}"#,
+                format!("{source}.mimeType"),
+                "missing field `mimeType`",
+            ),
+            (
+                r#"{"type":"url","value":1}"#,
+                source.to_owned(),
+                "invalid type: integer `1`, expected a string",
+            ),
+            (
+                r#"{"value":"x"}"#,
+                format!("{source}.type"),
+                "missing field `type`",
+            ),
+            (
+                r#"{"type":true,"value":"x"}"#,
+                format!("{source}.type"),
+                "invalid type: boolean `true`, expected variant identifier",
+            ),
+            (
+                r#"7"#,
+                source.to_owned(),
+                "invalid type: integer `7`, expected internally tagged enum PartSource",
+            ),
+        ] {
+            assert_eq!(in_event(json), (Some(field), message.to_owned()), "{json}");
+        }
+    }
+
+    /// A source of an unknown type drops its part, with a record, as before.
+    #[test]
+    fn an_unknown_source_type_drops_its_part() {
+        let json = r#"{"type":"MESSAGES_SNAPSHOT","messages":[{"id":"a","role":"user","content":[{"type":"image","source":{"type":"blob","value":"x"}},{"type":"text","text":"t"}]}]}"#;
+        let mut stripped = Vec::new();
+        let event = crate::decode::strip::collecting(&mut stripped, || Event::from_json(json));
+        let Event::MessagesSnapshot(snapshot) = event.unwrap() else {
+            panic!("not a snapshot")
+        };
+        assert_eq!(
+            serde_json::to_value(&snapshot.messages[0]).unwrap()["content"],
+            serde_json::json!([{ "type": "text", "text": "t" }])
+        );
+        assert_eq!(
+            stripped.iter().map(ToString::to_string).collect::<Vec<_>>(),
+            ["dropped the content part of unknown type \"blob\" at /messages/0/content/0"]
+        );
+    }
+}
