@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use crate::serde_util::{count, non_null};
+use crate::serde_util::{Tagged, count, non_null, variant_body};
 use crate::{InterruptId, Metadata, SubagentRunId, ToolCallId};
 
 /// A pause that asks the outside world for input before the run can go on.
@@ -298,40 +298,49 @@ impl RunFinishedOutcome {
     }
 }
 
-#[derive(Deserialize)]
-#[serde(tag = "type", rename_all = "lowercase")]
-enum RunFinishedOutcomeWire {
-    Success {
-        #[serde(rename = "pendingToolCallIds", default, deserialize_with = "non_null")]
-        pending_tool_call_ids: Option<Vec<ToolCallId>>,
-    },
-    Interrupt {
-        interrupts: Vec<Interrupt>,
-    },
-    Cancelled,
-}
-
+/// Read as serde's derived reading of the tagged enum read it (once from a wire enum of that
+/// name, which its errors still name), without its buffering (see [`Tagged`]).
 impl<'de> Deserialize<'de> for RunFinishedOutcome {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        Ok(match RunFinishedOutcomeWire::deserialize(d)? {
-            RunFinishedOutcomeWire::Success {
-                pending_tool_call_ids,
-            } => RunFinishedOutcome::Success {
-                pending_tool_call_ids,
+        const RUN: Tagged = Tagged {
+            tag: "type",
+            name: "RunFinishedOutcomeWire",
+            variants: RUN_OUTCOMES,
+        };
+        let (variant, body) = RUN.read(d)?;
+        match variant {
+            0 => variant_body(body, 1).map(|s: SuccessBody| RunFinishedOutcome::Success {
+                pending_tool_call_ids: s.pending_tool_call_ids,
+            }),
+            1 => match variant_body(body, 1) {
+                Ok(InterruptBody { interrupts }) if interrupts.is_empty() => {
+                    Err(de::Error::invalid_length(0, &"at least one interrupt"))
+                }
+                read => read.map(|i| RunFinishedOutcome::Interrupt {
+                    interrupts: i.interrupts,
+                }),
             },
-            RunFinishedOutcomeWire::Interrupt { interrupts } if interrupts.is_empty() => {
-                return Err(de::Error::invalid_length(0, &"at least one interrupt"));
-            }
-            RunFinishedOutcomeWire::Interrupt { interrupts } => {
-                RunFinishedOutcome::Interrupt { interrupts }
-            }
-            RunFinishedOutcomeWire::Cancelled => RunFinishedOutcome::Cancelled,
-        })
+            _ => Ok(RunFinishedOutcome::Cancelled),
+        }
+        .map_err(de::Error::custom)
     }
 }
 
+/// The members of [`RunFinishedOutcome::Success`].
+#[derive(Deserialize)]
+struct SuccessBody {
+    #[serde(rename = "pendingToolCallIds", default, deserialize_with = "non_null")]
+    pending_tool_call_ids: Option<Vec<ToolCallId>>,
+}
+
+/// The members of [`RunFinishedOutcome::Interrupt`].
+#[derive(Deserialize)]
+struct InterruptBody {
+    interrupts: Vec<Interrupt>,
+}
+
 /// How a subagent invocation ended (`SUBAGENT_FINISHED.outcome`); absent means success.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "lowercase")]
 #[non_exhaustive]
 pub enum SubagentFinishedOutcome {
@@ -348,6 +357,33 @@ pub enum SubagentFinishedOutcome {
         )]
         interrupt_ids: Option<Vec<InterruptId>>,
     },
+}
+
+/// Read as serde's derived reading of the tagged enum read it, without its buffering (see
+/// [`Tagged`]).
+impl<'de> Deserialize<'de> for SubagentFinishedOutcome {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        const SUBAGENT: Tagged = Tagged {
+            tag: "type",
+            name: "SubagentFinishedOutcome",
+            variants: SUBAGENT_OUTCOMES,
+        };
+        match SUBAGENT.read(d)? {
+            (0, _) => Ok(SubagentFinishedOutcome::Success),
+            (_, body) => variant_body(body, 1)
+                .map(|s: SuspendedBody| SubagentFinishedOutcome::Suspended {
+                    interrupt_ids: s.interrupt_ids,
+                })
+                .map_err(de::Error::custom),
+        }
+    }
+}
+
+/// The members of [`SubagentFinishedOutcome::Suspended`].
+#[derive(Deserialize)]
+struct SuspendedBody {
+    #[serde(rename = "interruptIds", default, deserialize_with = "non_null")]
+    interrupt_ids: Option<Vec<InterruptId>>,
 }
 
 /// Known discriminators of the outcome unions, used to drop unknown ones.

@@ -245,6 +245,119 @@ pub(crate) fn unknown_tag(value: &str, known: &'static [&'static str]) -> Buffer
     BufferedError::new(serde_json::Error::unknown_variant(value, known).to_string())
 }
 
+/// How serde's derived reading of an internally tagged enum (`#[serde(tag = "…")]`) takes a
+/// member apart, without its `Content` buffering (a second copy of the reading of every
+/// variant's struct, one for each input it is read from): the tag is read from the input as
+/// serde reads it (with the same errors, at the same place), the other members are buffered as
+/// a [`Value`], and [`variant_body`] reads the struct of the variant the tag names from them.
+/// Like serde's, it takes `[tag, fields…]` too.
+pub(crate) struct Tagged {
+    /// The name of the tag member.
+    pub(crate) tag: &'static str,
+    /// The enum's name, as serde's error about a value that is neither object nor array says it.
+    pub(crate) name: &'static str,
+    /// The tags of the variants, in declaration order.
+    pub(crate) variants: &'static [&'static str],
+}
+
+impl Tagged {
+    /// Reads a member: the index in [`variants`](Self::variants) of the variant its tag names,
+    /// and its body: the object of its other members (a member given twice counts once, with
+    /// its last value, as in a [`Value`]), or for `[tag, fields…]` the array of the fields.
+    pub(crate) fn read<'de, D: Deserializer<'de>>(&self, d: D) -> Result<(usize, Value), D::Error> {
+        d.deserialize_any(TaggedVisitor(self))
+    }
+}
+
+struct TaggedVisitor<'a>(&'a Tagged);
+
+impl<'de> de::Visitor<'de> for TaggedVisitor<'_> {
+    type Value = (usize, Value);
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "internally tagged enum {}", self.0.name)
+    }
+
+    fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut variant = None;
+        let mut body = serde_json::Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if key == self.0.tag {
+                if variant.is_some() {
+                    return Err(de::Error::duplicate_field(self.0.tag));
+                }
+                variant = Some(map.next_value_seed(VariantSeed(self.0))?);
+            } else {
+                body.insert(key, map.next_value()?);
+            }
+        }
+        match variant {
+            Some(variant) => Ok((variant, Value::Object(body))),
+            None => Err(de::Error::missing_field(self.0.tag)),
+        }
+    }
+
+    fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let Some(variant) = seq.next_element_seed(VariantSeed(self.0))? else {
+            return Err(de::Error::missing_field(self.0.tag));
+        };
+        let mut fields = Vec::new();
+        while let Some(field) = seq.next_element()? {
+            fields.push(field);
+        }
+        Ok((variant, Value::Array(fields)))
+    }
+}
+
+/// A tag: the index of the variant it names.
+struct VariantSeed<'a>(&'a Tagged);
+
+impl<'de> de::DeserializeSeed<'de> for VariantSeed<'_> {
+    type Value = usize;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<usize, D::Error> {
+        d.deserialize_identifier(self)
+    }
+}
+
+impl de::Visitor<'_> for VariantSeed<'_> {
+    type Value = usize;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("variant identifier")
+    }
+
+    fn visit_str<E: de::Error>(self, tag: &str) -> Result<usize, E> {
+        let variants = self.0.variants;
+        (variants.iter().position(|name| *name == tag))
+            .ok_or_else(|| E::unknown_variant(tag, variants))
+    }
+}
+
+/// The struct `T` of a variant with `fields` fields, read from the `body` [`Tagged::read`]
+/// returned, as serde reads a variant: an array body has at most `fields` elements. (An error
+/// about an array too short names `T`, where serde named the enum's variant.)
+pub(crate) fn variant_body<T: DeserializeOwned>(
+    body: Value,
+    fields: usize,
+) -> Result<T, serde_json::Error> {
+    use serde::de::Error as _;
+    match body {
+        Value::Array(mut items) if items.len() > fields => {
+            // serde reads the variant's fields first, then reports the elements left over.
+            let len = items.len();
+            items.truncate(fields);
+            T::deserialize(Value::Array(items))?;
+            let expected = match fields {
+                1 => "1 element in sequence".to_owned(),
+                n => format!("{n} elements in sequence"),
+            };
+            Err(serde_json::Error::invalid_length(len, &expected.as_str()))
+        }
+        body => T::deserialize(body),
+    }
+}
+
 /// What serde calls the kind of a JSON value, for `invalid_type` errors.
 pub(crate) fn unexpected(v: &Value) -> de::Unexpected<'_> {
     match v {

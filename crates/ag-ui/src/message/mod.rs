@@ -390,8 +390,8 @@ impl MediaPart {
     }
 }
 
-/// Where a media part's bytes come from, discriminated by `type`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// Where a media part's bytes come from, discriminated by `type` (read in `read.rs`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "lowercase")]
 #[non_exhaustive]
 pub enum PartSource {

@@ -1,13 +1,15 @@
 //! Reading messages: one by the struct its `role` names, and lists of them, dropping those of
-//! an unknown role.
+//! an unknown role; and the source of a media part.
 
 use serde::Deserialize;
 use serde::de::{self, Deserializer};
 use serde_json::Value;
 
-use super::{Message, Role};
+use super::{Message, PartSource, Role, SOURCE_TYPES};
 use crate::decode::strip::{self, StripKind};
-use crate::serde_util::{BufferedError, from_buffered, lenient_vec, tag_of, unknown_tag};
+use crate::serde_util::{
+    BufferedError, Tagged, from_buffered, lenient_vec, non_null, tag_of, unknown_tag, variant_body,
+};
 
 /// Deserializes a list of messages, dropping those of unknown role (with a warning).
 pub(crate) fn messages<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Message>, D::Error> {
@@ -42,6 +44,61 @@ impl<'de> Deserialize<'de> for Message {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         message_from(Value::deserialize(d)?).map_err(|e| de::Error::custom(e.within("")))
     }
+}
+
+/// A part's source, read as serde's derived reading of the tagged enum read it, without its
+/// buffering (see [`Tagged`]).
+impl<'de> Deserialize<'de> for PartSource {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        const SOURCE: Tagged = Tagged {
+            tag: "type",
+            name: "PartSource",
+            variants: SOURCE_TYPES,
+        };
+        let (variant, body) = SOURCE.read(d)?;
+        match variant {
+            0 => variant_body(body, 2).map(|s: DataSource| PartSource::Data {
+                value: s.value,
+                mime_type: s.mime_type,
+            }),
+            1 => variant_body(body, 2).map(|s: UrlSource| PartSource::Url {
+                value: s.value,
+                mime_type: s.mime_type,
+            }),
+            _ => variant_body(body, 3).map(|s: FileSource| PartSource::File {
+                value: s.value,
+                provider: s.provider,
+                mime_type: s.mime_type,
+            }),
+        }
+        .map_err(de::Error::custom)
+    }
+}
+
+/// The members of [`PartSource::Data`].
+#[derive(Deserialize)]
+struct DataSource {
+    value: String,
+    #[serde(rename = "mimeType")]
+    mime_type: String,
+}
+
+/// The members of [`PartSource::Url`].
+#[derive(Deserialize)]
+struct UrlSource {
+    value: String,
+    #[serde(rename = "mimeType", default, deserialize_with = "non_null")]
+    mime_type: Option<String>,
+}
+
+/// The members of [`PartSource::File`].
+#[derive(Deserialize)]
+struct FileSource {
+    value: String,
+    #[serde(default, deserialize_with = "non_null")]
+    provider: Option<String>,
+    #[serde(rename = "mimeType", default, deserialize_with = "non_null")]
+    mime_type: Option<String>,
 }
 
 #[cfg(test)]
@@ -172,6 +229,31 @@ mod source_tests {
         assert_eq!(
             read(r#"{"type":"file","value":"f","provider":null}"#).unwrap_err(),
             "invalid type: null, expected a value other than null"
+        );
+    }
+
+    /// `[type, members…]`, which serde's reading of a tagged enum takes as well.
+    #[test]
+    fn a_source_as_an_array() {
+        assert_eq!(
+            read(r#"["url","u"]"#).unwrap(),
+            PartSource::Url {
+                value: "u".into(),
+                mime_type: None
+            }
+        );
+        assert_eq!(
+            read(r#"["data","x"]"#).unwrap_err(),
+            // serde's derived reading said "struct variant PartSource::Data with 2 elements".
+            "invalid length 1, expected struct DataSource with 2 elements"
+        );
+        assert_eq!(
+            read(r#"["file","f","p","m","extra"]"#).unwrap_err(),
+            "invalid length 4, expected 3 elements in sequence"
+        );
+        assert_eq!(
+            read("[]").unwrap_err(),
+            "missing field `type` at line 1 column 2"
         );
     }
 

@@ -11,8 +11,9 @@
 //!
 //! Only an operation that is not plainly valid (a missing or mistyped member, an invalid JSON
 //! Pointer, a non-object element) is put back together as the `Value` it would have been and
-//! read as before, so that its error (or, for serde's odd acceptances, its reading) is exactly
-//! what it was. An operation whose `op` is a string naming no operation is dropped, with one
+//! read as serde's derived reading of [`PatchOperation`] read it (`SlowOp`, without that
+//! reading's buffering), so that its error (or, for serde's odd acceptances, its reading) is
+//! exactly what it was. An operation whose `op` is a string naming no operation is dropped, with one
 //! warning per list, as the reference client does.
 
 use std::fmt;
@@ -29,7 +30,7 @@ use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqA
 use serde_json::{Map, Value};
 
 use crate::decode::strip::{self, StripKind, Tail};
-use crate::serde_util::{deserialize_element, unknown_member};
+use crate::serde_util::{Tagged, deserialize_element, unknown_member, variant_body};
 
 /// JSON Patch operation names, in the declaration order of [`PatchOperation`].
 const PATCH_OPS: &[&str] = &["add", "remove", "replace", "move", "copy", "test"];
@@ -93,7 +94,7 @@ impl<'de> Visitor<'de> for OpsVisitor {
                             _ => None,
                         };
                         match deserialize_element(value, index) {
-                            Ok(op) => {
+                            Ok(SlowOp(op)) => {
                                 let extra = unused(&op, read, extra);
                                 if let Some(extra) = extra {
                                     extras.push((out.len(), extra));
@@ -409,6 +410,34 @@ impl<'de> Visitor<'de> for ElementVisitor {
 
     fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Element, D::Error> {
         Value::deserialize(d).map(other)
+    }
+}
+
+/// An operation that is not plainly valid, read as serde's derived reading of
+/// [`PatchOperation`] (an internally tagged enum) reads it, so that its error is the one that
+/// reading gave, or for serde's odd acceptances (`["remove","/a"]`) its operation; without
+/// serde's buffering of tagged enums (see [`Tagged`]), which the browser module then leaves
+/// out.
+struct SlowOp(PatchOperation);
+
+impl<'de> Deserialize<'de> for SlowOp {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        const OP: Tagged = Tagged {
+            tag: "op",
+            name: "PatchOperation",
+            variants: PATCH_OPS,
+        };
+        let (variant, body) = OP.read(d)?;
+        match variant {
+            0 => variant_body(body, 2).map(PatchOperation::Add),
+            1 => variant_body(body, 1).map(PatchOperation::Remove),
+            2 => variant_body(body, 2).map(PatchOperation::Replace),
+            3 => variant_body(body, 2).map(PatchOperation::Move),
+            4 => variant_body(body, 2).map(PatchOperation::Copy),
+            _ => variant_body(body, 2).map(PatchOperation::Test),
+        }
+        .map(SlowOp)
+        .map_err(de::Error::custom)
     }
 }
 
