@@ -30,7 +30,7 @@ use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqA
 use serde_json::{Map, Value};
 
 use crate::decode::strip::{self, StripKind, Tail};
-use crate::serde_util::{Tagged, deserialize_element, unknown_member, variant_body};
+use crate::serde_util::{Tagged, deserialize_element, unknown_member};
 
 /// JSON Patch operation names, in the declaration order of [`PatchOperation`].
 const PATCH_OPS: &[&str] = &["add", "remove", "replace", "move", "copy", "test"];
@@ -428,17 +428,97 @@ impl<'de> Deserialize<'de> for SlowOp {
             variants: PATCH_OPS,
         };
         let (variant, body) = OP.read(d)?;
-        match variant {
-            0 => variant_body(body, 2).map(PatchOperation::Add),
-            1 => variant_body(body, 1).map(PatchOperation::Remove),
-            2 => variant_body(body, 2).map(PatchOperation::Replace),
-            3 => variant_body(body, 2).map(PatchOperation::Move),
-            4 => variant_body(body, 2).map(PatchOperation::Copy),
-            _ => variant_body(body, 2).map(PatchOperation::Test),
-        }
-        .map(SlowOp)
-        .map_err(de::Error::custom)
+        op_from(variant, body)
+            .map(SlowOp)
+            .map_err(de::Error::custom)
     }
+}
+
+/// The struct of each operation, in the order of [`PATCH_OPS`]: its name and its members in
+/// declaration order (`value` any JSON value, the others JSON Pointers).
+const OP_STRUCTS: [(&str, &[&str]); 6] = [
+    ("AddOperation", &["path", "value"]),
+    ("RemoveOperation", &["path"]),
+    ("ReplaceOperation", &["path", "value"]),
+    ("MoveOperation", &["from", "path"]),
+    ("CopyOperation", &["from", "path"]),
+    ("TestOperation", &["path", "value"]),
+];
+
+/// Operation `variant` (an index in [`PATCH_OPS`]) from the `body` [`Tagged::read`] returned,
+/// read as serde's derived reading of its struct reads it (one function for the six structs,
+/// where serde's derive has one reader each): an object's members in their order, those the
+/// struct does not have ignored, then the first missing one; an array's elements as the
+/// members in declaration order, then what is left over.
+fn op_from(variant: usize, body: Value) -> Result<PatchOperation, serde_json::Error> {
+    use serde::de::Error as _;
+    let (name, fields) = OP_STRUCTS[variant];
+    let mut path = None;
+    let mut from = None;
+    let mut value = None;
+    let mut set = |field: &str, member: Value| -> Result<(), serde_json::Error> {
+        match field {
+            "path" => path = Some(PointerBuf::deserialize(member)?),
+            "from" => from = Some(PointerBuf::deserialize(member)?),
+            _ => value = Some(member),
+        }
+        Ok(())
+    };
+    match body {
+        Value::Object(members) => {
+            for (key, member) in members {
+                if let Some(field) = fields.iter().find(|f| **f == key) {
+                    set(field, member)?;
+                }
+            }
+        }
+        Value::Array(items) => {
+            let len = items.len();
+            let mut items = items.into_iter();
+            for (at, field) in fields.iter().enumerate() {
+                let Some(member) = items.next() else {
+                    let n = fields.len();
+                    let plural = if n == 1 { "" } else { "s" };
+                    let expected = format!("struct {name} with {n} element{plural}");
+                    return Err(serde_json::Error::invalid_length(at, &expected.as_str()));
+                };
+                set(field, member)?;
+            }
+            if len > fields.len() {
+                let expected = match fields.len() {
+                    1 => "1 element in sequence".to_owned(),
+                    n => format!("{n} elements in sequence"),
+                };
+                return Err(serde_json::Error::invalid_length(len, &expected.as_str()));
+            }
+        }
+        // `Tagged::read` gives an object or an array.
+        _ => {}
+    }
+    let missing = |field| serde_json::Error::missing_field(field);
+    let take = |slot: &mut Option<PointerBuf>, field| slot.take().ok_or_else(|| missing(field));
+    Ok(match variant {
+        0 | 2 | 5 => {
+            let path = take(&mut path, "path")?;
+            let value = value.ok_or_else(|| missing("value"))?;
+            match variant {
+                0 => PatchOperation::Add(AddOperation { path, value }),
+                2 => PatchOperation::Replace(ReplaceOperation { path, value }),
+                _ => PatchOperation::Test(TestOperation { path, value }),
+            }
+        }
+        1 => PatchOperation::Remove(RemoveOperation {
+            path: take(&mut path, "path")?,
+        }),
+        _ => {
+            let from = take(&mut from, "from")?;
+            let path = take(&mut path, "path")?;
+            match variant {
+                3 => PatchOperation::Move(MoveOperation { from, path }),
+                _ => PatchOperation::Copy(CopyOperation { from, path }),
+            }
+        }
+    })
 }
 
 /// An element that is not an object.
