@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use crate::serde_util::{Tagged, count, non_null, variant_body};
+use crate::serde_util::{Tagged, VariantStruct, count, non_null};
 use crate::{InterruptId, Metadata, SubagentRunId, ToolCallId};
 
 /// A pause that asks the outside world for input before the run can go on.
@@ -308,35 +308,51 @@ impl<'de> Deserialize<'de> for RunFinishedOutcome {
             variants: RUN_OUTCOMES,
         };
         let (variant, body) = RUN.read(d)?;
-        match variant {
-            0 => variant_body(body, 1).map(|s: SuccessBody| RunFinishedOutcome::Success {
-                pending_tool_call_ids: s.pending_tool_call_ids,
-            }),
-            1 => match variant_body(body, 1) {
-                Ok(InterruptBody { interrupts }) if interrupts.is_empty() => {
-                    Err(de::Error::invalid_length(0, &"at least one interrupt"))
-                }
-                read => read.map(|i| RunFinishedOutcome::Interrupt {
-                    interrupts: i.interrupts,
-                }),
+        let outcome = match variant {
+            0 => RunFinishedOutcome::Success {
+                pending_tool_call_ids: one_member(&RUN_SUCCESS, body, non_null)?.flatten(),
             },
-            _ => Ok(RunFinishedOutcome::Cancelled),
-        }
-        .map_err(de::Error::custom)
+            1 => match one_member(&RUN_INTERRUPT, body, Vec::<Interrupt>::deserialize)? {
+                None => return Err(de::Error::missing_field("interrupts")),
+                Some(interrupts) if interrupts.is_empty() => {
+                    return Err(de::Error::invalid_length(0, &"at least one interrupt"));
+                }
+                Some(interrupts) => RunFinishedOutcome::Interrupt { interrupts },
+            },
+            _ => RunFinishedOutcome::Cancelled,
+        };
+        Ok(outcome)
     }
 }
 
-/// The members of [`RunFinishedOutcome::Success`].
-#[derive(Deserialize)]
-struct SuccessBody {
-    #[serde(rename = "pendingToolCallIds", default, deserialize_with = "non_null")]
-    pending_tool_call_ids: Option<Vec<ToolCallId>>,
-}
+const RUN_SUCCESS: VariantStruct = VariantStruct {
+    name: "struct variant RunFinishedOutcomeWire::Success",
+    fields: &["pendingToolCallIds"],
+    required: 0,
+};
 
-/// The members of [`RunFinishedOutcome::Interrupt`].
-#[derive(Deserialize)]
-struct InterruptBody {
-    interrupts: Vec<Interrupt>,
+const RUN_INTERRUPT: VariantStruct = VariantStruct {
+    name: "struct variant RunFinishedOutcomeWire::Interrupt",
+    fields: &["interrupts"],
+    required: 1,
+};
+
+/// The one member of a variant of one field, read by `read`; `None` when the body lacks it.
+/// A body's error is a custom error of `D` (its text without a position), as serde's derived
+/// reading reported it.
+fn one_member<T, E: de::Error>(
+    shape: &VariantStruct,
+    body: Value,
+    read: fn(Value) -> Result<T, serde_json::Error>,
+) -> Result<Option<T>, E> {
+    let mut found = None;
+    shape
+        .members(body, |_, member| {
+            found = Some(read(member)?);
+            Ok(())
+        })
+        .map_err(E::custom)?;
+    Ok(found)
 }
 
 /// How a subagent invocation ended (`SUBAGENT_FINISHED.outcome`); absent means success.
@@ -368,23 +384,20 @@ impl<'de> Deserialize<'de> for SubagentFinishedOutcome {
             name: "SubagentFinishedOutcome",
             variants: SUBAGENT_OUTCOMES,
         };
-        match SUBAGENT.read(d)? {
-            (0, _) => Ok(SubagentFinishedOutcome::Success),
-            (_, body) => variant_body(body, 1)
-                .map(|s: SuspendedBody| SubagentFinishedOutcome::Suspended {
-                    interrupt_ids: s.interrupt_ids,
-                })
-                .map_err(de::Error::custom),
-        }
+        Ok(match SUBAGENT.read(d)? {
+            (0, _) => SubagentFinishedOutcome::Success,
+            (_, body) => SubagentFinishedOutcome::Suspended {
+                interrupt_ids: one_member(&SUBAGENT_SUSPENDED, body, non_null)?.flatten(),
+            },
+        })
     }
 }
 
-/// The members of [`SubagentFinishedOutcome::Suspended`].
-#[derive(Deserialize)]
-struct SuspendedBody {
-    #[serde(rename = "interruptIds", default, deserialize_with = "non_null")]
-    interrupt_ids: Option<Vec<InterruptId>>,
-}
+const SUBAGENT_SUSPENDED: VariantStruct = VariantStruct {
+    name: "struct variant SubagentFinishedOutcome::Suspended",
+    fields: &["interruptIds"],
+    required: 0,
+};
 
 /// Known discriminators of the outcome unions, used to drop unknown ones.
 pub(crate) const RUN_OUTCOMES: &[&str] = &["success", "interrupt", "cancelled"];
@@ -720,6 +733,19 @@ mod tests {
         assert_eq!(
             text(run(r#"{"type":"interrupt","interrupts":[]}"#)),
             "invalid length 0, expected at least one interrupt"
+        );
+        // `[type, members…]`, which serde's reading of a tagged enum takes as well.
+        assert_eq!(
+            run(r#"["cancelled",1,2]"#).unwrap(),
+            RunFinishedOutcome::Cancelled
+        );
+        assert_eq!(
+            text(run(r#"["interrupt"]"#)),
+            "invalid length 0, expected struct variant RunFinishedOutcomeWire::Interrupt with 1 element"
+        );
+        assert_eq!(
+            text(run(r#"["success",["c"],1]"#)),
+            "invalid length 2, expected 1 element in sequence"
         );
         assert_eq!(
             text(sub(r#"{"type":"success","type":"success"}"#)),

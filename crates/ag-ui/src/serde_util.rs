@@ -249,7 +249,8 @@ pub(crate) fn unknown_tag(value: &str, known: &'static [&'static str]) -> Buffer
 /// member apart, without its `Content` buffering (a second copy of the reading of every
 /// variant's struct, one for each input it is read from): the tag is read from the input as
 /// serde reads it (with the same errors, at the same place), the other members are buffered as
-/// a [`Value`], and [`variant_body`] reads the struct of the variant the tag names from them.
+/// a [`Value`], whose members [`VariantStruct::members`] gives to the reading of the struct of
+/// the variant the tag names.
 /// Like serde's, it takes `[tag, fields…]` too.
 pub(crate) struct Tagged {
     /// The name of the tag member.
@@ -334,27 +335,63 @@ impl de::Visitor<'_> for VariantSeed<'_> {
     }
 }
 
-/// The struct `T` of a variant with `fields` fields, read from the `body` [`Tagged::read`]
-/// returned, as serde reads a variant: an array body has at most `fields` elements. (An error
-/// about an array too short names `T`, where serde named the enum's variant.)
-pub(crate) fn variant_body<T: DeserializeOwned>(
-    body: Value,
-    fields: usize,
-) -> Result<T, serde_json::Error> {
-    use serde::de::Error as _;
-    match body {
-        Value::Array(mut items) if items.len() > fields => {
-            // serde reads the variant's fields first, then reports the elements left over.
-            let len = items.len();
-            items.truncate(fields);
-            T::deserialize(Value::Array(items))?;
-            let expected = match fields {
-                1 => "1 element in sequence".to_owned(),
-                n => format!("{n} elements in sequence"),
-            };
-            Err(serde_json::Error::invalid_length(len, &expected.as_str()))
+/// The struct of a variant, as serde's derived reading of it names it in an error
+/// (`struct variant PartSource::Data`, `struct AddOperation`), and its fields in declaration
+/// order, the first `required` of them without a default (the others have one).
+pub(crate) struct VariantStruct {
+    pub(crate) name: &'static str,
+    pub(crate) fields: &'static [&'static str],
+    pub(crate) required: usize,
+}
+
+impl VariantStruct {
+    /// Gives the members of `body` (as [`Tagged::read`] returned it) to `read` with the index
+    /// of their field, as serde's derived reading of the struct reads them: an object's members
+    /// in their order, those the struct does not have ignored; an array's elements as the fields
+    /// in declaration order, then the error of an array too short (a field without default
+    /// missing) or too long. The first error `read` returns stops it. A member missing from an
+    /// object is the caller's to report ([`missing_field`](de::Error::missing_field), in
+    /// declaration order, once every member was read).
+    pub(crate) fn members(
+        &self,
+        body: Value,
+        mut read: impl FnMut(usize, Value) -> Result<(), serde_json::Error>,
+    ) -> Result<(), serde_json::Error> {
+        use serde::de::Error as _;
+        match body {
+            Value::Object(members) => {
+                for (key, member) in members {
+                    if let Some(at) = self.fields.iter().position(|f| *f == key) {
+                        read(at, member)?;
+                    }
+                }
+            }
+            Value::Array(items) => {
+                let (n, len) = (self.fields.len(), items.len());
+                let mut items = items.into_iter();
+                for at in 0..n {
+                    match items.next() {
+                        Some(member) => read(at, member)?,
+                        None if at < self.required => {
+                            let plural = if n == 1 { "" } else { "s" };
+                            let expected = format!("{} with {n} element{plural}", self.name);
+                            return Err(serde_json::Error::invalid_length(at, &expected.as_str()));
+                        }
+                        None => break,
+                    }
+                }
+                if len > n {
+                    let expected = match n {
+                        1 => "1 element in sequence".to_owned(),
+                        n => format!("{n} elements in sequence"),
+                    };
+                    return Err(serde_json::Error::invalid_length(len, &expected.as_str()));
+                }
+            }
+            // `Tagged::read` gives an object or an array.
+            _ => {}
         }
-        body => T::deserialize(body),
+        Ok(())
     }
 }
 

@@ -8,7 +8,7 @@ use serde_json::Value;
 use super::{Message, PartSource, Role, SOURCE_TYPES};
 use crate::decode::strip::{self, StripKind};
 use crate::serde_util::{
-    BufferedError, Tagged, from_buffered, lenient_vec, non_null, tag_of, unknown_tag, variant_body,
+    BufferedError, Tagged, VariantStruct, from_buffered, lenient_vec, non_null, tag_of, unknown_tag,
 };
 
 /// Deserializes a list of messages, dropping those of unknown role (with a warning).
@@ -56,49 +56,62 @@ impl<'de> Deserialize<'de> for PartSource {
             variants: SOURCE_TYPES,
         };
         let (variant, body) = SOURCE.read(d)?;
-        match variant {
-            0 => variant_body(body, 2).map(|s: DataSource| PartSource::Data {
-                value: s.value,
-                mime_type: s.mime_type,
-            }),
-            1 => variant_body(body, 2).map(|s: UrlSource| PartSource::Url {
-                value: s.value,
-                mime_type: s.mime_type,
-            }),
-            _ => variant_body(body, 3).map(|s: FileSource| PartSource::File {
-                value: s.value,
-                provider: s.provider,
-                mime_type: s.mime_type,
-            }),
-        }
-        .map_err(de::Error::custom)
+        source_from(variant, body).map_err(de::Error::custom)
     }
 }
 
-/// The members of [`PartSource::Data`].
-#[derive(Deserialize)]
-struct DataSource {
-    value: String,
-    #[serde(rename = "mimeType")]
-    mime_type: String,
-}
+/// The struct of each source variant, in the order of [`SOURCE_TYPES`]; every field a string,
+/// the first (`value`) without default, the others optional where they have none.
+const SOURCE_STRUCTS: [VariantStruct; 3] = [
+    VariantStruct {
+        name: "struct variant PartSource::Data",
+        fields: &["value", "mimeType"],
+        required: 2,
+    },
+    VariantStruct {
+        name: "struct variant PartSource::Url",
+        fields: &["value", "mimeType"],
+        required: 1,
+    },
+    VariantStruct {
+        name: "struct variant PartSource::File",
+        fields: &["value", "provider", "mimeType"],
+        required: 1,
+    },
+];
 
-/// The members of [`PartSource::Url`].
-#[derive(Deserialize)]
-struct UrlSource {
-    value: String,
-    #[serde(rename = "mimeType", default, deserialize_with = "non_null")]
-    mime_type: Option<String>,
-}
-
-/// The members of [`PartSource::File`].
-#[derive(Deserialize)]
-struct FileSource {
-    value: String,
-    #[serde(default, deserialize_with = "non_null")]
-    provider: Option<String>,
-    #[serde(rename = "mimeType", default, deserialize_with = "non_null")]
-    mime_type: Option<String>,
+/// Source `variant` (an index in [`SOURCE_TYPES`]) from the `body` [`Tagged::read`] returned,
+/// read as serde's derived reading of its fields read them: a required field a string, an
+/// optional one absent or a string (`null` refused).
+fn source_from(variant: usize, body: Value) -> Result<PartSource, serde_json::Error> {
+    use serde::de::Error as _;
+    let shape = &SOURCE_STRUCTS[variant];
+    let mut read: [Option<String>; 3] = [None, None, None];
+    shape.members(body, |at, member| {
+        read[at] = if at < shape.required {
+            Some(String::deserialize(member)?)
+        } else {
+            non_null(member)?
+        };
+        Ok(())
+    })?;
+    let [value, second, third] = read;
+    let value = value.ok_or_else(|| serde_json::Error::missing_field("value"))?;
+    Ok(match variant {
+        0 => PartSource::Data {
+            value,
+            mime_type: second.ok_or_else(|| serde_json::Error::missing_field("mimeType"))?,
+        },
+        1 => PartSource::Url {
+            value,
+            mime_type: second,
+        },
+        _ => PartSource::File {
+            value,
+            provider: second,
+            mime_type: third,
+        },
+    })
 }
 
 #[cfg(test)]
@@ -244,8 +257,7 @@ mod source_tests {
         );
         assert_eq!(
             read(r#"["data","x"]"#).unwrap_err(),
-            // serde's derived reading said "struct variant PartSource::Data with 2 elements".
-            "invalid length 1, expected struct DataSource with 2 elements"
+            "invalid length 1, expected struct variant PartSource::Data with 2 elements"
         );
         assert_eq!(
             read(r#"["file","f","p","m","extra"]"#).unwrap_err(),

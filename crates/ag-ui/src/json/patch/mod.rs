@@ -30,7 +30,7 @@ use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqA
 use serde_json::{Map, Value};
 
 use crate::decode::strip::{self, StripKind, Tail};
-use crate::serde_util::{Tagged, deserialize_element, unknown_member};
+use crate::serde_util::{Tagged, VariantStruct, deserialize_element, unknown_member};
 
 /// JSON Patch operation names, in the declaration order of [`PatchOperation`].
 const PATCH_OPS: &[&str] = &["add", "remove", "replace", "move", "copy", "test"];
@@ -434,67 +434,42 @@ impl<'de> Deserialize<'de> for SlowOp {
     }
 }
 
-/// The struct of each operation, in the order of [`PATCH_OPS`]: its name and its members in
-/// declaration order (`value` any JSON value, the others JSON Pointers).
-const OP_STRUCTS: [(&str, &[&str]); 6] = [
-    ("AddOperation", &["path", "value"]),
-    ("RemoveOperation", &["path"]),
-    ("ReplaceOperation", &["path", "value"]),
-    ("MoveOperation", &["from", "path"]),
-    ("CopyOperation", &["from", "path"]),
-    ("TestOperation", &["path", "value"]),
+/// The struct of each operation, in the order of [`PATCH_OPS`] (`value` any JSON value, the
+/// other fields JSON Pointers).
+const OP_STRUCTS: [VariantStruct; 6] = [
+    op_struct("struct AddOperation", &["path", "value"]),
+    op_struct("struct RemoveOperation", &["path"]),
+    op_struct("struct ReplaceOperation", &["path", "value"]),
+    op_struct("struct MoveOperation", &["from", "path"]),
+    op_struct("struct CopyOperation", &["from", "path"]),
+    op_struct("struct TestOperation", &["path", "value"]),
 ];
+
+const fn op_struct(name: &'static str, fields: &'static [&'static str]) -> VariantStruct {
+    VariantStruct {
+        name,
+        fields,
+        required: fields.len(),
+    }
+}
 
 /// Operation `variant` (an index in [`PATCH_OPS`]) from the `body` [`Tagged::read`] returned,
 /// read as serde's derived reading of its struct reads it (one function for the six structs,
-/// where serde's derive has one reader each): an object's members in their order, those the
-/// struct does not have ignored, then the first missing one; an array's elements as the
-/// members in declaration order, then what is left over.
+/// where serde's derive has one reader each).
 fn op_from(variant: usize, body: Value) -> Result<PatchOperation, serde_json::Error> {
     use serde::de::Error as _;
-    let (name, fields) = OP_STRUCTS[variant];
+    let shape = &OP_STRUCTS[variant];
     let mut path = None;
     let mut from = None;
     let mut value = None;
-    let mut set = |field: &str, member: Value| -> Result<(), serde_json::Error> {
-        match field {
+    shape.members(body, |at, member| {
+        match shape.fields[at] {
             "path" => path = Some(PointerBuf::deserialize(member)?),
             "from" => from = Some(PointerBuf::deserialize(member)?),
             _ => value = Some(member),
         }
         Ok(())
-    };
-    match body {
-        Value::Object(members) => {
-            for (key, member) in members {
-                if let Some(field) = fields.iter().find(|f| **f == key) {
-                    set(field, member)?;
-                }
-            }
-        }
-        Value::Array(items) => {
-            let len = items.len();
-            let mut items = items.into_iter();
-            for (at, field) in fields.iter().enumerate() {
-                let Some(member) = items.next() else {
-                    let n = fields.len();
-                    let plural = if n == 1 { "" } else { "s" };
-                    let expected = format!("struct {name} with {n} element{plural}");
-                    return Err(serde_json::Error::invalid_length(at, &expected.as_str()));
-                };
-                set(field, member)?;
-            }
-            if len > fields.len() {
-                let expected = match fields.len() {
-                    1 => "1 element in sequence".to_owned(),
-                    n => format!("{n} elements in sequence"),
-                };
-                return Err(serde_json::Error::invalid_length(len, &expected.as_str()));
-            }
-        }
-        // `Tagged::read` gives an object or an array.
-        _ => {}
-    }
+    })?;
     let missing = |field| serde_json::Error::missing_field(field);
     let take = |slot: &mut Option<PointerBuf>, field| slot.take().ok_or_else(|| missing(field));
     Ok(match variant {
