@@ -302,27 +302,36 @@ impl RunFinishedOutcome {
 /// name, which its errors still name), without its buffering (see [`Tagged`]).
 impl<'de> Deserialize<'de> for RunFinishedOutcome {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        const RUN: Tagged = Tagged {
-            tag: "type",
-            name: "RunFinishedOutcomeWire",
-            variants: RUN_OUTCOMES,
-        };
         let (variant, body) = RUN.read(d)?;
-        let outcome = match variant {
-            0 => RunFinishedOutcome::Success {
-                pending_tool_call_ids: one_member(&RUN_SUCCESS, body, non_null)?.flatten(),
-            },
-            1 => match one_member(&RUN_INTERRUPT, body, Vec::<Interrupt>::deserialize)? {
-                None => return Err(de::Error::missing_field("interrupts")),
-                Some(interrupts) if interrupts.is_empty() => {
-                    return Err(de::Error::invalid_length(0, &"at least one interrupt"));
-                }
-                Some(interrupts) => RunFinishedOutcome::Interrupt { interrupts },
-            },
-            _ => RunFinishedOutcome::Cancelled,
-        };
-        Ok(outcome)
+        run_from(variant, body).map_err(de::Error::custom)
     }
+}
+
+const RUN: Tagged = Tagged {
+    tag: "type",
+    name: "RunFinishedOutcomeWire",
+    variants: &["success", "interrupt", "cancelled"],
+};
+
+/// Outcome `variant` (an index in `RUN.variants`) from the `body` [`Tagged::read`] returned.
+fn run_from(variant: usize, body: Value) -> Result<RunFinishedOutcome, serde_json::Error> {
+    use de::Error as _;
+    Ok(match variant {
+        0 => RunFinishedOutcome::Success {
+            pending_tool_call_ids: one_member(&RUN_SUCCESS, body, non_null)?.flatten(),
+        },
+        1 => match one_member(&RUN_INTERRUPT, body, Vec::<Interrupt>::deserialize)? {
+            None => return Err(serde_json::Error::missing_field("interrupts")),
+            Some(interrupts) if interrupts.is_empty() => {
+                return Err(serde_json::Error::invalid_length(
+                    0,
+                    &"at least one interrupt",
+                ));
+            }
+            Some(interrupts) => RunFinishedOutcome::Interrupt { interrupts },
+        },
+        _ => RunFinishedOutcome::Cancelled,
+    })
 }
 
 const RUN_SUCCESS: VariantStruct = VariantStruct {
@@ -338,20 +347,16 @@ const RUN_INTERRUPT: VariantStruct = VariantStruct {
 };
 
 /// The one member of a variant of one field, read by `read`; `None` when the body lacks it.
-/// A body's error is a custom error of `D` (its text without a position), as serde's derived
-/// reading reported it.
-fn one_member<T, E: de::Error>(
+fn one_member<T>(
     shape: &VariantStruct,
     body: Value,
     read: fn(Value) -> Result<T, serde_json::Error>,
-) -> Result<Option<T>, E> {
+) -> Result<Option<T>, serde_json::Error> {
     let mut found = None;
-    shape
-        .members(body, |_, member| {
-            found = Some(read(member)?);
-            Ok(())
-        })
-        .map_err(E::custom)?;
+    shape.members(body, &mut |_, member| {
+        found = Some(read(member)?);
+        Ok(())
+    })?;
     Ok(found)
 }
 
@@ -379,18 +384,29 @@ pub enum SubagentFinishedOutcome {
 /// [`Tagged`]).
 impl<'de> Deserialize<'de> for SubagentFinishedOutcome {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        const SUBAGENT: Tagged = Tagged {
-            tag: "type",
-            name: "SubagentFinishedOutcome",
-            variants: SUBAGENT_OUTCOMES,
-        };
-        Ok(match SUBAGENT.read(d)? {
-            (0, _) => SubagentFinishedOutcome::Success,
-            (_, body) => SubagentFinishedOutcome::Suspended {
-                interrupt_ids: one_member(&SUBAGENT_SUSPENDED, body, non_null)?.flatten(),
-            },
-        })
+        let (variant, body) = SUBAGENT.read(d)?;
+        subagent_from(variant, body).map_err(de::Error::custom)
     }
+}
+
+const SUBAGENT: Tagged = Tagged {
+    tag: "type",
+    name: "SubagentFinishedOutcome",
+    variants: &["success", "suspended"],
+};
+
+/// Outcome `variant` (an index in `SUBAGENT.variants`) from the `body` [`Tagged::read`]
+/// returned.
+fn subagent_from(
+    variant: usize,
+    body: Value,
+) -> Result<SubagentFinishedOutcome, serde_json::Error> {
+    Ok(match variant {
+        0 => SubagentFinishedOutcome::Success,
+        _ => SubagentFinishedOutcome::Suspended {
+            interrupt_ids: one_member(&SUBAGENT_SUSPENDED, body, non_null)?.flatten(),
+        },
+    })
 }
 
 const SUBAGENT_SUSPENDED: VariantStruct = VariantStruct {
@@ -399,43 +415,42 @@ const SUBAGENT_SUSPENDED: VariantStruct = VariantStruct {
     required: 0,
 };
 
-/// Known discriminators of the outcome unions, used to drop unknown ones.
-pub(crate) const RUN_OUTCOMES: &[&str] = &["success", "interrupt", "cancelled"];
-pub(crate) const SUBAGENT_OUTCOMES: &[&str] = &["success", "suspended"];
-
-/// Reads an optional outcome: a legacy `null` is absent, an object whose `type` names no known
-/// outcome is dropped with a warning (read as success), anything else must parse.
-pub(crate) fn lenient_outcome<'de, D, T>(d: D, known: &[&str]) -> Result<Option<T>, D::Error>
-where
-    D: Deserializer<'de>,
-    T: serde::de::DeserializeOwned,
-{
-    let value = Value::deserialize(d)?;
-    match &value {
+/// Reads an optional outcome, `value`: a legacy `null` is absent, an object whose `type` names
+/// no known outcome is dropped with a warning (read as success), anything else must be one of
+/// `union` (an object, then read by `read` as [`Tagged::read_members`] splits it).
+fn lenient_outcome<T>(
+    value: Value,
+    union: &Tagged,
+    read: fn(usize, Value) -> Result<T, serde_json::Error>,
+) -> Result<Option<T>, serde_json::Error> {
+    let members = match value {
         Value::Null => return Ok(None),
-        Value::Object(_) => {}
+        Value::Object(members) => members,
         // An internally tagged union read from anything but an object names its tag's
         // expectation ("expected variant identifier"), which says nothing to the producer.
         other => {
             return Err(de::Error::invalid_type(
-                crate::serde_util::unexpected(other),
+                crate::serde_util::unexpected(&other),
                 &"an outcome object",
             ));
         }
-    }
-    if let Some(name) = crate::serde_util::unknown_member(&value, "type", known) {
+    };
+    if let Some(Value::String(name)) = members.get(union.tag)
+        && !union.variants.contains(&name.as_str())
+    {
         crate::decode::strip::within("outcome", || {
-            crate::decode::strip::record(crate::decode::strip::StripKind::Outcome, None, &name, 1)
+            crate::decode::strip::record(crate::decode::strip::StripKind::Outcome, None, name, 1)
         });
         return Ok(None);
     }
-    T::deserialize(value).map(Some).map_err(de::Error::custom)
+    let (variant, body) = union.read_members(members)?;
+    read(variant, body).map(Some)
 }
 
 pub(crate) fn run_outcome<'de, D: Deserializer<'de>>(
     d: D,
 ) -> Result<Option<RunFinishedOutcome>, D::Error> {
-    lenient_outcome(d, RUN_OUTCOMES)
+    lenient_outcome(Value::deserialize(d)?, &RUN, run_from).map_err(de::Error::custom)
 }
 
 pub(crate) fn subagent_outcome<'de, D: Deserializer<'de>>(
@@ -449,7 +464,7 @@ pub(crate) fn subagent_outcome<'de, D: Deserializer<'de>>(
             &"a subagent outcome object",
         ));
     }
-    lenient_outcome(value, SUBAGENT_OUTCOMES).map_err(de::Error::custom)
+    lenient_outcome(value, &SUBAGENT, subagent_from).map_err(de::Error::custom)
 }
 
 /// Tokens spent by one (provider, model) pair. Every field is optional; `{}` is valid.

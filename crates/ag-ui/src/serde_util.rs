@@ -268,6 +268,20 @@ impl Tagged {
     pub(crate) fn read<'de, D: Deserializer<'de>>(&self, d: D) -> Result<(usize, Value), D::Error> {
         d.deserialize_any(TaggedVisitor(self))
     }
+
+    /// [`read`](Self::read) of an object already buffered as `members`: the same errors, without
+    /// reading its members once more.
+    pub(crate) fn read_members(
+        &self,
+        mut members: serde_json::Map<String, Value>,
+    ) -> Result<(usize, Value), serde_json::Error> {
+        use de::{DeserializeSeed, Error as _};
+        // `shift_remove`: the others keep their order, which decides which error comes first.
+        let tag = (members.shift_remove(self.tag))
+            .ok_or_else(|| serde_json::Error::missing_field(self.tag))?;
+        let variant = VariantSeed(self).deserialize(tag)?;
+        Ok((variant, Value::Object(members)))
+    }
 }
 
 struct TaggedVisitor<'a>(&'a Tagged);
@@ -355,7 +369,7 @@ impl VariantStruct {
     pub(crate) fn members(
         &self,
         body: Value,
-        mut read: impl FnMut(usize, Value) -> Result<(), serde_json::Error>,
+        read: &mut dyn FnMut(usize, Value) -> Result<(), serde_json::Error>,
     ) -> Result<(), serde_json::Error> {
         use serde::de::Error as _;
         match body {

@@ -87,7 +87,7 @@ fn source_from(variant: usize, body: Value) -> Result<PartSource, serde_json::Er
     use serde::de::Error as _;
     let shape = &SOURCE_STRUCTS[variant];
     let mut read: [Option<String>; 3] = [None, None, None];
-    shape.members(body, |at, member| {
+    shape.members(body, &mut |at, member| {
         read[at] = if at < shape.required {
             Some(String::deserialize(member)?)
         } else {

@@ -462,7 +462,7 @@ fn op_from(variant: usize, body: Value) -> Result<PatchOperation, serde_json::Er
     let mut path = None;
     let mut from = None;
     let mut value = None;
-    shape.members(body, |at, member| {
+    shape.members(body, &mut |at, member| {
         match shape.fields[at] {
             "path" => path = Some(PointerBuf::deserialize(member)?),
             "from" => from = Some(PointerBuf::deserialize(member)?),
