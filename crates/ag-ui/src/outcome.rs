@@ -298,8 +298,8 @@ impl RunFinishedOutcome {
     }
 }
 
-/// Read as serde's derived reading of the tagged enum read it (once from a wire enum of that
-/// name, which its errors still name), without its buffering (see [`Tagged`]).
+// Read as serde's derived reading of the tagged enum read it (once from a wire enum of that
+// name, which its errors still name), without its buffering (see `serde_util::Tagged`).
 impl<'de> Deserialize<'de> for RunFinishedOutcome {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let (variant, body) = RUN.read(d)?;
@@ -380,8 +380,8 @@ pub enum SubagentFinishedOutcome {
     },
 }
 
-/// Read as serde's derived reading of the tagged enum read it, without its buffering (see
-/// [`Tagged`]).
+// Read as serde's derived reading of the tagged enum read it, without its buffering (see
+// `serde_util::Tagged`).
 impl<'de> Deserialize<'de> for SubagentFinishedOutcome {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let (variant, body) = SUBAGENT.read(d)?;

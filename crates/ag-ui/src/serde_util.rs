@@ -250,8 +250,7 @@ pub(crate) fn unknown_tag(value: &str, known: &'static [&'static str]) -> Buffer
 /// variant's struct, one for each input it is read from): the tag is read from the input as
 /// serde reads it (with the same errors, at the same place), the other members are buffered as
 /// a [`Value`], whose members [`VariantStruct::members`] gives to the reading of the struct of
-/// the variant the tag names.
-/// Like serde's, it takes `[tag, fields…]` too.
+/// the variant the tag names. Like serde's, it takes `[tag, fields…]` too.
 pub(crate) struct Tagged {
     /// The name of the tag member.
     pub(crate) tag: &'static str,
@@ -353,8 +352,11 @@ impl de::Visitor<'_> for VariantSeed<'_> {
 /// (`struct variant PartSource::Data`, `struct AddOperation`), and its fields in declaration
 /// order, the first `required` of them without a default (the others have one).
 pub(crate) struct VariantStruct {
+    /// The struct as serde's errors name it.
     pub(crate) name: &'static str,
+    /// Its fields' member names, in declaration order.
     pub(crate) fields: &'static [&'static str],
+    /// How many of the first fields have no default.
     pub(crate) required: usize,
 }
 

@@ -46,8 +46,8 @@ impl<'de> Deserialize<'de> for Message {
     }
 }
 
-/// A part's source, read as serde's derived reading of the tagged enum read it, without its
-/// buffering (see [`Tagged`]).
+// A part's source, read as serde's derived reading of the tagged enum read it, without its
+// buffering (see `serde_util::Tagged`).
 impl<'de> Deserialize<'de> for PartSource {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         const SOURCE: Tagged = Tagged {
