@@ -302,8 +302,7 @@ impl RunFinishedOutcome {
 // name, which its errors still name), without its buffering (see `serde_util::Tagged`).
 impl<'de> Deserialize<'de> for RunFinishedOutcome {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let (variant, body) = RUN.read(d)?;
-        run_from(variant, body).map_err(de::Error::custom)
+        RUN.deserialize(d, run_from)
     }
 }
 
@@ -384,8 +383,7 @@ pub enum SubagentFinishedOutcome {
 // `serde_util::Tagged`).
 impl<'de> Deserialize<'de> for SubagentFinishedOutcome {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let (variant, body) = SUBAGENT.read(d)?;
-        subagent_from(variant, body).map_err(de::Error::custom)
+        SUBAGENT.deserialize(d, subagent_from)
     }
 }
 

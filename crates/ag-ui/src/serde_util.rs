@@ -264,8 +264,20 @@ impl Tagged {
     /// Reads a member: the index in [`variants`](Self::variants) of the variant its tag names,
     /// and its body: the object of its other members (a member given twice counts once, with
     /// its last value, as in a [`Value`]), or for `[tag, fields…]` the array of the fields.
-    pub(crate) fn read<'de, D: Deserializer<'de>>(&self, d: D) -> Result<(usize, Value), D::Error> {
+    fn read<'de, D: Deserializer<'de>>(&self, d: D) -> Result<(usize, Value), D::Error> {
         d.deserialize_any(TaggedVisitor(self))
+    }
+
+    /// A member [`read`](Self::read) from `d`, built by `from` from its variant and body; an
+    /// error of `from` is a custom error of `d` (its text, without a position), as serde's
+    /// derived reading reported an error of the variant's struct.
+    pub(crate) fn deserialize<'de, D: Deserializer<'de>, T>(
+        &self,
+        d: D,
+        from: fn(usize, Value) -> Result<T, serde_json::Error>,
+    ) -> Result<T, D::Error> {
+        let (variant, body) = self.read(d)?;
+        from(variant, body).map_err(de::Error::custom)
     }
 
     /// [`read`](Self::read) of an object already buffered as `members`: the same errors, without

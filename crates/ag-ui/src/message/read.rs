@@ -55,8 +55,7 @@ impl<'de> Deserialize<'de> for PartSource {
             name: "PartSource",
             variants: SOURCE_TYPES,
         };
-        let (variant, body) = SOURCE.read(d)?;
-        source_from(variant, body).map_err(de::Error::custom)
+        SOURCE.deserialize(d, source_from)
     }
 }
 

@@ -427,10 +427,7 @@ impl<'de> Deserialize<'de> for SlowOp {
             name: "PatchOperation",
             variants: PATCH_OPS,
         };
-        let (variant, body) = OP.read(d)?;
-        op_from(variant, body)
-            .map(SlowOp)
-            .map_err(de::Error::custom)
+        OP.deserialize(d, op_from).map(SlowOp)
     }
 }
 
