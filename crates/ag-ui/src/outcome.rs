@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use crate::serde_util::non_null;
+use crate::serde_util::{Tagged, VariantStruct, non_null};
 use crate::{InterruptId, Metadata, SubagentRunId, ToolCallId};
 
 /// A pause that asks the outside world for input before the run can go on.
@@ -298,40 +298,69 @@ impl RunFinishedOutcome {
     }
 }
 
-#[derive(Deserialize)]
-#[serde(tag = "type", rename_all = "lowercase")]
-enum RunFinishedOutcomeWire {
-    Success {
-        #[serde(rename = "pendingToolCallIds", default, deserialize_with = "non_null")]
-        pending_tool_call_ids: Option<Vec<ToolCallId>>,
-    },
-    Interrupt {
-        interrupts: Vec<Interrupt>,
-    },
-    Cancelled,
-}
-
+// Read as serde's derived reading of the tagged enum read it (once from a wire enum of that
+// name, which its errors still name), without its buffering (see `serde_util::Tagged`).
 impl<'de> Deserialize<'de> for RunFinishedOutcome {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        Ok(match RunFinishedOutcomeWire::deserialize(d)? {
-            RunFinishedOutcomeWire::Success {
-                pending_tool_call_ids,
-            } => RunFinishedOutcome::Success {
-                pending_tool_call_ids,
-            },
-            RunFinishedOutcomeWire::Interrupt { interrupts } if interrupts.is_empty() => {
-                return Err(de::Error::invalid_length(0, &"at least one interrupt"));
-            }
-            RunFinishedOutcomeWire::Interrupt { interrupts } => {
-                RunFinishedOutcome::Interrupt { interrupts }
-            }
-            RunFinishedOutcomeWire::Cancelled => RunFinishedOutcome::Cancelled,
-        })
+        RUN.deserialize(d, run_from)
     }
 }
 
+const RUN: Tagged = Tagged {
+    tag: "type",
+    name: "RunFinishedOutcomeWire",
+    variants: &["success", "interrupt", "cancelled"],
+};
+
+/// Outcome `variant` (an index in `RUN.variants`) from the `body` [`Tagged::read`] returned.
+fn run_from(variant: usize, body: Value) -> Result<RunFinishedOutcome, serde_json::Error> {
+    use de::Error as _;
+    Ok(match variant {
+        0 => RunFinishedOutcome::Success {
+            pending_tool_call_ids: one_member(&RUN_SUCCESS, body, non_null)?.flatten(),
+        },
+        1 => match one_member(&RUN_INTERRUPT, body, Vec::<Interrupt>::deserialize)? {
+            None => return Err(serde_json::Error::missing_field("interrupts")),
+            Some(interrupts) if interrupts.is_empty() => {
+                return Err(serde_json::Error::invalid_length(
+                    0,
+                    &"at least one interrupt",
+                ));
+            }
+            Some(interrupts) => RunFinishedOutcome::Interrupt { interrupts },
+        },
+        _ => RunFinishedOutcome::Cancelled,
+    })
+}
+
+const RUN_SUCCESS: VariantStruct = VariantStruct {
+    name: "struct variant RunFinishedOutcomeWire::Success",
+    fields: &["pendingToolCallIds"],
+    required: 0,
+};
+
+const RUN_INTERRUPT: VariantStruct = VariantStruct {
+    name: "struct variant RunFinishedOutcomeWire::Interrupt",
+    fields: &["interrupts"],
+    required: 1,
+};
+
+/// The one member of a variant of one field, read by `read`; `None` when the body lacks it.
+fn one_member<T>(
+    shape: &VariantStruct,
+    body: Value,
+    read: fn(Value) -> Result<T, serde_json::Error>,
+) -> Result<Option<T>, serde_json::Error> {
+    let mut found = None;
+    shape.members(body, &mut |_, member| {
+        found = Some(read(member)?);
+        Ok(())
+    })?;
+    Ok(found)
+}
+
 /// How a subagent invocation ended (`SUBAGENT_FINISHED.outcome`); absent means success.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "lowercase")]
 #[non_exhaustive]
 pub enum SubagentFinishedOutcome {
@@ -350,43 +379,76 @@ pub enum SubagentFinishedOutcome {
     },
 }
 
-/// Known discriminators of the outcome unions, used to drop unknown ones.
-pub(crate) const RUN_OUTCOMES: &[&str] = &["success", "interrupt", "cancelled"];
-pub(crate) const SUBAGENT_OUTCOMES: &[&str] = &["success", "suspended"];
+// Read as serde's derived reading of the tagged enum read it, without its buffering (see
+// `serde_util::Tagged`).
+impl<'de> Deserialize<'de> for SubagentFinishedOutcome {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        SUBAGENT.deserialize(d, subagent_from)
+    }
+}
 
-/// Reads an optional outcome: a legacy `null` is absent, an object whose `type` names no known
-/// outcome is dropped with a warning (read as success), anything else must parse.
-pub(crate) fn lenient_outcome<'de, D, T>(d: D, known: &[&str]) -> Result<Option<T>, D::Error>
-where
-    D: Deserializer<'de>,
-    T: serde::de::DeserializeOwned,
-{
-    let value = Value::deserialize(d)?;
-    match &value {
+const SUBAGENT: Tagged = Tagged {
+    tag: "type",
+    name: "SubagentFinishedOutcome",
+    variants: &["success", "suspended"],
+};
+
+/// Outcome `variant` (an index in `SUBAGENT.variants`) from the `body` [`Tagged::read`]
+/// returned.
+fn subagent_from(
+    variant: usize,
+    body: Value,
+) -> Result<SubagentFinishedOutcome, serde_json::Error> {
+    Ok(match variant {
+        0 => SubagentFinishedOutcome::Success,
+        _ => SubagentFinishedOutcome::Suspended {
+            interrupt_ids: one_member(&SUBAGENT_SUSPENDED, body, non_null)?.flatten(),
+        },
+    })
+}
+
+const SUBAGENT_SUSPENDED: VariantStruct = VariantStruct {
+    name: "struct variant SubagentFinishedOutcome::Suspended",
+    fields: &["interruptIds"],
+    required: 0,
+};
+
+/// Reads an optional outcome, `value`: a legacy `null` is absent, an object whose `type` names
+/// no known outcome is dropped with a warning (read as success), anything else must be one of
+/// `union` (an object, then read by `read` as [`Tagged::read_members`] splits it).
+fn lenient_outcome<T>(
+    value: Value,
+    union: &Tagged,
+    read: fn(usize, Value) -> Result<T, serde_json::Error>,
+) -> Result<Option<T>, serde_json::Error> {
+    let members = match value {
         Value::Null => return Ok(None),
-        Value::Object(_) => {}
+        Value::Object(members) => members,
         // An internally tagged union read from anything but an object names its tag's
         // expectation ("expected variant identifier"), which says nothing to the producer.
         other => {
             return Err(de::Error::invalid_type(
-                crate::serde_util::unexpected(other),
+                crate::serde_util::unexpected(&other),
                 &"an outcome object",
             ));
         }
-    }
-    if let Some(name) = crate::serde_util::unknown_member(&value, "type", known) {
+    };
+    if let Some(Value::String(name)) = members.get(union.tag)
+        && !union.variants.contains(&name.as_str())
+    {
         crate::decode::strip::within("outcome", || {
-            crate::decode::strip::record(crate::decode::strip::StripKind::Outcome, None, &name, 1)
+            crate::decode::strip::record(crate::decode::strip::StripKind::Outcome, None, name, 1)
         });
         return Ok(None);
     }
-    T::deserialize(value).map(Some).map_err(de::Error::custom)
+    let (variant, body) = union.read_members(members)?;
+    read(variant, body).map(Some)
 }
 
 pub(crate) fn run_outcome<'de, D: Deserializer<'de>>(
     d: D,
 ) -> Result<Option<RunFinishedOutcome>, D::Error> {
-    lenient_outcome(d, RUN_OUTCOMES)
+    lenient_outcome(Value::deserialize(d)?, &RUN, run_from).map_err(de::Error::custom)
 }
 
 pub(crate) fn subagent_outcome<'de, D: Deserializer<'de>>(
@@ -400,7 +462,7 @@ pub(crate) fn subagent_outcome<'de, D: Deserializer<'de>>(
             &"a subagent outcome object",
         ));
     }
-    lenient_outcome(value, SUBAGENT_OUTCOMES).map_err(de::Error::custom)
+    lenient_outcome(value, &SUBAGENT, subagent_from).map_err(de::Error::custom)
 }
 
 /// Tokens spent by one (provider, model) pair. Every field is optional; `{}` is valid.
@@ -529,5 +591,187 @@ mod tests {
         assert!(noon.is_expired_at(t + Duration::from_millis(1)));
         assert!(!noon.is_expired_at(t - Duration::from_millis(1)));
         assert!(!at("whenever").is_expired_at(SystemTime::now()));
+    }
+
+    /// The field and message of the error reading `event` (a `RUN_FINISHED` or
+    /// `SUBAGENT_FINISHED` with `outcome`).
+    fn error_of(event: &str, outcome: &str) -> (Option<String>, String) {
+        let json = match event {
+            "RUN_FINISHED" => {
+                format!(
+                    r#"{{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":{outcome}}}"#
+                )
+            }
+            _ => {
+                format!(r#"{{"type":"SUBAGENT_FINISHED","subagentRunId":"s","outcome":{outcome}}}"#)
+            }
+        };
+        let err = crate::Event::from_json(&json).unwrap_err();
+        (err.field().map(str::to_owned), err.message().to_owned())
+    }
+
+    #[test]
+    fn outcome_errors_name_the_type_or_the_field() {
+        let cases = [
+            (
+                "RUN_FINISHED",
+                r#"{"type":"interrupt","interrupts":[]}"#,
+                "outcome",
+                "invalid length 0, expected at least one interrupt",
+            ),
+            (
+                "RUN_FINISHED",
+                r#"{"type":"interrupt"}"#,
+                "outcome.interrupts",
+                "missing field `interrupts`",
+            ),
+            (
+                "RUN_FINISHED",
+                r#"{"type":"interrupt","interrupts":[{"id":"i"}]}"#,
+                "outcome.reason",
+                "missing field `reason`",
+            ),
+            (
+                "RUN_FINISHED",
+                r#"{"type":"interrupt","interrupts":[{"id":"i","reason":"r","message":null}]}"#,
+                "outcome",
+                "invalid type: null, expected a value other than null",
+            ),
+            (
+                "RUN_FINISHED",
+                r#"{"type":"success","pendingToolCallIds":[1]}"#,
+                "outcome",
+                "invalid type: integer `1`, expected a string",
+            ),
+            (
+                "RUN_FINISHED",
+                r#"{"type":5}"#,
+                "outcome",
+                "invalid type: integer `5`, expected variant identifier",
+            ),
+            (
+                "RUN_FINISHED",
+                r#"{"interrupts":[]}"#,
+                "outcome.type",
+                "missing field `type`",
+            ),
+            (
+                "RUN_FINISHED",
+                r#""success""#,
+                "outcome",
+                "invalid type: string \"success\", expected an outcome object",
+            ),
+            (
+                "SUBAGENT_FINISHED",
+                r#"{"type":"suspended","interruptIds":null}"#,
+                "outcome",
+                "invalid type: null, expected a value other than null",
+            ),
+            (
+                "SUBAGENT_FINISHED",
+                r#"{"type":null}"#,
+                "outcome",
+                "invalid type: null, expected variant identifier",
+            ),
+            (
+                "SUBAGENT_FINISHED",
+                "null",
+                "outcome",
+                "invalid type: null, expected a subagent outcome object",
+            ),
+        ];
+        for (event, outcome, field, message) in cases {
+            assert_eq!(
+                error_of(event, outcome),
+                (Some(field.to_owned()), message.to_owned()),
+                "{event} {outcome}"
+            );
+        }
+    }
+
+    /// Read alone (not within an event), an outcome's errors are serde's, positioned in the text.
+    #[test]
+    fn outcomes_read_alone() {
+        let run = |json: &str| serde_json::from_str::<RunFinishedOutcome>(json);
+        let sub = |json: &str| serde_json::from_str::<SubagentFinishedOutcome>(json);
+        assert_eq!(
+            run(r#"{"type":"cancelled","extra":[1]}"#).unwrap(),
+            RunFinishedOutcome::Cancelled
+        );
+        assert_eq!(
+            run(r#"{"pendingToolCallIds":["c"],"type":"success"}"#).unwrap(),
+            RunFinishedOutcome::Success {
+                pending_tool_call_ids: Some(vec!["c".into()])
+            }
+        );
+        assert_eq!(
+            sub(r#"{"type":"success","x":1}"#).unwrap(),
+            SubagentFinishedOutcome::Success
+        );
+        assert_eq!(
+            sub(r#"{"type":"suspended","interruptIds":["i"]}"#).unwrap(),
+            SubagentFinishedOutcome::Suspended {
+                interrupt_ids: Some(vec!["i".into()])
+            }
+        );
+        fn text<T: std::fmt::Debug>(r: Result<T, serde_json::Error>) -> String {
+            r.unwrap_err().to_string()
+        }
+        assert_eq!(
+            text(run(r#"{"type":"done"}"#)),
+            "unknown variant `done`, expected one of `success`, `interrupt`, `cancelled` at line 1 column 14"
+        );
+        assert_eq!(
+            text(sub(r#"{"type":"done"}"#)),
+            "unknown variant `done`, expected `success` or `suspended` at line 1 column 14"
+        );
+        assert_eq!(
+            text(run("5")),
+            "invalid type: integer `5`, expected internally tagged enum RunFinishedOutcomeWire at line 1 column 1"
+        );
+        assert_eq!(
+            text(sub("5")),
+            "invalid type: integer `5`, expected internally tagged enum SubagentFinishedOutcome at line 1 column 1"
+        );
+        assert_eq!(
+            text(run(r#"{"type":"interrupt","interrupts":[]}"#)),
+            "invalid length 0, expected at least one interrupt"
+        );
+        // `[type, members…]`, which serde's reading of a tagged enum takes as well.
+        assert_eq!(
+            run(r#"["cancelled",1,2]"#).unwrap(),
+            RunFinishedOutcome::Cancelled
+        );
+        assert_eq!(
+            text(run(r#"["interrupt"]"#)),
+            "invalid length 0, expected struct variant RunFinishedOutcomeWire::Interrupt with 1 element"
+        );
+        assert_eq!(
+            text(run(r#"["success",["c"],1]"#)),
+            "invalid length 2, expected 1 element in sequence"
+        );
+        assert_eq!(
+            text(sub(r#"{"type":"success","type":"success"}"#)),
+            "duplicate field `type` at line 1 column 24"
+        );
+    }
+
+    /// An outcome of an unknown type is dropped with a record (read as success), as before.
+    #[test]
+    fn an_unknown_outcome_is_dropped() {
+        let mut stripped = Vec::new();
+        let event = crate::decode::strip::collecting(&mut stripped, || {
+            crate::Event::from_json(
+                r#"{"type":"RUN_FINISHED","threadId":"t","runId":"r","outcome":{"type":"paused"}}"#,
+            )
+        });
+        let crate::Event::RunFinished(finished) = event.unwrap() else {
+            panic!("not RUN_FINISHED")
+        };
+        assert_eq!(finished.outcome, None);
+        assert_eq!(
+            stripped.iter().map(ToString::to_string).collect::<Vec<_>>(),
+            ["dropped the outcome of unknown type \"paused\" at /outcome"]
+        );
     }
 }

@@ -20,7 +20,7 @@ use serde_json::Value;
 use crate::decode::strip::{self, StripKind, Tail};
 
 mod read;
-use crate::serde_util::{from_buffered, non_null, tag_of, unknown_member, unknown_tag};
+use crate::serde_util::{from_buffered, tag_of, unknown_member, unknown_tag};
 use crate::{MessageId, Metadata, SubagentRunId, ToolCallId};
 pub(crate) use read::messages;
 
@@ -394,8 +394,8 @@ impl MediaPart {
     }
 }
 
-/// Where a media part's bytes come from, discriminated by `type`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// Where a media part's bytes come from, discriminated by `type` (read in `read.rs`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "lowercase")]
 #[non_exhaustive]
 pub enum PartSource {

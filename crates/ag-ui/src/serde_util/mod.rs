@@ -256,6 +256,184 @@ pub(crate) fn unknown_tag(value: &str, known: &'static [&'static str]) -> Buffer
     BufferedError::new(serde_json::Error::unknown_variant(value, known).to_string())
 }
 
+/// How serde's derived reading of an internally tagged enum (`#[serde(tag = "…")]`) takes a
+/// member apart, without its `Content` buffering (a second copy of the reading of every
+/// variant's struct, one for each input it is read from): the tag is read from the input as
+/// serde reads it (with the same errors, at the same place), the other members are buffered as
+/// a [`Value`], whose members [`VariantStruct::members`] gives to the reading of the struct of
+/// the variant the tag names. Like serde's, it takes `[tag, fields…]` too.
+pub(crate) struct Tagged {
+    /// The name of the tag member.
+    pub(crate) tag: &'static str,
+    /// The enum's name, as serde's error about a value that is neither object nor array says it.
+    pub(crate) name: &'static str,
+    /// The tags of the variants, in declaration order.
+    pub(crate) variants: &'static [&'static str],
+}
+
+impl Tagged {
+    /// Reads a member: the index in [`variants`](Self::variants) of the variant its tag names,
+    /// and its body: the object of its other members (a member given twice counts once, with
+    /// its last value, as in a [`Value`]), or for `[tag, fields…]` the array of the fields.
+    fn read<'de, D: Deserializer<'de>>(&self, d: D) -> Result<(usize, Value), D::Error> {
+        d.deserialize_any(TaggedVisitor(self))
+    }
+
+    /// A member [`read`](Self::read) from `d`, built by `from` from its variant and body; an
+    /// error of `from` is a custom error of `d` (its text, without a position), as serde's
+    /// derived reading reported an error of the variant's struct.
+    pub(crate) fn deserialize<'de, D: Deserializer<'de>, T>(
+        &self,
+        d: D,
+        from: fn(usize, Value) -> Result<T, serde_json::Error>,
+    ) -> Result<T, D::Error> {
+        let (variant, body) = self.read(d)?;
+        from(variant, body).map_err(de::Error::custom)
+    }
+
+    /// [`read`](Self::read) of an object already buffered as `members`: the same errors, without
+    /// reading its members once more.
+    pub(crate) fn read_members(
+        &self,
+        mut members: serde_json::Map<String, Value>,
+    ) -> Result<(usize, Value), serde_json::Error> {
+        use de::{DeserializeSeed, Error as _};
+        // `shift_remove`: the others keep their order, which decides which error comes first.
+        let tag = (members.shift_remove(self.tag))
+            .ok_or_else(|| serde_json::Error::missing_field(self.tag))?;
+        let variant = VariantSeed(self).deserialize(tag)?;
+        Ok((variant, Value::Object(members)))
+    }
+}
+
+struct TaggedVisitor<'a>(&'a Tagged);
+
+impl<'de> de::Visitor<'de> for TaggedVisitor<'_> {
+    type Value = (usize, Value);
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "internally tagged enum {}", self.0.name)
+    }
+
+    fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut variant = None;
+        let mut body = serde_json::Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if key == self.0.tag {
+                if variant.is_some() {
+                    return Err(de::Error::duplicate_field(self.0.tag));
+                }
+                variant = Some(map.next_value_seed(VariantSeed(self.0))?);
+            } else {
+                body.insert(key, map.next_value()?);
+            }
+        }
+        match variant {
+            Some(variant) => Ok((variant, Value::Object(body))),
+            None => Err(de::Error::missing_field(self.0.tag)),
+        }
+    }
+
+    fn visit_seq<A: de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let Some(variant) = seq.next_element_seed(VariantSeed(self.0))? else {
+            return Err(de::Error::missing_field(self.0.tag));
+        };
+        let mut fields = Vec::new();
+        while let Some(field) = seq.next_element()? {
+            fields.push(field);
+        }
+        Ok((variant, Value::Array(fields)))
+    }
+}
+
+/// A tag: the index of the variant it names.
+struct VariantSeed<'a>(&'a Tagged);
+
+impl<'de> de::DeserializeSeed<'de> for VariantSeed<'_> {
+    type Value = usize;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<usize, D::Error> {
+        d.deserialize_identifier(self)
+    }
+}
+
+impl de::Visitor<'_> for VariantSeed<'_> {
+    type Value = usize;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("variant identifier")
+    }
+
+    fn visit_str<E: de::Error>(self, tag: &str) -> Result<usize, E> {
+        let variants = self.0.variants;
+        (variants.iter().position(|name| *name == tag))
+            .ok_or_else(|| E::unknown_variant(tag, variants))
+    }
+}
+
+/// The struct of a variant, as serde's derived reading of it names it in an error
+/// (`struct variant PartSource::Data`, `struct AddOperation`), and its fields in declaration
+/// order, the first `required` of them without a default (the others have one).
+pub(crate) struct VariantStruct {
+    /// The struct as serde's errors name it.
+    pub(crate) name: &'static str,
+    /// Its fields' member names, in declaration order.
+    pub(crate) fields: &'static [&'static str],
+    /// How many of the first fields have no default.
+    pub(crate) required: usize,
+}
+
+impl VariantStruct {
+    /// Gives the members of `body` (as [`Tagged::read`] returned it) to `read` with the index
+    /// of their field, as serde's derived reading of the struct reads them: an object's members
+    /// in their order, those the struct does not have ignored; an array's elements as the fields
+    /// in declaration order, then the error of an array too short (a field without default
+    /// missing) or too long. The first error `read` returns stops it. A member missing from an
+    /// object is the caller's to report ([`missing_field`](de::Error::missing_field), in
+    /// declaration order, once every member was read).
+    pub(crate) fn members(
+        &self,
+        body: Value,
+        read: &mut dyn FnMut(usize, Value) -> Result<(), serde_json::Error>,
+    ) -> Result<(), serde_json::Error> {
+        use serde::de::Error as _;
+        match body {
+            Value::Object(members) => {
+                for (key, member) in members {
+                    if let Some(at) = self.fields.iter().position(|f| *f == key) {
+                        read(at, member)?;
+                    }
+                }
+            }
+            Value::Array(items) => {
+                let (n, len) = (self.fields.len(), items.len());
+                let mut items = items.into_iter();
+                for at in 0..n {
+                    match items.next() {
+                        Some(member) => read(at, member)?,
+                        None if at < self.required => {
+                            let plural = if n == 1 { "" } else { "s" };
+                            let expected = format!("{} with {n} element{plural}", self.name);
+                            return Err(serde_json::Error::invalid_length(at, &expected.as_str()));
+                        }
+                        None => break,
+                    }
+                }
+                if len > n {
+                    let expected = match n {
+                        1 => "1 element in sequence".to_owned(),
+                        n => format!("{n} elements in sequence"),
+                    };
+                    return Err(serde_json::Error::invalid_length(len, &expected.as_str()));
+                }
+            }
+            // `Tagged::read` gives an object or an array.
+            _ => {}
+        }
+        Ok(())
+    }
+}
+
 /// What serde calls the kind of a JSON value, for `invalid_type` errors.
 pub(crate) fn unexpected(v: &Value) -> de::Unexpected<'_> {
     match v {

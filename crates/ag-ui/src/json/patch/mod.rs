@@ -11,8 +11,9 @@
 //!
 //! Only an operation that is not plainly valid (a missing or mistyped member, an invalid JSON
 //! Pointer, a non-object element) is put back together as the `Value` it would have been and
-//! read as before, so that its error (or, for serde's odd acceptances, its reading) is exactly
-//! what it was. An operation whose `op` is a string naming no operation is dropped, with one
+//! read as serde's derived reading of [`PatchOperation`] read it (`SlowOp`, without that
+//! reading's buffering), so that its error (or, for serde's odd acceptances, its reading) is
+//! exactly what it was. An operation whose `op` is a string naming no operation is dropped, with one
 //! warning per list, as the reference client does.
 
 use std::fmt;
@@ -29,7 +30,7 @@ use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqA
 use serde_json::{Map, Value};
 
 use crate::decode::strip::{self, StripKind, Tail};
-use crate::serde_util::{deserialize_element, unknown_member};
+use crate::serde_util::{Tagged, VariantStruct, deserialize_element, unknown_member};
 
 /// JSON Patch operation names, in the declaration order of [`PatchOperation`].
 const PATCH_OPS: &[&str] = &["add", "remove", "replace", "move", "copy", "test"];
@@ -93,7 +94,7 @@ impl<'de> Visitor<'de> for OpsVisitor {
                             _ => None,
                         };
                         match deserialize_element(value, index) {
-                            Ok(op) => {
+                            Ok(SlowOp(op)) => {
                                 let extra = unused(&op, read, extra);
                                 if let Some(extra) = extra {
                                     extras.push((out.len(), extra));
@@ -410,6 +411,86 @@ impl<'de> Visitor<'de> for ElementVisitor {
     fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Element, D::Error> {
         Value::deserialize(d).map(other)
     }
+}
+
+/// An operation that is not plainly valid, read as serde's derived reading of
+/// [`PatchOperation`] (an internally tagged enum) reads it, so that its error is the one that
+/// reading gave, or for serde's odd acceptances (`["remove","/a"]`) its operation; without
+/// serde's buffering of tagged enums (see [`Tagged`]), which the browser module then leaves
+/// out.
+struct SlowOp(PatchOperation);
+
+impl<'de> Deserialize<'de> for SlowOp {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        const OP: Tagged = Tagged {
+            tag: "op",
+            name: "PatchOperation",
+            variants: PATCH_OPS,
+        };
+        OP.deserialize(d, op_from).map(SlowOp)
+    }
+}
+
+/// The struct of each operation, in the order of [`PATCH_OPS`] (`value` any JSON value, the
+/// other fields JSON Pointers).
+const OP_STRUCTS: [VariantStruct; 6] = [
+    op_struct("struct AddOperation", &["path", "value"]),
+    op_struct("struct RemoveOperation", &["path"]),
+    op_struct("struct ReplaceOperation", &["path", "value"]),
+    op_struct("struct MoveOperation", &["from", "path"]),
+    op_struct("struct CopyOperation", &["from", "path"]),
+    op_struct("struct TestOperation", &["path", "value"]),
+];
+
+const fn op_struct(name: &'static str, fields: &'static [&'static str]) -> VariantStruct {
+    VariantStruct {
+        name,
+        fields,
+        required: fields.len(),
+    }
+}
+
+/// Operation `variant` (an index in [`PATCH_OPS`]) from the `body` [`Tagged::read`] returned,
+/// read as serde's derived reading of its struct reads it (one function for the six structs,
+/// where serde's derive has one reader each).
+fn op_from(variant: usize, body: Value) -> Result<PatchOperation, serde_json::Error> {
+    use serde::de::Error as _;
+    let shape = &OP_STRUCTS[variant];
+    let mut path = None;
+    let mut from = None;
+    let mut value = None;
+    shape.members(body, &mut |at, member| {
+        match shape.fields[at] {
+            "path" => path = Some(PointerBuf::deserialize(member)?),
+            "from" => from = Some(PointerBuf::deserialize(member)?),
+            _ => value = Some(member),
+        }
+        Ok(())
+    })?;
+    let missing = |field| serde_json::Error::missing_field(field);
+    let take = |slot: &mut Option<PointerBuf>, field| slot.take().ok_or_else(|| missing(field));
+    Ok(match variant {
+        0 | 2 | 5 => {
+            let path = take(&mut path, "path")?;
+            let value = value.ok_or_else(|| missing("value"))?;
+            match variant {
+                0 => PatchOperation::Add(AddOperation { path, value }),
+                2 => PatchOperation::Replace(ReplaceOperation { path, value }),
+                _ => PatchOperation::Test(TestOperation { path, value }),
+            }
+        }
+        1 => PatchOperation::Remove(RemoveOperation {
+            path: take(&mut path, "path")?,
+        }),
+        _ => {
+            let from = take(&mut from, "from")?;
+            let path = take(&mut path, "path")?;
+            match variant {
+                3 => PatchOperation::Move(MoveOperation { from, path }),
+                _ => PatchOperation::Copy(CopyOperation { from, path }),
+            }
+        }
+    })
 }
 
 /// An element that is not an object.

@@ -87,6 +87,15 @@ const VALUES: &[&str] = &[
     "{\"x\":[1,{\"y\":null}]}",
     "[]",
     "[\"add\",\"/a\"]",
+    // `[op, members…]`, which serde's reading of a tagged union takes as the operation.
+    "[\"remove\",\"/a\"]",
+    "[\"move\",\"/b\",\"/a\",0]",
+    "[\"test\",\"/a\",null]",
+    "[\"copy\",\"a\",\"/a\"]",
+    "[\"replace\",7]",
+    "[\"frob\"]",
+    "[5,\"/a\"]",
+    "{}",
 ];
 
 fn member() -> impl Strategy<Value = String> {
@@ -225,4 +234,76 @@ fn members_an_operation_does_not_define_are_kept() {
     .unwrap();
     assert_eq!(ops.extra(0), None);
     assert_eq!(ops.extra(1).unwrap()["value"], 3);
+}
+
+/// What an operation that is not plainly valid reads as, or the error it is, alone in a list:
+/// serde's reading of the tagged union, kept.
+#[test]
+fn invalid_operations_read_as_serde_read_them() {
+    let read = |element: &str| {
+        serde_json::from_str::<Direct>(&format!("[{element}]"))
+            .map(|d| serde_json::to_string(&d.0).unwrap())
+            .map_err(text)
+    };
+    let ok =
+        |element: &str, written: &str| assert_eq!(read(element), Ok(written.into()), "{element}");
+    let err =
+        |element: &str, message: &str| assert_eq!(read(element), Err(message.into()), "{element}");
+    ok(r#"["remove","/a"]"#, r#"[{"op":"remove","path":"/a"}]"#);
+    ok(
+        r#"["add","/a",{"b":1}]"#,
+        r#"[{"op":"add","path":"/a","value":{"b":1}}]"#,
+    );
+    ok(
+        r#"["move","/a","/b"]"#,
+        r#"[{"op":"move","from":"/a","path":"/b"}]"#,
+    );
+    err(r#"{"path":"/a"}"#, "[0]: missing field `op`");
+    err(
+        r#"{"op":3,"path":"/a"}"#,
+        "[0].op: invalid type: integer `3`, expected variant identifier",
+    );
+    err(
+        r#"{"op":[],"path":"/a"}"#,
+        "[0].op: invalid type: sequence, expected variant identifier",
+    );
+    err(r#"{"op":"add","path":"/a"}"#, "[0]: missing field `value`");
+    err(r#"{"op":"move","path":"/a"}"#, "[0]: missing field `from`");
+    err(
+        r#"{"op":"test","path":7}"#,
+        "[0]: invalid type: integer `7`, expected a string",
+    );
+    err(
+        r#"{"op":"copy","from":"a","path":"/b"}"#,
+        "[0]: json pointer failed to parse; does not start with a slash ('/') and is not empty",
+    );
+    err(
+        "null",
+        "[0]: invalid type: null, expected internally tagged enum PatchOperation",
+    );
+    err(
+        r#""add""#,
+        "[0]: invalid type: string \"add\", expected internally tagged enum PatchOperation",
+    );
+    err("[]", "[0]: missing field `op`");
+    err(
+        r#"["frob"]"#,
+        "[0].[0]: unknown variant `frob`, expected one of `add`, `remove`, `replace`, `move`, `copy`, `test`",
+    );
+    err(
+        r#"[1.5]"#,
+        "[0].[0]: invalid type: floating point `1.5`, expected variant identifier",
+    );
+    err(
+        r#"["add","/a"]"#,
+        "[0]: invalid length 1, expected struct AddOperation with 2 elements",
+    );
+    err(
+        r#"["remove","/a",1]"#,
+        "[0]: invalid length 2, expected 1 element in sequence",
+    );
+    err(
+        r#"["copy",1,"/a",1]"#,
+        "[0]: invalid type: integer `1`, expected a string",
+    );
 }
