@@ -9,7 +9,7 @@ use crate::serde_util::{Tagged, VariantStruct, non_null};
 use crate::{InterruptId, Metadata, SubagentRunId, ToolCallId};
 
 /// A pause that asks the outside world for input before the run can go on.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct Interrupt {
@@ -19,46 +19,40 @@ pub struct Interrupt {
     /// `"<framework>:<name>"`.
     pub reason: String,
     /// A prompt for the person.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "non_null"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
     /// The tool call the approval concerns.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "non_null"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub tool_call_id: Option<ToolCallId>,
     /// JSON Schema of the expected answer.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "non_null"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub response_schema: Option<Metadata>,
     /// When the interrupt expires (ISO 8601 by convention).
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "non_null"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub expires_at: Option<String>,
     /// Open-by-key extra information.
-    #[serde(
-        default,
-        skip_serializing_if = "Option::is_none",
-        deserialize_with = "non_null"
-    )]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub metadata: Option<Metadata>,
     /// The subagent whose work raised it; absent for the root agent. A legacy `null` reads as
     /// absent, as the reference client reads it (the verifier on raw JSON,
     /// [`Verifier::check_json`](crate::verify::Verifier::check_json), reports it as
     /// `attribution.null`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub subagent_run_id: Option<SubagentRunId>,
+}
+
+read_fields! {
+    Interrupt, unknown = crate::serde_util::fields::ignore,
+    required { id: InterruptId, reason: String }
+    optional {
+        message: String,
+        tool_call_id: ToolCallId,
+        response_schema: Metadata,
+        expires_at: String,
+        metadata: Metadata,
+    }
+    lenient { subagent_run_id: SubagentRunId }
+    defaulted {}
 }
 
 impl Interrupt {
