@@ -510,19 +510,8 @@ impl Pipeline {
             let mut decoded = std::mem::take(&mut self.decoded);
             // The frame's text was checked as UTF-8 once, as the stream arrived (invalid bytes
             // are U+FFFD, as the SSE rules say): the same read as `sse::EventDecoder`'s.
-            if let Err(e) = self.compat.decode_str_into(frame.text(), &mut decoded) {
-                return Err(e.with_index(index).into());
-            }
-            self.compat.take_notes(&mut self.notes);
-            if !self.notes.is_empty() && self.tell(index, subscriber) == Flow::Stop {
-                self.decoded = decoded;
-                return Ok(Flow::Stop);
-            }
-            self.frame = Some(index);
-            let flow = self.push_decoded(&mut decoded, subscriber);
-            self.frame = None;
-            self.decoded = decoded;
-            if flow? == Flow::Stop {
+            let read = self.compat.decode_str_into(frame.text(), &mut decoded);
+            if self.feed_frame(read, decoded, index, subscriber)? == Flow::Stop {
                 return Ok(Flow::Stop);
             }
         }
@@ -537,12 +526,28 @@ impl Pipeline {
         subscriber: &mut impl Subscriber,
     ) -> Result<Flow, PipelineError> {
         let mut decoded = std::mem::take(&mut self.decoded);
-        if let Err(e) = self.compat.decode_str_into(data, &mut decoded) {
+        let read = self.compat.decode_str_into(data, &mut decoded);
+        self.feed_frame(read, decoded, index, subscriber)
+    }
+
+    /// Feeds what the compatibility stage `read` from frame `index` into `decoded` (or its
+    /// error, naming the frame), telling its notes first; `decoded`'s buffer is kept for the
+    /// next frame either way.
+    fn feed_frame(
+        &mut self,
+        read: Result<(), crate::DecodeError>,
+        mut decoded: Vec<Event>,
+        index: u64,
+        subscriber: &mut impl Subscriber,
+    ) -> Result<Flow, PipelineError> {
+        if let Err(e) = read {
+            decoded.clear();
             self.decoded = decoded;
             return Err(e.with_index(index).into());
         }
         self.compat.take_notes(&mut self.notes);
         if !self.notes.is_empty() && self.tell(index, subscriber) == Flow::Stop {
+            decoded.clear();
             self.decoded = decoded;
             return Ok(Flow::Stop);
         }
