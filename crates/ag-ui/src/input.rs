@@ -54,7 +54,7 @@ pub struct RunAgentInput {
 }
 
 read_fields! {
-    RunAgentInput, unknown = crate::serde_util::fields::ignore,
+    RunAgentInput, rest = crate::serde_util::fields::Ignore,
     required { thread_id: ThreadId, run_id: RunId, messages: Vec<Message> as InputMessages }
     optional { protocol_version: String, parent_run_id: RunId, resume: Vec<ResumeEntry> }
     lenient { state: Value, forwarded_props: Value }
@@ -166,7 +166,7 @@ pub struct Tool {
 }
 
 read_fields! {
-    Tool, unknown = crate::serde_util::fields::ignore,
+    Tool, rest = crate::serde_util::fields::Ignore,
     required { name: String, description: String }
     optional { metadata: Metadata }
     lenient { parameters: Value }
@@ -210,7 +210,7 @@ pub struct Context {
 }
 
 read_fields! {
-    Context, unknown = crate::serde_util::fields::ignore,
+    Context, rest = crate::serde_util::fields::Ignore,
     required { description: String, value: String }
     optional {}
     lenient {}
@@ -256,7 +256,7 @@ pub struct ResumeEntry {
 }
 
 read_fields! {
-    ResumeEntry, unknown = crate::serde_util::fields::ignore,
+    ResumeEntry, rest = crate::serde_util::fields::Ignore,
     required { interrupt_id: InterruptId, status: ResumeStatus }
     optional { metadata: Metadata }
     lenient { payload: Value }

@@ -42,7 +42,7 @@ pub struct Interrupt {
 }
 
 read_fields! {
-    Interrupt, unknown = crate::serde_util::fields::ignore,
+    Interrupt, rest = crate::serde_util::fields::Ignore,
     required { id: InterruptId, reason: String }
     optional {
         message: String,
@@ -496,7 +496,7 @@ reader! {
 }
 
 read_fields! {
-    TokenUsage, unknown = crate::serde_util::fields::ignore,
+    TokenUsage, rest = crate::serde_util::fields::Ignore,
     required {}
     optional {
         provider: String,

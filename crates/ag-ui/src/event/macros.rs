@@ -44,19 +44,16 @@ macro_rules! event_struct {
         }
 
         read_fields! {
-            $name, unknown = $crate::serde_util::fields::record,
+            $name, rest = $crate::event::read::Common => (timestamp, raw_event, metadata),
             required {
                 $( $rfield: $rty $(as $rread)?, )*
                 $( $ffield: $fty, )*
             }
             optional {
                 $( $ofield: $oty, )*
-                timestamp: i64 as $crate::event::read::Timestamp,
-                metadata: Box<Metadata>,
             }
             lenient {
                 $( $lfield: $lty $(as $lread)?, )*
-                raw_event: Box<Value>,
             }
             defaulted {}
         }
@@ -235,14 +232,37 @@ macro_rules! events {
             /// Deserializes the payload of an event of type `ty` (the `type` key is ignored); a
             /// member the struct does not declare is recorded when a collector is installed
             /// (`decode::strip`).
+            ///
+            /// One visitor reads the object of every event type, handing its members to the
+            /// struct's reader (`read_members`): the reading of the object around them is in
+            /// the code once, not once per event type (issue 40, the browser module).
             #[inline]
             pub(crate) fn deserialize_as<'de, D: Deserializer<'de>>(
                 ty: EventType,
                 d: D,
             ) -> Result<Event, D::Error> {
-                match ty {
-                    $( EventType::$variant => <$ty>::deserialize(d).map(Event::from), )*
+                struct Members(EventType);
+
+                impl<'de> serde::de::Visitor<'de> for Members {
+                    type Value = Event;
+
+                    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                        f.write_str(match self.0 {
+                            $( EventType::$variant => <$ty>::EXPECTING, )*
+                        })
+                    }
+
+                    fn visit_map<A: serde::de::MapAccess<'de>>(
+                        self,
+                        map: A,
+                    ) -> Result<Event, A::Error> {
+                        match self.0 {
+                            $( EventType::$variant => <$ty>::read_members(map).map(Event::from), )*
+                        }
+                    }
                 }
+
+                d.deserialize_map(Members(ty))
             }
 
             /// The event's timestamp, if any.

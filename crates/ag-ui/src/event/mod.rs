@@ -29,8 +29,8 @@
 use std::fmt;
 use std::str::FromStr;
 
+use serde::Serialize;
 use serde::de::Deserializer;
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::{Metadata, SubagentRunId};

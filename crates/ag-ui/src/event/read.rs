@@ -1,8 +1,41 @@
 //! The readers of the event structs' fields that call one of the wire model's reading
 //! functions (`field: Type as Reader` in `event_struct!`, see `serde_util::fields`).
 
+use serde::de::MapAccess;
+use serde_json::Value;
+
 use super::PatchOps;
-use crate::{Message, RunFinishedOutcome, SubagentFinishedOutcome};
+use crate::serde_util::NonNull;
+use crate::serde_util::fields::{Rest, put, record};
+use crate::{Message, Metadata, RunFinishedOutcome, SubagentFinishedOutcome};
+
+/// The members every event has, `timestamp`, `rawEvent` and `metadata`, read by one function
+/// for all the events (each event's own reader compares only its own fields); any other member
+/// is skipped and recorded ([`record`]).
+#[derive(Default)]
+pub(crate) struct Common {
+    timestamp: Option<i64>,
+    /// Lenient: `null` reads as absent.
+    raw_event: Option<Option<Box<Value>>>,
+    metadata: Option<Box<Metadata>>,
+}
+
+impl Rest for Common {
+    type Fields = (Option<i64>, Option<Box<Value>>, Option<Box<Metadata>>);
+
+    fn read<'de, A: MapAccess<'de>>(&mut self, map: &mut A, key: &str) -> Result<(), A::Error> {
+        match key {
+            "timestamp" => put::<_, Timestamp, _>(map, &mut self.timestamp, "timestamp"),
+            "rawEvent" => put::<_, Option<Box<Value>>, _>(map, &mut self.raw_event, "rawEvent"),
+            "metadata" => put::<_, NonNull<Box<Metadata>>, _>(map, &mut self.metadata, "metadata"),
+            _ => record(map, key),
+        }
+    }
+
+    fn finish(self) -> Self::Fields {
+        (self.timestamp, self.raw_event.flatten(), self.metadata)
+    }
+}
 
 reader! {
     /// `timestamp`: an integer within ±(2^53 − 1) (`serde_util::timestamp`).

@@ -314,7 +314,7 @@ pub struct TextPart {
 }
 
 read_fields! {
-    TextPart, unknown = crate::serde_util::fields::ignore,
+    TextPart, rest = crate::serde_util::fields::Ignore,
     required { text: String }
     optional { id: String, metadata: Value }
     lenient {}
@@ -362,7 +362,7 @@ pub struct MediaPart {
 }
 
 read_fields! {
-    MediaPart, unknown = crate::serde_util::fields::ignore,
+    MediaPart, rest = crate::serde_util::fields::Ignore,
     required { source: PartSource }
     optional { id: String }
     lenient { metadata: Value }
@@ -462,7 +462,7 @@ pub struct FunctionCall {
 }
 
 read_fields! {
-    FunctionCall, unknown = crate::serde_util::fields::ignore,
+    FunctionCall, rest = crate::serde_util::fields::Ignore,
     required { name: String, arguments: String }
     optional {}
     lenient {}
@@ -522,7 +522,7 @@ pub struct ToolCall {
 }
 
 read_fields! {
-    ToolCall, unknown = crate::serde_util::fields::ignore,
+    ToolCall, rest = crate::serde_util::fields::Ignore,
     required { id: ToolCallId, call_type = "type": ToolCallType, function: FunctionCall }
     optional { encrypted_value: String, metadata: Metadata }
     lenient {}
@@ -594,7 +594,7 @@ macro_rules! message_struct {
         }
 
         read_fields! {
-            $name, unknown = $crate::serde_util::fields::ignore,
+            $name, rest = $crate::serde_util::fields::Ignore,
             required { id: MessageId, $( $field: $ty, )* }
             optional {
                 $( $ofield: $oty, )*

@@ -8,7 +8,8 @@ use serde_json::Value;
 use super::{Message, PartSource, Role, SOURCE_TYPES};
 use crate::decode::strip::{self, StripKind};
 use crate::serde_util::{
-    BufferedError, Tagged, VariantStruct, from_buffered, lenient_vec, non_null, tag_of, unknown_tag,
+    BufferedError, Tagged, VariantStruct, from_buffered_by, lenient_vec, non_null, tag_of,
+    unknown_tag,
 };
 
 /// Deserializes a list of messages, dropping those of unknown role (with a warning).
@@ -28,16 +29,61 @@ fn message_element(item: Value, index: usize) -> Result<Message, String> {
 /// reading of an internally tagged enum buffers the input again and instantiates every
 /// variant's deserializer for that buffer: in the browser module, a second copy of each.)
 fn message_from(item: Value) -> Result<Message, BufferedError> {
-    match tag_of(&item, "role", "Message")? {
-        "developer" => from_buffered(item).map(Message::Developer),
-        "system" => from_buffered(item).map(Message::System),
-        "assistant" => from_buffered(item).map(Message::Assistant),
-        "user" => from_buffered(item).map(Message::User),
-        "tool" => from_buffered(item).map(Message::Tool),
-        "activity" => from_buffered(item).map(Message::Activity),
-        "reasoning" => from_buffered(item).map(Message::Reasoning),
-        other => Err(unknown_tag(other, &Role::ALL)),
-    }
+    let role = match tag_of(&item, "role", "Message")? {
+        "developer" => Role::Developer,
+        "system" => Role::System,
+        "assistant" => Role::Assistant,
+        "user" => Role::User,
+        "tool" => Role::Tool,
+        "activity" => Role::Activity,
+        "reasoning" => Role::Reasoning,
+        other => return Err(unknown_tag(other, &Role::ALL)),
+    };
+    from_buffered_by(item, AsRole(role))
+}
+
+/// Reads the struct of a role's message: one visitor for every role, handing the object's
+/// members to the struct's reader (`read_members`), so the reading of the object around them
+/// is in the code once (issue 40, the browser module).
+#[derive(Clone, Copy)]
+struct AsRole(Role);
+
+macro_rules! role_structs {
+    ($( $role:ident => $ty:ty ),* $(,)?) => {
+        impl<'de> de::DeserializeSeed<'de> for AsRole {
+            type Value = Message;
+
+            fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Message, D::Error> {
+                d.deserialize_map(self)
+            }
+        }
+
+        impl<'de> de::Visitor<'de> for AsRole {
+            type Value = Message;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(match self.0 {
+                    $( Role::$role => <$ty>::EXPECTING, )*
+                })
+            }
+
+            fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> Result<Message, A::Error> {
+                match self.0 {
+                    $( Role::$role => <$ty>::read_members(map).map(Message::$role), )*
+                }
+            }
+        }
+    };
+}
+
+role_structs! {
+    Developer => super::DeveloperMessage,
+    System => super::SystemMessage,
+    Assistant => super::AssistantMessage,
+    User => super::UserMessage,
+    Tool => super::ToolMessage,
+    Activity => super::ActivityMessage,
+    Reasoning => super::ReasoningMessage,
 }
 
 impl<'de> Deserialize<'de> for Message {

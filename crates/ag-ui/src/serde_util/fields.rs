@@ -19,9 +19,16 @@
 //! - `defaulted`: absent reads as the type's default.
 //!
 //! A field may name the type it is read as (`delta: PatchOps as DeltaOps`): a [`Reader`] that
-//! calls one of the wire model's reading functions. A member the struct does not describe is
-//! skipped by the function the struct names: [`ignore`], or for an event [`record`], which
-//! also records it while a collection is under way (`decode::strip`).
+//! calls one of the wire model's reading functions. A member the struct does not name is read
+//! by the struct's [`Rest`]: [`Ignore`] skips it; for an event, `event::read::Common` reads the
+//! members every event has (`timestamp`, `rawEvent`, `metadata`) in one function for all 31,
+//! and skips any other, recording it while a collection is under way (`decode::strip`).
+//!
+//! The members are read by an inherent `read_members`, which the struct's `Deserialize` calls
+//! from its visitor; `Event::deserialize_as` and `message::read` call it from one visitor for
+//! all the events, or all the messages, so serde_json's reading of the object around the
+//! members is not written out once per struct. A failure leaves the reading by one exit, and
+//! the first absent required field is named by [`missing`].
 
 use std::borrow::Cow;
 use std::fmt;
@@ -81,82 +88,107 @@ macro_rules! read_as {
 }
 
 /// Writes `impl Deserialize for $name`, reading its fields by kind (see the
-/// [module](crate::serde_util::fields)); `$unknown` skips a member it does not describe.
+/// [module](crate::serde_util::fields)); `$rest` reads the members its fields do not, and
+/// gives the fields named after `=>`.
 macro_rules! read_fields {
     (
-        $name:ident, unknown = $unknown:path,
+        $name:ident, rest = $rest:ty $(=> ($($tfield:ident),* $(,)?))?,
         required { $( $rfield:ident $(= $rwire:literal)? : $rty:ty $(as $rread:ty)? ),* $(,)? }
         optional { $( $ofield:ident $(= $owire:literal)? : $oty:ty $(as $oread:ty)? ),* $(,)? }
         lenient { $( $lfield:ident $(= $lwire:literal)? : $lty:ty $(as $lread:ty)? ),* $(,)? }
         defaulted { $( $dfield:ident $(= $dwire:literal)? : $dty:ty $(as $dread:ty)? ),* $(,)? }
     ) => {
-        impl<'de> serde::Deserialize<'de> for $name {
-            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        impl $name {
+            /// What a reader of this struct expects, in its errors (serde's words).
+            pub(crate) const EXPECTING: &'static str = concat!("struct ", stringify!($name));
+
+            /// Reads the struct from the members of an object. (`Deserialize` calls it from
+            /// its visitor; `Event::deserialize_as` from one visitor for every event, so the
+            /// reading of the object around the members is not written out once per event.)
+            pub(crate) fn read_members<'de, A: serde::de::MapAccess<'de>>(
+                mut map: A,
+            ) -> Result<Self, A::Error> {
                 use $crate::serde_util::fields::{Key, put};
 
+                $( let mut $rfield: Option<$rty> = None; )*
+                $( let mut $ofield: Option<$oty> = None; )*
+                $( let mut $lfield: Option<Option<$lty>> = None; )*
+                $( let mut $dfield: Option<$dty> = None; )*
+                let mut rest = <$rest as ::core::default::Default>::default();
+                // The members are read in a closure, so that a failure anywhere in
+                // them leaves by one exit (one place that drops what was read).
+                let mut members = || -> Result<(), A::Error> {
+                    while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
+                        let key: &str = &key;
+                        $(
+                            if key == wire_name!($rfield $($rwire)?) {
+                                put::<_, read_as!($rty $(, $rread)?), _>(
+                                    &mut map, &mut $rfield, wire_name!($rfield $($rwire)?),
+                                )?;
+                                continue;
+                            }
+                        )*
+                        $(
+                            if key == wire_name!($ofield $($owire)?) {
+                                put::<_, read_as!($crate::serde_util::NonNull<$oty> $(, $oread)?), _>(
+                                    &mut map, &mut $ofield, wire_name!($ofield $($owire)?),
+                                )?;
+                                continue;
+                            }
+                        )*
+                        $(
+                            if key == wire_name!($lfield $($lwire)?) {
+                                put::<_, read_as!(Option<$lty> $(, $lread)?), _>(
+                                    &mut map, &mut $lfield, wire_name!($lfield $($lwire)?),
+                                )?;
+                                continue;
+                            }
+                        )*
+                        $(
+                            if key == wire_name!($dfield $($dwire)?) {
+                                put::<_, read_as!($dty $(, $dread)?), _>(
+                                    &mut map, &mut $dfield, wire_name!($dfield $($dwire)?),
+                                )?;
+                                continue;
+                            }
+                        )*
+                        $crate::serde_util::fields::Rest::read(&mut rest, &mut map, key)?;
+                    }
+                    Ok(())
+                };
+                members()?;
+                let absent = [$( ($rfield.is_none(), wire_name!($rfield $($rwire)?)) ),*];
+                #[allow(irrefutable_let_patterns)] // a struct without required fields
+                let ($(Some($rfield),)*) = ($($rfield,)*) else {
+                    return Err($crate::serde_util::fields::missing(&absent));
+                };
+                let ($($($tfield,)*)?) = $crate::serde_util::fields::Rest::finish(rest);
+                Ok($name {
+                    $( $rfield, )*
+                    $( $ofield, )*
+                    $( $lfield: $lfield.flatten(), )*
+                    $( $dfield: $dfield.unwrap_or_default(), )*
+                    $($( $tfield, )*)?
+                })
+            }
+        }
+
+        impl<'de> serde::Deserialize<'de> for $name {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
                 struct Fields;
 
                 impl<'de> serde::de::Visitor<'de> for Fields {
                     type Value = $name;
 
                     fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                        f.write_str(concat!("struct ", stringify!($name)))
+                        f.write_str($name::EXPECTING)
                     }
 
                     fn visit_map<A: serde::de::MapAccess<'de>>(
                         self,
-                        mut map: A,
+                        map: A,
                     ) -> Result<$name, A::Error> {
-                        $( let mut $rfield: Option<$rty> = None; )*
-                        $( let mut $ofield: Option<$oty> = None; )*
-                        $( let mut $lfield: Option<Option<$lty>> = None; )*
-                        $( let mut $dfield: Option<$dty> = None; )*
-                        while let Some(Key(key)) = map.next_key::<Key<'de>>()? {
-                            let key: &str = &key;
-                            $(
-                                if key == wire_name!($rfield $($rwire)?) {
-                                    put::<_, read_as!($rty $(, $rread)?), _>(
-                                        &mut map, &mut $rfield, wire_name!($rfield $($rwire)?),
-                                    )?;
-                                    continue;
-                                }
-                            )*
-                            $(
-                                if key == wire_name!($ofield $($owire)?) {
-                                    put::<_, read_as!($crate::serde_util::NonNull<$oty> $(, $oread)?), _>(
-                                        &mut map, &mut $ofield, wire_name!($ofield $($owire)?),
-                                    )?;
-                                    continue;
-                                }
-                            )*
-                            $(
-                                if key == wire_name!($lfield $($lwire)?) {
-                                    put::<_, read_as!(Option<$lty> $(, $lread)?), _>(
-                                        &mut map, &mut $lfield, wire_name!($lfield $($lwire)?),
-                                    )?;
-                                    continue;
-                                }
-                            )*
-                            $(
-                                if key == wire_name!($dfield $($dwire)?) {
-                                    put::<_, read_as!($dty $(, $dread)?), _>(
-                                        &mut map, &mut $dfield, wire_name!($dfield $($dwire)?),
-                                    )?;
-                                    continue;
-                                }
-                            )*
-                            $unknown(&mut map, key)?;
-                        }
-                        Ok($name {
-                            $(
-                                $rfield: $crate::serde_util::fields::required(
-                                    $rfield, wire_name!($rfield $($rwire)?),
-                                )?,
-                            )*
-                            $( $ofield, )*
-                            $( $lfield: $lfield.flatten(), )*
-                            $( $dfield: $dfield.unwrap_or_default(), )*
-                        })
+                        $name::read_members(map)
                     }
                 }
 
@@ -251,15 +283,43 @@ where
     Ok(())
 }
 
-/// The value of a required field, or the error naming it.
-#[inline]
-pub(crate) fn required<T, E: de::Error>(slot: Option<T>, name: &'static str) -> Result<T, E> {
-    slot.ok_or_else(|| E::missing_field(name))
+/// The error naming the first required field that is absent (`(absent, wire name)` in the
+/// struct's order), as serde's derived reading names it.
+pub(crate) fn missing<E: de::Error>(fields: &[(bool, &'static str)]) -> E {
+    let name = fields
+        .iter()
+        .find(|(absent, _)| *absent)
+        .map_or("", |(_, name)| name);
+    E::missing_field(name)
 }
 
-/// Skips the value of a member the struct does not describe.
-pub(crate) fn ignore<'de, A: MapAccess<'de>>(map: &mut A, _key: &str) -> Result<(), A::Error> {
-    map.next_value::<IgnoredAny>().map(drop)
+/// What reads the members of an object that a struct's own fields do not: [`Ignore`], or
+/// fields every struct of a family shares (the events' `timestamp`, `rawEvent` and `metadata`,
+/// `event::read::Common`), read by one function for the whole family rather than once in each
+/// struct's reader.
+pub(crate) trait Rest: Default {
+    /// The shared fields, as the struct literal takes them (`()` when there are none).
+    type Fields;
+
+    /// Reads the value of member `key`.
+    fn read<'de, A: MapAccess<'de>>(&mut self, map: &mut A, key: &str) -> Result<(), A::Error>;
+
+    /// The shared fields read.
+    fn finish(self) -> Self::Fields;
+}
+
+/// Skips every member the struct does not describe.
+#[derive(Default)]
+pub(crate) struct Ignore;
+
+impl Rest for Ignore {
+    type Fields = ();
+
+    fn read<'de, A: MapAccess<'de>>(&mut self, map: &mut A, _key: &str) -> Result<(), A::Error> {
+        map.next_value::<IgnoredAny>().map(drop)
+    }
+
+    fn finish(self) {}
 }
 
 /// Skips the value of a member an event does not describe, recording it while a collection is
@@ -268,7 +328,7 @@ pub(crate) fn record<'de, A: MapAccess<'de>>(map: &mut A, key: &str) -> Result<(
     if key != "type" && strip::active() {
         strip::record(StripKind::Member, Some(Tail::Member(key)), key, 1);
     }
-    ignore(map, key)
+    Ignore.read(map, key)
 }
 
 #[cfg(test)]
@@ -279,6 +339,34 @@ mod tests {
         assert_eq!(wire_name!(parent_subagent_run_id), "parentSubagentRunId");
         assert_eq!(wire_name!(delta), "delta");
         assert_eq!(wire_name!(call_type "type"), "type");
+    }
+
+    /// With several required fields absent, the first in the struct's order is named, as
+    /// serde's derive names it; the events' shared members (`event::read::Common`) keep their
+    /// kinds: `timestamp` may not be `null`, `rawEvent` may, and neither may come twice.
+    #[test]
+    fn the_first_absent_field_is_named_and_shared_members_keep_their_kinds() {
+        let read = |json: &str| crate::Event::from_json(json).map_err(|e| e.message().to_owned());
+        assert_eq!(
+            read(r#"{"type":"TOOL_CALL_START"}"#).unwrap_err(),
+            "missing field `toolCallId`"
+        );
+        assert_eq!(
+            read(r#"{"type":"TOOL_CALL_START","toolCallId":"c"}"#).unwrap_err(),
+            "missing field `toolCallName`"
+        );
+        assert_eq!(
+            read(r#"{"type":"STEP_STARTED","stepName":"s","timestamp":null}"#).unwrap_err(),
+            "invalid type: null, expected an integer between -9007199254740991 and \
+             9007199254740991"
+        );
+        let event = read(r#"{"type":"STEP_STARTED","stepName":"s","rawEvent":null}"#).unwrap();
+        assert_eq!(event.raw_event(), None);
+        assert_eq!(
+            read(r#"{"type":"STEP_STARTED","stepName":"s","rawEvent":1,"rawEvent":2}"#)
+                .unwrap_err(),
+            "duplicate field `rawEvent`"
+        );
     }
 
     /// The errors of nested structs read by this reader, each with its path: the same texts

@@ -213,17 +213,26 @@ impl BufferedError {
 
 /// `item`, a value buffered from the input, read as a `T`.
 pub(crate) fn from_buffered<T: DeserializeOwned>(item: Value) -> Result<T, BufferedError> {
+    from_buffered_by(item, std::marker::PhantomData::<T>)
+}
+
+/// `item`, a value buffered from the input, read by `seed` (one seed can read several types,
+/// as `message::read` reads every role's struct with one).
+pub(crate) fn from_buffered_by<T, S>(item: Value, seed: S) -> Result<T, BufferedError>
+where
+    S: Copy + for<'de> de::DeserializeSeed<'de, Value = T>,
+{
     // Natively, most values are valid: read them as they are; only one that fails is written
     // out and read again from its text, whose reader says where the error was raised (the
     // path of the field). On wasm32 every value takes that way, so each type's deserializer
     // is in the browser module once, for the reader over bytes (see
     // `Event::deserialize_event`).
     #[cfg(not(target_arch = "wasm32"))]
-    if let Ok(value) = T::deserialize(&item) {
+    if let Ok(value) = seed.deserialize(&item) {
         return Ok(value);
     }
     let bytes = serde_json::to_vec(&item).map_err(|e| BufferedError::new(e.to_string()))?;
-    let read = |text: &[u8]| T::deserialize(&mut serde_json::Deserializer::from_slice(text));
+    let read = |text: &[u8]| seed.deserialize(&mut serde_json::Deserializer::from_slice(text));
     read(&bytes).map_err(|e| BufferedError {
         path: path::error_path(&bytes, &e, &|text| read(text).map(drop)),
         message: path::message(&e),
