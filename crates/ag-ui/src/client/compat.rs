@@ -6,7 +6,8 @@ use crate::decode::{Lone, SURROGATE_MARK, repair_surrogates};
 use crate::json::IdCache;
 use crate::{
     DecodeError, DecodeErrorKind, Event, MessageId, ReasoningMessageChunkEvent,
-    TextMessageChunkEvent, ToolCallChunkEvent, ToolCallId,
+    ReasoningMessageContentEvent, TextMessageChunkEvent, TextMessageContentEvent,
+    ToolCallArgsEvent, ToolCallChunkEvent, ToolCallId,
 };
 
 /// Reads event JSON with the compatibility rules above. Keeps the current `THINKING_*` ids, and
@@ -423,10 +424,12 @@ impl Compat {
         let Some(high) = edges.last_high else { return };
         delta.truncate(delta.len() - char::REPLACEMENT_CHARACTER.len_utf8());
         let id = id.map(str::to_owned);
+        let Some(flush) = replacement_delta(event) else {
+            return;
+        };
         if self.pending.len() == MAX_PENDING_SURROGATES {
             out.push(self.pending.remove(0).flush);
         }
-        let flush = replacement_delta(event);
         self.pending.push(Pending {
             stream,
             id,
@@ -546,10 +549,15 @@ fn stripped_warning(event_type: &str, record: Stripped) -> Warning {
 }
 
 /// A delta of U+FFFD for the entity of the delta event `event`: a copy without its timestamp,
-/// or for a chunk, a chunk naming only the entity.
-fn replacement_delta(event: &Event) -> Event {
+/// or for a chunk, a chunk naming only the entity; `None` for any other event. (Each struct is
+/// copied by itself: a copy of the whole `Event` would put the copying of all 31 event types in
+/// the browser module, issue 40.)
+fn replacement_delta(event: &Event) -> Option<Event> {
     let text = String::from(char::REPLACEMENT_CHARACTER);
-    let mut flush = match event {
+    let mut flush: Event = match event {
+        Event::TextMessageContent(e) => TextMessageContentEvent::clone(e).into(),
+        Event::ReasoningMessageContent(e) => ReasoningMessageContentEvent::clone(e).into(),
+        Event::ToolCallArgs(e) => ToolCallArgsEvent::clone(e).into(),
         Event::TextMessageChunk(e) => {
             let mut chunk = TextMessageChunkEvent::new();
             chunk.message_id.clone_from(&e.message_id);
@@ -568,7 +576,7 @@ fn replacement_delta(event: &Event) -> Event {
             chunk.subagent_run_id.clone_from(&e.subagent_run_id);
             chunk.into()
         }
-        other => other.clone(),
+        _ => return None,
     };
     *flush.timestamp_mut() = None;
     match &mut flush {
@@ -580,7 +588,7 @@ fn replacement_delta(event: &Event) -> Event {
         Event::ToolCallChunk(e) => e.delta = Some(text),
         _ => {}
     }
-    flush
+    Some(flush)
 }
 
 #[cfg(test)]
