@@ -528,10 +528,10 @@ fn take_answer(
 /// Tells `onMessagesChanged` and `onStateChanged` what changed.
 fn notify_changes(inner: &Rc<RefCell<Inner>>, subscribers: &JsSubscribers, changes: &Changed) {
     if changes.messages {
-        subscribers.notify("onMessagesChanged", || inner.borrow().view(), &[]);
+        subscribers.notify("onMessagesChanged", &|| inner.borrow().view(), &[]);
     }
     if changes.state {
-        subscribers.notify("onStateChanged", || inner.borrow().view(), &[]);
+        subscribers.notify("onStateChanged", &|| inner.borrow().view(), &[]);
     }
 }
 
@@ -615,7 +615,7 @@ async fn deliver(
     if subscribers.has("onEvent") || subscribers.has(&specific) {
         let event_js = to_js(&event);
         let answer = subscribers
-            .round("onEvent", view, &[("event", event_js.clone())])
+            .round("onEvent", &view, &[("event", event_js.clone())])
             .await;
         stop = take_answer(inner, answer, &mut changes, true).map_err(Ended::Callback)?;
         if subscribers.aborted() {
@@ -627,7 +627,7 @@ async fn deliver(
                 None => Vec::new(),
             };
             extra.insert(0, ("event", event_js));
-            let answer = subscribers.round(&specific, view, &extra).await;
+            let answer = subscribers.round(&specific, &view, &extra).await;
             stop = take_answer(inner, answer, &mut changes, true).map_err(Ended::Callback)?;
             if subscribers.aborted() {
                 return Ok(Flow::Stop);
@@ -675,7 +675,7 @@ async fn deliver(
                 None => None,
             };
             if let Some(message) = message {
-                subscribers.notify("onNewMessage", view, &[("message", message)]);
+                subscribers.notify("onNewMessage", &view, &[("message", message)]);
             }
         }
         Some(New::ToolCall(id)) if subscribers.has("onNewToolCall") => {
@@ -684,7 +684,7 @@ async fn deliver(
                 None => None,
             };
             if let Some(call) = call {
-                subscribers.notify("onNewToolCall", view, &[("toolCall", call)]);
+                subscribers.notify("onNewToolCall", &view, &[("toolCall", call)]);
             }
         }
         _ => {}
@@ -790,7 +790,7 @@ async fn run(
         Ok(resolved) => Ok(resolved),
         Err(Rejected { error, resolved }) => {
             let answer = subscribers
-                .round("onRunFailed", view, &[("error", error.clone())])
+                .round("onRunFailed", &view, &[("error", error.clone())])
                 .await;
             let stopped = answer.stop;
             finally_answer(&inner, &subscribers, answer);
@@ -799,7 +799,7 @@ async fn run(
             if stopped { Ok(resolved) } else { Err(error) }
         }
     };
-    let answer = subscribers.round("onRunFinalized", view, &[]).await;
+    let answer = subscribers.round("onRunFinalized", &view, &[]).await;
     finally_answer(&inner, &subscribers, answer);
     outcome
 }
@@ -826,7 +826,7 @@ async fn run_inner(
         resolved: result_object(None, &[]),
     };
     let answer = subscribers
-        .round("onRunInitialized", || inner.borrow().view(), &[])
+        .round("onRunInitialized", &|| inner.borrow().view(), &[])
         .await;
     if let Some(error) = answer.error {
         return Err(unread(type_error(&error)));

@@ -155,13 +155,13 @@ impl JsSubscribers {
     }
 
     /// Calls `name` of each subscriber in turn with the conversation (`view()`, asked only
-    /// when one has it) and `extra`, awaiting what it returns when that is a promise; stops
+    /// when one has it; a `dyn`, so the module holds one copy of this function) and `extra`, awaiting what it returns when that is a promise; stops
     /// at `stopPropagation: true`. A callback that throws (or rejects) is reported on the
     /// console; the others still run.
     pub(crate) async fn round(
         &self,
         name: &str,
-        view: impl FnOnce() -> View,
+        view: &dyn Fn() -> View,
         extra: &[(&str, JsValue)],
     ) -> Answer {
         let mut answer = Answer::default();
@@ -226,12 +226,7 @@ impl JsSubscribers {
 
     /// Calls `name` of every subscriber with the conversation and `extra` without awaiting
     /// anything (`onMessagesChanged`, `onStateChanged`, `onNewMessage`, `onNewToolCall`).
-    pub(crate) fn notify(
-        &self,
-        name: &str,
-        view: impl FnOnce() -> View,
-        extra: &[(&str, JsValue)],
-    ) {
+    pub(crate) fn notify(&self, name: &str, view: &dyn Fn() -> View, extra: &[(&str, JsValue)]) {
         let callbacks = self.with(name);
         if callbacks.is_empty() {
             return;
