@@ -294,7 +294,6 @@ pub(crate) fn encode_into(event: &Event, out: &mut Vec<u8>) -> bool {
 
 /// The string fields (by number, up to 6) and the base event of a streaming event's message;
 /// `None` for anything but one length-delimited field each, in valid UTF-8.
-/// A streaming event's base event bytes and string fields by number.
 type Fields<'a> = (Option<&'a [u8]>, [Option<&'a str>; 7]);
 
 fn read_fields(mut body: &[u8]) -> Option<Fields<'_>> {

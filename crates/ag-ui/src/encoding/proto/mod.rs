@@ -475,7 +475,10 @@ fn scan(mut bytes: &[u8]) -> Result<Envelope<'_>, ProtoError> {
 
 fn read_message(bytes: &[u8], ids: &mut convert::Ids) -> Result<Event, ProtoError> {
     match scan(bytes)? {
-        Envelope::Arm(field, Some(body)) => {
+        // The direct reader is a speed path for native builds: in the browser module the
+        // generated decoder reads every message (the same events; the module's size first,
+        // issue 40), and the compiler leaves the direct reader out.
+        Envelope::Arm(field, Some(body)) if cfg!(not(target_arch = "wasm32")) => {
             if let Some(event) = direct::decode(field, body, ids) {
                 return Ok(event);
             }
