@@ -155,9 +155,9 @@ impl JsSubscribers {
     }
 
     /// Calls `name` of each subscriber in turn with the conversation (`view()`, asked only
-    /// when one has it; a `dyn`, so the module holds one copy of this function) and `extra`, awaiting what it returns when that is a promise; stops
-    /// at `stopPropagation: true`. A callback that throws (or rejects) is reported on the
-    /// console; the others still run.
+    /// when one has it; a `dyn`, so the module holds one copy of this function) and `extra`,
+    /// awaiting what it returns when that is a promise; stops at `stopPropagation: true`. A
+    /// callback that throws (or rejects) is reported on the console; the others still run.
     pub(crate) async fn round(
         &self,
         name: &str,

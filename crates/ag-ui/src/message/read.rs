@@ -29,17 +29,11 @@ fn message_element(item: Value, index: usize) -> Result<Message, String> {
 /// reading of an internally tagged enum buffers the input again and instantiates every
 /// variant's deserializer for that buffer: in the browser module, a second copy of each.)
 fn message_from(item: Value) -> Result<Message, BufferedError> {
-    let role = match tag_of(&item, "role", "Message")? {
-        "developer" => Role::Developer,
-        "system" => Role::System,
-        "assistant" => Role::Assistant,
-        "user" => Role::User,
-        "tool" => Role::Tool,
-        "activity" => Role::Activity,
-        "reasoning" => Role::Reasoning,
-        other => return Err(unknown_tag(other, &Role::ALL)),
+    let tag = tag_of(&item, "role", "Message")?;
+    let Some(seed) = AsRole::of(tag) else {
+        return Err(unknown_tag(tag, &Role::ALL));
     };
-    from_buffered_by(item, AsRole(role))
+    from_buffered_by(item, seed)
 }
 
 /// Reads the struct of a role's message: one visitor for every role, handing the object's
@@ -50,6 +44,14 @@ struct AsRole(Role);
 
 macro_rules! role_structs {
     ($( $role:ident => $ty:ty ),* $(,)?) => {
+        impl AsRole {
+            /// The reader of the role whose wire string (`Role::as_str`) is `tag`.
+            fn of(tag: &str) -> Option<Self> {
+                $( if tag == Role::$role.as_str() { return Some(AsRole(Role::$role)); } )*
+                None
+            }
+        }
+
         impl<'de> de::DeserializeSeed<'de> for AsRole {
             type Value = Message;
 
